@@ -1,0 +1,209 @@
+package kv
+
+import (
+	"bytes"
+	"math/rand/v2"
+
+	"github.com/strata-db/strata/kv/internal/base"
+)
+
+// batchIndex orders the point entries of an indexed batch by user key
+// ascending, then by ordinal descending (a later write of a key first), the
+// internal-key order of entries whose sequence number is seqBatchBit|ord.
+// It is a plain skiplist over offsets into the batch's buffer: a batch is
+// used by one goroutine at a time, so no atomics are needed, and the buffer
+// may be reallocated by appends because nodes hold offsets, not slices.
+type batchIndex struct {
+	b      *Batch
+	head   batchNode
+	height int
+	rng    *rand.Rand
+	// prev is scratch for add: the rightmost node before the new key at
+	// each level.
+	prev [batchMaxHeight]*batchNode
+}
+
+const batchMaxHeight = 20
+
+type batchNode struct {
+	off  int // entry offset in Batch.data
+	ord  uint32
+	next [batchMaxHeight]*batchNode
+}
+
+func newBatchIndex(b *Batch) *batchIndex {
+	return &batchIndex{b: b, height: 1, rng: rand.New(rand.NewPCG(uint64(len(b.data)), 0x5eed))}
+}
+
+func (x *batchIndex) keyOf(n *batchNode) []byte {
+	_, key, _, _, _ := decodeEntry(x.b.data[n.off:])
+	return key
+}
+
+// less reports whether node n sorts before (ukey, ord).
+func (x *batchIndex) less(n *batchNode, ukey []byte, ord uint32) bool {
+	c := bytes.Compare(x.keyOf(n), ukey)
+	return c < 0 || (c == 0 && n.ord > ord)
+}
+
+func (x *batchIndex) add(off int, ord uint32) {
+	_, key, _, _, _ := decodeEntry(x.b.data[off:])
+	n := &batchNode{off: off, ord: ord}
+	h := 1
+	for h < batchMaxHeight && x.rng.Uint32()&3 == 0 {
+		h++
+	}
+	cur := &x.head
+	for lvl := x.height - 1; lvl >= 0; lvl-- {
+		for cur.next[lvl] != nil && x.less(cur.next[lvl], key, ord) {
+			cur = cur.next[lvl]
+		}
+		x.prev[lvl] = cur
+	}
+	if h > x.height {
+		for lvl := x.height; lvl < h; lvl++ {
+			x.prev[lvl] = &x.head
+		}
+		x.height = h
+	}
+	for lvl := 0; lvl < h; lvl++ {
+		n.next[lvl] = x.prev[lvl].next[lvl]
+		x.prev[lvl].next[lvl] = n
+	}
+}
+
+// seekGE returns the first node at or after internal search key (ukey,
+// trailer).
+func (x *batchIndex) seekGE(ukey []byte, trailer uint64) *batchNode {
+	cur := &x.head
+	for lvl := x.height - 1; lvl >= 0; lvl-- {
+		for cur.next[lvl] != nil && x.nodeBefore(cur.next[lvl], ukey, trailer) {
+			cur = cur.next[lvl]
+		}
+	}
+	return cur.next[0]
+}
+
+// seekLT returns the last node before the search key, or nil.
+func (x *batchIndex) seekLT(ukey []byte, trailer uint64) *batchNode {
+	cur := &x.head
+	for lvl := x.height - 1; lvl >= 0; lvl-- {
+		for cur.next[lvl] != nil && x.nodeBefore(cur.next[lvl], ukey, trailer) {
+			cur = cur.next[lvl]
+		}
+	}
+	if cur == &x.head {
+		return nil
+	}
+	return cur
+}
+
+// nodeBefore reports whether node n sorts strictly before the internal key
+// (ukey, trailer).
+func (x *batchIndex) nodeBefore(n *batchNode, ukey []byte, trailer uint64) bool {
+	c := bytes.Compare(x.keyOf(n), ukey)
+	if c != 0 {
+		return c < 0
+	}
+	kind, _, _, _, _ := decodeEntry(x.b.data[n.off:])
+	return base.MakeTrailer(seqBatchBit|base.SeqNum(n.ord), kind) > trailer
+}
+
+// last returns the last node, or nil.
+func (x *batchIndex) last() *batchNode {
+	cur := &x.head
+	for lvl := x.height - 1; lvl >= 0; lvl-- {
+		for cur.next[lvl] != nil {
+			cur = cur.next[lvl]
+		}
+	}
+	if cur == &x.head {
+		return nil
+	}
+	return cur
+}
+
+// batchIter iterates over the point entries of an indexed batch with an
+// ordinal below limit (the batch as it was when the iterator was made),
+// implementing base.InternalIterator.
+type batchIter struct {
+	x     *batchIndex
+	limit uint32
+	n     *batchNode
+	kv    base.KV
+	key   []byte
+}
+
+var _ base.InternalIterator = (*batchIter)(nil)
+
+func (it *batchIter) visible(n *batchNode) bool { return n.ord < it.limit }
+
+func (it *batchIter) load() *base.KV {
+	if it.n == nil {
+		return nil
+	}
+	kind, key, value, _, _ := decodeEntry(it.x.b.data[it.n.off:])
+	it.key = base.AppendKey(it.key[:0], key, seqBatchBit|base.SeqNum(it.n.ord), kind)
+	it.kv = base.KV{K: it.key, V: value}
+	return &it.kv
+}
+
+func (it *batchIter) skipForward() *base.KV {
+	for it.n != nil && !it.visible(it.n) {
+		it.n = it.n.next[0]
+	}
+	return it.load()
+}
+
+func (it *batchIter) skipBackward() *base.KV {
+	for it.n != nil && !it.visible(it.n) {
+		it.prevNode()
+	}
+	return it.load()
+}
+
+// prevNode moves to the previous node by searching from the head: batches
+// are small and reverse scans of them rare, so the index keeps no back links.
+func (it *batchIter) prevNode() {
+	kind, key, _, _, _ := decodeEntry(it.x.b.data[it.n.off:])
+	it.n = it.x.seekLT(key, base.MakeTrailer(seqBatchBit|base.SeqNum(it.n.ord), kind))
+}
+
+func (it *batchIter) SeekGE(k []byte) *base.KV {
+	it.n = it.x.seekGE(base.UserKey(k), base.Trailer(k))
+	return it.skipForward()
+}
+
+func (it *batchIter) SeekLT(k []byte) *base.KV {
+	it.n = it.x.seekLT(base.UserKey(k), base.Trailer(k))
+	return it.skipBackward()
+}
+
+func (it *batchIter) First() *base.KV {
+	it.n = it.x.head.next[0]
+	return it.skipForward()
+}
+
+func (it *batchIter) Last() *base.KV {
+	it.n = it.x.last()
+	return it.skipBackward()
+}
+
+func (it *batchIter) Next() *base.KV {
+	if it.n == nil {
+		return nil
+	}
+	it.n = it.n.next[0]
+	return it.skipForward()
+}
+
+func (it *batchIter) Prev() *base.KV {
+	if it.n == nil {
+		return nil
+	}
+	it.prevNode()
+	return it.skipBackward()
+}
+
+func (it *batchIter) Error() error { return nil }
+func (it *batchIter) Close() error { it.n = nil; return nil }

@@ -1,0 +1,355 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/stats"
+)
+
+// The commit pipeline.
+//
+// Committers queue up; the one at the head of the queue becomes the leader,
+// takes the whole queue (up to maxGroupBytes) as a group, and commits it
+// alone: it makes room in the memtable (rotating it, or stalling while
+// flushes and compactions catch up), gives every batch its sequence
+// numbers, appends the batches to the write-ahead log with one write and at
+// most one sync (group commit: concurrent synced commits share a sync),
+// applies them to the memtable, and publishes the new visible sequence
+// number. The others sleep until the leader marks their batches done.
+//
+// Two invariants follow from there being one leader at a time:
+//   - sequence numbers are assigned, logged and applied in one order, so
+//     the WAL replays the same history readers saw;
+//   - a batch's writes become visible all at once, when the visible
+//     sequence number passes its last entry, and only after they are in the
+//     log (and synced, when asked).
+type commitPipeline struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	queue []*Batch
+	group []*Batch // scratch for the leader; REQUIRES: being the leader
+	// lastSeq is the last sequence number assigned. REQUIRES: being the
+	// leader (or Open, before any commit).
+	lastSeq base.SeqNum
+}
+
+// maxGroupBytes bounds one commit group, so that a burst of large batches
+// does not hold every committer behind one huge write.
+const maxGroupBytes = 4 << 20
+
+// Apply commits b atomically: after Apply returns nil every write of b is
+// visible to new reads and, with wo.Sync, durable. A batch can be committed
+// once (Reset makes it reusable).
+func (d *DB) Apply(b *Batch, wo *WriteOptions) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	if b.db != d {
+		return errors.New("kv: batch belongs to another database")
+	}
+	if wo == nil {
+		wo = NoSync
+	}
+	if b.count == 0 && b.precondition == nil {
+		b.committed = true
+		return nil
+	}
+	b.sync = wo.Sync && !d.opts.DisableWAL
+	b.done, b.commitErr = false, nil
+	return d.enqueueCommit(b)
+}
+
+// Set writes value under key.
+func (d *DB) Set(key, value []byte, wo *WriteOptions) error {
+	b := d.NewBatch()
+	b.Set(key, value)
+	return d.Apply(b, wo)
+}
+
+// Delete deletes key.
+func (d *DB) Delete(key []byte, wo *WriteOptions) error {
+	b := d.NewBatch()
+	b.Delete(key)
+	return d.Apply(b, wo)
+}
+
+// DeleteRange deletes every key in [start, end).
+func (d *DB) DeleteRange(start, end []byte, wo *WriteOptions) error {
+	b := d.NewBatch()
+	if err := b.DeleteRange(start, end); err != nil {
+		return err
+	}
+	return d.Apply(b, wo)
+}
+
+func (d *DB) enqueueCommit(b *Batch) error {
+	c := &d.commit
+	c.mu.Lock()
+	c.queue = append(c.queue, b)
+	for !b.done && c.queue[0] != b {
+		c.cond.Wait()
+	}
+	if b.done {
+		err := b.commitErr
+		c.mu.Unlock()
+		return err
+	}
+	// b leads: take the group.
+	group := c.group[:0]
+	size := 0
+	for _, q := range c.queue {
+		if len(group) > 0 && size+len(q.data) > maxGroupBytes {
+			break
+		}
+		group = append(group, q)
+		size += len(q.data)
+	}
+	c.mu.Unlock()
+
+	err := d.commitGroup(group)
+
+	c.mu.Lock()
+	for _, q := range group {
+		if q.commitErr == nil {
+			q.commitErr = err
+		}
+		q.committed = q.commitErr == nil
+		q.done = true
+	}
+	n := copy(c.queue, c.queue[len(group):])
+	clear(c.queue[n:])
+	c.queue = c.queue[:n]
+	clear(group)
+	c.group = group[:0]
+	c.cond.Broadcast()
+	err = b.commitErr
+	c.mu.Unlock()
+	return err
+}
+
+// commitGroup writes and applies a group. Batches whose precondition fails
+// get that error and are skipped; an error returned applies to every other
+// batch of the group. REQUIRES: being the leader.
+func (d *DB) commitGroup(group []*Batch) error {
+	if err := d.writeGroup(group); err != nil {
+		return err
+	}
+	for _, b := range group {
+		if b.rotate {
+			d.mu.Lock()
+			if !d.mu.mem.Empty() {
+				if err := d.rotateMemtableLocked(0); err != nil {
+					d.mu.Unlock()
+					return err
+				}
+			}
+			if n := len(d.mu.imms); n > 0 {
+				b.rotated = d.mu.imms[n-1]
+			}
+			d.mu.Unlock()
+			// One rotation serves every flush request of the group.
+			for _, q := range group {
+				if q.rotate {
+					q.rotated = b.rotated
+				}
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// writeGroup logs and applies the batches of a group. REQUIRES: being the
+// leader.
+func (d *DB) writeGroup(group []*Batch) error {
+	memSize, sync := 0, false
+	live := 0
+	for _, b := range group {
+		if b.precondition != nil {
+			if err := b.precondition(); err != nil {
+				b.commitErr = err
+				continue
+			}
+		}
+		if b.count == 0 {
+			continue
+		}
+		live++
+		memSize += b.memSize
+		sync = sync || b.sync
+	}
+	if live == 0 {
+		return nil
+	}
+
+	// The leader alone changes the mutable memtable and the log (under
+	// d.mu, when rotating), so it may read them without d.mu; the fast path
+	// takes no lock when the memtable has room and nothing asks for a stall.
+	var err error
+	mem, log := d.mu.mem, d.mu.log.w
+	if d.readOnly.Load() || d.closed.Load() || int(d.l0Files.Load()) >= d.opts.L0SlowdownWritesTrigger ||
+		!mem.Reserve(memSize) {
+		d.mu.Lock()
+		err = d.makeRoomForWriteLocked(memSize)
+		mem, log = d.mu.mem, d.mu.log.w
+		d.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+
+	seq := d.commit.lastSeq + 1
+	var userBytes int64
+	for _, b := range group {
+		if b.commitErr != nil || b.count == 0 {
+			continue
+		}
+		b.setSeq(seq)
+		seq += base.SeqNum(b.count)
+		userBytes += b.userBytes
+	}
+	last := seq - 1
+
+	if log != nil {
+		var walBytes int64
+		for _, b := range group {
+			if b.commitErr != nil || b.count == 0 {
+				continue
+			}
+			if _, err := log.WriteRecord(b.data); err != nil {
+				return d.walFailed(err)
+			}
+			walBytes += int64(len(b.data))
+		}
+		if sync {
+			err = log.Sync()
+			d.stats.Add(stats.WALSyncs, 1)
+		} else {
+			err = log.Flush()
+		}
+		if err != nil {
+			return d.walFailed(err)
+		}
+		d.stats.Add(stats.WALBytes, walBytes)
+	}
+
+	for _, b := range group {
+		if b.commitErr != nil || b.count == 0 {
+			continue
+		}
+		if err := applyToMemtable(mem, b); err != nil {
+			// The reservation guarantees room; a failure here is a bug that
+			// would lose acknowledged writes if we went on.
+			return d.walFailed(fmt.Errorf("kv: applying batch to memtable: %w", err))
+		}
+	}
+	d.commit.lastSeq = last
+	d.visibleSeq.Store(uint64(last))
+	d.stats.Add(stats.Commits, int64(live))
+	d.stats.Add(stats.BytesWritten, userBytes)
+	return nil
+}
+
+// applyToMemtable inserts a batch whose header carries its sequence number.
+func applyToMemtable(mem *memTable, b *Batch) error {
+	seq := b.seq
+	return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
+		var err error
+		if kind == base.KindRangeDelete {
+			err = mem.AddRangeDelete(key, value, seq)
+		} else {
+			err = mem.Add(key, seq, kind, value)
+		}
+		seq++
+		return err
+	})
+}
+
+// walFailed puts the database into the read-only error state after a
+// write-ahead-log failure and returns the error for the failed commit. A
+// failed write or sync is never retried: the kernel may have dropped the
+// dirty pages, and a later successful fsync would pretend they were
+// written.
+func (d *DB) walFailed(err error) error {
+	d.mu.Lock()
+	if d.mu.writeErr == nil {
+		d.mu.writeErr = fmt.Errorf("write-ahead log: %w", err)
+		d.readOnly.Store(true)
+		d.opts.Logger.Errorf("kv: write-ahead log failed, database is now read-only: %v", err)
+	}
+	d.mu.cond.Broadcast()
+	d.mu.Unlock()
+	return fmt.Errorf("kv: commit failed: %w", err)
+}
+
+// writeErrLocked returns the error writes fail with, if any. REQUIRES: d.mu
+// held.
+func (d *DB) writeErrLocked() error {
+	switch {
+	case d.mu.closed:
+		return ErrClosed
+	case d.mu.writeErr != nil:
+		return fmt.Errorf("%w: %w", ErrReadOnly, d.mu.writeErr)
+	case d.mu.bgErr != nil:
+		return fmt.Errorf("%w: %w", ErrReadOnly, d.mu.bgErr)
+	}
+	return nil
+}
+
+// makeRoomForWriteLocked makes sure the mutable memtable has n bytes
+// reserved for the leader's group, rotating it when full and stalling while
+// too many memtables wait for a flush or level 0 has too many files.
+// REQUIRES: d.mu held, being the commit leader.
+func (d *DB) makeRoomForWriteLocked(n int) error {
+	delayed := false
+	var stallStart time.Time
+	defer func() {
+		if !stallStart.IsZero() {
+			d.stats.Add(stats.StallMicros, time.Since(stallStart).Microseconds())
+		}
+	}()
+	stall := func() {
+		if stallStart.IsZero() {
+			stallStart = time.Now()
+			d.stats.Add(stats.Stalls, 1)
+		}
+		d.maybeScheduleFlushLocked()
+		d.maybeScheduleCompactionLocked()
+		d.mu.cond.Wait()
+	}
+	for {
+		if err := d.writeErrLocked(); err != nil {
+			return err
+		}
+		l0 := d.mu.versions.Current().NumFiles(0)
+		if !delayed && l0 >= d.opts.L0SlowdownWritesTrigger && l0 < d.opts.L0StopWritesTrigger {
+			// Slow down: one millisecond per group lets compactions catch up
+			// before writes have to stop.
+			delayed = true
+			d.stats.Add(stats.Stalls, 1)
+			d.mu.Unlock()
+			time.Sleep(time.Millisecond)
+			d.stats.Add(stats.StallMicros, 1000)
+			d.mu.Lock()
+			continue
+		}
+		if d.mu.mem.Reserve(n) {
+			return nil
+		}
+		if len(d.mu.imms)+1 >= d.opts.MemtableStopWritesThreshold {
+			stall()
+			continue
+		}
+		if l0 >= d.opts.L0StopWritesTrigger {
+			stall()
+			continue
+		}
+		if err := d.rotateMemtableLocked(n); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,379 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/internal/manifest"
+	"github.com/strata-db/strata/kv/internal/merging"
+	"github.com/strata-db/strata/kv/internal/rangedel"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/table"
+	"github.com/strata-db/strata/kv/vfs"
+)
+
+// errCompactionAborted stops a compaction when the database closes; it is
+// not a background error.
+var errCompactionAborted = errors.New("kv: compaction aborted: database closing")
+
+func (d *DB) pickerOptions() manifest.PickerOptions {
+	return manifest.PickerOptions{
+		L0CompactionTrigger: d.opts.L0CompactionTrigger,
+		L0StopWritesTrigger: d.opts.L0StopWritesTrigger,
+		LBaseMaxBytes:       d.opts.LBaseMaxBytes,
+		LevelMultiplier:     d.opts.LevelMultiplier,
+		TargetFileSize:      d.opts.TargetFileSize,
+	}
+}
+
+// maybeScheduleCompactionLocked wakes the compaction goroutine.
+// REQUIRES: d.mu held.
+func (d *DB) maybeScheduleCompactionLocked() {
+	if d.mu.closed || d.mu.bgErr != nil || d.bg.compactCh == nil {
+		return
+	}
+	select {
+	case d.bg.compactCh <- struct{}{}:
+	default:
+	}
+}
+
+func (d *DB) compactLoop() {
+	defer d.bg.wg.Done()
+	for {
+		select {
+		case <-d.bg.closing:
+			return
+		case <-d.bg.compactCh:
+		}
+		d.mu.Lock()
+		for !d.mu.closed && d.mu.bgErr == nil {
+			c := manifest.Pick(d.mu.versions.Current(), d.pickerOptions())
+			if c == nil {
+				break
+			}
+			if err := d.runCompactionLocked(c); err != nil {
+				break
+			}
+		}
+		d.mu.Unlock()
+	}
+}
+
+// Compact compacts every level's files overlapping [start, end] (user
+// keys; nil means unbounded) down the tree, after flushing the memtable:
+// afterwards the range's data sits in as few levels as the tree allows,
+// with shadowed versions and tombstones no snapshot needs dropped.
+func (d *DB) Compact(start, end []byte) error {
+	if err := d.Flush(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for level := 0; level < manifest.NumLevels; level++ {
+		for {
+			if err := d.writeErrLocked(); err != nil {
+				return err
+			}
+			v := d.mu.versions.Current()
+			if len(v.Overlaps(level, start, end)) == 0 {
+				break
+			}
+			c := manifest.PickManual(v, level, start, end, d.pickerOptions())
+			if c == nil {
+				// An input is busy in a background compaction: wait for it.
+				d.mu.cond.Wait()
+				continue
+			}
+			if err := d.runCompactionLocked(c); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// runCompactionLocked runs c and installs its result. It releases d.mu
+// while merging. REQUIRES: d.mu held.
+func (d *DB) runCompactionLocked(c *manifest.Compaction) error {
+	c.MarkCompacting(true)
+	d.mu.compacting++
+	snapshots := d.mu.snapshots.seqs()
+	v := d.mu.versions.Current()
+	v.Ref()
+
+	var edit *manifest.VersionEdit
+	var outputs []*manifest.FileMetadata
+	var nums []uint64
+	var err error
+	if c.TrivialMove {
+		edit = c.NewEdit()
+	} else {
+		d.mu.Unlock()
+		outputs, nums, err = d.compact(c, snapshots)
+		d.mu.Lock()
+		if err == nil {
+			edit = c.NewEdit()
+			for _, m := range outputs {
+				edit.NewFiles = append(edit.NewFiles, manifest.NewFile{Level: c.OutputLevel, Meta: m})
+			}
+		}
+	}
+	if err == nil {
+		err = d.mu.versions.LogAndApply(edit)
+	}
+	for _, num := range nums {
+		delete(d.mu.pendingOutputs, num)
+	}
+	c.MarkCompacting(false)
+	d.mu.compacting--
+	v.Unref()
+	if err != nil {
+		for _, m := range outputs {
+			d.fs.Remove(makeFilename(d.dirname, fileTypeTable, m.FileNum))
+		}
+		if !errors.Is(err, errCompactionAborted) {
+			d.backgroundFailedLocked(fmt.Errorf("compaction %s: %w", c, err))
+		}
+		d.mu.cond.Broadcast()
+		return err
+	}
+	d.updateReadStateLocked()
+	d.stats.Add(stats.Compactions, 1)
+	d.mu.cond.Broadcast()
+	d.opts.Logger.Infof("kv: compacted %s into %d files", c, len(outputs))
+	return nil
+}
+
+// compact merges the inputs of c into new tables at c.OutputLevel.
+func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*manifest.FileMetadata, _ []uint64, err error) {
+	var iters []base.InternalIterator
+	var entries []*tableEntry
+	var tombs []rangedel.Tombstone
+	defer func() {
+		for _, e := range entries {
+			d.tables.release(e)
+		}
+	}()
+	var inputBytes int64
+	for _, files := range c.Inputs {
+		for _, f := range files {
+			e, err := d.tables.get(f.FileNum)
+			if err != nil {
+				for _, it := range iters {
+					it.Close()
+				}
+				return nil, nil, err
+			}
+			entries = append(entries, e)
+			iters = append(iters, e.reader.NewIter(table.IterOptions{DontFillCache: true}))
+			for _, t := range e.reader.RangeDeletes() {
+				tombs = append(tombs, rangedel.Tombstone{Start: t.Start, End: t.End, Seq: t.Seq})
+			}
+			inputBytes += int64(f.Size)
+		}
+	}
+	d.stats.Add(stats.CompactionRead, inputBytes)
+	it := merging.New(iters...)
+	defer func() {
+		if cerr := it.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+
+	allTombs := rangedel.NewSet(tombs)
+	keepTombs := rangedel.NewSet(rangedel.Compact(allTombs.Fragments(), snapshots, c.Bottommost))
+	cursor := rangedel.MakeCursor(allTombs)
+
+	w := compactionWriter{d: d, c: c, keep: keepTombs}
+	defer func() {
+		if err != nil {
+			w.abandon()
+		}
+	}()
+
+	stripe := func(seq base.SeqNum) int {
+		// The number of snapshots below seq: entries in one stripe are seen
+		// by exactly the same snapshots.
+		return sort.Search(len(snapshots), func(i int) bool { return snapshots[i] >= seq })
+	}
+	var prevKey []byte
+	prevStripe, havePrev := 0, false
+	n := 0
+	for kv := it.First(); kv != nil; kv = it.Next() {
+		if n++; n&1023 == 0 {
+			select {
+			case <-d.bg.closing:
+				return nil, w.nums, errCompactionAborted
+			default:
+			}
+		}
+		ukey := kv.UserKey()
+		seq := kv.Seq()
+		s := stripe(seq)
+		sameKey := havePrev && bytes.Equal(ukey, prevKey)
+		if !sameKey {
+			prevKey = append(prevKey[:0], ukey...)
+			havePrev = true
+		}
+		drop := false
+		switch {
+		case sameKey && s == prevStripe:
+			// A newer entry of this key is seen by exactly the readers that
+			// would see this one.
+			drop = true
+		case kv.Kind() == base.KindDelete && c.Bottommost && s == 0:
+			// Nothing older remains below, and every reader sees the delete.
+			drop = true
+		default:
+			if f := cursor.Covering(ukey); f != nil && rangedel.ShouldDropPoint(f, seq, snapshots) {
+				drop = true
+			}
+		}
+		prevStripe = s
+		if drop {
+			continue
+		}
+		if err := w.add(kv, !sameKey); err != nil {
+			return nil, w.nums, err
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, w.nums, err
+	}
+	outs, err := w.finish()
+	return outs, w.nums, err
+}
+
+// compactionWriter cuts a compaction's output into tables of about the
+// target size, at user-key boundaries only (the versions of a key never
+// span two files of a level), also ending a table early when it overlaps
+// too many bytes of the grandparent level. Each table gets the kept range
+// tombstones clipped to its key range.
+type compactionWriter struct {
+	d       *DB
+	c       *manifest.Compaction
+	keep    *rangedel.Set
+	out     *tableOutput
+	lower   []byte // the user key the current output's range starts at; nil for the first
+	outputs []*manifest.FileMetadata
+	nums    []uint64 // every table number allocated, used or not
+
+	gpIndex   int
+	gpOverlap uint64
+	seenKey   bool
+	lastKey   []byte
+	written   int64
+}
+
+func (w *compactionWriter) newOutput() error {
+	d := w.d
+	d.mu.Lock()
+	num := d.mu.versions.NewFileNum()
+	d.mu.pendingOutputs[num] = true
+	d.mu.Unlock()
+	w.nums = append(w.nums, num)
+	out, err := d.newTableOutput(num)
+	if err != nil {
+		return err
+	}
+	w.out = out
+	w.gpOverlap = 0
+	return nil
+}
+
+// shouldCutBefore reports whether the current output should end before
+// the new user key ukey.
+func (w *compactionWriter) shouldCutBefore(ukey []byte) bool {
+	gps := w.c.Grandparents
+	for w.gpIndex < len(gps) && bytes.Compare(gps[w.gpIndex].LargestUserKey(), ukey) < 0 {
+		if w.seenKey {
+			w.gpOverlap += gps[w.gpIndex].Size
+		}
+		w.gpIndex++
+	}
+	w.seenKey = true
+	if w.out == nil {
+		return false
+	}
+	if w.c.MaxGrandparentOverlapBytes > 0 && w.gpOverlap > w.c.MaxGrandparentOverlapBytes {
+		return true
+	}
+	return w.out.w.EstimatedSize() >= w.c.MaxOutputFileSize
+}
+
+func (w *compactionWriter) add(kv *base.KV, newKey bool) error {
+	if newKey && w.shouldCutBefore(kv.UserKey()) {
+		upper := append([]byte(nil), kv.UserKey()...)
+		if err := w.finishOutput(upper); err != nil {
+			return err
+		}
+		w.lower = upper
+	}
+	if w.out == nil {
+		if err := w.newOutput(); err != nil {
+			return err
+		}
+	}
+	return w.out.w.Add(kv.K, kv.V)
+}
+
+// finishOutput writes the tombstones of [w.lower, upper) and closes the
+// current output.
+func (w *compactionWriter) finishOutput(upper []byte) error {
+	if w.out == nil {
+		return nil
+	}
+	for _, t := range w.keep.Truncate(w.lower, upper) {
+		if err := w.out.w.AddRangeDelete(t.Start, t.End, t.Seq); err != nil {
+			return err
+		}
+	}
+	meta, err := w.out.finish()
+	w.out = nil
+	if err != nil {
+		return err
+	}
+	if meta != nil {
+		w.outputs = append(w.outputs, meta)
+		w.written += int64(meta.Size)
+	}
+	return nil
+}
+
+func (w *compactionWriter) finish() ([]*manifest.FileMetadata, error) {
+	if w.out == nil && w.keep.Len() > 0 && len(w.keep.Truncate(w.lower, nil)) > 0 {
+		// Tombstones past the last point key (or without any point key).
+		if err := w.newOutput(); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.finishOutput(nil); err != nil {
+		return nil, err
+	}
+	if len(w.outputs) > 0 {
+		if err := vfs.SyncDir(w.d.fs, w.d.dirname); err != nil {
+			return nil, err
+		}
+	}
+	w.d.stats.Add(stats.CompactionWritten, w.written)
+	outs := w.outputs
+	w.outputs = nil
+	return outs, nil
+}
+
+// abandon removes the outputs of a failed compaction.
+func (w *compactionWriter) abandon() {
+	if w.out != nil {
+		w.out.abandon()
+		w.out = nil
+	}
+	for _, m := range w.outputs {
+		w.d.fs.Remove(makeFilename(w.d.dirname, fileTypeTable, m.FileNum))
+	}
+	w.outputs = nil
+}

@@ -1,0 +1,65 @@
+package kv
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/strata-db/strata/kv/vfs"
+	"github.com/stretchr/testify/require"
+)
+
+func testOptions(fs vfs.FS) *Options {
+	return &Options{FS: fs, MemtableSize: 256 << 10, TargetFileSize: 64 << 10, LBaseMaxBytes: 1 << 20, CacheSize: 1 << 20}
+}
+
+func scanAll(t *testing.T, it *Iterator) []string {
+	var out []string
+	for ok := it.First(); ok; ok = it.Next() {
+		out = append(out, string(it.Key())+"="+string(it.Value()))
+	}
+	require.NoError(t, it.Error())
+	return out
+}
+
+func TestBasic(t *testing.T) {
+	fs := vfs.NewMem()
+	d, err := Open("/db", testOptions(fs))
+	require.NoError(t, err)
+	require.NoError(t, d.Set([]byte("a"), []byte("1"), Sync))
+	require.NoError(t, d.Set([]byte("b"), []byte("2"), nil))
+	require.NoError(t, d.Set([]byte("c"), []byte("3"), nil))
+	require.NoError(t, d.Delete([]byte("b"), nil))
+	v, err := d.Get([]byte("a"), nil)
+	require.NoError(t, err)
+	require.Equal(t, "1", string(v))
+	_, err = d.Get([]byte("b"), nil)
+	require.ErrorIs(t, err, ErrNotFound)
+
+	it, err := d.NewIter(nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a=1", "c=3"}, scanAll(t, it))
+	require.NoError(t, it.Close())
+
+	require.NoError(t, d.Flush())
+	require.NoError(t, d.DeleteRange([]byte("a"), []byte("b"), nil))
+	_, err = d.Get([]byte("a"), nil)
+	require.ErrorIs(t, err, ErrNotFound)
+	for i := range 5000 {
+		require.NoError(t, d.Set(fmt.Appendf(nil, "k%05d", i), make([]byte, 100), nil))
+	}
+	require.NoError(t, d.Compact(nil, nil))
+	v, err = d.Get([]byte("c"), nil)
+	require.NoError(t, err)
+	require.Equal(t, "3", string(v))
+	require.NoError(t, d.Close())
+
+	d, err = Open("/db", testOptions(fs))
+	require.NoError(t, err)
+	_, err = d.Get([]byte("a"), nil)
+	require.ErrorIs(t, err, ErrNotFound)
+	v, err = d.Get([]byte("k04999"), nil)
+	require.NoError(t, err)
+	require.Len(t, v, 100)
+	t.Log(d.Metrics())
+	require.NoError(t, d.Close())
+}

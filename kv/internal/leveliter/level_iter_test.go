@@ -1,0 +1,567 @@
+package leveliter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/stretchr/testify/require"
+)
+
+// level is a test level: files whose Data is their index, the contents of
+// each, and a record of what the Iter did with them.
+type level struct {
+	files    []File
+	contents [][]base.KV
+
+	events  []string    // "open 1", "close 0", ...
+	open    map[int]int // open iterators per file
+	opened  []int       // every file ever opened, in order
+	current *sliceIter  // the iterator opened last
+
+	openFailAt int // the open call numbered so (from 1) fails
+	opens      int
+	fileFailAt func() int // failAt for each new file iterator
+	fires      int        // injected failures so far
+	closeErr   error      // returned by every file iterator's Close
+}
+
+func (l *level) openFile(f *File, lower, upper []byte) (base.InternalIterator, error) {
+	i := f.Data.(int)
+	l.opens++
+	if l.opens == l.openFailAt {
+		l.fires++
+		return nil, errInjected
+	}
+	ev := fmt.Sprintf("open %d", i)
+	if lower != nil {
+		ev += fmt.Sprintf(" lower=%s", lower)
+	}
+	if upper != nil {
+		ev += fmt.Sprintf(" upper=%s", upper)
+	}
+	l.events = append(l.events, ev)
+	if l.open == nil {
+		l.open = map[int]int{}
+	}
+	l.open[i]++
+	l.opened = append(l.opened, i)
+	s := newSliceIter(l.contents[i])
+	if l.fileFailAt != nil {
+		s.failAt = l.fileFailAt()
+	}
+	s.onFail = func() { l.fires++ }
+	s.onClose = func() error {
+		l.open[i]--
+		l.events = append(l.events, fmt.Sprintf("close %d", i))
+		return l.closeErr
+	}
+	l.current = s
+	return s, nil
+}
+
+func (l *level) numOpen() int {
+	n := 0
+	for _, c := range l.open {
+		n += c
+	}
+	return n
+}
+
+// TestDataDriven runs testdata/level_iter. Commands:
+//
+//	define               one file per input line:
+//	                     "smallest..largest: ukey#seq,KIND:value ..."
+//	iter [lower=] [upper=]
+//	                     a new Iter over the files; iterator commands, one
+//	                     per line; each output line shows the entry, the
+//	                     file it came from and the files opened and closed
+func TestDataDriven(t *testing.T) {
+	var l *level
+	datadriven.RunTest(t, "testdata/level_iter", func(t *testing.T, d *datadriven.TestData) string {
+		switch d.Cmd {
+		case "define":
+			l = &level{}
+			for line := range strings.SplitSeq(strings.TrimSpace(d.Input), "\n") {
+				bounds, entries, _ := strings.Cut(line, ":")
+				sm, lg, ok := strings.Cut(strings.TrimSpace(bounds), "..")
+				require.True(t, ok, "bad file bounds %q", bounds)
+				f := File{Data: len(l.files)}
+				var err error
+				f.Smallest, err = parseKey(sm)
+				require.NoError(t, err)
+				f.Largest, err = parseKey(lg)
+				require.NoError(t, err)
+				var kvs []base.KV
+				for e := range strings.FieldsSeq(entries) {
+					kv, err := parseKV(e)
+					require.NoError(t, err)
+					kvs = append(kvs, kv)
+				}
+				l.files = append(l.files, f)
+				l.contents = append(l.contents, kvs)
+			}
+			if err := CheckFiles(l.files); err != nil {
+				return err.Error() + "\n"
+			}
+			return ""
+		case "iter":
+			var lower, upper []byte
+			for _, arg := range d.CmdArgs {
+				switch arg.Key {
+				case "lower":
+					lower = []byte(arg.SingleVal(t))
+				case "upper":
+					upper = []byte(arg.SingleVal(t))
+				}
+			}
+			l.events = nil
+			it := New(l.files, l.openFile, lower, upper)
+			out := runIterCmds(t, it, l, d.Input)
+			require.NoError(t, it.Close())
+			require.Zero(t, l.numOpen())
+			return out
+		}
+		t.Fatalf("unknown command %q", d.Cmd)
+		return ""
+	})
+}
+
+func runIterCmds(t *testing.T, it *Iter, l *level, input string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(strings.TrimSpace(input), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		var kv *base.KV
+		switch fields[0] {
+		case "first":
+			kv = it.First()
+		case "last":
+			kv = it.Last()
+		case "next":
+			kv = it.Next()
+		case "prev":
+			kv = it.Prev()
+		case "seek-ge", "seek-lt":
+			require.Len(t, fields, 2, line)
+			key := base.MakeSearchKey(nil, []byte(fields[1]), base.SeqNumMax)
+			if strings.Contains(fields[1], "#") {
+				var err error
+				key, err = parseKey(fields[1])
+				require.NoError(t, err)
+			}
+			if fields[0] == "seek-ge" {
+				kv = it.SeekGE(key)
+			} else {
+				kv = it.SeekLT(key)
+			}
+		default:
+			t.Fatalf("unknown iterator command %q", fields[0])
+		}
+		fmt.Fprintf(&b, "%s: %s", line, formatKV(kv))
+		if f := it.CurrentFile(); f != nil {
+			fmt.Fprintf(&b, " file=%d", f.Data)
+		}
+		if err := it.Error(); err != nil {
+			fmt.Fprintf(&b, " err=%v", err)
+		}
+		if len(l.events) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(l.events, ", "))
+			l.events = l.events[:0]
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// entry is one entry of the model with the file it belongs to.
+type entry struct {
+	kv   base.KV
+	file int
+}
+
+// randomLevel builds a random valid level over a small key space: files
+// that split the versions of one user key, files whose largest key is a
+// range deletion sentinel, files whose smallest key is a range tombstone's
+// start, and files with no point entries at all.
+func randomLevel(rng *rand.Rand) *level {
+	ukeySet := map[string]bool{}
+	for range rng.IntN(30) {
+		k := string(rune('a' + rng.IntN(6)))
+		if rng.IntN(2) == 0 {
+			k += string(rune('a' + rng.IntN(3)))
+		}
+		ukeySet[k] = true
+	}
+	var ukeys []string
+	for k := range ukeySet {
+		ukeys = append(ukeys, k)
+	}
+	sort.Strings(ukeys)
+	var all []base.KV
+	for _, u := range ukeys {
+		seq := 1 + rng.IntN(5)
+		for range 1 + rng.IntN(3) {
+			all = append(all, base.KV{K: base.AppendKey(nil, []byte(u), base.SeqNum(seq), base.KindSet)})
+			seq += 1 + rng.IntN(3)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return base.Compare(all[i].K, all[j].K) < 0 })
+
+	var groups [][]base.KV
+	for i, kv := range all {
+		if i == 0 || rng.IntN(4) == 0 {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], kv)
+	}
+	l := &level{}
+	for g, kvs := range groups {
+		f := File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: g}
+		first, last := kvs[0].UserKey(), kvs[len(kvs)-1].UserKey()
+		if g > 0 && !bytes.Equal(base.UserKey(groups[g-1][len(groups[g-1])-1].K), first) && rng.IntN(4) == 0 {
+			f.Smallest = base.AppendKey(nil, first, base.SeqNumMax-1, base.KindRangeDelete)
+		}
+		if rng.IntN(3) == 0 {
+			switch {
+			case g+1 < len(groups) && !bytes.Equal(groups[g+1][0].UserKey(), last):
+				f.Largest = base.MakeRangeDeleteSentinel(nil, groups[g+1][0].UserKey())
+			case g+1 == len(groups):
+				f.Largest = base.MakeRangeDeleteSentinel(nil, append([]byte(last), '~'))
+			}
+		}
+		var contents []base.KV
+		if rng.IntN(6) != 0 {
+			for i, kv := range kvs {
+				contents = append(contents, base.KV{K: kv.K, V: fmt.Appendf(nil, "f%d.%d", g, i)})
+			}
+		}
+		l.files = append(l.files, f)
+		l.contents = append(l.contents, contents)
+	}
+	return l
+}
+
+func randomUserKey(rng *rand.Rand) []byte {
+	k := []byte{byte('a' - 1 + rng.IntN(8))}
+	if rng.IntN(2) == 0 {
+		k = append(k, byte('a'+rng.IntN(3)))
+	}
+	return k
+}
+
+func randomSearchKey(rng *rand.Rand) []byte {
+	switch rng.IntN(3) {
+	case 0:
+		return base.MakeSearchKey(nil, randomUserKey(rng), base.SeqNumMax)
+	case 1:
+		return base.MakeSearchKey(nil, randomUserKey(rng), base.SeqNum(rng.IntN(14)))
+	}
+	return base.AppendKey(nil, randomUserKey(rng), base.SeqNum(1+rng.IntN(12)), base.KindSet)
+}
+
+// TestRandomized checks random moves and seeks over random levels and bounds
+// against the concatenation of the files' contents, filtered by the bounds.
+// Along the way it checks that at most one file is open, that the open file
+// is the current entry's, that no file wholly outside the bounds is ever
+// opened, and, in runs with injected failures in opening or reading files,
+// that every failure surfaces through Error and stops the Iter until a seek.
+func TestRandomized(t *testing.T) {
+	const unpositioned = -2
+	fired := 0
+	for seed := range 400 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 99))
+		l := randomLevel(rng)
+		require.NoError(t, CheckFiles(l.files), "seed %d", seed)
+		var lower, upper []byte
+		if rng.IntN(2) == 0 {
+			lower = randomUserKey(rng)
+		}
+		if rng.IntN(2) == 0 {
+			upper = randomUserKey(rng)
+		}
+		if rng.IntN(3) == 0 {
+			l.openFailAt = 1 + rng.IntN(60)
+		}
+		if rng.IntN(3) == 0 {
+			l.fileFailAt = func() int {
+				if rng.IntN(8) == 0 {
+					return 1 + rng.IntN(10)
+				}
+				return 0
+			}
+		}
+		var model []entry
+		for i, kvs := range l.contents {
+			for _, kv := range kvs {
+				if (lower == nil || bytes.Compare(kv.UserKey(), lower) >= 0) &&
+					(upper == nil || bytes.Compare(kv.UserKey(), upper) < 0) {
+					model = append(model, entry{kv, i})
+				}
+			}
+		}
+		n := len(model)
+		search := func(key []byte) int {
+			return sort.Search(n, func(i int) bool { return base.Compare(model[i].kv.K, key) >= 0 })
+		}
+
+		it := New(l.files, l.openFile, lower, upper)
+		pos, failed := unpositioned, false
+		var trace []string
+		for range 300 {
+			var kv *base.KV
+			var desc string
+			firesBefore := l.fires
+			switch op := rng.IntN(20); {
+			case op < 7:
+				desc, kv = "next", it.Next()
+				if !failed {
+					switch {
+					case pos == unpositioned || pos == -1:
+						pos = 0
+					case pos < n:
+						pos++
+					}
+				}
+			case op < 14:
+				desc, kv = "prev", it.Prev()
+				if !failed {
+					switch {
+					case pos == unpositioned || pos == n:
+						pos = n - 1
+					case pos >= 0:
+						pos--
+					}
+				}
+			case op < 16:
+				key := randomSearchKey(rng)
+				desc, kv = "seek-ge "+formatKey(key), it.SeekGE(key)
+				pos, failed = search(key), false
+			case op < 18:
+				key := randomSearchKey(rng)
+				desc, kv = "seek-lt "+formatKey(key), it.SeekLT(key)
+				pos, failed = search(key)-1, false
+			case op < 19:
+				desc, kv = "first", it.First()
+				pos, failed = 0, false
+			default:
+				desc, kv = "last", it.Last()
+				pos, failed = n-1, false
+			}
+			trace = append(trace, desc+" -> "+formatKV(kv))
+			msg := lazyMsg(func() string {
+				return fmt.Sprintf("seed %d lower=%q upper=%q\n%s", seed, lower, upper, strings.Join(trace, "\n"))
+			})
+			require.LessOrEqual(t, l.numOpen(), 1, msg)
+			if l.fires > firesBefore {
+				require.Nil(t, kv, msg)
+				require.ErrorIs(t, it.Error(), errInjected, msg)
+				require.Nil(t, it.CurrentFile(), msg)
+				failed = true
+				fired++
+				continue
+			}
+			if failed {
+				require.Nil(t, kv, msg)
+				require.ErrorIs(t, it.Error(), errInjected, msg)
+				continue
+			}
+			require.NoError(t, it.Error(), msg)
+			if pos < 0 || pos >= n {
+				require.Nil(t, kv, msg)
+				require.Nil(t, it.CurrentFile(), msg)
+				continue
+			}
+			require.NotNil(t, kv, msg)
+			require.Equal(t, formatKV(&model[pos].kv), formatKV(kv), msg)
+			f := it.CurrentFile()
+			require.NotNil(t, f, msg)
+			require.Equal(t, model[pos].file, f.Data, msg)
+			require.Equal(t, 1, l.open[model[pos].file], msg)
+			require.Same(t, l.current, it.iter, msg)
+		}
+		require.Equal(t, failed, it.Close() != nil)
+		require.Zero(t, l.numOpen(), "seed %d: a file iterator was left open", seed)
+		// No file wholly outside the bounds was ever opened.
+		for _, i := range l.opened {
+			f := &l.files[i]
+			require.False(t, lower != nil && below(f, lower), "seed %d: opened file %d below lower", seed, i)
+			require.False(t, upper != nil && bytes.Compare(base.UserKey(f.Smallest), upper) >= 0,
+				"seed %d: opened file %d above upper", seed, i)
+		}
+	}
+	require.Greater(t, fired, 50, "too few runs hit their injected failure")
+}
+
+// lazyMsg is a failure message built only when a check fails.
+type lazyMsg func() string
+
+func (l lazyMsg) String() string { return l() }
+
+func TestErrors(t *testing.T) {
+	mk := func(s string) []byte {
+		k, err := parseKey(s)
+		require.NoError(t, err)
+		return k
+	}
+	files := []File{
+		{Smallest: mk("a#1"), Largest: mk("b#1"), Data: 0},
+		{Smallest: mk("c#1"), Largest: mk("d#1"), Data: 1},
+	}
+	contents := [][]base.KV{{{K: mk("a#1")}, {K: mk("b#1")}}, {{K: mk("c#1")}, {K: mk("d#1")}}}
+
+	t.Run("open", func(t *testing.T) {
+		it := New(files, func(f *File, _, _ []byte) (base.InternalIterator, error) {
+			if f.Data == 1 {
+				return nil, errors.New("no such file")
+			}
+			return newSliceIter(contents[0]), nil
+		}, nil, nil)
+		require.NotNil(t, it.First())
+		require.NotNil(t, it.Next())
+		require.Nil(t, it.Next())
+		require.EqualError(t, it.Error(), `leveliter: opening file "c"#1,SET-"d"#1,SET: no such file`)
+		require.Nil(t, it.Next())
+		require.Nil(t, it.Prev())
+		require.Nil(t, it.CurrentFile())
+		// A seek clears the error.
+		require.NotNil(t, it.SeekGE(mk("a#1")))
+		require.NoError(t, it.Error())
+		require.NoError(t, it.Close())
+	})
+	t.Run("nil iterator", func(t *testing.T) {
+		it := New(files, func(*File, []byte, []byte) (base.InternalIterator, error) { return nil, nil }, nil, nil)
+		require.Nil(t, it.Last())
+		require.ErrorIs(t, it.Error(), ErrNoIterator)
+		require.ErrorIs(t, it.Close(), ErrNoIterator)
+	})
+	t.Run("close", func(t *testing.T) {
+		closeErr := errors.New("bad close")
+		it := New(files, func(f *File, _, _ []byte) (base.InternalIterator, error) {
+			s := newSliceIter(contents[f.Data.(int)])
+			s.onClose = func() error { return closeErr }
+			return s, nil
+		}, nil, nil)
+		require.NotNil(t, it.First())
+		require.NotNil(t, it.Next())
+		// Leaving file 0 closes it; its Close error stops the Iter.
+		require.Nil(t, it.Next())
+		require.ErrorIs(t, it.Error(), closeErr)
+		require.ErrorIs(t, it.Close(), closeErr)
+	})
+	t.Run("bad seek key", func(t *testing.T) {
+		it := New(files, func(f *File, _, _ []byte) (base.InternalIterator, error) {
+			return newSliceIter(contents[f.Data.(int)]), nil
+		}, nil, nil)
+		require.Nil(t, it.SeekGE([]byte("a")))
+		require.Error(t, it.Error())
+		require.Nil(t, it.SeekLT(nil))
+		require.Error(t, it.Error())
+		require.NotNil(t, it.First())
+		require.NoError(t, it.Close())
+	})
+}
+
+func TestCheckFiles(t *testing.T) {
+	mk := func(s string) []byte {
+		k, err := parseKey(s)
+		require.NoError(t, err)
+		return k
+	}
+	for _, tc := range []struct {
+		name  string
+		files []File
+		err   string
+	}{
+		{"empty", nil, ""},
+		{"ok", []File{{Smallest: mk("a#2"), Largest: mk("a#1")}, {Smallest: mk("b#9"), Largest: mk("c#max,RANGEDEL")}, {Smallest: mk("c#3"), Largest: mk("c#3")}}, ""},
+		{"short key", []File{{Smallest: []byte("a"), Largest: mk("b#1")}}, "not internal keys"},
+		{"inverted", []File{{Smallest: mk("b#1"), Largest: mk("a#1")}}, "smallest"},
+		{"overlap", []File{{Smallest: mk("a#1"), Largest: mk("c#1")}, {Smallest: mk("b#1"), Largest: mk("d#1")}}, "overlaps"},
+		{"shared key", []File{{Smallest: mk("a#1"), Largest: mk("b#5")}, {Smallest: mk("b#5"), Largest: mk("d#1")}}, "overlaps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckFiles(tc.files)
+			if tc.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tc.err)
+			}
+		})
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	var files []File
+	var contents [][]base.KV
+	for f := range 8 {
+		var kvs []base.KV
+		for i := range 100 {
+			kvs = append(kvs, base.KV{K: base.AppendKey(nil, fmt.Appendf(nil, "%02d%03d", f, i), 1, base.KindSet)})
+		}
+		files = append(files, File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: f})
+		contents = append(contents, kvs)
+	}
+	iters := make([]*sliceIter, len(files))
+	for i := range iters {
+		iters[i] = newSliceIter(contents[i])
+	}
+	// The opener reuses one iterator per file, so that only the Iter's own
+	// allocations are counted.
+	open := func(f *File, _, _ []byte) (base.InternalIterator, error) {
+		s := iters[f.Data.(int)]
+		s.closed = false
+		return s, nil
+	}
+	for _, bounds := range [][2][]byte{{nil, nil}, {[]byte("00050"), []byte("07050")}} {
+		it := New(files, open, bounds[0], bounds[1])
+		require.NotNil(t, it.First())
+		require.Zero(t, testing.AllocsPerRun(2000, func() {
+			if it.Next() == nil {
+				it.First()
+			}
+		}), "Next, bounds %q", bounds)
+		require.Zero(t, testing.AllocsPerRun(2000, func() {
+			if it.Prev() == nil {
+				it.Last()
+			}
+		}), "Prev, bounds %q", bounds)
+		key := base.MakeSearchKey(nil, []byte("03050"), base.SeqNumMax)
+		require.Zero(t, testing.AllocsPerRun(200, func() { it.SeekGE(key); it.SeekLT(key) }), "seeks")
+		require.NoError(t, it.Close())
+	}
+}
+
+func BenchmarkNext(b *testing.B) {
+	var files []File
+	var iters []*sliceIter
+	for f := range 16 {
+		var kvs []base.KV
+		for i := range 1000 {
+			kvs = append(kvs, base.KV{K: base.AppendKey(nil, fmt.Appendf(nil, "%02d%04d", f, i), 1, base.KindSet)})
+		}
+		files = append(files, File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: f})
+		iters = append(iters, newSliceIter(kvs))
+	}
+	open := func(f *File, _, _ []byte) (base.InternalIterator, error) {
+		s := iters[f.Data.(int)]
+		s.closed = false
+		return s, nil
+	}
+	it := New(files, open, nil, nil)
+	it.First()
+	b.ReportAllocs()
+	for b.Loop() {
+		if it.Next() == nil {
+			it.First()
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package memtable
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/strata-db/strata/kv/internal/base"
+)
+
+const (
+	benchKeyLen   = 16 // "userkey:" + 8-byte big-endian number
+	benchValueLen = 64
+	benchArena    = 64 << 20
+)
+
+// scramble maps i to a pseudo-random 64-bit number, one to one.
+func scramble(i uint64) uint64 {
+	i ^= i >> 33
+	i *= 0xff51afd7ed558ccd
+	i ^= i >> 33
+	return i
+}
+
+func benchKey(dst []byte, n uint64) []byte {
+	dst = append(dst[:0], "userkey:"...)
+	return binary.BigEndian.AppendUint64(dst, n)
+}
+
+// BenchmarkAdd inserts 16-byte keys with 64-byte values, in key order
+// (seq) or in random order (random), from one or two goroutines. A fresh
+// 64 MiB memtable is made, untimed, whenever the previous one could be full.
+func BenchmarkAdd(b *testing.B) {
+	for _, order := range []string{"seq", "random"} {
+		for _, goroutines := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/goroutines=%d", order, goroutines), func(b *testing.B) {
+				benchmarkAdd(b, order == "random", goroutines)
+			})
+		}
+	}
+}
+
+func benchmarkAdd(b *testing.B, random bool, goroutines int) {
+	perMemtable := (benchArena - 1024) / EntrySize(benchKeyLen, benchValueLen)
+	value := make([]byte, benchValueLen)
+	keys := make([][]byte, goroutines)
+	for g := range keys {
+		keys[g] = make([]byte, 0, benchKeyLen)
+	}
+	b.SetBytes(benchKeyLen + benchValueLen)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var seq uint64
+	for done := 0; done < b.N; {
+		n := min(b.N-done, perMemtable)
+		b.StopTimer()
+		m := New(benchArena)
+		b.StartTimer()
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Go(func() {
+				key := keys[g]
+				for i := g; i < n; i += goroutines {
+					s := seq + uint64(i) + 1
+					k := s
+					if random {
+						k = scramble(s)
+					}
+					key = benchKey(key, k)
+					if err := m.Add(key, base.SeqNum(s), base.KindSet, value); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		done += n
+		seq += uint64(n)
+	}
+}
+
+// benchMemtable returns a memtable of n random keys and search keys that hit
+// them in random order.
+func benchMemtable(b *testing.B, n int) (*Memtable, [][]byte) {
+	m := New(n*EntrySize(benchKeyLen, benchValueLen) + MinArenaSize)
+	value := make([]byte, benchValueLen)
+	var key []byte
+	search := make([][]byte, n)
+	for i := range n {
+		key = benchKey(key, scramble(uint64(i)))
+		if err := m.Add(key, base.SeqNum(i+1), base.KindSet, value); err != nil {
+			b.Fatal(err)
+		}
+		search[int(scramble(uint64(i)+12345)%uint64(n))] = base.MakeSearchKey(nil, key, base.SeqNumMax)
+	}
+	for i := range search {
+		if search[i] == nil {
+			search[i] = base.MakeSearchKey(nil, benchKey(nil, uint64(i)), base.SeqNumMax) // a miss
+		}
+	}
+	return m, search
+}
+
+var benchSizes = []int{1 << 10, 1 << 18}
+
+func BenchmarkSeekGE(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint("entries=", n), func(b *testing.B) {
+			m, search := benchMemtable(b, n)
+			it := m.NewIter()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				it.SeekGE(search[i%n])
+			}
+		})
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint("entries=", n), func(b *testing.B) {
+			m, search := benchMemtable(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Get(base.UserKey(search[i%n]), base.SeqNumMax)
+			}
+		})
+	}
+}
+
+func BenchmarkNext(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint("entries=", n), func(b *testing.B) {
+			m, _ := benchMemtable(b, n)
+			it := m.NewIter()
+			it.First()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if it.Next() == nil {
+					it.First()
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPrev(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint("entries=", n), func(b *testing.B) {
+			m, _ := benchMemtable(b, n)
+			it := m.NewIter()
+			it.Last()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if it.Prev() == nil {
+					it.Last()
+				}
+			}
+		})
+	}
+}

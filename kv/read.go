@@ -1,0 +1,281 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/internal/leveliter"
+	"github.com/strata-db/strata/kv/internal/manifest"
+	"github.com/strata-db/strata/kv/internal/merging"
+	"github.com/strata-db/strata/kv/internal/rangedel"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/table"
+)
+
+// readSeq returns the sequence number a read sees.
+func (d *DB) readSeq(ro *ReadOptions) base.SeqNum {
+	if ro != nil && ro.Snapshot != nil {
+		return ro.Snapshot.seq
+	}
+	return base.SeqNum(d.visibleSeq.Load())
+}
+
+func opStats(ro *ReadOptions) *stats.Counters {
+	if ro == nil {
+		return nil
+	}
+	return ro.Stats
+}
+
+// Get returns a copy of the value of key, or ErrNotFound.
+func (d *DB) Get(key []byte, ro *ReadOptions) ([]byte, error) {
+	if d.closed.Load() {
+		return nil, ErrClosed
+	}
+	seq := d.readSeq(ro)
+	st := opStats(ro)
+	d.stats.Add(stats.GetCalls, 1)
+	st.Add(stats.GetCalls, 1)
+	rs := d.loadReadState()
+	defer rs.unref()
+	v, found, err := d.get(rs, key, seq, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, ErrNotFound
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, nil
+}
+
+// pointInFile reports whether a file's bounds may hold an entry of ukey.
+func pointInFile(f *manifest.FileMetadata, ukey []byte) bool {
+	if bytes.Compare(ukey, f.SmallestUserKey()) < 0 {
+		return false
+	}
+	c := bytes.Compare(ukey, f.LargestUserKey())
+	return c < 0 || (c == 0 && !base.IsRangeDeleteSentinel(f.Largest))
+}
+
+// get looks key up at seq, newest source first, appending a live value to
+// dst. A range tombstone seen in a source covers entries with a smaller
+// sequence number found there or in any older source.
+func (d *DB) get(rs *readState, key []byte, seq base.SeqNum, st *stats.Counters, dst []byte) ([]byte, bool, error) {
+	var maxTomb base.SeqNum
+	decide := func(value []byte, kind base.Kind, eseq base.SeqNum) ([]byte, bool, error) {
+		if kind != base.KindSet || eseq < maxTomb {
+			return dst, false, nil
+		}
+		return value, true, nil
+	}
+	mems := [1]*memTable{rs.mem}
+	for i := len(rs.imms); i >= 0; i-- {
+		m, immutable := mems[0], false
+		if i < len(rs.imms) {
+			m, immutable = rs.imms[i], true
+		}
+		if m.HasRangeDeletes() {
+			maxTomb = max(maxTomb, m.maxCoveringSeq(key, seq, immutable))
+		}
+		if v, kind, eseq, found := m.Get(key, seq); found {
+			return decide(append(dst, v...), kind, eseq)
+		}
+	}
+	lookup := func(f *manifest.FileMetadata) ([]byte, bool, bool, error) {
+		e, err := d.tables.get(f.FileNum)
+		if err != nil {
+			return dst, false, false, err
+		}
+		defer d.tables.release(e)
+		if e.tombs != nil {
+			maxTomb = max(maxTomb, e.tombs.MaxCoveringSeq(key, seq))
+		}
+		v, kind, eseq, found, err := e.reader.Get(key, seq, dst, st)
+		if err != nil || !found {
+			return dst, false, false, err
+		}
+		v, ok, err := decide(v, kind, eseq)
+		return v, ok, true, err
+	}
+	l0 := rs.v.Levels[0]
+	for i := len(l0) - 1; i >= 0; i-- {
+		if !pointInFile(l0[i], key) {
+			continue
+		}
+		if v, ok, done, err := lookup(l0[i]); err != nil || done {
+			return v, ok, err
+		}
+	}
+	for level := 1; level < manifest.NumLevels; level++ {
+		files := rs.v.Levels[level]
+		// The first file whose largest key reaches key.
+		i := searchFiles(files, key)
+		if i == len(files) || !pointInFile(files[i], key) {
+			continue
+		}
+		if v, ok, done, err := lookup(files[i]); err != nil || done {
+			return v, ok, err
+		}
+	}
+	return dst, false, nil
+}
+
+// searchFiles returns the index of the first file of a sorted level whose
+// largest key holds or passes ukey.
+func searchFiles(files []*manifest.FileMetadata, ukey []byte) int {
+	lo, hi := 0, len(files)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		c := bytes.Compare(files[m].LargestUserKey(), ukey)
+		if c < 0 || (c == 0 && base.IsRangeDeleteSentinel(files[m].Largest)) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// maxCoveringSeq returns the largest sequence number <= seq of the
+// memtable's tombstones covering ukey.
+func (m *memTable) maxCoveringSeq(ukey []byte, seq base.SeqNum, immutable bool) base.SeqNum {
+	if immutable {
+		return m.rangeDels(true).MaxCoveringSeq(ukey, seq)
+	}
+	// The mutable memtable changes under us: walk its tombstones, sorted by
+	// start, until they start past ukey.
+	var best base.SeqNum
+	var it = m.NewRangeDelIter()
+	for kv := it.First(); kv != nil && bytes.Compare(kv.UserKey(), ukey) <= 0; kv = it.Next() {
+		if s := kv.Seq(); s <= seq && s > best && bytes.Compare(ukey, kv.V) < 0 {
+			best = s
+		}
+	}
+	it.Close()
+	return best
+}
+
+// NewIter returns an iterator over the database (or a snapshot, with
+// o.Snapshot). o may be nil.
+func (d *DB) NewIter(o *IterOptions) (*Iterator, error) {
+	return d.newIter(nil, o)
+}
+
+// tableIter is a table iterator that releases its table-cache reference
+// when closed.
+type tableIter struct {
+	*table.Iter
+	d *DB
+	e *tableEntry
+}
+
+func (t *tableIter) Close() error {
+	err := t.Iter.Close()
+	t.d.tables.release(t.e)
+	return err
+}
+
+func (d *DB) openTableIter(fileNum uint64, lower, upper []byte, st *stats.Counters, dontFill bool) (base.InternalIterator, error) {
+	e, err := d.tables.get(fileNum)
+	if err != nil {
+		return nil, err
+	}
+	it := e.reader.NewIter(table.IterOptions{Lower: lower, Upper: upper, Stats: st, DontFillCache: dontFill})
+	return &tableIter{Iter: it, d: d, e: e}, nil
+}
+
+func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {
+	if d.closed.Load() {
+		return nil, ErrClosed
+	}
+	var opts IterOptions
+	if o != nil {
+		opts = *o
+	}
+	seq := d.readSeq(&opts.ReadOptions)
+	rs := d.loadReadState()
+	it := &Iterator{
+		db: d, rs: rs, snap: seq,
+		lower: opts.LowerBound, upper: opts.UpperBound,
+		st: stats.Sink{DB: &d.stats, Op: opts.Stats},
+	}
+	var iters []base.InternalIterator
+	var tombs []rangedel.Tombstone
+	fail := func(err error) (*Iterator, error) {
+		for _, i := range iters {
+			i.Close()
+		}
+		rs.unref()
+		return nil, err
+	}
+
+	if b != nil {
+		if b.index == nil {
+			return fail(errors.New("kv: reading a batch that is not indexed"))
+		}
+		iters = append(iters, &batchIter{x: b.index, limit: b.count})
+		for _, r := range b.rangeDels {
+			start, end := b.rangeDel(r)
+			tombs = append(tombs, rangedel.Tombstone{Start: start, End: end, Seq: seqBatchBit | base.SeqNum(r.ord)})
+		}
+	}
+	for i := len(rs.imms); i >= 0; i-- {
+		m := rs.mem
+		if i < len(rs.imms) {
+			m = rs.imms[i]
+			tombs = tombstonesOf(m.rangeDels(true), seq, tombs)
+		} else if m.HasRangeDeletes() {
+			tombs = append(tombs, m.collectTombstones(seq)...)
+		}
+		iters = append(iters, m.NewIter())
+	}
+	lower, upper := opts.LowerBound, opts.UpperBound
+	var upperIncl []byte // Overlaps takes an inclusive upper bound
+	if upper != nil {
+		upperIncl = upper
+	}
+	for level := 0; level < manifest.NumLevels; level++ {
+		files := rs.v.Overlaps(level, lower, upperIncl)
+		if len(files) == 0 {
+			continue
+		}
+		for _, f := range files {
+			if f.NumRangeDeletes == 0 {
+				continue
+			}
+			e, err := d.tables.get(f.FileNum)
+			if err != nil {
+				return fail(err)
+			}
+			tombs = tombstonesOf(e.tombs, seq, tombs)
+			d.tables.release(e)
+		}
+		if level == 0 {
+			for i := len(files) - 1; i >= 0; i-- {
+				ti, err := d.openTableIter(files[i].FileNum, lower, upper, opts.Stats, opts.DontFillCache)
+				if err != nil {
+					return fail(err)
+				}
+				iters = append(iters, ti)
+			}
+			continue
+		}
+		lf := make([]leveliter.File, len(files))
+		for i, f := range files {
+			lf[i] = leveliter.File{Smallest: f.Smallest, Largest: f.Largest, Data: f}
+		}
+		st, dontFill := opts.Stats, opts.DontFillCache
+		iters = append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
+			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, st, dontFill)
+		}, lower, upper))
+	}
+	if len(tombs) > 0 {
+		it.tombs = rangedel.NewSet(tombs)
+	}
+	it.iter = merging.New(iters...)
+	return it, nil
+}

@@ -1,0 +1,206 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/strata-db/strata/kv/cache"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/vfs"
+)
+
+// blockSource supplies the stored bytes of blocks. The reader's file is the
+// default source; a prefetch buffer that serves a range it has already read
+// can stand in for it, per iterator, without the reader knowing.
+//
+// A source whose reads must be aligned (direct I/O) says so with an
+// Alignment() int method, as vfs.File does; without it reads are unaligned.
+type blockSource interface {
+	ReadAt(p []byte, off int64) (int, error)
+}
+
+// alignmentOf returns the read alignment src requires (1 for none).
+func alignmentOf(src blockSource) int {
+	if a, ok := src.(interface{ Alignment() int }); ok {
+		if n := a.Alignment(); n > 1 && n&(n-1) == 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+// BlockRef is a decoded (checksummed, decompressed) block. It either pins a
+// block cache entry or points into a buffer owned by the caller of the read.
+// Release it when done; its bytes are invalid afterwards.
+type BlockRef struct {
+	data []byte
+	h    cache.Handle
+}
+
+// Data returns the block's bytes. Never modify them.
+func (b BlockRef) Data() []byte { return b.data }
+
+// Cached reports whether the block is pinned in the block cache.
+func (b BlockRef) Cached() bool { return b.h.Valid() }
+
+// Release drops the cache pin, if any, and empties b.
+func (b *BlockRef) Release() {
+	b.h.Release()
+	*b = BlockRef{}
+}
+
+// blockBufs are the reusable buffers of a reader of blocks that are not
+// cached: the stored bytes as read, and the decompressed block.
+type blockBufs struct {
+	raw []byte
+	out []byte
+}
+
+// readEnv is how one read of a block happens: where the bytes come from,
+// where counts go, and whether the block enters the cache.
+type readEnv struct {
+	src  blockSource
+	sink stats.Sink
+	// fill inserts blocks read on a miss into the cache.
+	fill bool
+	// bufs receive blocks that do not go into the cache (no cache, or fill
+	// false): the result aliases them until their next use.
+	bufs *blockBufs
+}
+
+// ReadBlock returns the block at h, verified and decompressed, through the
+// block cache when the reader has one (inserting it on a miss). Counts go to
+// the reader's Stats and to st (which may be nil). Without a cache the block
+// is in a new buffer. Release the result when done.
+func (r *Reader) ReadBlock(h BlockHandle, st *stats.Counters) (BlockRef, error) {
+	if r.closed.Load() {
+		return BlockRef{}, ErrClosed
+	}
+	if !handleWithin(h, r.size-FooterLen) || h.Length > maxBlockLen {
+		return BlockRef{}, fmt.Errorf("table: %s: block %s lies outside the file's %d bytes of blocks", r.name, h, r.size-FooterLen)
+	}
+	return r.readBlock(h, readEnv{src: r.file, sink: stats.Sink{DB: r.opts.Stats, Op: st}, fill: true})
+}
+
+// readBlock returns the block at h as env says. REQUIRES: h lies inside the
+// file (the index was checked at open, and ReadBlock checks its argument).
+func (r *Reader) readBlock(h BlockHandle, env readEnv) (BlockRef, error) {
+	if c := r.opts.Cache; c != nil {
+		k := cache.Key{NS: r.opts.CacheNS, File: r.opts.FileNum, Offset: h.Offset}
+		if ch, ok := c.Get(k); ok {
+			env.sink.Add(stats.BlockCacheHit, 1)
+			return BlockRef{data: ch.Value(), h: ch}, nil
+		}
+		if env.fill {
+			ch, hit, err := c.GetOrLoad(k, func() ([]byte, error) {
+				return r.loadOwned(h, env)
+			})
+			if err != nil {
+				return BlockRef{}, err
+			}
+			if hit {
+				env.sink.Add(stats.BlockCacheHit, 1)
+			} else {
+				env.sink.Add(stats.BlockCacheMiss, 1)
+				env.sink.Add(stats.BlockCacheAdd, 1)
+			}
+			return BlockRef{data: ch.Value(), h: ch}, nil
+		}
+		env.sink.Add(stats.BlockCacheMiss, 1)
+	}
+	if env.bufs == nil {
+		data, err := r.loadOwned(h, env)
+		return BlockRef{data: data}, err
+	}
+	data, err := r.loadInto(h, env, env.bufs)
+	return BlockRef{data: data}, err
+}
+
+// loadOwned reads the block at h into memory that nobody else uses, as the
+// cache requires: the stored bytes go through a pooled buffer, the result
+// is a new slice of exactly the block's length.
+func (r *Reader) loadOwned(h BlockHandle, env readEnv) ([]byte, error) {
+	bb := r.bufPool.Get().(*blockBufs)
+	defer r.bufPool.Put(bb)
+	raw, err := r.readRaw(env, h.Offset, int(h.Length)+TrailerLen, &bb.raw)
+	if err != nil {
+		return nil, err
+	}
+	payload, c, err := verifyBlock(raw, r.name, r.baseCtx, h.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if c == NoCompression {
+		return slices.Clone(payload), nil
+	}
+	return decompressBlock(c, payload, nil, r.name, h.Offset)
+}
+
+// loadInto reads the block at h into bufs; the result aliases them.
+func (r *Reader) loadInto(h BlockHandle, env readEnv, bufs *blockBufs) ([]byte, error) {
+	raw, err := r.readRaw(env, h.Offset, int(h.Length)+TrailerLen, &bufs.raw)
+	if err != nil {
+		return nil, err
+	}
+	payload, c, err := verifyBlock(raw, r.name, r.baseCtx, h.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if c == NoCompression {
+		return payload, nil
+	}
+	out, err := decompressBlock(c, payload, bufs.out, r.name, h.Offset)
+	if err != nil {
+		return nil, err
+	}
+	bufs.out = out[:0]
+	return out, nil
+}
+
+// readRaw reads the n stored bytes at off (a block and its trailer) from
+// env.src into *buf, growing it as needed, and returns them. When the
+// source needs aligned reads it reads the aligned range around them into an
+// aligned buffer and returns the sub-slice.
+func (r *Reader) readRaw(env readEnv, off uint64, n int, buf *[]byte) ([]byte, error) {
+	align := alignmentOf(env.src)
+	if align <= 1 {
+		if cap(*buf) < n {
+			*buf = make([]byte, n)
+		}
+		p := (*buf)[:n]
+		if err := r.readAt(env, p, off, n); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	start := vfs.AlignDown(int64(off), align)
+	end := vfs.AlignUp(int64(off)+int64(n), align)
+	need := int(end - start)
+	if cap(*buf) < need || !vfs.IsAligned((*buf)[:need], align) {
+		*buf = vfs.AlignedBuffer(need, align)
+	}
+	p := (*buf)[:need]
+	// The aligned end may lie past the end of the file: only the block's
+	// own bytes must arrive.
+	if err := r.readAt(env, p, uint64(start), int(int64(off)+int64(n)-start)); err != nil {
+		return nil, err
+	}
+	lo := int(int64(off) - start)
+	return p[lo : lo+n], nil
+}
+
+// readAt fills p from env.src at off; at least need bytes must arrive.
+func (r *Reader) readAt(env readEnv, p []byte, off uint64, need int) error {
+	got, err := env.src.ReadAt(p, int64(off))
+	env.sink.Add(stats.FileReadCount, 1)
+	env.sink.Add(stats.FileReadBytes, int64(got))
+	if got >= need {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("table: reading %s: %d bytes at offset %d: got %d: %w", r.name, len(p), off, got, err)
+}

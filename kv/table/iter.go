@@ -1,0 +1,305 @@
+package table
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/stats"
+)
+
+// noBlock is the "no data block loaded" value of Iter.blockOff. It cannot
+// be 0: the first data block of every file starts at offset 0, and an
+// iterator that took 0 for "nothing loaded" would believe it already held
+// that block.
+const noBlock = math.MaxUint64
+
+// iterPos says where an Iter stands.
+type iterPos uint8
+
+const (
+	posNone    iterPos = iota // never positioned
+	posValid                  // on an entry
+	posAtEnd                  // exhausted going forward: past the last entry or Upper
+	posAtStart                // exhausted going backward: before the first entry or Lower
+)
+
+var _ base.InternalIterator = (*Iter)(nil)
+
+// Iter iterates over the point entries of a table, in internal-key order.
+// It is two-level: a position in the reader's in-memory index selects a
+// data block, which a BlockIter walks. The iterator holds the current data
+// block (pinned in the block cache, or in its own buffer when there is no
+// cache) and keeps it while a seek lands in the same block again.
+//
+// Iter implements base.InternalIterator. After a forward move returns nil,
+// Prev acts as Last; after a backward move returns nil, Next acts as First.
+// Bounds: forward moves stop at Upper and backward moves at Lower; seeks are
+// clamped into [Lower, Upper) and blocks wholly outside it are not read.
+//
+// An Iter is not safe for concurrent use; many Iters may share one Reader.
+type Iter struct {
+	r                  *Reader
+	lower, upper       []byte // user-key bounds, nil when open
+	lowerKey, upperKey []byte // search keys for the bounds
+	env                readEnv
+	bufs               blockBufs
+
+	idx      int // index position of the loaded block
+	pos      iterPos
+	data     BlockIter
+	block    BlockRef
+	blockOff uint64 // offset of the loaded block, noBlock when none
+	err      error
+	closed   bool
+}
+
+// NewIter returns an iterator over the table's point entries. The bounds in
+// opts are not copied: keep them unchanged while the iterator lives.
+func (r *Reader) NewIter(opts IterOptions) *Iter {
+	it := &Iter{r: r, lower: opts.Lower, upper: opts.Upper, idx: -1, blockOff: noBlock}
+	if opts.Lower != nil {
+		it.lowerKey = base.MakeSearchKey(nil, opts.Lower, base.SeqNumMax)
+	}
+	if opts.Upper != nil {
+		it.upperKey = base.MakeSearchKey(nil, opts.Upper, base.SeqNumMax)
+	}
+	it.env = readEnv{
+		src:  r.file,
+		sink: stats.Sink{DB: r.opts.Stats, Op: opts.Stats},
+		fill: !opts.DontFillCache,
+		bufs: &it.bufs,
+	}
+	return it
+}
+
+// start clears the error before a seek, First or Last; false means the
+// iterator cannot move.
+func (it *Iter) start() bool {
+	switch {
+	case it.closed:
+		it.err = ErrClosed
+	case it.r.closed.Load():
+		it.err = ErrClosed
+	default:
+		it.err = nil
+	}
+	return it.err == nil
+}
+
+// loadBlock makes data block i current, reading it unless it is the block
+// already held.
+func (it *Iter) loadBlock(i int) bool {
+	h := it.r.index[i].h
+	it.idx = i
+	if h.Offset == it.blockOff {
+		return true
+	}
+	it.data.Reset()
+	it.block.Release()
+	it.blockOff = noBlock
+	ref, err := it.r.readBlock(h, it.env)
+	if err != nil {
+		it.err = err
+		return false
+	}
+	if err := it.data.InitAt(ref.data, it.r.name, h.Offset); err != nil {
+		ref.Release()
+		it.err = err
+		return false
+	}
+	it.block, it.blockOff = ref, h.Offset
+	return true
+}
+
+// forward finishes a forward move that left the block iterator on kv,
+// moving into the next blocks while kv is nil.
+func (it *Iter) forward(kv *base.KV) *base.KV {
+	for kv == nil {
+		if err := it.data.Error(); err != nil {
+			it.err = err
+			return nil
+		}
+		n := it.idx + 1
+		if n >= len(it.r.index) || (it.upper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.upper) >= 0) {
+			it.pos = posAtEnd
+			return nil
+		}
+		if !it.loadBlock(n) {
+			return nil
+		}
+		kv = it.data.First()
+	}
+	if it.upper != nil && bytes.Compare(kv.UserKey(), it.upper) >= 0 {
+		it.pos = posAtEnd
+		return nil
+	}
+	it.pos = posValid
+	return kv
+}
+
+// backward finishes a backward move that left the block iterator on kv,
+// moving into the previous blocks while kv is nil.
+func (it *Iter) backward(kv *base.KV) *base.KV {
+	for kv == nil {
+		if err := it.data.Error(); err != nil {
+			it.err = err
+			return nil
+		}
+		n := it.idx - 1
+		// Every key of block n is at most its separator: if that is below
+		// Lower, so is the whole block.
+		if n < 0 || (it.lower != nil && bytes.Compare(base.UserKey(it.r.index[n].sep), it.lower) < 0) {
+			it.pos = posAtStart
+			return nil
+		}
+		if !it.loadBlock(n) {
+			return nil
+		}
+		kv = it.data.Last()
+	}
+	if it.lower != nil && bytes.Compare(kv.UserKey(), it.lower) < 0 {
+		it.pos = posAtStart
+		return nil
+	}
+	it.pos = posValid
+	return kv
+}
+
+// SeekGE positions on the first entry >= key (an internal key), or on the
+// first entry at or above Lower when key is below it.
+func (it *Iter) SeekGE(key []byte) *base.KV {
+	if !it.start() {
+		return nil
+	}
+	if !base.Valid(key) {
+		it.err = fmt.Errorf("table: %s: SeekGE: %q is not an internal key", it.r.name, key)
+		return nil
+	}
+	if it.lower != nil && bytes.Compare(base.UserKey(key), it.lower) < 0 {
+		key = it.lowerKey
+	}
+	n := it.r.seekIndex(key)
+	if n >= len(it.r.index) || (it.upper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.upper) >= 0) {
+		it.pos = posAtEnd
+		return nil
+	}
+	if !it.loadBlock(n) {
+		return nil
+	}
+	if base.Compare(key, it.r.index[n].first) <= 0 {
+		return it.forward(it.data.First())
+	}
+	return it.forward(it.data.SeekGE(key))
+}
+
+// SeekLT positions on the last entry < key (an internal key), or on the
+// last entry below Upper when key is at or above it.
+func (it *Iter) SeekLT(key []byte) *base.KV {
+	if !it.start() {
+		return nil
+	}
+	if !base.Valid(key) {
+		it.err = fmt.Errorf("table: %s: SeekLT: %q is not an internal key", it.r.name, key)
+		return nil
+	}
+	if it.upper != nil && bytes.Compare(base.UserKey(key), it.upper) >= 0 {
+		key = it.upperKey
+	}
+	n := it.r.seekIndex(key)
+	if n == len(it.r.index) || base.Compare(it.r.index[n].first, key) >= 0 {
+		// Block n holds nothing below key (or does not exist): the answer
+		// is the last entry of the block before.
+		n--
+	}
+	if n < 0 || (it.lower != nil && bytes.Compare(base.UserKey(it.r.index[n].sep), it.lower) < 0) {
+		it.pos = posAtStart
+		return nil
+	}
+	if !it.loadBlock(n) {
+		return nil
+	}
+	return it.backward(it.data.SeekLT(key))
+}
+
+// First positions on the first entry (at or above Lower).
+func (it *Iter) First() *base.KV {
+	if it.lower != nil {
+		return it.SeekGE(it.lowerKey)
+	}
+	if !it.start() {
+		return nil
+	}
+	if len(it.r.index) == 0 || (it.upper != nil && bytes.Compare(base.UserKey(it.r.index[0].first), it.upper) >= 0) {
+		it.pos = posAtEnd
+		return nil
+	}
+	if !it.loadBlock(0) {
+		return nil
+	}
+	return it.forward(it.data.First())
+}
+
+// Last positions on the last entry (below Upper).
+func (it *Iter) Last() *base.KV {
+	if it.upper != nil {
+		return it.SeekLT(it.upperKey)
+	}
+	if !it.start() {
+		return nil
+	}
+	n := len(it.r.index) - 1
+	if n < 0 || (it.lower != nil && bytes.Compare(base.UserKey(it.r.index[n].sep), it.lower) < 0) {
+		it.pos = posAtStart
+		return nil
+	}
+	if !it.loadBlock(n) {
+		return nil
+	}
+	return it.backward(it.data.Last())
+}
+
+// Next moves to the next entry.
+func (it *Iter) Next() *base.KV {
+	if it.err != nil {
+		return nil
+	}
+	switch it.pos {
+	case posNone, posAtStart:
+		return it.First()
+	case posAtEnd:
+		return nil
+	}
+	return it.forward(it.data.Next())
+}
+
+// Prev moves to the previous entry.
+func (it *Iter) Prev() *base.KV {
+	if it.err != nil {
+		return nil
+	}
+	switch it.pos {
+	case posNone, posAtEnd:
+		return it.Last()
+	case posAtStart:
+		return nil
+	}
+	return it.backward(it.data.Prev())
+}
+
+// Error returns the error that stopped the iterator, if any.
+func (it *Iter) Error() error { return it.err }
+
+// Close releases the iterator's block and returns its error, if any.
+func (it *Iter) Close() error {
+	if it.closed {
+		return it.err
+	}
+	it.closed = true
+	it.data.Reset()
+	it.block.Release()
+	it.blockOff = noBlock
+	it.pos = posNone
+	return it.err
+}

@@ -1,0 +1,136 @@
+package table
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/strata-db/strata/kv/cache"
+	"github.com/strata-db/strata/kv/filter"
+	"github.com/strata-db/strata/kv/stats"
+)
+
+// Defaults and bounds of WriterOptions.
+const (
+	DefaultBlockSize            = 4096
+	DefaultBlockSizeDeviation   = 10
+	DefaultRestartInterval      = 16
+	DefaultIndexRestartInterval = 1
+	// MaxBlockSize bounds BlockSize: blocks are restartable at uint32
+	// offsets and readers refuse blocks above an internal limit.
+	MaxBlockSize = 64 << 20
+	// DefaultWriteBufferSize is the size of the writer's buffer: the file
+	// sees Write calls of about this size.
+	DefaultWriteBufferSize = 256 << 10
+	minWriteBufferSize     = 4 << 10
+)
+
+// WriterOptions configure a Writer. The zero value is usable: zero fields
+// take the defaults (EnsureDefaults).
+type WriterOptions struct {
+	// BlockSize is the target uncompressed size of a data block, in bytes.
+	// A block always holds at least one entry, so an entry larger than
+	// BlockSize gets a block of its own. Default 4096; at most MaxBlockSize.
+	BlockSize int
+	// BlockSizeDeviation, in percent of BlockSize: a block is closed before
+	// an entry that would overflow it once it is within this margin of the
+	// target, rather than overshooting. Default 10; 1 to 100.
+	BlockSizeDeviation int
+	// RestartInterval is the number of entries between restart points of a
+	// data block. Default 16.
+	RestartInterval int
+	// IndexRestartInterval is the same for the index block. Default 1.
+	IndexRestartInterval int
+	// Compression compresses data and index blocks. A block that does not
+	// shrink by at least 12.5% is stored raw. Default NoCompression.
+	Compression Compression
+	// FilterPolicy builds a whole-file filter over the user keys of the
+	// point entries. The zero policy (filter.None) writes no filter.
+	FilterPolicy filter.Policy
+	// WriteBufferSize is the size of the buffer between the writer and the
+	// file. Default DefaultWriteBufferSize; at least 4 KiB.
+	WriteBufferSize int
+}
+
+// EnsureDefaults returns a copy of o with every zero field set to its
+// default.
+func (o WriterOptions) EnsureDefaults() WriterOptions {
+	if o.BlockSize == 0 {
+		o.BlockSize = DefaultBlockSize
+	}
+	if o.BlockSizeDeviation == 0 {
+		o.BlockSizeDeviation = DefaultBlockSizeDeviation
+	}
+	if o.RestartInterval == 0 {
+		o.RestartInterval = DefaultRestartInterval
+	}
+	if o.IndexRestartInterval == 0 {
+		o.IndexRestartInterval = DefaultIndexRestartInterval
+	}
+	if o.WriteBufferSize == 0 {
+		o.WriteBufferSize = DefaultWriteBufferSize
+	}
+	return o
+}
+
+// Validate reports every field out of range, one per line, in a single
+// error. Zero fields are valid (they mean the default).
+func (o WriterOptions) Validate() error {
+	var errs []error
+	bad := func(field string, v any, want string) {
+		errs = append(errs, fmt.Errorf("table: WriterOptions.%s = %v: want %s", field, v, want))
+	}
+	if o.BlockSize < 0 || o.BlockSize > MaxBlockSize {
+		bad("BlockSize", o.BlockSize, fmt.Sprintf("0 (default) or 1 to %d", MaxBlockSize))
+	}
+	if o.BlockSizeDeviation < 0 || o.BlockSizeDeviation > 100 {
+		bad("BlockSizeDeviation", o.BlockSizeDeviation, "0 (default) or 1 to 100")
+	}
+	if o.RestartInterval < 0 || o.RestartInterval > 1<<16 {
+		bad("RestartInterval", o.RestartInterval, "0 (default) or 1 to 65536")
+	}
+	if o.IndexRestartInterval < 0 || o.IndexRestartInterval > 1<<16 {
+		bad("IndexRestartInterval", o.IndexRestartInterval, "0 (default) or 1 to 65536")
+	}
+	if o.Compression >= numCompressions {
+		bad("Compression", o.Compression, "none, snappy or zstd")
+	}
+	if o.WriteBufferSize != 0 && (o.WriteBufferSize < minWriteBufferSize || o.WriteBufferSize > 1<<30) {
+		bad("WriteBufferSize", o.WriteBufferSize, fmt.Sprintf("0 (default) or %d to %d", minWriteBufferSize, 1<<30))
+	}
+	if err := o.FilterPolicy.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("table: WriterOptions.FilterPolicy: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// ReaderOptions configure a Reader.
+type ReaderOptions struct {
+	// Cache is the block cache for data blocks. Nil means no cache: every
+	// block read goes to the file, into buffers owned by the iterator or
+	// lookup that asked.
+	Cache *cache.Cache
+	// CacheNS and FileNum name the file's blocks in the cache:
+	// cache.Key{NS: CacheNS, File: FileNum, Offset: block offset}. Two open
+	// readers must not share (CacheNS, FileNum) unless they read the same
+	// file.
+	CacheNS, FileNum uint64
+	// Stats receives the database-wide counts of reads, cache lookups and
+	// filter probes. Nil counts nothing.
+	Stats *stats.Counters
+}
+
+// IterOptions configure one Iter.
+type IterOptions struct {
+	// Lower and Upper bound the user keys the iterator returns to
+	// [Lower, Upper); nil means unbounded. The iterator stops at Upper going
+	// forward and at Lower going backward; it also skips data blocks that
+	// lie wholly outside the bounds without reading them.
+	Lower, Upper []byte
+	// Stats, when not nil, receives the counts of this iterator's reads and
+	// cache lookups, in addition to ReaderOptions.Stats.
+	Stats *stats.Counters
+	// DontFillCache makes the iterator use blocks already in the cache but
+	// not insert the blocks it reads (compactions: one pass over the file
+	// should not evict the working set).
+	DontFillCache bool
+}
