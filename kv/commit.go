@@ -102,7 +102,9 @@ func (d *DB) enqueueCommit(b *Batch) error {
 	group := c.group[:0]
 	size := 0
 	for _, q := range c.queue {
-		if len(group) > 0 && size+len(q.data) > maxGroupBytes {
+		if len(group) > 0 && (size+len(q.data) > maxGroupBytes || q.precondition != nil) {
+			// A batch with a precondition (a conflict check) leads its own
+			// group, so that its check sees every batch committed before it.
 			break
 		}
 		group = append(group, q)

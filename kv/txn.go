@@ -1,0 +1,116 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/strata-db/strata/kv/internal/base"
+)
+
+// ErrConflict is returned by CommitIfNoConflict when another commit wrote
+// one of the batch's keys after the batch's snapshot: committing would
+// overwrite a write the batch's reads never saw.
+var ErrConflict = errors.New("kv: write conflict")
+
+// Reader is what the SQL layer reads through: the database, a snapshot's
+// view of it, or an indexed batch over it.
+type Reader interface {
+	Get(key []byte, ro *ReadOptions) ([]byte, error)
+	NewIter(o *IterOptions) (*Iterator, error)
+}
+
+var (
+	_ Reader = (*DB)(nil)
+	_ Reader = (*Batch)(nil)
+)
+
+// CommitIfNoConflict commits the batch unless a key it writes (Set or
+// Delete) has a committed version newer than snap: optimistic concurrency
+// control, giving snapshot isolation to transactions that read at snap and
+// write through the batch. The check and the commit are atomic with respect
+// to every other commit. Range deletions are not checked. On conflict
+// nothing of the batch is applied and the error wraps ErrConflict.
+func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
+	if snap == nil {
+		return errors.New("kv: CommitIfNoConflict needs a snapshot")
+	}
+	d := b.db
+	b.precondition = func() error {
+		return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
+			if kind == base.KindRangeDelete {
+				return nil
+			}
+			seq, err := d.newestSeq(key)
+			if err != nil {
+				return err
+			}
+			if seq > snap.seq {
+				return fmt.Errorf("%w: key %q was written at %d, after the snapshot at %d", ErrConflict, key, seq, snap.seq)
+			}
+			return nil
+		})
+	}
+	defer func() { b.precondition = nil }()
+	return d.Apply(b, wo)
+}
+
+// newestSeq returns the sequence number of the newest committed entry of
+// key (a value, a deletion, or a range deletion covering it), 0 if none.
+func (d *DB) newestSeq(key []byte) (base.SeqNum, error) {
+	rs := d.loadReadState()
+	defer rs.unref()
+	var newest base.SeqNum
+	seq := base.SeqNum(d.visibleSeq.Load())
+	for i := len(rs.imms); i >= 0; i-- {
+		m, immutable := rs.mem, false
+		if i < len(rs.imms) {
+			m, immutable = rs.imms[i], true
+		}
+		if m.HasRangeDeletes() {
+			newest = max(newest, m.maxCoveringSeq(key, seq, immutable))
+		}
+		if _, _, eseq, found := m.Get(key, seq); found {
+			return max(newest, eseq), nil
+		}
+		if newest > 0 {
+			return newest, nil
+		}
+	}
+	// Tables hold only entries older than every memtable entry; the newest
+	// table entry of key decides.
+	var err error
+	found := false
+	check := func(fileNum uint64) {
+		e, gerr := d.tables.get(fileNum)
+		if gerr != nil {
+			err = gerr
+			return
+		}
+		defer d.tables.release(e)
+		if e.tombs != nil {
+			newest = max(newest, e.tombs.MaxCoveringSeq(key, seq))
+		}
+		_, _, eseq, ok, gerr := e.reader.Get(key, seq, nil, nil)
+		if gerr != nil {
+			err = gerr
+			return
+		}
+		if ok {
+			newest = max(newest, eseq)
+			found = true
+		}
+	}
+	l0 := rs.v.Levels[0]
+	for i := len(l0) - 1; i >= 0 && !found && err == nil && newest == 0; i-- {
+		if pointInFile(l0[i], key) {
+			check(l0[i].FileNum)
+		}
+	}
+	for level := 1; level < NumLevels && !found && err == nil && newest == 0; level++ {
+		files := rs.v.Levels[level]
+		if i := searchFiles(files, key); i < len(files) && pointInFile(files[i], key) {
+			check(files[i].FileNum)
+		}
+	}
+	return newest, err
+}
