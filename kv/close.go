@@ -29,6 +29,7 @@ func (d *DB) Close() error {
 
 	var errs []error
 	d.mu.Lock()
+	d.logW.Store(nil)
 	if d.mu.log.w != nil {
 		if err := d.mu.log.w.Close(); err != nil && d.mu.writeErr == nil {
 			errs = append(errs, err)

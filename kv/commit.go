@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/wal"
 )
 
 // The commit pipeline.
@@ -41,6 +42,10 @@ type commitPipeline struct {
 // does not hold every committer behind one huge write.
 const maxGroupBytes = 4 << 20
 
+// maxUnflushedLog bounds the log bytes buffered for the flusher; past it the
+// commit leader writes them itself.
+const maxUnflushedLog = 1 << 20
+
 // Apply commits b atomically: after Apply returns nil every write of b is
 // visible to new reads and, with wo.Sync, durable. A batch can be committed
 // once (Reset makes it reusable).
@@ -63,27 +68,38 @@ func (d *DB) Apply(b *Batch, wo *WriteOptions) error {
 	return d.enqueueCommit(b)
 }
 
+// batchPool recycles the batches of single writes (Set, Delete,
+// DeleteRange), which do not escape the call.
+var batchPool = sync.Pool{New: func() any { return &Batch{data: make([]byte, batchHeaderLen, 512)} }}
+
+func (d *DB) applySingle(fill func(b *Batch) error, wo *WriteOptions) error {
+	b := batchPool.Get().(*Batch)
+	b.db = d
+	err := fill(b)
+	if err == nil {
+		err = d.Apply(b, wo)
+	}
+	b.Reset()
+	b.db = nil
+	if cap(b.data) <= 64<<10 {
+		batchPool.Put(b)
+	}
+	return err
+}
+
 // Set writes value under key.
 func (d *DB) Set(key, value []byte, wo *WriteOptions) error {
-	b := d.NewBatch()
-	b.Set(key, value)
-	return d.Apply(b, wo)
+	return d.applySingle(func(b *Batch) error { return b.Set(key, value) }, wo)
 }
 
 // Delete deletes key.
 func (d *DB) Delete(key []byte, wo *WriteOptions) error {
-	b := d.NewBatch()
-	b.Delete(key)
-	return d.Apply(b, wo)
+	return d.applySingle(func(b *Batch) error { return b.Delete(key) }, wo)
 }
 
 // DeleteRange deletes every key in [start, end).
 func (d *DB) DeleteRange(start, end []byte, wo *WriteOptions) error {
-	b := d.NewBatch()
-	if err := b.DeleteRange(start, end); err != nil {
-		return err
-	}
-	return d.Apply(b, wo)
+	return d.applySingle(func(b *Batch) error { return b.DeleteRange(start, end) }, wo)
 }
 
 func (d *DB) enqueueCommit(b *Batch) error {
@@ -228,13 +244,23 @@ func (d *DB) writeGroup(group []*Batch) error {
 			walBytes += int64(len(b.data))
 		}
 		if sync {
-			err = log.Sync()
+			if err := log.Sync(); err != nil {
+				return d.walFailed(err)
+			}
 			d.stats.Add(stats.WALSyncs, 1)
+		} else if log.Buffered() > maxUnflushedLog {
+			// The flusher is behind: write now rather than let the buffer
+			// grow (back-pressure on committers instead of memory).
+			if err := log.Flush(); err != nil {
+				return d.walFailed(err)
+			}
 		} else {
-			err = log.Flush()
-		}
-		if err != nil {
-			return d.walFailed(err)
+			// The log flusher hands the bytes to the operating system
+			// without holding up this commit (see walFlushLoop).
+			select {
+			case d.bg.walFlushCh <- struct{}{}:
+			default:
+			}
 		}
 		d.stats.Add(stats.WALBytes, walBytes)
 	}
@@ -352,6 +378,30 @@ func (d *DB) makeRoomForWriteLocked(n int) error {
 		}
 		if err := d.rotateMemtableLocked(n); err != nil {
 			return err
+		}
+	}
+}
+
+// walFlushLoop writes buffered log records to the operating system after
+// commits that did not ask for a sync, so that a commit does not pay for a
+// write system call: the records of commits made meanwhile go out together.
+// A commit without Sync can therefore be lost by a crash of the process (not
+// only of the machine) if it comes within the moment before the flusher
+// runs; commits with Sync never are.
+func (d *DB) walFlushLoop() {
+	defer d.bg.wg.Done()
+	for {
+		select {
+		case <-d.bg.closing:
+			return
+		case <-d.bg.walFlushCh:
+		}
+		log := d.logW.Load()
+		if log == nil {
+			continue
+		}
+		if err := log.Flush(); err != nil && !errors.Is(err, wal.ErrClosed) {
+			d.walFailed(err)
 		}
 	}
 }

@@ -86,26 +86,74 @@ type DB struct {
 	readOnly atomic.Bool
 	closed   atomic.Bool
 
+	// arenas holds a retired memtable arena for the next memtable.
+	arenas chan []uint64
+
+	// logW is the current log writer (nil with DisableWAL), for the log
+	// flusher, which must not take mu.
+	logW atomic.Pointer[wal.Writer]
+
 	bg struct {
-		flushCh   chan struct{}
-		compactCh chan struct{}
-		closing   chan struct{}
-		wg        sync.WaitGroup
+		walFlushCh chan struct{}
+		flushCh    chan struct{}
+		compactCh  chan struct{}
+		closing    chan struct{}
+		wg         sync.WaitGroup
 	}
 }
 
 // memTable is a memtable with the number of the WAL that holds its writes.
+//
+// It is reference counted: one reference while the database holds it (as
+// the mutable memtable or waiting for a flush), one per read state that
+// includes it. When the last goes, its arena is recycled for a new
+// memtable, so no key or value it handed out may outlive the read state it
+// was read through.
 type memTable struct {
 	*memtable.Memtable
 	logNum uint64
+	db     *DB
+	refs   atomic.Int32
 
 	// tombs caches the range tombstones of an immutable memtable.
 	tombsOnce sync.Once
 	tombs     *rangedel.Set
 }
 
-func newMemTable(size int, logNum uint64) *memTable {
-	return &memTable{Memtable: memtable.New(size), logNum: logNum}
+// newMemTable returns a memtable holding one reference, built on a
+// recycled arena when one of the right size is at hand.
+func (d *DB) newMemTable(size int, logNum uint64) *memTable {
+	m := &memTable{logNum: logNum, db: d}
+	select {
+	case a := <-d.arenas:
+		if len(a)*8 == size {
+			m.Memtable = memtable.NewFromArena(a)
+		}
+	default:
+	}
+	if m.Memtable == nil {
+		m.Memtable = memtable.New(size)
+	}
+	m.refs.Store(1)
+	return m
+}
+
+func (m *memTable) ref() { m.refs.Add(1) }
+
+func (m *memTable) unref() {
+	if m.refs.Add(-1) != 0 {
+		return
+	}
+	d := m.db
+	if m.Capacity() != d.opts.MemtableSize&^7 {
+		return // an oversized memtable for a huge batch: let it go
+	}
+	a := m.TakeArena()
+	m.Memtable = nil
+	select {
+	case d.arenas <- a:
+	default:
+	}
 }
 
 // rangeDels returns the memtable's range tombstones visible at seq (all of
@@ -148,6 +196,10 @@ type readState struct {
 
 func (rs *readState) unref() {
 	if rs.refs.Add(-1) == 0 {
+		rs.mem.unref()
+		for _, m := range rs.imms {
+			m.unref()
+		}
 		rs.v.Unref()
 		rs.db.deleteObsoleteFiles()
 	}
@@ -169,6 +221,10 @@ func (d *DB) updateReadStateLocked() {
 	v.Ref()
 	rs := &readState{db: d, mem: d.mu.mem, imms: append([]*memTable(nil), d.mu.imms...), v: v}
 	rs.refs.Store(1)
+	rs.mem.ref()
+	for _, m := range rs.imms {
+		m.ref()
+	}
 	d.l0Files.Store(int32(v.NumFiles(0)))
 	d.rsMu.Lock()
 	old := d.readState

@@ -130,6 +130,7 @@ func (d *DB) rotateMemtableLocked(n int) error {
 	if !d.opts.DisableWAL {
 		// The old log must be durable before commits go to the new one: a
 		// synced commit in the new log implies everything before it.
+		d.logW.Store(nil)
 		if err := d.mu.log.w.Close(); err != nil {
 			d.mu.log.w = nil
 			d.mu.writeErr = fmt.Errorf("write-ahead log: %w", err)
@@ -151,7 +152,7 @@ func (d *DB) rotateMemtableLocked(n int) error {
 		size = n + n/8 + (1 << 20)
 	}
 	d.mu.imms = append(d.mu.imms, d.mu.mem)
-	d.mu.mem = newMemTable(size, num)
+	d.mu.mem = d.newMemTable(size, num)
 	d.updateReadStateLocked()
 	d.maybeScheduleFlushLocked()
 	return nil
@@ -214,6 +215,7 @@ func (d *DB) flushPendingLocked() {
 		}
 		d.mu.imms = d.mu.imms[1:]
 		d.updateReadStateLocked()
+		mem.unref()
 		d.stats.Add(stats.Flushes, 1)
 		if meta != nil {
 			d.stats.Add(stats.FlushBytes, int64(meta.Size))

@@ -54,6 +54,7 @@ func Open(dirname string, opts *Options) (db *DB, err error) {
 	d.mu.cond.L = &d.mu.Mutex
 	d.mu.snapshots.init()
 	d.mu.pendingOutputs = map[uint64]bool{}
+	d.arenas = make(chan []uint64, 1)
 	d.cache = o.Cache
 	if d.cache == nil {
 		d.cache = cache.New(o.CacheSize)
@@ -140,17 +141,19 @@ func Open(dirname string, opts *Options) (db *DB, err error) {
 	}
 	d.commit.lastSeq = maxSeq
 	d.visibleSeq.Store(uint64(maxSeq))
-	d.mu.mem = newMemTable(o.MemtableSize, logNum)
+	d.mu.mem = d.newMemTable(o.MemtableSize, logNum)
 	d.updateReadStateLocked()
 
 	d.removeStaleFiles(logNum)
 
 	d.bg.flushCh = make(chan struct{}, 1)
 	d.bg.compactCh = make(chan struct{}, 1)
+	d.bg.walFlushCh = make(chan struct{}, 1)
 	d.bg.closing = make(chan struct{})
-	d.bg.wg.Add(2)
+	d.bg.wg.Add(3)
 	go d.flushLoop()
 	go d.compactLoop()
+	go d.walFlushLoop()
 	d.mu.Lock()
 	d.maybeScheduleCompactionLocked()
 	d.mu.Unlock()
@@ -172,6 +175,7 @@ func (d *DB) createLogLocked(num uint64) error {
 	}
 	d.mu.log.w = wal.NewWriterLogID(f, name, uint32(num))
 	d.mu.log.num = num
+	d.logW.Store(d.mu.log.w)
 	return nil
 }
 
@@ -254,7 +258,7 @@ func (r *recovery) apply(b *Batch) error {
 		if err := r.flush(); err != nil {
 			return err
 		}
-		r.mem = newMemTable(max(d.opts.MemtableSize, b.memSize+b.memSize/8+(1<<20)), 0)
+		r.mem = d.newMemTable(max(d.opts.MemtableSize, b.memSize+b.memSize/8+(1<<20)), 0)
 		if !r.mem.Reserve(b.memSize) {
 			return fmt.Errorf("kv: recovery: a batch of %d bytes does not fit a memtable", b.memSize)
 		}
@@ -277,6 +281,7 @@ func (r *recovery) flush() error {
 	if meta != nil {
 		r.edit.NewFiles = append(r.edit.NewFiles, manifest.NewFile{Level: 0, Meta: meta})
 	}
+	r.mem.unref()
 	r.mem = nil
 	return nil
 }

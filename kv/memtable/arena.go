@@ -104,7 +104,11 @@ type arena struct {
 // init makes an arena of size bytes (a multiple of 8). The buffer is made of
 // uint64 words so that its start is 8-byte aligned on every platform.
 func (a *arena) init(size int) {
-	words := make([]uint64, size/8)
+	a.initWords(make([]uint64, size/8))
+}
+
+// initWords makes an arena over words, which must be zero.
+func (a *arena) initWords(words []uint64) {
 	a.base = unsafe.Pointer(&words[0])
 	a.buf = unsafe.Slice((*byte)(a.base), len(words)*8)
 	a.used.Store(arenaStart)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/strata-db/strata/kv/internal/base"
 )
@@ -36,8 +37,33 @@ type Memtable struct {
 // arena is allocated up front.
 func New(arenaSize int) *Memtable {
 	arenaSize = min(max(arenaSize, MinArenaSize), MaxArenaSize) &^ 7
+	return newMemtable(make([]uint64, arenaSize/8))
+}
+
+// NewFromArena returns an empty memtable over an arena taken from a retired
+// memtable with TakeArena, saving the cost of allocating and faulting in a
+// fresh one. The arena's size is its capacity.
+func NewFromArena(arena []uint64) *Memtable {
+	if len(arena)*8 < MinArenaSize || len(arena)*8 > MaxArenaSize {
+		return New(len(arena) * 8)
+	}
+	return newMemtable(arena)
+}
+
+// TakeArena hands the memtable's arena, cleared, to the caller for
+// NewFromArena. The memtable, and every key and value it returned, must
+// never be used again.
+func (m *Memtable) TakeArena() []uint64 {
+	words := unsafe.Slice((*uint64)(m.arena.base), len(m.arena.buf)/8)
+	used := min(int(m.arena.used.Load()+7)/8, len(words))
+	clear(words[:used])
+	m.arena = arena{}
+	return words
+}
+
+func newMemtable(words []uint64) *Memtable {
 	m := &Memtable{}
-	m.arena.init(arenaSize)
+	m.arena.initWords(words)
 	// Four sentinels take a few hundred bytes of an arena of at least
 	// MinArenaSize: they always fit.
 	if !m.points.init(&m.arena) || !m.rangeDels.init(&m.arena) {

@@ -286,3 +286,22 @@ func TestZeroAllocs(t *testing.T) {
 		require.Zero(t, testing.AllocsPerRun(1000, tc.op), tc.name)
 	}
 }
+
+func TestArenaRecycle(t *testing.T) {
+	m := New(MinArenaSize)
+	for i := range 200 {
+		require.NoError(t, m.Add([]byte(fmt.Sprintf("key%03d", i)), base.SeqNum(i+1), base.KindSet, []byte("value")))
+	}
+	words := m.TakeArena()
+	for _, w := range words {
+		require.Zero(t, w, "a recycled arena is cleared")
+	}
+	m2 := NewFromArena(words)
+	require.True(t, m2.Empty())
+	require.NoError(t, m2.Add([]byte("a"), 1, base.KindSet, []byte("b")))
+	v, _, _, ok := m2.Get([]byte("a"), 1)
+	require.True(t, ok)
+	require.Equal(t, "b", string(v))
+	_, _, _, ok = m2.Get([]byte("key001"), 10)
+	require.False(t, ok)
+}
