@@ -2,9 +2,10 @@ package main
 
 // The filter subcommand measures kv/filter the way RocksDB's filter_bench
 // does: it builds many filters (by default 20 million keys in filters of
-// about 100,000, more than the CPU caches hold), checks that no added key
-// is missed, measures the false-positive rate, then times queries in four
-// modes, half of them for added keys and half for others:
+// about 100,000, 17 to 24 MiB, far more than an L2 cache; 200 million keys
+// exceed any L3), checks that no added key is missed, measures the
+// false-positive rate, then times queries in four modes, half of them for
+// added keys and half for others:
 //
 //	Single filter        every query to one filter, which stays in cache
 //	Batched, prepared    batches of -batch_size keys, each batch to a random
@@ -96,8 +97,8 @@ func filterBench(args []string, w io.Writer) error {
 	if f.keysTotal < 1 {
 		bad = append(bad, fmt.Sprintf("-keys_total=%d: want at least 1", f.keysTotal))
 	}
-	if f.keysPerFilter < 1 || f.keysPerFilter > 1<<30 {
-		bad = append(bad, fmt.Sprintf("-keys_per_filter=%d: want 1 to 2^30", f.keysPerFilter))
+	if f.keysPerFilter < 1 || f.keysPerFilter > 1<<29 {
+		bad = append(bad, fmt.Sprintf("-keys_per_filter=%d: want 1 to 2^29", f.keysPerFilter))
 	}
 	if !(f.varyRatio >= 0 && f.varyRatio <= 1) {
 		bad = append(bad, fmt.Sprintf("-vary_key_count_ratio=%v: want [0, 1]", f.varyRatio))
@@ -110,6 +111,9 @@ func filterBench(args []string, w io.Writer) error {
 	}
 	if f.keySize < 8 {
 		bad = append(bad, fmt.Sprintf("-key_size=%d: want at least 8", f.keySize))
+	}
+	if f.bitsPerKey == 0 {
+		bad = append(bad, "-bits_per_key=0: want 1 to 100")
 	}
 	if err := (filter.Policy{Type: filter.Ribbon, BitsPerKey: f.bitsPerKey, FPRate: f.fpRate}).Validate(); err != nil {
 		msg := strings.NewReplacer("filter: Policy.BitsPerKey", "-bits_per_key", "filter: Policy.FPRate", "-fp_rate").Replace(err.Error())
@@ -143,7 +147,7 @@ func filterBench(args []string, w io.Writer) error {
 	}
 	for _, r := range results {
 		if r.prepared > 0 {
-			fmt.Fprintf(w, "%s random filter / batched, prepared: %.2fx\n", typeTitle(r.typ), r.random/r.prepared)
+			fmt.Fprintf(w, "%s random filter / batched, prepared: %.2fx\n", filterTypeTitle(r.typ), r.random/r.prepared)
 		}
 	}
 	return nil
@@ -156,8 +160,8 @@ type filterResult struct {
 	single, prepared, unprepared, random float64 // net ns per key
 }
 
-// benchFilter is one built filter.
-type benchFilter struct {
+// filterEntry is one built filter.
+type filterEntry struct {
 	id   uint32 // key-space of the filter
 	keys uint32 // keys 0..keys-1 were added
 	r    filter.Reader
@@ -167,12 +171,12 @@ type benchFilter struct {
 type filterRun struct {
 	f       filterFlags
 	typ     filter.Type
-	filters []benchFilter
+	filters []filterEntry
 	key     []byte
 	sink    uint64 // keeps dry-run work observable
 }
 
-func typeTitle(t filter.Type) string {
+func filterTypeTitle(t filter.Type) string {
 	s := t.String()
 	return strings.ToUpper(s[:1]) + s[1:]
 }
@@ -204,7 +208,7 @@ func runFilterImpl(w io.Writer, f filterFlags, typ filter.Type) (filterResult, e
 		}
 	}
 	fmt.Fprintf(w, "%s filter, %s: %d filters, %d keys, %.2f MiB, expected FP rate %.4f%%, queries=%d, batch_size=%d, seed=%d\n",
-		typeTitle(typ), setting, len(fr.filters), f.keysTotal, float64(bytes)/(1<<20), 100*expected,
+		filterTypeTitle(typ), setting, len(fr.filters), f.keysTotal, float64(bytes)/(1<<20), 100*expected,
 		f.queries, f.batchSize, f.seed)
 	if fallbacks > 0 {
 		fmt.Fprintf(w, "(%d of %d filters were written as Bloom)\n", fallbacks, len(fr.filters))
@@ -219,14 +223,14 @@ func runFilterImpl(w io.Writer, f filterFlags, typ filter.Type) (filterResult, e
 	fmt.Fprintf(w, "Bits/key stored: %.3f\n", res.bitsPerKey)
 	fmt.Fprintf(w, "FP rate %%: %.4f\n", res.fpPct)
 	for _, m := range []struct {
-		mode  queryMode
+		mode  filterQueryMode
 		label string
 		dst   *float64
 	}{
-		{modeSingle, "Single filter", &res.single},
-		{modePrepared, "Batched, prepared", &res.prepared},
-		{modeUnprepared, "Batched, unprepared", &res.unprepared},
-		{modeRandom, "Random filter", &res.random},
+		{filterModeSingle, "Single filter", &res.single},
+		{filterModePrepared, "Batched, prepared", &res.prepared},
+		{filterModeUnprepared, "Batched, unprepared", &res.unprepared},
+		{filterModeRandom, "Random filter", &res.random},
 	} {
 		gross, err := fr.query(m.mode, false)
 		if err != nil {
@@ -252,7 +256,7 @@ func (fr *filterRun) makeKey(id, v uint32) []byte {
 // included) and the total size of the filters.
 func (fr *filterRun) build(policy filter.Policy) (nsPerKey float64, bytes int) {
 	f := fr.f
-	rng := splitmix(f.seed)
+	rng := newFilterRNG(f.seed)
 	spread := uint32(2*int(f.varyRatio*float64(f.keysPerFilter)) + 1)
 	b := policy.NewBuilder()
 	start := fr.now()
@@ -268,7 +272,7 @@ func (fr *filterRun) build(policy filter.Policy) (nsPerKey float64, bytes int) {
 		if err != nil {
 			panic(fmt.Sprintf("sqlbench: decoding a filter just built: %v", err))
 		}
-		fr.filters = append(fr.filters, benchFilter{id: id, keys: uint32(n), r: r})
+		fr.filters = append(fr.filters, filterEntry{id: id, keys: uint32(n), r: r})
 		total += n
 		bytes += len(data)
 	}
@@ -296,24 +300,24 @@ func (fr *filterRun) verify() (float64, error) {
 	return float64(fps) / float64(perFilter*len(fr.filters)), nil
 }
 
-type queryMode int
+type filterQueryMode int
 
 const (
-	modeSingle queryMode = iota
-	modePrepared
-	modeUnprepared
-	modeRandom
+	filterModeSingle filterQueryMode = iota
+	filterModePrepared
+	filterModeUnprepared
+	filterModeRandom
 )
 
 // query runs -queries queries in mode m and returns the time per query.
 // With dry set, the filter is replaced by an answer of "maybe". Every
 // batch (one key outside the batched modes) goes wholly to added keys or
 // wholly to others, at random.
-func (fr *filterRun) query(m queryMode, dry bool) (float64, error) {
-	rng := splitmix(fr.f.seed + 1)
+func (fr *filterRun) query(m filterQueryMode, dry bool) (float64, error) {
+	rng := newFilterRNG(fr.f.seed + 1)
 	nf := uint32(len(fr.filters))
 	batch := 1
-	if m == modePrepared || m == modeUnprepared {
+	if m == filterModePrepared || m == filterModeUnprepared {
 		batch = fr.f.batchSize
 	}
 	var hashes [maxFilterBatch]uint64
@@ -325,7 +329,7 @@ func (fr *filterRun) query(m queryMode, dry bool) (float64, error) {
 		r := rng.next()
 		inside := r&1 == 0
 		fi := uint32(0)
-		if m != modeSingle {
+		if m != filterModeSingle {
 			fi = uint32((r >> 32) * uint64(nf) >> 32)
 		}
 		bf := &fr.filters[fi]
@@ -342,7 +346,7 @@ func (fr *filterRun) query(m queryMode, dry bool) (float64, error) {
 				fr.sink += hs[i]
 				res[i] = true
 			}
-		case m == modePrepared:
+		case m == filterModePrepared:
 			bf.r.MayContainBatch(hs, res)
 		default:
 			for i := range hs {
@@ -374,17 +378,17 @@ func (fr *filterRun) now() int64 {
 			return ts.Nano()
 		}
 	}
-	return int64(time.Since(processStart))
+	return int64(time.Since(filterClockStart))
 }
 
-var processStart = time.Now()
+var filterClockStart = time.Now()
 
-// rng is splitmix64: fast, and reproducible from a seed.
-type rng struct{ s uint64 }
+// filterRNG is splitmix64: fast, and reproducible from a seed.
+type filterRNG struct{ s uint64 }
 
-func splitmix(seed uint64) *rng { return &rng{s: seed} }
+func newFilterRNG(seed uint64) *filterRNG { return &filterRNG{s: seed} }
 
-func (r *rng) next() uint64 {
+func (r *filterRNG) next() uint64 {
 	r.s += 0x9e3779b97f4a7c15
 	z := r.s
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
@@ -393,4 +397,4 @@ func (r *rng) next() uint64 {
 }
 
 // below returns a number in [0, n).
-func (r *rng) below(n uint32) uint32 { return uint32((r.next() >> 32) * uint64(n) >> 32) }
+func (r *filterRNG) below(n uint32) uint32 { return uint32((r.next() >> 32) * uint64(n) >> 32) }

@@ -55,7 +55,7 @@ func TestFilterFlags(t *testing.T) {
 	require.NotContains(t, out.String(), "Bloom filter")
 }
 
-func TestDispatch(t *testing.T) {
+func TestFilterDispatch(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 2, dispatch(nil, &stdout, &stderr))
 	require.Contains(t, stderr.String(), "filter ")

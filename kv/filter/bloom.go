@@ -5,9 +5,9 @@ package filter
 // A Bloom filter is an array of 64-byte lines followed by the 5-byte
 // trailer described in doc.go:
 //
-//	+--------+--------+-----+--------------+-------------------------------+
+//	+--------+--------+-----+-----------------+----+----+--------+----+----+
 //	| line 0 | line 1 | ... | line numLines-1 | FF | 00 | probes | 00 | 00 |
-//	+--------+--------+-----+--------------+-------------------------------+
+//	+--------+--------+-----+-----------------+----+----+--------+----+----+
 //
 // A key hash h is split in two 32-bit halves. The low half picks the line
 // by multiply-shift range reduction, line = (low32(h) * numLines) >> 32, so

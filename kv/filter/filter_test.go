@@ -3,6 +3,7 @@ package filter
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/strata-db/strata/kv/internal/base"
@@ -351,6 +352,39 @@ func TestAllocs(t *testing.T) {
 			buf = b.Finish(buf[:0])
 		}
 		fill()
-		require.Zero(t, testing.AllocsPerRun(5, fill), "%s Add+Finish", p.Type)
+		if !raceEnabled {
+			require.Zero(t, testing.AllocsPerRun(5, fill), "%s Add+Finish", p.Type)
+		}
+	}
+}
+
+// TestConcurrentReaders queries one Reader from several goroutines; run
+// with -race, it checks that queries write nothing shared.
+func TestConcurrentReaders(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	hashes := randomHashes(rng, 20_000)
+	for _, p := range []Policy{bloom10, ribbon10} {
+		_, r := build(t, p, hashes)
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out := make([]bool, 64)
+				for lo := g; lo+64 <= len(hashes); lo += 256 {
+					r.MayContainBatch(hashes[lo:lo+64], out)
+					for i, ok := range out {
+						if !ok || !r.MayContain(hashes[lo+i]) {
+							errs <- fmt.Errorf("%s: false negative at %d", p.Type, lo+i)
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		require.NoError(t, <-errs)
 	}
 }
