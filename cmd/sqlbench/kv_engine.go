@@ -1,0 +1,82 @@
+package main
+
+// The kv workloads reach the engine through kvBackend and kvEngine, a
+// narrow view of kv.DB. Keeping them behind these two interfaces keeps the
+// workloads, the runner and the report free of engine types, so the same
+// workload code can drive another store for a side-by-side comparison. The
+// Strata implementation, and the only file of the subcommand that imports
+// the engine, is kv_strata.go; it also provides newKVBackend and
+// kvCheckEngineFlags.
+
+// kvBackend opens, destroys and inspects databases of one engine with the
+// options of a kvConfig. It owns what outlives one open database (the
+// block cache, as db_bench keeps one cache across the reopen before each
+// fill).
+type kvBackend interface {
+	// name describes the engine for the run's environment lines.
+	name() string
+	// open opens the database in dir; with mustExist, a directory without
+	// a database is an error.
+	open(dir string, mustExist bool) (kvEngine, error)
+	// destroy removes the engine's files from dir (and nothing else).
+	destroy(dir string) error
+	// evictOSCache asks the kernel to drop its cached pages of every table
+	// file in dir, and returns how many files it evicted.
+	evictOSCache(dir string) (int, error)
+}
+
+// kvEngine is an open database as the workloads use it. It is safe for
+// concurrent use; the batches and iterators it returns are not.
+type kvEngine interface {
+	// newBatch returns an empty write batch.
+	newBatch() kvBatch
+	// get returns the value of key and whether it was found. The value may
+	// reuse dst's memory and stays valid until the next get with that dst.
+	get(key, dst []byte) (value []byte, found bool, err error)
+	// newIter returns an iterator; o may ask for an upper bound and, as the
+	// engine grows them, read-path behaviour.
+	newIter(o kvIterOptions) (kvIter, error)
+	// flush writes the memtable to a table and waits for it.
+	flush() error
+	// compact compacts the whole key space down the tree.
+	compact() error
+	// counters returns the engine's statistics, in a fixed order.
+	counters() []kvCounter
+	// metrics describes the tree's shape (files and bytes per level).
+	metrics() string
+	close() error
+}
+
+// kvBatch is a reusable write batch.
+type kvBatch interface {
+	set(key, value []byte) error
+	// commit applies the batch atomically and empties it for reuse.
+	commit() error
+	close() error
+}
+
+// kvIter is an iterator: the shape of kv.Iterator (which implements it),
+// positioning methods returning whether the iterator is on a key, Key and
+// Value valid until the next positioning call.
+type kvIter interface {
+	SeekGE(key []byte) bool
+	First() bool
+	Next() bool
+	Key() []byte
+	Value() []byte
+	Close() error
+}
+
+// kvIterOptions are the iterator settings a workload run asks for.
+// Read-path switches (explicit readahead, async I/O) belong here: kvRun
+// carries them and the engine adapter maps them to kv.IterOptions.
+type kvIterOptions struct {
+	// upperBound, when not nil, is the exclusive upper bound of the keys.
+	upperBound []byte
+}
+
+// kvCounter is one statistic and its value.
+type kvCounter struct {
+	name  string
+	value int64
+}
