@@ -26,6 +26,7 @@ func (d *DB) pickerOptions() manifest.PickerOptions {
 		LBaseMaxBytes:       d.opts.LBaseMaxBytes,
 		LevelMultiplier:     d.opts.LevelMultiplier,
 		TargetFileSize:      d.opts.TargetFileSize,
+		DynamicLevelBytes:   true,
 	}
 }
 

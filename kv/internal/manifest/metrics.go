@@ -27,6 +27,7 @@ type Metrics [NumLevels]LevelMetrics
 func ComputeMetrics(v *Version, opts PickerOptions) Metrics {
 	var m Metrics
 	scores := LevelScores(v, opts)
+	_, targets := LevelTargets(v, opts)
 	for level, files := range v.Levels {
 		lm := &m[level]
 		lm.NumFiles = len(files)
@@ -38,7 +39,7 @@ func ComputeMetrics(v *Version, opts PickerOptions) Metrics {
 			}
 		}
 		lm.Score = scores[level]
-		lm.MaxBytes = opts.MaxBytes(level)
+		lm.MaxBytes = targets[level]
 	}
 	return m
 }

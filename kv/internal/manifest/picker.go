@@ -32,6 +32,14 @@ type PickerOptions struct {
 	// TargetFileSizeMultiplier grows the target file size per level below
 	// L1. Default 1 (the same size at every level); at least 1.
 	TargetFileSizeMultiplier float64
+	// DynamicLevelBytes sizes the levels from the bottom up, as RocksDB's
+	// level_compaction_dynamic_level_bytes does: the last level's target is
+	// its actual size, each level above it LevelMultiplier times smaller,
+	// and L0 compacts straight into the base level, the highest level whose
+	// target is at least LBaseMaxBytes/LevelMultiplier; levels above the
+	// base stay empty. A small database then has two or three sorted runs
+	// instead of one per level, which is what reads pay for.
+	DynamicLevelBytes bool
 }
 
 // EnsureDefaults fills zero fields with their defaults.
@@ -75,14 +83,50 @@ func (o *PickerOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
-// MaxBytes returns the target size of level (1 and below); a level bigger
-// than its target scores above 1. L0 has no byte target.
+// MaxBytes returns the static target size of level (1 and below); a level
+// bigger than its target scores above 1. L0 has no byte target. With
+// DynamicLevelBytes the targets depend on the version: see LevelTargets.
 func (o PickerOptions) MaxBytes(level int) uint64 {
 	o.EnsureDefaults()
 	if level < 1 {
 		return 0
 	}
 	return scale(o.LBaseMaxBytes, o.LevelMultiplier, level-1)
+}
+
+// LevelTargets returns the base level (the level L0 compacts into) and the
+// target size of every level of v. Without DynamicLevelBytes the base level
+// is L1 and the targets are MaxBytes. With it, the targets are derived from
+// the size of the last level (see DynamicLevelBytes); a level above the
+// base level gets target 0: anything there is compacted down.
+func LevelTargets(v *Version, opts PickerOptions) (baseLevel int, targets [NumLevels]uint64) {
+	opts.EnsureDefaults()
+	if !opts.DynamicLevelBytes {
+		for level := 1; level < NumLevels; level++ {
+			targets[level] = opts.MaxBytes(level)
+		}
+		return 1, targets
+	}
+	last := NumLevels - 1
+	size := v.LevelSize(last)
+	for level := 1; level < last; level++ {
+		// Data above the last level that has not reached it yet counts
+		// towards its size, so that a database filling up from empty does
+		// not keep its base level at the bottom.
+		size = max(size, v.LevelSize(level))
+	}
+	baseLevel = last
+	cur := float64(size)
+	for baseLevel > 1 && cur > float64(opts.LBaseMaxBytes) {
+		cur /= opts.LevelMultiplier
+		baseLevel--
+	}
+	t := float64(max(size, opts.LBaseMaxBytes))
+	for level := last; level >= baseLevel; level-- {
+		targets[level] = uint64(t)
+		t = max(t/opts.LevelMultiplier, float64(opts.LBaseMaxBytes))
+	}
+	return baseLevel, targets
 }
 
 // TargetFileSizeAt returns the target size of output files written into
@@ -122,6 +166,7 @@ func LevelScores(v *Version, opts PickerOptions) [NumLevels]float64 {
 		}
 	}
 	scores[0] = float64(n) / float64(opts.L0CompactionTrigger)
+	baseLevel, targets := LevelTargets(v, opts)
 	for level := 1; level < NumLevels-1; level++ {
 		var size uint64
 		for _, f := range v.Levels[level] {
@@ -129,7 +174,15 @@ func LevelScores(v *Version, opts PickerOptions) [NumLevels]float64 {
 				size += f.Size
 			}
 		}
-		scores[level] = float64(size) / float64(opts.MaxBytes(level))
+		switch {
+		case level < baseLevel:
+			// Above the base level: whatever is here moves down.
+			if size > 0 {
+				scores[level] = 1 + float64(size)/float64(opts.LBaseMaxBytes)
+			}
+		default:
+			scores[level] = float64(size) / float64(targets[level])
+		}
 	}
 	return scores
 }
@@ -185,6 +238,17 @@ func Pick(v *Version, opts PickerOptions) *Compaction {
 
 func pickL0(v *Version, opts PickerOptions) *Compaction {
 	l0 := v.Levels[0]
+	base, _ := LevelTargets(v, opts)
+	// L0 compacts into the base level, unless a level above it still holds
+	// data (the base level moved down): then into the first such level, so
+	// that no newer data lands below older data.
+	out := base
+	for level := 1; level < base; level++ {
+		if len(v.Levels[level]) > 0 {
+			out = level
+			break
+		}
+	}
 	for _, f := range l0 {
 		if f.Compacting {
 			continue
@@ -193,7 +257,7 @@ func pickL0(v *Version, opts PickerOptions) *Compaction {
 		if anyCompacting(inputs) {
 			continue
 		}
-		if c := setup(v, 0, 1, inputs, opts); c != nil {
+		if c := setup(v, 0, out, inputs, opts); c != nil {
 			return c
 		}
 	}

@@ -347,3 +347,40 @@ func TestPickConcurrent(t *testing.T) {
 	}
 	require.Greater(t, maxRunning, 3)
 }
+
+func TestLevelTargetsDynamic(t *testing.T) {
+	mk := func(level int, size uint64, n uint64, lo, hi string) *FileMetadata {
+		return &FileMetadata{FileNum: n, Size: size,
+			Smallest: base.AppendKey(nil, []byte(lo), 1, base.KindSet), Largest: base.AppendKey(nil, []byte(hi), 1, base.KindSet)}
+	}
+	opts := PickerOptions{DynamicLevelBytes: true, LBaseMaxBytes: 64 << 20, LevelMultiplier: 10}
+	var v Version
+	base0, _ := LevelTargets(&v, opts)
+	require.Equal(t, NumLevels-1, base0, "an empty tree compacts L0 straight to the last level")
+
+	v.Levels[6] = []*FileMetadata{mk(6, 2<<30, 1, "a", "z")} // 2 GiB at the bottom
+	baseLevel, targets := LevelTargets(&v, opts)
+	// 2 GiB at L6, 205 MiB at L5, and L4 the first level whose share
+	// (20 MiB) is within LBaseMaxBytes: the base level.
+	require.Equal(t, 4, baseLevel)
+	require.EqualValues(t, 2<<30, targets[6])
+	require.InDelta(t, float64(2<<30)/10, float64(targets[5]), 1)
+	require.EqualValues(t, 64<<20, targets[4])
+	require.Zero(t, targets[3])
+
+	// Static sizing is unchanged.
+	baseLevel, targets = LevelTargets(&v, PickerOptions{LBaseMaxBytes: 64 << 20, LevelMultiplier: 10})
+	require.Equal(t, 1, baseLevel)
+	require.EqualValues(t, 64<<20, targets[1])
+
+	// L0 compacts into the base level.
+	v.Levels[0] = []*FileMetadata{mk(0, 1<<20, 2, "b", "c"), mk(0, 1<<20, 3, "b", "d"), mk(0, 1<<20, 4, "e", "f"), mk(0, 1<<20, 5, "a", "b")}
+	for i, f := range v.Levels[0] {
+		f.LargestSeq = base.SeqNum(i + 1)
+	}
+	opts.L0CompactionTrigger = 2
+	c := Pick(&v, opts)
+	require.NotNil(t, c)
+	require.Equal(t, 0, c.Level)
+	require.Equal(t, 4, c.OutputLevel)
+}
