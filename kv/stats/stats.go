@@ -70,6 +70,8 @@ const (
 	StallMicros       // stall.micros: time writes spent stalled
 	BackgroundErrs    // background.errors: flushes or compactions that failed
 
+	AsyncReadAbandoned // async.read.abandoned: background reads dropped unused because the reader moved away or closed
+
 	NumCounters // the number of counters; not a counter
 )
 
@@ -114,6 +116,7 @@ var names = [NumCounters]string{
 	Stalls:                    "stall.count",
 	StallMicros:               "stall.micros",
 	BackgroundErrs:            "background.errors",
+	AsyncReadAbandoned:        "async.read.abandoned",
 }
 
 // String returns the counter's stable name, e.g. "file.read.count".

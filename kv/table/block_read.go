@@ -7,13 +7,14 @@ import (
 	"slices"
 
 	"github.com/strata-db/strata/kv/cache"
+	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/vfs"
 )
 
-// blockSource supplies the stored bytes of blocks. The reader's file is the
-// default source; a prefetch buffer that serves a range it has already read
-// can stand in for it, per iterator, without the reader knowing.
+// blockSource supplies the stored bytes of blocks: the reader's file. An
+// iterator's prefetch buffer (readEnv.pf) is consulted first and serves
+// the ranges it has read ahead; the file gets the rest.
 //
 // A source whose reads must be aligned (direct I/O) says so with an
 // Alignment() int method, as vfs.File does; without it reads are unaligned.
@@ -63,6 +64,12 @@ type blockBufs struct {
 type readEnv struct {
 	src  blockSource
 	sink stats.Sink
+	// pf, when not nil, is the iterator's prefetch buffer: it sees every
+	// block read (cache hits included, for its sequential pattern) and
+	// serves or reads ahead the bytes of misses. access says which way the
+	// iterator is moving.
+	pf     *prefetch.Buffer
+	access prefetch.Access
 	// fill inserts blocks read on a miss into the cache.
 	fill bool
 	// bufs receive blocks that do not go into the cache (no cache, or fill
@@ -91,6 +98,9 @@ func (r *Reader) readBlock(h BlockHandle, env readEnv) (BlockRef, error) {
 		k := cache.Key{NS: r.opts.CacheNS, File: r.opts.FileNum, Offset: h.Offset}
 		if ch, ok := c.Get(k); ok {
 			env.sink.Add(stats.BlockCacheHit, 1)
+			if env.pf != nil {
+				env.pf.Observe(int64(h.Offset), int(h.Length)+TrailerLen)
+			}
 			return BlockRef{data: ch.Value(), h: ch}, nil
 		}
 		if env.fill {
@@ -102,6 +112,9 @@ func (r *Reader) readBlock(h BlockHandle, env readEnv) (BlockRef, error) {
 			}
 			if hit {
 				env.sink.Add(stats.BlockCacheHit, 1)
+				if env.pf != nil {
+					env.pf.Observe(int64(h.Offset), int(h.Length)+TrailerLen)
+				}
 			} else {
 				env.sink.Add(stats.BlockCacheMiss, 1)
 				env.sink.Add(stats.BlockCacheAdd, 1)
@@ -159,11 +172,22 @@ func (r *Reader) loadInto(h BlockHandle, env readEnv, bufs *blockBufs) ([]byte, 
 	return out, nil
 }
 
-// readRaw reads the n stored bytes at off (a block and its trailer) from
-// env.src into *buf, growing it as needed, and returns them. When the
-// source needs aligned reads it reads the aligned range around them into an
-// aligned buffer and returns the sub-slice.
+// readRaw reads the n stored bytes at off (a block and its trailer) and
+// returns them: from the prefetch buffer when it has them or reads ahead
+// for them (the result then aliases the buffer until its next use), else
+// from env.src into *buf, growing it as needed. When the source needs
+// aligned reads it reads the aligned range around them into an aligned
+// buffer and returns the sub-slice.
 func (r *Reader) readRaw(env readEnv, off uint64, n int, buf *[]byte) ([]byte, error) {
+	if env.pf != nil {
+		p, ok, err := env.pf.Read(int64(off), n, env.access)
+		if err != nil {
+			return nil, fmt.Errorf("table: reading %s: %w", r.name, err)
+		}
+		if ok {
+			return p, nil
+		}
+	}
 	align := alignmentOf(env.src)
 	if align <= 1 {
 		if cap(*buf) < n {

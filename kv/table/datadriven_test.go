@@ -7,8 +7,11 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/filter"
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/prefetch"
+	"github.com/strata-db/strata/kv/stats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,15 +27,40 @@ import (
 //	blocks-in-range [lower=k] [upper=k]
 //	props
 //
+// testdata/multiget, testdata/multiscan and testdata/readahead add:
+//
+//	build ... [cache=N] [gen=N vsize=N]
+//	  a block cache of N bytes for the reader; N generated entries
+//	  "key00000" ... at seq 1 with vsize-byte values instead of the input
+//	multiget seq=N
+//	  one user key per line (a line "k done" is pre-resolved); prints each
+//	  result and the block-cache lookups the batch made
+//	multiscan [threshold=N] [async]
+//	  one range per line, "start end" ("-" for no end); prints the blocks
+//	  each range holds and the counters of Prepare, then the entries a
+//	  seek to each start and Next to its end return, and the reads that
+//	  made (none)
+//	scan [lower=k] [upper=k] [readahead=off|auto|N] [initial=N] [max=N] [async] [reverse]
+//	  a full scan (First and Next, or Last and Prev) and its counters
+//
 // Rewrite the expected output with -rewrite and review the diff.
 func TestDataDriven(t *testing.T) {
+	for _, file := range []string{"table", "multiget", "multiscan", "readahead"} {
+		t.Run(file, func(t *testing.T) { runDataDriven(t, "testdata/"+file) })
+	}
+}
+
+func runDataDriven(t *testing.T, path string) {
 	var r *Reader
+	var st *stats.Counters
+	pool := prefetch.NewPool(2)
+	defer pool.Close()
 	defer func() {
 		if r != nil {
 			r.Close()
 		}
 	}()
-	datadriven.RunTest(t, "testdata/table", func(t *testing.T, d *datadriven.TestData) string {
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "build":
 			if r != nil {
@@ -56,10 +84,31 @@ func TestDataDriven(t *testing.T) {
 				opts.FilterPolicy.Type = ft
 			}
 			es, ts := parseEntries(t, d.Input)
+			if d.HasArg("gen") {
+				// gen=N generated entries "key%05d" at seq 1 with
+				// vsize-byte values, instead of the input.
+				var n, vsize int
+				d.ScanArgs(t, "gen", &n)
+				d.MaybeScanArgs(t, "vsize", &vsize)
+				for i := range n {
+					es = append(es, entry{ikey(fmt.Sprintf("key%05d", i), 1, base.KindSet), []byte(strings.Repeat("v", vsize))})
+				}
+			}
+			st = &stats.Counters{}
+			ro := ReaderOptions{Stats: st, Pool: pool}
+			if d.HasArg("cache") {
+				var n int64
+				d.ScanArgs(t, "cache", &n)
+				ro.Cache = cache.New(n)
+			}
 			var err error
-			r, err = openBytes(buildTable(t, es, ts, opts), ReaderOptions{})
+			r, err = openBytes(buildTable(t, es, ts, opts), ro)
 			require.NoError(t, err)
 			var b strings.Builder
+			if d.HasArg("gen") {
+				fmt.Fprintf(&b, "%d blocks, data end %d\n", len(r.index), r.DataEnd())
+				return b.String()
+			}
 			for i, e := range r.index {
 				fmt.Fprintf(&b, "block %d %s first=%s sep=%s\n", i, e.h, fmtKey(e.first), fmtKey(e.sep))
 			}
@@ -167,6 +216,13 @@ func TestDataDriven(t *testing.T) {
 				return "blocks: none\n"
 			}
 			return "blocks: " + strings.Join(out, " ") + "\n"
+
+		case "multiget":
+			return ddMultiGet(t, d, r, st)
+		case "multiscan":
+			return ddMultiScan(t, d, r, st)
+		case "scan":
+			return ddScan(t, d, r, st)
 
 		case "props":
 			p := r.Properties()

@@ -49,11 +49,29 @@
 // then reads the one block that can hold the key. BlocksInRange and
 // ApproximateOffset answer from the index alone.
 //
+// The read path has three batch mechanisms (see kv/prefetch for the I/O):
+//
+//   - Readahead (IterOptions.ReadaheadSize, the automatic knobs, AsyncIO):
+//     each Iter has its own prefetch buffer over the reader's file, which
+//     turns a forward scan's block reads into few large reads, possibly
+//     double-buffered in the background on ReaderOptions.Pool. It never
+//     reads past the block holding the upper bound.
+//   - MultiGet: a sorted batch of keys, filter probes batched, one block
+//     lookup per distinct block, values copied into one arena.
+//   - PrepareScan: the blocks of many ranges collected from the index,
+//     looked up in the cache, the misses coalesced into few reads, all
+//     pinned until the PreparedScan closes; iterators given the scan
+//     (IterOptions.Prepared) serve its ranges without any read.
+//
 // # Concurrency
 //
 // A Reader is safe for concurrent use by many iterators and lookups; an
-// Iter, a BlockIter and a Writer are not. Slices returned by iterators are
-// valid until the next positioning call.
+// Iter, a BlockIter and a Writer are not. A PreparedScan is safe for
+// concurrent use. Slices returned by iterators are valid until the next
+// positioning call. An Iter's background reads run on the pool of
+// ReaderOptions (owned and closed by whoever made it, after the readers);
+// Iter.Close waits for them, so close iterators before their Reader, and a
+// PreparedScan's iterators before the PreparedScan.
 //
 // # Example
 //
@@ -63,8 +81,19 @@
 //	}
 //	if err := w.Close(); err != nil { ... }
 //
-//	r, err := table.NewReader(rf, "000007.sst", table.ReaderOptions{Cache: c, CacheNS: ns, FileNum: 7})
-//	it := r.NewIter(table.IterOptions{Lower: []byte("a"), Upper: []byte("m")})
+//	r, err := table.NewReader(rf, "000007.sst", table.ReaderOptions{Cache: c, CacheNS: ns, FileNum: 7, Pool: pool})
+//	it := r.NewIter(table.IterOptions{Lower: []byte("a"), Upper: []byte("m"), ReadaheadSize: 1 << 20, AsyncIO: true})
 //	for kv := it.First(); kv != nil; kv = it.Next() { ... }
 //	err = it.Close()
+//
+//	res := make([]table.GetResult, len(keys))
+//	arena, err := r.MultiGet(keys, hashes, seq, res, arena[:0], nil)
+//
+//	p, err := r.PrepareScan(ctx, ranges, table.PrepareOptions{Async: true})
+//	it = p.NewIter(table.IterOptions{})
+//	for _, rg := range ranges {
+//		for kv := it.SeekGE(base.MakeSearchKey(nil, rg.Start, base.SeqNumMax)); kv != nil; kv = it.Next() { ... }
+//	}
+//	it.Close()
+//	p.Close()
 package table

@@ -18,4 +18,11 @@ var (
 	// ErrNotFinished is returned by Writer.Metadata before a successful
 	// Close.
 	ErrNotFinished = errors.New("table: writer not closed")
+	// ErrInvalidRanges is returned (wrapped, naming the range) by
+	// Reader.PrepareScan for ranges that are unsorted, overlapping, empty,
+	// or without a start, or without an end before the last.
+	ErrInvalidRanges = errors.New("table: invalid scan ranges")
+	// ErrBatchMismatch is returned (wrapped) by Reader.MultiGet when keys,
+	// hashes and results differ in length.
+	ErrBatchMismatch = errors.New("table: MultiGet slices differ in length")
 )

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/stats"
 )
 
@@ -38,6 +39,13 @@ var _ base.InternalIterator = (*Iter)(nil)
 // Bounds: forward moves stop at Upper and backward moves at Lower; seeks are
 // clamped into [Lower, Upper) and blocks wholly outside it are not read.
 //
+// Blocks that are not in the block cache come through the iterator's own
+// prefetch buffer (kv/prefetch), which reads ahead as IterOptions say:
+// automatically once it sees adjacent block reads, by a fixed amount, and
+// in the background with AsyncIO. The buffer reads the reader's file (no
+// file is opened per iterator) and never past the block holding Upper.
+// With IterOptions.Prepared, blocks of the prepared scan come from it.
+//
 // An Iter is not safe for concurrent use; many Iters may share one Reader.
 type Iter struct {
 	r                  *Reader
@@ -45,6 +53,14 @@ type Iter struct {
 	lowerKey, upperKey []byte // search keys for the bounds
 	env                readEnv
 	bufs               blockBufs
+	pf                 prefetch.Buffer
+
+	// fwdUpper is the bound forward moves stop at: upper, or, after a seek
+	// into a range of prep, the lesser of upper and the range's End.
+	fwdUpper []byte
+	prep     *PreparedScan
+	prepHint int // position in prep.blocks of the last prepared block used
+	initErr  error
 
 	idx      int // index position of the loaded block
 	pos      iterPos
@@ -58,7 +74,7 @@ type Iter struct {
 // NewIter returns an iterator over the table's point entries. The bounds in
 // opts are not copied: keep them unchanged while the iterator lives.
 func (r *Reader) NewIter(opts IterOptions) *Iter {
-	it := &Iter{r: r, lower: opts.Lower, upper: opts.Upper, idx: -1, blockOff: noBlock}
+	it := &Iter{r: r, lower: opts.Lower, upper: opts.Upper, fwdUpper: opts.Upper, idx: -1, blockOff: noBlock}
 	if opts.Lower != nil {
 		it.lowerKey = base.MakeSearchKey(nil, opts.Lower, base.SeqNumMax)
 	}
@@ -71,7 +87,44 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 		fill: !opts.DontFillCache,
 		bufs: &it.bufs,
 	}
+	if p := opts.Prepared; p != nil {
+		switch {
+		case p.r != r:
+			it.initErr = fmt.Errorf("table: %s: IterOptions.Prepared was prepared on %s", r.name, p.r.name)
+		case p.closed.Load():
+			it.initErr = fmt.Errorf("table: %s: IterOptions.Prepared is closed", r.name)
+		default:
+			it.prep = p
+			p.iters.Add(1)
+		}
+	}
+	if po := opts.prefetchOptions(r.opts.Pool, r.readLimit(opts.Upper), it.env.sink); po.Enabled() {
+		it.pf.Init(r.file, po)
+		it.env.pf = &it.pf
+	}
 	return it
+}
+
+// readLimit returns the offset forward reads of an iterator bounded by
+// upper never need to pass: the start of the first block whose first key is
+// at or past upper (no forward move loads it), or the end of the data.
+func (r *Reader) readLimit(upper []byte) uint64 {
+	if upper == nil {
+		return r.dataEnd
+	}
+	lo, hi := 0, len(r.index)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(base.UserKey(r.index[m].first), upper) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(r.index) {
+		return r.dataEnd
+	}
+	return r.index[lo].h.Offset
 }
 
 // start clears the error before a seek, First or Last; false means the
@@ -83,14 +136,26 @@ func (it *Iter) start() bool {
 	case it.r.closed.Load():
 		it.err = ErrClosed
 	default:
-		it.err = nil
+		it.err = it.initErr
 	}
 	return it.err == nil
 }
 
+// boundForward sets the bound of forward moves after a seek to ukey: the
+// End of the prepared range holding ukey, if any, within Upper.
+func (it *Iter) boundForward(ukey []byte) {
+	it.fwdUpper = it.upper
+	if it.prep == nil {
+		return
+	}
+	if end, ok := it.prep.rangeEnd(ukey); ok && end != nil && (it.upper == nil || bytes.Compare(end, it.upper) < 0) {
+		it.fwdUpper = end
+	}
+}
+
 // loadBlock makes data block i current, reading it unless it is the block
-// already held.
-func (it *Iter) loadBlock(i int) bool {
+// already held. a is the direction of the move, for the prefetch buffer.
+func (it *Iter) loadBlock(i int, a prefetch.Access) bool {
 	h := it.r.index[i].h
 	it.idx = i
 	if h.Offset == it.blockOff {
@@ -99,10 +164,21 @@ func (it *Iter) loadBlock(i int) bool {
 	it.data.Reset()
 	it.block.Release()
 	it.blockOff = noBlock
-	ref, err := it.r.readBlock(h, it.env)
-	if err != nil {
-		it.err = err
-		return false
+	var ref BlockRef
+	if data, ok := it.prep.block(i, &it.prepHint); ok {
+		// Pinned by the prepared scan for longer than the iterator lives.
+		ref = BlockRef{data: data}
+		if it.env.pf != nil {
+			it.pf.Observe(int64(h.Offset), int(h.Length)+TrailerLen)
+		}
+	} else {
+		env := it.env
+		env.access = a
+		var err error
+		if ref, err = it.r.readBlock(h, env); err != nil {
+			it.err = err
+			return false
+		}
 	}
 	if err := it.data.InitAt(ref.data, it.r.name, h.Offset); err != nil {
 		ref.Release()
@@ -122,16 +198,16 @@ func (it *Iter) forward(kv *base.KV) *base.KV {
 			return nil
 		}
 		n := it.idx + 1
-		if n >= len(it.r.index) || (it.upper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.upper) >= 0) {
+		if n >= len(it.r.index) || (it.fwdUpper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.fwdUpper) >= 0) {
 			it.pos = posAtEnd
 			return nil
 		}
-		if !it.loadBlock(n) {
+		if !it.loadBlock(n, prefetch.Forward) {
 			return nil
 		}
 		kv = it.data.First()
 	}
-	if it.upper != nil && bytes.Compare(kv.UserKey(), it.upper) >= 0 {
+	if it.fwdUpper != nil && bytes.Compare(kv.UserKey(), it.fwdUpper) >= 0 {
 		it.pos = posAtEnd
 		return nil
 	}
@@ -154,7 +230,7 @@ func (it *Iter) backward(kv *base.KV) *base.KV {
 			it.pos = posAtStart
 			return nil
 		}
-		if !it.loadBlock(n) {
+		if !it.loadBlock(n, prefetch.Backward) {
 			return nil
 		}
 		kv = it.data.Last()
@@ -180,12 +256,13 @@ func (it *Iter) SeekGE(key []byte) *base.KV {
 	if it.lower != nil && bytes.Compare(base.UserKey(key), it.lower) < 0 {
 		key = it.lowerKey
 	}
+	it.boundForward(base.UserKey(key))
 	n := it.r.seekIndex(key)
-	if n >= len(it.r.index) || (it.upper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.upper) >= 0) {
+	if n >= len(it.r.index) || (it.fwdUpper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.fwdUpper) >= 0) {
 		it.pos = posAtEnd
 		return nil
 	}
-	if !it.loadBlock(n) {
+	if !it.loadBlock(n, prefetch.Forward) {
 		return nil
 	}
 	if base.Compare(key, it.r.index[n].first) <= 0 {
@@ -207,6 +284,7 @@ func (it *Iter) SeekLT(key []byte) *base.KV {
 	if it.upper != nil && bytes.Compare(base.UserKey(key), it.upper) >= 0 {
 		key = it.upperKey
 	}
+	it.fwdUpper = it.upper
 	n := it.r.seekIndex(key)
 	if n == len(it.r.index) || base.Compare(it.r.index[n].first, key) >= 0 {
 		// Block n holds nothing below key (or does not exist): the answer
@@ -217,7 +295,7 @@ func (it *Iter) SeekLT(key []byte) *base.KV {
 		it.pos = posAtStart
 		return nil
 	}
-	if !it.loadBlock(n) {
+	if !it.loadBlock(n, prefetch.Backward) {
 		return nil
 	}
 	return it.backward(it.data.SeekLT(key))
@@ -231,11 +309,12 @@ func (it *Iter) First() *base.KV {
 	if !it.start() {
 		return nil
 	}
-	if len(it.r.index) == 0 || (it.upper != nil && bytes.Compare(base.UserKey(it.r.index[0].first), it.upper) >= 0) {
+	it.boundForward(nil)
+	if len(it.r.index) == 0 || (it.fwdUpper != nil && bytes.Compare(base.UserKey(it.r.index[0].first), it.fwdUpper) >= 0) {
 		it.pos = posAtEnd
 		return nil
 	}
-	if !it.loadBlock(0) {
+	if !it.loadBlock(0, prefetch.Forward) {
 		return nil
 	}
 	return it.forward(it.data.First())
@@ -249,12 +328,13 @@ func (it *Iter) Last() *base.KV {
 	if !it.start() {
 		return nil
 	}
+	it.fwdUpper = it.upper
 	n := len(it.r.index) - 1
 	if n < 0 || (it.lower != nil && bytes.Compare(base.UserKey(it.r.index[n].sep), it.lower) < 0) {
 		it.pos = posAtStart
 		return nil
 	}
-	if !it.loadBlock(n) {
+	if !it.loadBlock(n, prefetch.Backward) {
 		return nil
 	}
 	return it.backward(it.data.Last())
@@ -291,7 +371,8 @@ func (it *Iter) Prev() *base.KV {
 // Error returns the error that stopped the iterator, if any.
 func (it *Iter) Error() error { return it.err }
 
-// Close releases the iterator's block and returns its error, if any.
+// Close releases the iterator's block, waits for its prefetch buffer's
+// reads in flight and returns its error, if any.
 func (it *Iter) Close() error {
 	if it.closed {
 		return it.err
@@ -301,5 +382,10 @@ func (it *Iter) Close() error {
 	it.block.Release()
 	it.blockOff = noBlock
 	it.pos = posNone
+	it.pf.Close()
+	if it.prep != nil {
+		it.prep.iters.Add(-1)
+		it.prep = nil
+	}
 	return it.err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/filter"
+	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/stats"
 )
 
@@ -117,6 +118,11 @@ type ReaderOptions struct {
 	// Stats receives the database-wide counts of reads, cache lookups and
 	// filter probes. Nil counts nothing.
 	Stats *stats.Counters
+	// Pool runs the background reads of iterators with IterOptions.AsyncIO
+	// and of PrepareScan with PrepareOptions.Async. Its owner (the
+	// database) closes it after every reader is closed. Nil makes those
+	// reads synchronous.
+	Pool *prefetch.Pool
 }
 
 // IterOptions configure one Iter.
@@ -133,4 +139,48 @@ type IterOptions struct {
 	// not insert the blocks it reads (compactions: one pass over the file
 	// should not evict the working set).
 	DontFillCache bool
+
+	// ReadaheadSize, when positive, is an explicit readahead: every data
+	// block the iterator must read from the file is read together with
+	// this many bytes after it, from the first read on (clamped to
+	// prefetch.MaxReadaheadSize). For scans known to be long. Zero selects
+	// automatic readahead.
+	//
+	// Whatever the mode, readahead never reads past the block holding
+	// Upper (found in the index) nor past the data blocks, backward moves
+	// never read ahead, and blocks found in the block cache are not read.
+	ReadaheadSize int64
+	// InitialAutoReadahead and MaxAutoReadahead tune automatic readahead:
+	// after two adjacent block reads (cache hits count), the next block
+	// read from the file brings InitialAutoReadahead bytes after it, and
+	// each further one twice as many, up to MaxAutoReadahead; a jump starts
+	// over. Zero means the defaults, prefetch.DefaultInitialReadahead (8
+	// KiB) and prefetch.DefaultMaxReadahead (256 KiB); a negative
+	// MaxAutoReadahead turns automatic readahead off (the iterator then
+	// reads exactly the blocks it needs, as a point lookup does).
+	InitialAutoReadahead int64
+	MaxAutoReadahead     int64
+	// AsyncIO double-buffers the readahead: while the iterator consumes
+	// one region, the next is read in the background on
+	// ReaderOptions.Pool. Without a pool it has no effect.
+	AsyncIO bool
+
+	// Prepared, when not nil, is a scan prepared on this reader
+	// (Reader.PrepareScan): the iterator takes its blocks from it, without
+	// a cache lookup or a read, and stops at the end of each prepared range
+	// (see PreparedScan). Close the iterator before the PreparedScan.
+	Prepared *PreparedScan
+}
+
+// prefetchOptions returns the options of the iterator's prefetch buffer.
+func (o *IterOptions) prefetchOptions(pool *prefetch.Pool, limit uint64, sink stats.Sink) prefetch.Options {
+	return prefetch.Options{
+		ReadaheadSize:    o.ReadaheadSize,
+		InitialReadahead: o.InitialAutoReadahead,
+		MaxReadahead:     o.MaxAutoReadahead,
+		AsyncIO:          o.AsyncIO,
+		Pool:             pool,
+		Limit:            int64(limit),
+		Stats:            sink,
+	}
 }

@@ -40,11 +40,12 @@ type Reader struct {
 	props      *Properties
 	rangeDels  []Tombstone
 
-	// bufPool holds *blockBufs for reads that fill the cache, and getPool
-	// *getState for Get.
-	bufPool sync.Pool
-	getPool sync.Pool
-	closed  atomic.Bool
+	// bufPool holds *blockBufs for reads that fill the cache, getPool
+	// *getState for Get, multiGetPool *multiGetState for MultiGet.
+	bufPool      sync.Pool
+	getPool      sync.Pool
+	multiGetPool sync.Pool
+	closed       atomic.Bool
 }
 
 // NewReader opens the table in f, whose name is used in errors and whose
@@ -57,6 +58,7 @@ func NewReader(f vfs.File, name string, opts ReaderOptions) (*Reader, error) {
 	r := &Reader{file: f, name: name, opts: opts}
 	r.bufPool.New = func() any { return new(blockBufs) }
 	r.getPool.New = func() any { return new(getState) }
+	r.multiGetPool.New = func() any { return new(multiGetState) }
 	if err := r.open(); err != nil {
 		f.Close()
 		return nil, err

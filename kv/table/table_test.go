@@ -407,8 +407,9 @@ func TestStatsAndBlockReuse(t *testing.T) {
 	require.LessOrEqual(t, db.Get(stats.FileReadCount), int64(2))
 	db.Reset()
 
+	// Without readahead every block is one read.
 	op := &stats.Counters{}
-	it := r.NewIter(IterOptions{Stats: op})
+	it := r.NewIter(IterOptions{Stats: op, MaxAutoReadahead: -1})
 	n := 0
 	for kv := it.First(); kv != nil; kv = it.Next() {
 		n++

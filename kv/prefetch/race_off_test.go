@@ -1,0 +1,5 @@
+//go:build !race
+
+package prefetch
+
+const raceEnabled = false

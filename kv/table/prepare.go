@@ -1,0 +1,346 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/strata-db/strata/kv/cache"
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/prefetch"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/vfs"
+)
+
+// MultiScan with Prepare
+//
+// A MultiScan reads many key ranges of one table in order. PrepareScan
+// loads every data block the ranges need before the first is iterated:
+//
+//  1. Collect: for each range, the index gives the blocks from the one that
+//     can hold Start up to the last whose first key is below End (first
+//     keys prune the rest). A block shared by adjacent ranges is taken
+//     once; a range no block covers costs nothing.
+//  2. Cache: every block is looked up in the block cache; hits are pinned.
+//  3. Coalesce: the misses, in file order, merge into one read each when
+//     adjacent or within CoalesceThreshold bytes (prefetch.Coalesce), with
+//     direct-I/O rounding. Gap bytes are read and dropped: more bytes for
+//     far fewer read calls.
+//  4. Read: the reads are issued in turn, or all at once on the reader's
+//     pool with Async; each block is verified, decompressed, inserted into
+//     the block cache and pinned.
+//
+// The pins are held until the PreparedScan is closed, so iterating the
+// prepared ranges (IterOptions.Prepared) never reads the file.
+
+// ScanRange is one range of a MultiScan: the user keys [Start, End). End
+// nil means no end, which only the last range may have.
+type ScanRange struct {
+	Start, End []byte
+}
+
+// PrepareOptions configure PrepareScan. The zero value is usable.
+type PrepareOptions struct {
+	// CoalesceThreshold is the largest gap, in bytes, between two blocks
+	// to read that still lets them share one read. Zero means
+	// prefetch.DefaultCoalesceThreshold (16 KiB); a negative value merges
+	// nothing, not even adjacent blocks.
+	CoalesceThreshold int64
+	// Async issues all the reads at once on ReaderOptions.Pool instead of
+	// one after another (no effect without a pool).
+	Async bool
+	// DontFillCache keeps the blocks read in the PreparedScan's own memory
+	// instead of inserting them into the block cache.
+	DontFillCache bool
+	// Stats, when not nil, receives the counts of this scan, in addition
+	// to ReaderOptions.Stats.
+	Stats *stats.Counters
+}
+
+// PreparedScan holds the data blocks of a prepared MultiScan: pinned in the
+// block cache, or in its own memory without a cache. Iterate it with
+// NewIter (or IterOptions.Prepared): seek to each range's Start in order
+// and move forward with Next. An iterator positioned by a seek (or First)
+// into a prepared range stops at that range's End, as if End were its upper
+// bound, so that moving past a range's last entry does not read the blocks
+// between ranges; iterate each range to its End and seek to the next range
+// (keys at or past End are not returned, even if the table has them).
+// Seeks outside every range, SeekLT, Last and backward moves behave as in a
+// normal iterator, reading what they need: they are correct, only not
+// prepared.
+//
+// A PreparedScan may be shared by several iterators; it is safe for
+// concurrent use. Close it after them.
+type PreparedScan struct {
+	r      *Reader
+	ranges []ScanRange
+	// blocks are the prepared blocks in file order, spans[k] the positions
+	// in blocks of range k's blocks.
+	blocks []preparedBlock
+	spans  [][2]int
+	iters  atomic.Int32
+	closed atomic.Bool
+}
+
+type preparedBlock struct {
+	idx  int // position in the reader's index
+	data []byte
+	h    cache.Handle // zero when data is the scan's own memory
+}
+
+// PrepareScan loads the data blocks of ranges, which are sorted, do not
+// overlap (ranges[k].Start >= ranges[k-1].End) and have Start < End, and
+// holds them until the returned scan is closed. It checks ctx between reads;
+// a cancelled Prepare waits for the reads it issued, releases what it
+// pinned and returns ctx's error.
+//
+// Counts: multiscan.prepares, multiscan.ranges, multiscan.blocks.from.cache,
+// multiscan.blocks.prefetched, multiscan.coalesced.reads,
+// multiscan.prefetch.bytes, plus the usual block-cache and file-read
+// counters, in ReaderOptions.Stats and opts.Stats.
+func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts PrepareOptions) (*PreparedScan, error) {
+	if r.closed.Load() {
+		return nil, ErrClosed
+	}
+	if err := r.checkRanges(ranges); err != nil {
+		return nil, err
+	}
+	sink := stats.Sink{DB: r.opts.Stats, Op: opts.Stats}
+	sink.Add(stats.MultiScanPrepares, 1)
+	sink.Add(stats.MultiScanRanges, int64(len(ranges)))
+	p := &PreparedScan{r: r, ranges: ranges, spans: make([][2]int, len(ranges))}
+
+	// Collect the blocks, each once.
+	for k, rg := range ranges {
+		lo := len(p.blocks)
+		j := r.seekIndexUser(rg.Start)
+		if lo > 0 && p.blocks[lo-1].idx == j {
+			lo-- // the range starts in the previous range's last block
+			j++
+		}
+		for ; j < len(r.index); j++ {
+			if rg.End != nil && bytes.Compare(base.UserKey(r.index[j].first), rg.End) >= 0 {
+				break
+			}
+			p.blocks = append(p.blocks, preparedBlock{idx: j})
+		}
+		p.spans[k] = [2]int{lo, len(p.blocks)}
+	}
+
+	// Pin the cached ones; plan the reads of the others.
+	c := r.opts.Cache
+	var misses []int
+	var extents []prefetch.Extent
+	for b := range p.blocks {
+		pb := &p.blocks[b]
+		h := r.index[pb.idx].h
+		if c != nil {
+			if ch, ok := c.Get(cache.Key{NS: r.opts.CacheNS, File: r.opts.FileNum, Offset: h.Offset}); ok {
+				pb.h, pb.data = ch, ch.Value()
+				sink.Add(stats.BlockCacheHit, 1)
+				sink.Add(stats.MultiScanBlocksFromCache, 1)
+				continue
+			}
+			sink.Add(stats.BlockCacheMiss, 1)
+		}
+		misses = append(misses, b)
+		extents = append(extents, prefetch.Extent{Off: int64(h.Offset), Len: int64(h.Length) + TrailerLen})
+	}
+	if len(misses) == 0 {
+		return p, nil
+	}
+	threshold := opts.CoalesceThreshold
+	if threshold == 0 {
+		threshold = prefetch.DefaultCoalesceThreshold
+	}
+	if err := r.readPrepared(ctx, p, misses, prefetch.Coalesce(extents, threshold, alignmentOf(r.file)), opts, sink); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkRanges validates the ranges of a MultiScan.
+func (r *Reader) checkRanges(ranges []ScanRange) error {
+	for k, rg := range ranges {
+		var why string
+		switch {
+		case rg.Start == nil:
+			why = "has no start"
+		case rg.End == nil && k != len(ranges)-1:
+			why = "has no end but is not the last"
+		case rg.End != nil && bytes.Compare(rg.Start, rg.End) >= 0:
+			why = fmt.Sprintf("is empty or inverted: [%q, %q)", rg.Start, rg.End)
+		case k > 0 && bytes.Compare(rg.Start, ranges[k-1].End) < 0:
+			why = fmt.Sprintf("starts at %q, before the previous range ends at %q", rg.Start, ranges[k-1].End)
+		default:
+			continue
+		}
+		return fmt.Errorf("%w: %s: range %d %s", ErrInvalidRanges, r.name, k, why)
+	}
+	return nil
+}
+
+// readPrepared issues the reads ios of the blocks p.blocks[misses[...]] and
+// materializes them.
+func (r *Reader) readPrepared(ctx context.Context, p *PreparedScan, misses []int, ios []prefetch.IORange, opts PrepareOptions, sink stats.Sink) error {
+	align := alignmentOf(r.file)
+	reqs := make([]prefetch.Request, len(ios))
+	for k, io := range ios {
+		reqs[k] = prefetch.Request{File: r.file, Buf: vfs.AlignedBuffer(int(io.Len), align), Off: io.Off, Sink: sink}
+	}
+	// submitted[k]: reqs[k] runs on the pool and must be waited for.
+	submitted := make([]bool, len(reqs))
+	pool := r.opts.Pool
+	if !opts.Async {
+		pool = nil
+	}
+	var err error
+	if pool != nil {
+		for k := range reqs {
+			if err = ctx.Err(); err != nil {
+				break
+			}
+			submitted[k] = pool.Submit(&reqs[k]) == nil
+		}
+	}
+	fill := r.opts.Cache != nil && !opts.DontFillCache
+	for k, io := range ios {
+		rq := &reqs[k]
+		if submitted[k] {
+			rq.Wait()
+		} else if err == nil {
+			if err = ctx.Err(); err == nil {
+				rq.Run()
+			}
+		}
+		if err != nil {
+			continue // wait for the rest of what was submitted
+		}
+		sink.Add(stats.MultiScanCoalescedReads, 1)
+		sink.Add(stats.MultiScanPrefetchBytes, int64(rq.N))
+		err = r.materialize(p, misses[io.First:io.First+io.Count], rq, fill, sink)
+	}
+	return err
+}
+
+// materialize verifies and decodes the blocks of one completed read and
+// pins them (in the cache when fill) in p.
+func (r *Reader) materialize(p *PreparedScan, blocks []int, rq *prefetch.Request, fill bool, sink stats.Sink) error {
+	for _, b := range blocks {
+		pb := &p.blocks[b]
+		h := r.index[pb.idx].h
+		lo := int64(h.Offset) - rq.Off
+		hi := lo + int64(h.Length) + TrailerLen
+		if hi > int64(rq.N) {
+			err := rq.Err
+			if err == nil {
+				err = fmt.Errorf("short read: %d of %d bytes", rq.N, len(rq.Buf))
+			}
+			return fmt.Errorf("table: reading %s: %d bytes at offset %d: %w", r.name, len(rq.Buf), rq.Off, err)
+		}
+		payload, comp, err := verifyBlock(rq.Buf[lo:hi], r.name, r.baseCtx, h.Offset)
+		if err != nil {
+			return err
+		}
+		data := payload
+		switch {
+		case comp != NoCompression:
+			if data, err = decompressBlock(comp, payload, nil, r.name, h.Offset); err != nil {
+				return err
+			}
+		case fill:
+			data = slices.Clone(payload) // the cache owns exactly the block
+		}
+		sink.Add(stats.MultiScanBlocksPrefetched, 1)
+		if fill {
+			pb.h = r.opts.Cache.Set(cache.Key{NS: r.opts.CacheNS, File: r.opts.FileNum, Offset: h.Offset}, data)
+			data = pb.h.Value()
+			sink.Add(stats.BlockCacheAdd, 1)
+		}
+		pb.data = data
+	}
+	return nil
+}
+
+// NewIter returns an iterator over the scan's reader with opts.Prepared set
+// to p.
+func (p *PreparedScan) NewIter(opts IterOptions) *Iter {
+	opts.Prepared = p
+	return p.r.NewIter(opts)
+}
+
+// Ranges returns the ranges the scan was prepared for. Do not modify them.
+func (p *PreparedScan) Ranges() []ScanRange { return p.ranges }
+
+// NumBlocks returns the number of data blocks the scan holds.
+func (p *PreparedScan) NumBlocks() int { return len(p.blocks) }
+
+// RangeBlocks returns the number of prepared blocks range k covers (a block
+// shared with the range before counts for both).
+func (p *PreparedScan) RangeBlocks(k int) int { return p.spans[k][1] - p.spans[k][0] }
+
+// rangeEnd returns the End of the range holding ukey, and whether one does.
+func (p *PreparedScan) rangeEnd(ukey []byte) ([]byte, bool) {
+	// The last range starting at or before ukey.
+	lo, hi := 0, len(p.ranges)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(p.ranges[m].Start, ukey) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return nil, false
+	}
+	rg := &p.ranges[lo-1]
+	if rg.End != nil && bytes.Compare(ukey, rg.End) >= 0 {
+		return nil, false
+	}
+	return rg.End, true
+}
+
+// block returns the prepared data of the block at index position i.
+// *hint is where the last lookup succeeded: iteration moves forward, so the
+// next lookup is usually there or just after.
+func (p *PreparedScan) block(i int, hint *int) ([]byte, bool) {
+	if p == nil || len(p.blocks) == 0 {
+		return nil, false
+	}
+	for _, b := range [2]int{*hint, *hint + 1} {
+		if b < len(p.blocks) && p.blocks[b].idx == i {
+			*hint = b
+			return p.blocks[b].data, p.blocks[b].data != nil
+		}
+	}
+	b, ok := slices.BinarySearchFunc(p.blocks, i, func(pb preparedBlock, i int) int { return pb.idx - i })
+	if !ok {
+		return nil, false
+	}
+	*hint = b
+	return p.blocks[b].data, p.blocks[b].data != nil
+}
+
+// Close releases the scan's blocks. It fails, releasing nothing, while an
+// iterator over the scan is open; a second Close does nothing.
+func (p *PreparedScan) Close() error {
+	if n := p.iters.Load(); n > 0 {
+		return fmt.Errorf("table: %s: closing a prepared scan with %d iterators open", p.r.name, n)
+	}
+	if p.closed.Swap(true) {
+		return nil
+	}
+	p.release()
+	return nil
+}
+
+func (p *PreparedScan) release() {
+	for b := range p.blocks {
+		p.blocks[b].h.Release()
+		p.blocks[b] = preparedBlock{idx: p.blocks[b].idx}
+	}
+}

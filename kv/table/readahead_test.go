@@ -1,0 +1,471 @@
+package table
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/strata-db/strata/kv/cache"
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/prefetch"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/vfs"
+	"github.com/stretchr/testify/require"
+)
+
+// readaheadModes are the readahead settings every correctness test runs.
+var readaheadModes = []struct {
+	name string
+	opts IterOptions
+}{
+	{"off", IterOptions{MaxAutoReadahead: -1}},
+	{"auto", IterOptions{}},
+	{"auto-tiny", IterOptions{InitialAutoReadahead: 100, MaxAutoReadahead: 1000}},
+	{"explicit-3000", IterOptions{ReadaheadSize: 3000}},
+	{"explicit-64k", IterOptions{ReadaheadSize: 64 << 10}},
+	{"auto-async", IterOptions{AsyncIO: true}},
+	{"explicit-async", IterOptions{ReadaheadSize: 20 << 10, AsyncIO: true}},
+	{"tiny-async", IterOptions{InitialAutoReadahead: 100, MaxAutoReadahead: 1000, AsyncIO: true}},
+}
+
+// randomBound returns nil or a user key near the entries.
+func randomBound(rng *rand.Rand, es []entry) []byte {
+	if rng.IntN(3) == 0 {
+		return nil
+	}
+	return base.UserKey(randomSearchKey(rng, es))
+}
+
+// TestIterReadahead checks iterators with every readahead mode, with and
+// without a cache, buffered and with aligned (direct) reads, against the
+// model: random bounds, random seeks and moves in both directions.
+func TestIterReadahead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	n, steps, boundsPerCase := 3000, 300, 4
+	if raceEnabled {
+		n, steps, boundsPerCase = 800, 80, 2
+	}
+	es := randomEntries(rng, n, true)
+	data := buildTable(t, es, nil, WriterOptions{BlockSize: 300, Compression: SnappyCompression})
+	pool := prefetch.NewPool(4)
+	defer pool.Close()
+	for _, align := range []int{1, 512} {
+		for _, withCache := range []bool{false, true} {
+			for _, mode := range readaheadModes {
+				t.Run(fmt.Sprintf("align=%d/cache=%t/%s", align, withCache, mode.name), func(t *testing.T) {
+					ro := ReaderOptions{Pool: pool}
+					if withCache {
+						ro.Cache = cache.New(16 << 10) // far smaller than the file
+					}
+					r, af := openAligned(t, data, align, ro)
+					defer r.Close()
+					for range boundsPerCase {
+						lower, upper := randomBound(rng, es), randomBound(rng, es)
+						if lower != nil && upper != nil && bytes.Compare(lower, upper) > 0 {
+							lower, upper = upper, lower
+						}
+						opts := mode.opts
+						opts.Lower, opts.Upper = lower, upper
+						it := r.NewIter(opts)
+						checkIter(t, rng, it, newModel(es, lower, upper), es, steps)
+						require.NoError(t, it.Close())
+					}
+					require.Empty(t, af.errors())
+					if withCache {
+						require.Zero(t, ro.Cache.Pinned())
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkedFile is a file that records misuse: unaligned reads when align >
+// 1, and reads past maxEnd when set. Safe for concurrent ReadAt.
+type checkedFile struct {
+	vfs.File
+	align  int
+	mu     sync.Mutex
+	maxEnd int64
+	errs   []string
+	reads  int
+}
+
+func (f *checkedFile) Alignment() int { return f.align }
+
+func (f *checkedFile) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	f.reads++
+	if f.align > 1 && (off%int64(f.align) != 0 || !vfs.IsAligned(p, f.align)) {
+		f.errs = append(f.errs, fmt.Sprintf("unaligned read of %d bytes at %d", len(p), off))
+	}
+	if f.maxEnd > 0 && off+int64(len(p)) > f.maxEnd {
+		f.errs = append(f.errs, fmt.Sprintf("read [%d, %d) past %d", off, off+int64(len(p)), f.maxEnd))
+	}
+	f.mu.Unlock()
+	return f.File.ReadAt(p, off)
+}
+
+func (f *checkedFile) errors() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.errs
+}
+
+// openAligned opens data through a checkedFile that demands alignment
+// align.
+func openAligned(t testing.TB, data []byte, align int, ro ReaderOptions) (*Reader, *checkedFile) {
+	t.Helper()
+	fs := vfs.NewMem()
+	require.NoError(t, vfs.WriteFileSync(fs, "", "t.sst", data))
+	f, err := fs.Open("t.sst")
+	require.NoError(t, err)
+	cf := &checkedFile{File: f, align: align}
+	r, err := NewReader(cf, "t.sst", ro)
+	require.NoError(t, err)
+	return r, cf
+}
+
+// TestIterReadaheadDirectIO runs the readahead modes on a real file opened
+// with O_DIRECT.
+func TestIterReadaheadDirectIO(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	es := randomEntries(rng, 2000, true)
+	data := buildTable(t, es, nil, WriterOptions{BlockSize: 700, Compression: ZstdCompression})
+	name := filepath.Join(t.TempDir(), "000001.sst")
+	require.NoError(t, os.WriteFile(name, data, 0o644))
+	pool := prefetch.NewPool(4)
+	defer pool.Close()
+	for _, mode := range readaheadModes {
+		t.Run(mode.name, func(t *testing.T) {
+			f, err := vfs.Default.Open(name, vfs.DirectIO)
+			if err != nil {
+				t.Skipf("the filesystem refuses O_DIRECT: %v", err)
+			}
+			if f.Alignment() <= 1 {
+				t.Fatalf("a file opened with DirectIO reports alignment %d", f.Alignment())
+			}
+			st := &stats.Counters{}
+			r, err := NewReader(f, name, ReaderOptions{Pool: pool, Stats: st})
+			require.NoError(t, err)
+			defer r.Close()
+			opts := mode.opts
+			it := r.NewIter(opts)
+			n := 0
+			for kv := it.First(); kv != nil; kv = it.Next() {
+				require.Equal(t, es[n].k, kv.K)
+				require.True(t, bytes.Equal(es[n].v, kv.V))
+				n++
+			}
+			require.NoError(t, it.Error())
+			require.Equal(t, len(es), n)
+			m := newModel(es, nil, nil)
+			m.pos = len(m.es) // where the scan left the iterator
+			checkIter(t, rng, it, m, es, 200)
+			require.NoError(t, it.Close())
+			if mode.name != "off" {
+				require.Positive(t, st.Get(stats.PrefetchBytesUsed))
+			}
+		})
+	}
+}
+
+// scanTable writes a table of about nBlocks data blocks of 4 KiB.
+func scanTable(t testing.TB, nBlocks int) ([]entry, []byte) {
+	var es []entry
+	for i := range nBlocks * 30 {
+		es = append(es, entry{ikey(fmt.Sprintf("key%08d", i), 1, base.KindSet), bytes.Repeat([]byte{byte(i)}, 120)})
+	}
+	return es, buildTable(t, es, nil, WriterOptions{BlockSize: 4096})
+}
+
+// TestIterReadaheadCounters checks with counters that readahead ran: a
+// scan of 1,000 blocks makes far fewer read calls than blocks, reads each
+// byte once, uses what it prefetched, and stays inside the upper bound.
+func TestIterReadaheadCounters(t *testing.T) {
+	es, data := scanTable(t, 1000)
+	pool := prefetch.NewPool(4)
+	defer pool.Close()
+	for _, tc := range []struct {
+		name     string
+		opts     IterOptions
+		maxReads int64
+	}{
+		{"off", IterOptions{MaxAutoReadahead: -1}, 1 << 30},
+		{"auto", IterOptions{}, 40},
+		{"explicit-1m", IterOptions{ReadaheadSize: 1 << 20}, 10},
+		{"auto-async", IterOptions{AsyncIO: true}, 60},
+		{"explicit-async", IterOptions{ReadaheadSize: 1 << 20, AsyncIO: true}, 15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, cf := openAligned(t, data, 1, ReaderOptions{Pool: pool})
+			defer r.Close()
+			blocks := int64(r.NumDataBlocks())
+			require.Greater(t, blocks, int64(900))
+			op := &stats.Counters{}
+			opts := tc.opts
+			opts.Stats = op
+			it := r.NewIter(opts)
+			n := 0
+			for kv := it.First(); kv != nil; kv = it.Next() {
+				n++
+			}
+			require.NoError(t, it.Close())
+			require.Equal(t, len(es), n)
+			reads := op.Get(stats.FileReadCount)
+			if tc.name == "off" {
+				require.Equal(t, blocks, reads)
+				require.Zero(t, op.Get(stats.PrefetchBytes))
+				return
+			}
+			require.LessOrEqual(t, reads, tc.maxReads, "read calls for %d blocks", blocks)
+			require.Equal(t, int64(r.DataEnd()), op.Get(stats.FileReadBytes), "every byte read once, none past the data")
+			require.Zero(t, op.Get(stats.PrefetchBytesWasted))
+			require.Equal(t, op.Get(stats.PrefetchBytes), op.Get(stats.PrefetchBytesUsed))
+			require.Greater(t, op.Get(stats.PrefetchHits), blocks/2)
+			if tc.opts.AsyncIO {
+				require.Positive(t, op.Get(stats.AsyncReadCount))
+				require.Less(t, op.Get(stats.AsyncWaitCount), op.Get(stats.AsyncReadCount)+1)
+			}
+
+			// With an upper bound no read passes the block holding it.
+			upper := []byte("key00015000")
+			limit := r.readLimit(upper)
+			require.Less(t, limit, r.DataEnd())
+			cf.mu.Lock()
+			cf.maxEnd = int64(limit)
+			cf.mu.Unlock()
+			opts.Lower, opts.Upper = []byte("key00003000"), upper
+			it = r.NewIter(opts)
+			n = 0
+			for kv := it.First(); kv != nil; kv = it.Next() {
+				n++
+			}
+			require.NoError(t, it.Close())
+			require.Equal(t, 12000, n)
+			require.Empty(t, cf.errors())
+		})
+	}
+}
+
+// TestIterReadaheadCacheHits checks that readahead and the block cache work
+// together: a second scan is served by the cache without reads, and a scan
+// whose first blocks are cached reads ahead from its first miss.
+func TestIterReadaheadCacheHits(t *testing.T) {
+	_, data := scanTable(t, 300)
+	c := cache.New(64 << 20)
+	r, _ := openAligned(t, data, 1, ReaderOptions{Cache: c})
+	defer r.Close()
+	// Cache the first 10 blocks.
+	it := r.NewIter(IterOptions{Upper: []byte("key00000300"), MaxAutoReadahead: -1})
+	for kv := it.First(); kv != nil; kv = it.Next() {
+	}
+	require.NoError(t, it.Close())
+	op := &stats.Counters{}
+	it = r.NewIter(IterOptions{Stats: op})
+	for kv := it.First(); kv != nil; kv = it.Next() {
+	}
+	require.NoError(t, it.Close())
+	require.Equal(t, int64(10), op.Get(stats.BlockCacheHit))
+	require.Less(t, op.Get(stats.FileReadCount), int64(10), "the cached run counted as sequential")
+	require.Equal(t, op.Get(stats.PrefetchBytes), op.Get(stats.PrefetchBytesUsed))
+	op.Reset()
+	it = r.NewIter(IterOptions{Stats: op, ReadaheadSize: 1 << 20, AsyncIO: true})
+	for kv := it.First(); kv != nil; kv = it.Next() {
+	}
+	require.NoError(t, it.Close())
+	require.Zero(t, op.Get(stats.FileReadCount), "everything cached")
+	require.Zero(t, c.Pinned())
+}
+
+// TestAsyncIterConcurrent runs goroutines with async iterators over one
+// reader and one pool, each on a random schedule of seeks and moves in both
+// directions, against the model. Run it with -race.
+func TestAsyncIterConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	es := randomEntries(rng, 3000, true)
+	data := buildTable(t, es, nil, WriterOptions{BlockSize: 256, Compression: SnappyCompression})
+	pool := prefetch.NewPool(3)
+	defer pool.Close()
+	for _, withCache := range []bool{false, true} {
+		var c *cache.Cache
+		if withCache {
+			c = cache.New(32 << 10)
+		}
+		r, af := openAligned(t, data, 512, ReaderOptions{Pool: pool, Cache: c})
+		workers, ops := 6, 60
+		if raceEnabled {
+			ops = 25
+		}
+		errs := make(chan error, workers)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(w), 14))
+				opts := IterOptions{AsyncIO: true}
+				if w%2 == 0 {
+					opts.ReadaheadSize = int64(1000 + rng.IntN(30000))
+				}
+				errs <- asyncWorker(r, es, rng, opts, ops)
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		require.Empty(t, af.errors())
+		if c != nil {
+			require.Zero(t, c.Pinned())
+		}
+		require.NoError(t, r.Close())
+	}
+}
+
+func asyncWorker(r *Reader, es []entry, rng *rand.Rand, opts IterOptions, ops int) error {
+	for range ops {
+		it := r.NewIter(opts)
+		m := &model{es: es, pos: -2}
+		var got *base.KV
+		var want *entry
+		var what string
+		switch rng.IntN(4) {
+		case 0:
+			got, want, what = it.First(), m.first(), "First"
+		case 1:
+			got, want, what = it.Last(), m.last(), "Last"
+		default:
+			k := randomSearchKey(rng, es)
+			got, want, what = it.SeekGE(k), m.seekGE(k), "SeekGE "+base.FormatKey(k)
+		}
+		for n := 0; ; n++ {
+			if (got == nil) != (want == nil) || got != nil && (!bytes.Equal(got.K, want.k) || !bytes.Equal(got.V, want.v)) {
+				it.Close()
+				return fmt.Errorf("after %s and %d moves: got %s, want %s (err %v)", what, n, fmtKV(got), fmtEntry(want), it.Error())
+			}
+			if n == 150 {
+				break
+			}
+			switch x := rng.IntN(20); {
+			case x == 0:
+				k := randomSearchKey(rng, es)
+				got, want = it.SeekGE(k), m.seekGE(k)
+			case x == 1:
+				k := randomSearchKey(rng, es)
+				got, want = it.SeekLT(k), m.seekLT(k)
+			case x < 5:
+				got, want = it.Prev(), m.prev()
+			default:
+				got, want = it.Next(), m.next()
+			}
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestIterNoFileOpens checks that iterators read through the reader's one
+// file: a thousand concurrent readahead iterators open nothing.
+func TestIterNoFileOpens(t *testing.T) {
+	_, data := scanTable(t, 50)
+	fs := &countingFS{FS: vfs.NewMem()}
+	require.NoError(t, vfs.WriteFileSync(fs, "", "t.sst", data))
+	f, err := fs.Open("t.sst")
+	require.NoError(t, err)
+	r, err := NewReader(f, "t.sst", ReaderOptions{})
+	require.NoError(t, err)
+	defer r.Close()
+	opens := fs.opens
+	var its []*Iter
+	for i := range 1000 {
+		it := r.NewIter(IterOptions{ReadaheadSize: 64 << 10, AsyncIO: i%2 == 0})
+		require.NotNil(t, it.SeekGE(base.MakeSearchKey(nil, fmt.Appendf(nil, "key%08d", i), base.SeqNumMax)))
+		its = append(its, it)
+	}
+	for _, it := range its {
+		require.NoError(t, it.Close())
+	}
+	require.Equal(t, opens, fs.opens)
+}
+
+type countingFS struct {
+	vfs.FS
+	opens int
+}
+
+func (fs *countingFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) {
+	fs.opens++
+	return fs.FS.Open(name, opts...)
+}
+
+// TestIterReadError checks that a read error met while reading ahead
+// surfaces as the iterator's error, naming the file.
+func TestIterReadError(t *testing.T) {
+	_, data := scanTable(t, 100)
+	fs := vfs.NewMem()
+	require.NoError(t, vfs.WriteFileSync(fs, "", "t.sst", data))
+	f, err := fs.Open("t.sst")
+	require.NoError(t, err)
+	ff := &failAfterFile{File: f}
+	r, err := NewReader(ff, "t.sst", ReaderOptions{})
+	require.NoError(t, err)
+	defer r.Close()
+	ff.failFrom = int64(r.DataEnd() / 2)
+	for _, opts := range []IterOptions{{}, {ReadaheadSize: 32 << 10}} {
+		it := r.NewIter(opts)
+		for kv := it.First(); kv != nil; kv = it.Next() {
+		}
+		require.ErrorIs(t, it.Error(), errInjected)
+		require.ErrorContains(t, it.Error(), "t.sst")
+		require.ErrorIs(t, it.Close(), errInjected)
+	}
+}
+
+var errInjected = errors.New("injected read error")
+
+type failAfterFile struct {
+	vfs.File
+	failFrom int64
+}
+
+func (f *failAfterFile) ReadAt(p []byte, off int64) (int, error) {
+	if f.failFrom > 0 && off+int64(len(p)) > f.failFrom {
+		return 0, errInjected
+	}
+	return f.File.ReadAt(p, off)
+}
+
+// TestReadaheadAllocs checks that iterating with readahead, synchronous or
+// async, allocates nothing per block once the iterator's buffers exist.
+func TestReadaheadAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under the race detector")
+	}
+	_, data := scanTable(t, 300)
+	pool := prefetch.NewPool(2)
+	defer pool.Close()
+	for _, mode := range readaheadModes {
+		r, _ := openAligned(t, data, 512, ReaderOptions{Pool: pool})
+		it := r.NewIter(mode.opts)
+		for kv := it.First(); kv != nil; kv = it.Next() {
+		}
+		it.First()
+		next := func() {
+			if it.Next() == nil {
+				it.First()
+			}
+		}
+		require.Zero(t, testing.AllocsPerRun(20_000, next), "Next, %s", mode.name)
+		require.NoError(t, it.Close())
+		require.NoError(t, r.Close())
+	}
+}
