@@ -47,6 +47,9 @@ func (d *DB) Close() error {
 	if err := d.tables.close(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := d.ioPool.Close(); err != nil {
+		errs = append(errs, err)
+	}
 	d.mu.Lock()
 	if err := d.mu.versions.Close(); err != nil {
 		errs = append(errs, err)

@@ -171,7 +171,7 @@ func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*mani
 				return nil, nil, err
 			}
 			entries = append(entries, e)
-			iters = append(iters, e.reader.NewIter(table.IterOptions{DontFillCache: true}))
+			iters = append(iters, e.reader.NewIter(table.IterOptions{DontFillCache: true, ReadaheadSize: d.opts.CompactionReadahead}))
 			for _, t := range e.reader.RangeDeletes() {
 				tombs = append(tombs, rangedel.Tombstone{Start: t.Start, End: t.End, Seq: t.Seq})
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/memtable"
+	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/kv/wal"
@@ -42,6 +43,9 @@ type DB struct {
 	cacheNS uint64
 	stats   stats.Counters
 	tables  *tableCache
+	// ioPool runs background reads (async prefetch, prepared scans); closed
+	// after the table cache.
+	ioPool *prefetch.Pool
 
 	// visibleSeq is the sequence number of the last commit readers see.
 	visibleSeq atomic.Uint64

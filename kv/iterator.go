@@ -273,6 +273,15 @@ func (i *Iterator) Prev() bool {
 	return i.findPrevEntry(i.iterKV)
 }
 
+// setBounds changes the bounds the iterator applies. The internal
+// iterators keep the bounds they were made with, which must contain the new
+// ones.
+func (i *Iterator) setBounds(lower, upper []byte) {
+	i.lower, i.upper = lower, upper
+	i.valid = false
+	i.dir = 0
+}
+
 // Valid reports whether the iterator is on a key.
 func (i *Iterator) Valid() bool { return i.valid }
 

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -249,6 +250,61 @@ func (mt *modelTest) step() {
 	case r < 60:
 		ro, m, what := mt.reader()
 		mt.checkGet(func(k []byte) ([]byte, error) { return d.Get(k, ro) }, m, what)
+	case r < 66:
+		ro, m, what := mt.reader()
+		if mt.rng.IntN(2) == 0 {
+			// MultiGet equals a loop of Get.
+			keys := make([][]byte, 1+mt.rng.IntN(80))
+			for i := range keys {
+				keys[i] = []byte(mt.key())
+			}
+			vals, err := d.MultiGet(keys, ro, nil)
+			require.NoError(t, err)
+			for i, k := range keys {
+				want, ok := m[string(k)]
+				if !ok {
+					require.Nil(t, vals[i], "multiget %q (%s)", k, what)
+				} else {
+					require.Equal(t, want, string(vals[i]), "multiget %q (%s)", k, what)
+				}
+			}
+			break
+		}
+		// MultiScan equals separate iterators.
+		var ranges []ScanRange
+		var prev string
+		for range 1 + mt.rng.IntN(8) {
+			a, b := mt.key(), mt.key()
+			if a > b {
+				a, b = b, a
+			}
+			if a == b || a < prev {
+				continue
+			}
+			ranges = append(ranges, ScanRange{Start: []byte(a), End: []byte(b)})
+			prev = b
+		}
+		if len(ranges) == 0 {
+			break
+		}
+		o := &IterOptions{}
+		if ro != nil {
+			o.ReadOptions = *ro
+		}
+		o.AsyncIO = mt.rng.IntN(2) == 0
+		s, err := d.NewMultiScan(context.Background(), ranges, o)
+		require.NoError(t, err)
+		for ri, rg := range ranges {
+			want := m.sorted(rg.Start, rg.End)
+			var got []string
+			for ok := s.SeekRange(ri); ok; ok = s.Next() {
+				got = append(got, string(s.Key()))
+				require.Equal(t, m[string(s.Key())], string(s.Value()))
+			}
+			require.NoError(t, s.Error())
+			require.Equal(t, want, got, "multiscan range %d [%q,%q) (%s)", ri, rg.Start, rg.End, what)
+		}
+		require.NoError(t, s.Close())
 	case r < 72:
 		ro, m, what := mt.reader()
 		lower, upper := mt.randomBounds()
@@ -256,6 +312,13 @@ func (mt *modelTest) step() {
 		if ro != nil {
 			o.ReadOptions = *ro
 		}
+		switch mt.rng.IntN(4) {
+		case 0:
+			o.ReadaheadSize = 4096 << mt.rng.IntN(6)
+		case 1:
+			o.ReadaheadSize = -1
+		}
+		o.AsyncIO = mt.rng.IntN(3) == 0
 		it, err := d.NewIter(o)
 		require.NoError(t, err)
 		mt.checkIter(it, m, lower, upper, what)

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/manifest"
+	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/kv/wal"
 )
@@ -60,10 +62,12 @@ func Open(dirname string, opts *Options) (db *DB, err error) {
 		d.cache = cache.New(o.CacheSize)
 	}
 	d.cacheNS = d.cache.NewNamespace()
+	d.ioPool = prefetch.NewPool(o.IOQueueDepth)
 	d.tables = newTableCache(d, o.MaxOpenFiles)
 	defer func() {
 		if err != nil {
 			d.tables.close()
+			d.ioPool.Close()
 			if d.mu.versions != nil {
 				d.mu.versions.Close()
 			}
@@ -74,7 +78,7 @@ func Open(dirname string, opts *Options) (db *DB, err error) {
 		}
 	}()
 
-	mopts := &manifest.Options{MaxManifestSize: o.MaxManifestFileSize}
+	mopts := &manifest.Options{MaxManifestSize: o.MaxManifestFileSize, CheckReplayed: d.checkRecoveredState}
 	currentName := makeFilename(dirname, fileTypeCurrent, 0)
 	if _, serr := fs.Stat(currentName); serr == nil {
 		d.mu.versions, err = manifest.Load(fs, dirname, mopts)
@@ -312,4 +316,66 @@ func (d *DB) removeStaleFiles(liveLog uint64) {
 			}
 		}
 	}
+}
+
+// checkRecoveredState verifies, before anything is replayed or deleted,
+// that the files the manifest's state needs are there: every live table,
+// and, when the manifest's last record was dropped, the log the state
+// starts from. A crash during a manifest write leaves an incomplete last
+// record whose edit never took effect, so everything the previous state
+// needs is still on disk; damage to a complete last record looks the same
+// to the manifest but has the files its edit retired already deleted, and
+// replaying on would silently lose acknowledged writes.
+//
+// It runs inside manifest.Load, before Load writes anything.
+func (d *DB) checkRecoveredState(vs *manifest.VersionSet) error {
+	names, err := d.fs.List(d.dirname)
+	if err != nil {
+		return fmt.Errorf("kv: open %s: %w", d.dirname, err)
+	}
+	manifestName := filepath.Join(d.dirname, manifest.ManifestName(vs.ManifestFileNum()))
+	onDisk := map[string]bool{}
+	var logs, tables int
+	for _, n := range names {
+		onDisk[n] = true
+		switch t, _ := parseFilename(n); t {
+		case fileTypeLog:
+			logs++
+		case fileTypeTable:
+			tables++
+		}
+	}
+	v := vs.Current()
+	for level, files := range v.Levels {
+		for _, f := range files {
+			if name := filepath.Base(makeFilename(d.dirname, fileTypeTable, f.FileNum)); !onDisk[name] {
+				return fmt.Errorf("kv: open %s: %w", d.dirname, base.Corruptf(manifestName, -1,
+					"expected table %s of level %d to exist, found it missing", name, level))
+			}
+		}
+	}
+	torn := vs.TornTail()
+	if torn != "" {
+		d.opts.Logger.Infof("kv: recovery: manifest %s", torn)
+	} else {
+		torn = "it ends cleanly"
+	}
+	// A manifest cut at a record boundary ends cleanly yet may have lost
+	// edits too, so these checks do not depend on a torn tail: the log the
+	// state starts from is created (and its directory entry synced) before
+	// any edit names it, and only logs older than it are ever deleted.
+	lost := false
+	switch logNum := vs.LogNum(); {
+	case logNum == 0:
+		// Only the first Open's edit can be lost this way, before any table
+		// was written.
+		lost = tables > 0
+	case logs > 0:
+		lost = !onDisk[filepath.Base(makeFilename(d.dirname, fileTypeLog, logNum))]
+	}
+	if lost {
+		return fmt.Errorf("kv: open %s: %w", d.dirname, base.Corruptf(manifestName, -1,
+			"the files its state needs are gone (last record: %s): an edit that had taken effect was lost", torn))
+	}
+	return nil
 }

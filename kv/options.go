@@ -80,6 +80,19 @@ type Options struct {
 	// UseDirectReads opens tables with O_DIRECT: reads bypass the operating
 	// system's page cache (all reads are then aligned).
 	UseDirectReads bool
+	// InitialAutoReadahead and MaxAutoReadahead tune the automatic readahead
+	// of iterators: after two adjacent block reads, the next read brings
+	// InitialAutoReadahead bytes more, doubling on each further adjacent
+	// read up to MaxAutoReadahead. Defaults 8 KiB and 256 KiB; a negative
+	// MaxAutoReadahead turns automatic readahead off.
+	InitialAutoReadahead int64
+	MaxAutoReadahead     int64
+	// IOQueueDepth is the number of background reads (async prefetch,
+	// prepared scans) in flight at once. Default 32.
+	IOQueueDepth int
+	// CompactionReadahead is the readahead of compaction inputs. Default
+	// 2 MiB.
+	CompactionReadahead int64
 
 	// WALRecovery says what Open does with a corrupt write-ahead log record
 	// that is not the torn tail of the last log (a torn tail is always
@@ -174,6 +187,12 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.MaxOpenFiles == 0 {
 		o.MaxOpenFiles = 1000
 	}
+	if o.IOQueueDepth == 0 {
+		o.IOQueueDepth = 32
+	}
+	if o.CompactionReadahead == 0 {
+		o.CompactionReadahead = 2 << 20
+	}
 	if o.Logger == nil {
 		o.Logger = discardLogger{}
 	}
@@ -213,6 +232,9 @@ func (o *Options) Validate() error {
 	}
 	check(o.CacheSize >= 0, "CacheSize %d is negative", o.CacheSize)
 	check(o.MaxOpenFiles >= 16, "MaxOpenFiles %d is below 16", o.MaxOpenFiles)
+	check(o.IOQueueDepth >= 1 && o.IOQueueDepth <= 1024, "IOQueueDepth %d is outside [1, 1024]", o.IOQueueDepth)
+	check(o.InitialAutoReadahead >= 0, "InitialAutoReadahead %d is negative", o.InitialAutoReadahead)
+	check(o.CompactionReadahead >= 0, "CompactionReadahead %d is negative", o.CompactionReadahead)
 	check(o.WALRecovery == WALRecoveryStrict || o.WALRecovery == WALRecoverySkipCorrupt, "WALRecovery %d is unknown", o.WALRecovery)
 	if len(bad) == 0 {
 		return nil
@@ -245,6 +267,16 @@ type ReadOptions struct {
 	// DontFillCache reads blocks without adding them to the block cache
 	// (for one-off scans that would evict hotter blocks).
 	DontFillCache bool
+	// ReadaheadSize, for iterators, reads that many bytes ahead of every
+	// block the iterator must read, from the first read on: for scans known
+	// to be long. Zero leaves readahead automatic (see
+	// Options.MaxAutoReadahead); negative turns it off.
+	ReadaheadSize int64
+	// AsyncIO, for iterators and prepared scans, reads ahead in the
+	// background: while the iterator consumes one region of a table, the
+	// next is read into a second buffer; a prepared scan issues all its
+	// reads at once.
+	AsyncIO bool
 }
 
 // IterOptions modify an iterator.

@@ -179,12 +179,40 @@ func (t *tableIter) Close() error {
 	return err
 }
 
-func (d *DB) openTableIter(fileNum uint64, lower, upper []byte, st *stats.Counters, dontFill bool) (base.InternalIterator, error) {
+// tableIterOptions returns the table iterator options of a read.
+func (d *DB) tableIterOptions(ro *ReadOptions) table.IterOptions {
+	o := table.IterOptions{
+		InitialAutoReadahead: d.opts.InitialAutoReadahead,
+		MaxAutoReadahead:     d.opts.MaxAutoReadahead,
+	}
+	if ro != nil {
+		o.Stats = ro.Stats
+		o.DontFillCache = ro.DontFillCache
+		o.AsyncIO = ro.AsyncIO
+		switch {
+		case ro.ReadaheadSize > 0:
+			o.ReadaheadSize = ro.ReadaheadSize
+		case ro.ReadaheadSize < 0:
+			o.MaxAutoReadahead = -1
+		}
+	}
+	return o
+}
+
+// openTableIter opens an iterator over one table with the options of a
+// read, bounded by [lower, upper).
+func (d *DB) openTableIter(fileNum uint64, lower, upper []byte, o table.IterOptions) (base.InternalIterator, error) {
 	e, err := d.tables.get(fileNum)
 	if err != nil {
 		return nil, err
 	}
-	it := e.reader.NewIter(table.IterOptions{Lower: lower, Upper: upper, Stats: st, DontFillCache: dontFill})
+	o.Lower, o.Upper = lower, upper
+	var it *table.Iter
+	if o.Prepared != nil {
+		it = o.Prepared.NewIter(o)
+	} else {
+		it = e.reader.NewIter(o)
+	}
 	return &tableIter{Iter: it, d: d, e: e}, nil
 }
 
@@ -192,12 +220,19 @@ func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {
 	if d.closed.Load() {
 		return nil, ErrClosed
 	}
+	return d.newIterAt(d.loadReadState(), b, o, nil)
+}
+
+// newIterAt builds an iterator over a read state it takes ownership of
+// (released by the iterator's Close, or here on error). prepared, when not
+// nil, holds prepared scans by table number: those tables' iterators take
+// their blocks from them.
+func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uint64]*table.PreparedScan) (*Iterator, error) {
 	var opts IterOptions
 	if o != nil {
 		opts = *o
 	}
 	seq := d.readSeq(&opts.ReadOptions)
-	rs := d.loadReadState()
 	it := &Iterator{
 		db: d, rs: rs, snap: seq,
 		lower: opts.LowerBound, upper: opts.UpperBound,
@@ -234,6 +269,7 @@ func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {
 		iters = append(iters, m.NewIter())
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
+	tio := d.tableIterOptions(&opts.ReadOptions)
 	var upperIncl []byte // Overlaps takes an inclusive upper bound
 	if upper != nil {
 		upperIncl = upper
@@ -256,7 +292,9 @@ func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {
 		}
 		if level == 0 {
 			for i := len(files) - 1; i >= 0; i-- {
-				ti, err := d.openTableIter(files[i].FileNum, lower, upper, opts.Stats, opts.DontFillCache)
+				fo := tio
+				fo.Prepared = prepared[files[i].FileNum]
+				ti, err := d.openTableIter(files[i].FileNum, lower, upper, fo)
 				if err != nil {
 					return fail(err)
 				}
@@ -268,9 +306,11 @@ func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {
 		for i, f := range files {
 			lf[i] = leveliter.File{Smallest: f.Smallest, Largest: f.Largest, Data: f}
 		}
-		st, dontFill := opts.Stats, opts.DontFillCache
 		iters = append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
-			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, st, dontFill)
+			num := f.Data.(*manifest.FileMetadata).FileNum
+			fo := tio
+			fo.Prepared = prepared[num]
+			return d.openTableIter(num, lo, hi, fo)
 		}, lower, upper))
 	}
 	if len(tombs) > 0 {

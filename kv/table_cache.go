@@ -107,7 +107,7 @@ func (c *tableCache) load(fileNum uint64) (*table.Reader, *rangedel.Set, error) 
 	}
 	d.stats.Add(stats.FileOpens, 1)
 	r, err := table.NewReader(f, name, table.ReaderOptions{
-		Cache: d.cache, CacheNS: d.cacheNS, FileNum: fileNum, Stats: &d.stats,
+		Cache: d.cache, CacheNS: d.cacheNS, FileNum: fileNum, Stats: &d.stats, Pool: d.ioPool,
 	})
 	if err != nil {
 		f.Close()

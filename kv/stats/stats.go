@@ -72,6 +72,8 @@ const (
 
 	AsyncReadAbandoned // async.read.abandoned: background reads dropped unused because the reader moved away or closed
 
+	MultiScanTablePrepares // multiscan.table.prepares: tables a MultiScan prepared
+
 	NumCounters // the number of counters; not a counter
 )
 
@@ -117,6 +119,7 @@ var names = [NumCounters]string{
 	StallMicros:               "stall.micros",
 	BackgroundErrs:            "background.errors",
 	AsyncReadAbandoned:        "async.read.abandoned",
+	MultiScanTablePrepares:    "multiscan.table.prepares",
 }
 
 // String returns the counter's stable name, e.g. "file.read.count".

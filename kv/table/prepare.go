@@ -108,8 +108,9 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 		return nil, err
 	}
 	sink := stats.Sink{DB: r.opts.Stats, Op: opts.Stats}
-	sink.Add(stats.MultiScanPrepares, 1)
-	sink.Add(stats.MultiScanRanges, int64(len(ranges)))
+	// The caller counts its MultiScan (multiscan.prepares, .ranges); a
+	// table counts the tables it prepares.
+	sink.Add(stats.MultiScanTablePrepares, 1)
 	p := &PreparedScan{r: r, ranges: ranges, spans: make([][2]int, len(ranges))}
 
 	// Collect the blocks, each once.

@@ -268,8 +268,7 @@ func TestPrepareScanCounters(t *testing.T) {
 			require.LessOrEqual(t, reads, tc.maxReads)
 			require.GreaterOrEqual(t, reads, tc.minReads)
 			require.Equal(t, op.Get(stats.FileReadBytes), op.Get(stats.MultiScanPrefetchBytes))
-			require.EqualValues(t, 1, op.Get(stats.MultiScanPrepares))
-			require.EqualValues(t, 10, op.Get(stats.MultiScanRanges))
+			require.EqualValues(t, 1, op.Get(stats.MultiScanTablePrepares))
 			require.Zero(t, op.Get(stats.MultiScanBlocksFromCache))
 			require.EqualValues(t, p.NumBlocks(), c.Pinned())
 			for k := range ranges {

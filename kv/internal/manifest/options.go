@@ -16,6 +16,14 @@ type Options struct {
 	// with, so a large database does not rewrite its whole state on every
 	// edit. 0 means DefaultMaxManifestSize; negative is invalid.
 	MaxManifestSize int64
+	// CheckReplayed, when set, is called by Load after the MANIFEST is
+	// replayed and before anything is written: the set answers Current,
+	// LogNum, ManifestFileNum (of the MANIFEST replayed) and TornTail. An
+	// error fails Load and leaves the directory untouched, so that damage
+	// the engine detects (files the state needs are missing) is reported
+	// against the MANIFEST that holds it, and not papered over by the new
+	// MANIFEST Load would start.
+	CheckReplayed func(vs *VersionSet) error
 }
 
 // EnsureDefaults fills zero fields with their defaults.

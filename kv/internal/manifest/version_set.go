@@ -38,9 +38,11 @@ type VersionSet struct {
 	rotateAt int64
 
 	// err is the failure that poisoned the set; see ErrFailed.
-	err    error
-	closed bool
-	buf    []byte // reused edit encoding
+	err error
+	// tornTail describes the last record Load dropped, if any.
+	tornTail string
+	closed   bool
+	buf      []byte // reused edit encoding
 }
 
 func newVersionSet(fs vfs.FS, dir string, opts *Options) (*VersionSet, error) {
@@ -110,6 +112,11 @@ func Load(fs vfs.FS, dir string, opts *Options) (*VersionSet, error) {
 	if err := vs.replay(num); err != nil {
 		return nil, err
 	}
+	if vs.opts.CheckReplayed != nil {
+		if err := vs.opts.CheckReplayed(vs); err != nil {
+			return nil, err
+		}
+	}
 	num = vs.NewFileNum()
 	if err := vs.rotate(vs.current, vs.snapshotCounters(), num); err != nil {
 		return nil, err
@@ -170,6 +177,9 @@ func (vs *VersionSet) replay(num uint64) error {
 	}
 	if edits == 0 {
 		return base.Corruptf(path, r.Offset(), "expected a snapshot edit after the header, found no intact record")
+	}
+	if off, reason, torn := r.TornTail(); torn {
+		vs.tornTail = fmt.Sprintf("%s: dropped a damaged or incomplete last record at offset %d (%s)", path, off, reason)
 	}
 	v, err := b.Finish()
 	if err != nil {
@@ -419,6 +429,14 @@ func (vs *VersionSet) removeStale() {
 		}
 	}
 }
+
+// TornTail returns, after Load, a description of the damaged or incomplete
+// last record the replay dropped, or "" when the MANIFEST ended cleanly. A
+// crash during a LogAndApply leaves such a record, and then nothing it
+// recorded had taken effect; damage to the last record of a MANIFEST that
+// was complete looks the same, and then the engine may be missing files or
+// logs the lost edit had retired: the engine checks for that.
+func (vs *VersionSet) TornTail() string { return vs.tornTail }
 
 // Current returns the current version. It is not referenced for the
 // caller: a caller that keeps it beyond the engine's mutex must Ref it.

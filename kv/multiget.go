@@ -1,0 +1,231 @@
+package kv
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+
+	"github.com/strata-db/strata/kv/filter"
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/internal/manifest"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/table"
+)
+
+// MultiGetMaxBatch is the number of keys a MultiGet looks up per pass
+// through the tree: filter probes are batched and blocks shared, at most
+// this many keys at a time, as RocksDB does.
+const MultiGetMaxBatch = 32
+
+// MultiGet looks up many keys at one snapshot and returns their values in
+// the order of keys: values[i] is the value of keys[i], or nil when it has
+// none. Values are slices of one buffer allocated for the call (an empty
+// value is a non-nil empty slice). dst, when large enough, is reused for the
+// result.
+//
+// The keys are sorted and looked up in batches of MultiGetMaxBatch through
+// the memtables and then the tables level by level; in each table the
+// filter is probed for the whole batch first, and keys that fall in the
+// same data block share one block-cache lookup and one block iterator.
+func (d *DB) MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, error) {
+	if d.closed.Load() {
+		return nil, ErrClosed
+	}
+	values := slices.Grow(dst[:0], len(keys))[:len(keys)]
+	clear(values)
+	if len(keys) == 0 {
+		return values, nil
+	}
+	seq := d.readSeq(ro)
+	st := opStats(ro)
+	sink := stats.Sink{DB: &d.stats, Op: st}
+	rs := d.loadReadState()
+	defer rs.unref()
+
+	m := multiGetPool.Get().(*multiGet)
+	defer m.release()
+	m.init(keys)
+	for start := 0; start < len(keys); start += MultiGetMaxBatch {
+		end := min(start+MultiGetMaxBatch, len(keys))
+		sink.Add(stats.MultiGetBatches, 1)
+		sink.Add(stats.MultiGetKeys, int64(end-start))
+		if err := m.run(d, rs, seq, st, m.order[start:end]); err != nil {
+			return nil, err
+		}
+	}
+	found := 0
+	for i, r := range m.res {
+		if r.live {
+			values[i] = m.arena[r.start:r.end:r.end]
+			found++
+		}
+	}
+	sink.Add(stats.MultiGetKeysFound, int64(found))
+	return values, nil
+}
+
+// multiGet is the scratch state of one MultiGet call, pooled.
+type multiGet struct {
+	keys   [][]byte
+	order  []int // key indexes sorted by key
+	hashes []uint64
+	res    []mgResult
+	arena  []byte
+
+	// Per-table scratch: the keys of one batch that a table may hold.
+	sub    [][]byte
+	subH   []uint64
+	subIdx []int
+	subRes []table.GetResult
+}
+
+// mgResult is the state of one key.
+type mgResult struct {
+	done       bool        // a newer source decided the key
+	live       bool        // ... and it has a value
+	tomb       base.SeqNum // newest range tombstone seen covering the key
+	start, end int         // the value in arena
+}
+
+var multiGetPool = sync.Pool{New: func() any { return &multiGet{} }}
+
+func (m *multiGet) init(keys [][]byte) {
+	m.keys = keys
+	n := len(keys)
+	m.order = slices.Grow(m.order[:0], n)[:n]
+	m.hashes = slices.Grow(m.hashes[:0], n)[:n]
+	m.res = slices.Grow(m.res[:0], n)[:n]
+	for i := range keys {
+		m.order[i] = i
+		m.hashes[i] = filter.Hash(keys[i])
+		m.res[i] = mgResult{}
+	}
+	slices.SortFunc(m.order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
+	// The arena outlives the call (the values point into it), so it is not
+	// pooled.
+	m.arena = nil
+}
+
+func (m *multiGet) release() {
+	m.keys, m.arena = nil, nil
+	clear(m.sub)
+	m.sub = m.sub[:0]
+	if cap(m.order) <= 4096 {
+		multiGetPool.Put(m)
+	}
+}
+
+// decide settles key i on an entry found in a source, whose value is
+// arena[start:end].
+func (m *multiGet) decide(i int, kind base.Kind, seq base.SeqNum, start, end int) {
+	r := &m.res[i]
+	r.done = true
+	if kind == base.KindSet && seq >= r.tomb {
+		r.live, r.start, r.end = true, start, end
+	}
+}
+
+// run looks up one batch of keys (indexes into keys, sorted by key).
+func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters, batch []int) error {
+	// Memtables, newest first.
+	for j := len(rs.imms); j >= 0; j-- {
+		mem, immutable := rs.mem, false
+		if j < len(rs.imms) {
+			mem, immutable = rs.imms[j], true
+		}
+		hasTombs := mem.HasRangeDeletes()
+		for _, i := range batch {
+			r := &m.res[i]
+			if r.done {
+				continue
+			}
+			if hasTombs {
+				r.tomb = max(r.tomb, mem.maxCoveringSeq(m.keys[i], seq, immutable))
+			}
+			if v, kind, eseq, found := mem.Get(m.keys[i], seq); found {
+				start := len(m.arena)
+				m.arena = append(m.arena, v...)
+				m.decide(i, kind, eseq, start, len(m.arena))
+			}
+		}
+	}
+	// Level 0, newest first: every table whose bounds hold a pending key.
+	l0 := rs.v.Levels[0]
+	for j := len(l0) - 1; j >= 0; j-- {
+		if err := m.lookupTable(d, l0[j], seq, st, batch); err != nil {
+			return err
+		}
+	}
+	// Deeper levels: walk the sorted keys and the sorted files together.
+	for level := 1; level < manifest.NumLevels; level++ {
+		files := rs.v.Levels[level]
+		if len(files) == 0 {
+			continue
+		}
+		for k := 0; k < len(batch); {
+			if m.res[batch[k]].done {
+				k++
+				continue
+			}
+			fi := searchFiles(files, m.keys[batch[k]])
+			if fi == len(files) {
+				break
+			}
+			// The run of keys this file may hold.
+			f := files[fi]
+			end := k
+			for end < len(batch) && (bytes.Compare(m.keys[batch[end]], f.LargestUserKey()) < 0 ||
+				(bytes.Equal(m.keys[batch[end]], f.LargestUserKey()) && !base.IsRangeDeleteSentinel(f.Largest))) {
+				end++
+			}
+			if end == k {
+				k++
+				continue
+			}
+			if err := m.lookupTable(d, f, seq, st, batch[k:end]); err != nil {
+				return err
+			}
+			k = end
+		}
+	}
+	return nil
+}
+
+// lookupTable looks up, in one table, the pending keys of batch that its
+// bounds may hold.
+func (m *multiGet) lookupTable(d *DB, f *manifest.FileMetadata, seq base.SeqNum, st *stats.Counters, batch []int) error {
+	m.sub, m.subH, m.subIdx, m.subRes = m.sub[:0], m.subH[:0], m.subIdx[:0], m.subRes[:0]
+	for _, i := range batch {
+		if !m.res[i].done && pointInFile(f, m.keys[i]) {
+			m.sub = append(m.sub, m.keys[i])
+			m.subH = append(m.subH, m.hashes[i])
+			m.subIdx = append(m.subIdx, i)
+			m.subRes = append(m.subRes, table.GetResult{})
+		}
+	}
+	if len(m.sub) == 0 {
+		return nil
+	}
+	e, err := d.tables.get(f.FileNum)
+	if err != nil {
+		return err
+	}
+	defer d.tables.release(e)
+	if e.tombs != nil {
+		for _, i := range m.subIdx {
+			m.res[i].tomb = max(m.res[i].tomb, e.tombs.MaxCoveringSeq(m.keys[i], seq))
+		}
+	}
+	// The table appends the values it finds to the arena; a value a range
+	// tombstone hides stays there unused.
+	m.arena, err = e.reader.MultiGet(m.sub, m.subH, seq, m.subRes, m.arena, st)
+	if err != nil {
+		return err
+	}
+	for k, r := range m.subRes {
+		if r.Done {
+			m.decide(m.subIdx[k], r.Kind, r.Seq, r.ValueStart, r.ValueEnd)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package kv
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/vfs"
+	"github.com/stretchr/testify/require"
+)
+
+// readPathDB returns a database on disk holding n keys "k%08d" with
+// 100-byte values, compacted into tables, and a block cache too small to
+// hold them, so that reads go to the files.
+func readPathDB(t *testing.T, n int, opts *Options) *DB {
+	if opts == nil {
+		opts = &Options{}
+	}
+	opts.FS = vfs.Default
+	opts.CacheSize = 64 << 10
+	opts.Compression = 0 // blocks of a predictable size
+	d, err := Open(t.TempDir(), opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { d.Close() })
+	b := d.NewBatch()
+	for i := range n {
+		require.NoError(t, b.Set(fmt.Appendf(nil, "k%08d", i), fmt.Appendf(nil, "%0100d", i)))
+	}
+	require.NoError(t, b.Commit(NoSync))
+	require.NoError(t, d.Compact(nil, nil))
+	return d
+}
+
+func TestMultiGetBatches(t *testing.T) {
+	d := readPathDB(t, 20000, nil)
+	var keys [][]byte
+	for i := range 100 {
+		keys = append(keys, fmt.Appendf(nil, "k%08d", (i*37)%20000))
+	}
+	keys = append(keys, []byte("absent"))
+	var op stats.Counters
+	vals, err := d.MultiGet(keys, &ReadOptions{Stats: &op}, nil)
+	require.NoError(t, err)
+	for i, k := range keys[:100] {
+		want, err := d.Get(k, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, vals[i])
+	}
+	require.Nil(t, vals[100])
+	// 101 keys: one MultiGet in four batches of at most 32, not 101 Gets.
+	require.EqualValues(t, 4, op.Get(stats.MultiGetBatches))
+	require.EqualValues(t, 101, op.Get(stats.MultiGetKeys))
+	require.EqualValues(t, 100, op.Get(stats.MultiGetKeysFound))
+	require.Zero(t, op.Get(stats.GetCalls))
+
+	// Keys sharing blocks share block-cache lookups.
+	var seqKeys [][]byte
+	for i := range 64 {
+		seqKeys = append(seqKeys, fmt.Appendf(nil, "k%08d", 5000+i))
+	}
+	var op2 stats.Counters
+	_, err = d.MultiGet(seqKeys, &ReadOptions{Stats: &op2}, nil)
+	require.NoError(t, err)
+	lookups := op2.Get(stats.BlockCacheHit) + op2.Get(stats.BlockCacheMiss)
+	require.Less(t, lookups, int64(len(seqKeys)/4), "64 adjacent keys span a few blocks")
+}
+
+func TestMultiScanPreparedReadsNothing(t *testing.T) {
+	d := readPathDB(t, 50000, nil)
+	var ranges []ScanRange
+	for i := range 10 {
+		start := i * 4000
+		ranges = append(ranges, ScanRange{Start: fmt.Appendf(nil, "k%08d", start), End: fmt.Appendf(nil, "k%08d", start+100)})
+	}
+	for _, async := range []bool{false, true} {
+		var op stats.Counters
+		s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: &op, AsyncIO: async}})
+		require.NoError(t, err)
+		afterPrepare := op.Get(stats.FileReadCount)
+		require.Positive(t, afterPrepare)
+		require.LessOrEqual(t, afterPrepare, int64(len(ranges)), "one coalesced read per range at most")
+		n := 0
+		for r := range ranges {
+			for ok := s.SeekRange(r); ok; ok = s.Next() {
+				n++
+			}
+			require.NoError(t, s.Error())
+		}
+		require.Equal(t, 1000, n)
+		require.Equal(t, afterPrepare, op.Get(stats.FileReadCount), "iteration of a prepared scan reads no file")
+		require.EqualValues(t, 1, op.Get(stats.MultiScanPrepares))
+		require.NoError(t, s.Close())
+	}
+}
+
+func TestReadaheadFewerReads(t *testing.T) {
+	d := readPathDB(t, 100000, nil) // ~12 MB of 4 KiB blocks
+	scan := func(ro ReadOptions) (reads, n int64) {
+		var op stats.Counters
+		ro.Stats = &op
+		it, err := d.NewIter(&IterOptions{ReadOptions: ro})
+		require.NoError(t, err)
+		for ok := it.First(); ok; ok = it.Next() {
+			n++
+		}
+		require.NoError(t, it.Close())
+		return op.Get(stats.FileReadCount), n
+	}
+	off, n := scan(ReadOptions{ReadaheadSize: -1})
+	require.EqualValues(t, 100000, n)
+	auto, _ := scan(ReadOptions{})
+	explicit, _ := scan(ReadOptions{ReadaheadSize: 1 << 20})
+	async, _ := scan(ReadOptions{ReadaheadSize: 1 << 20, AsyncIO: true})
+	t.Logf("reads: off %d, auto %d, explicit %d, async %d", off, auto, explicit, async)
+	require.Greater(t, off, int64(2000))
+	require.Less(t, auto*10, off)
+	require.Less(t, explicit*50, off)
+	require.Less(t, async*50, off)
+}
+
+func TestFileOpensBoundedByTableCache(t *testing.T) {
+	d := readPathDB(t, 20000, nil)
+	before := d.Stats().Get(stats.FileOpens)
+	for i := range 500 {
+		it, err := d.NewIter(&IterOptions{ReadOptions: ReadOptions{ReadaheadSize: 1 << 20}})
+		require.NoError(t, err)
+		it.SeekGE(fmt.Appendf(nil, "k%08d", i*37))
+		require.NoError(t, it.Close())
+	}
+	files := 0
+	for _, l := range d.Metrics().Levels {
+		files += l.NumFiles
+	}
+	require.LessOrEqual(t, d.Stats().Get(stats.FileOpens)-before, int64(files), "opens are bounded by the files, not the seeks")
+}
