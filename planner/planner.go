@@ -1,0 +1,300 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// KeyRange is one byte range of a lookup over an index's keys: [Start, End),
+// a nil Start or End being unbounded.
+type KeyRange struct {
+	Start, End []byte
+	// Point marks an exact point on a unique key: the range holds at most
+	// one entry, found with a point lookup of Start.
+	Point bool
+	// EstBytes estimates the bytes of index entries the range covers; 0
+	// when unknown.
+	EstBytes int64
+}
+
+// Index describes the index a lookup reads.
+type Index struct {
+	Primary bool
+	Unique  bool
+	// Covering: the index entries hold every column the query needs, so no
+	// row has to be fetched by primary key. Always true for the primary
+	// index.
+	Covering bool
+}
+
+// Hints are what the query tells beyond its ranges.
+type Hints struct {
+	// Reverse: rows are wanted in descending key order.
+	Reverse bool
+	// Limit is the number of rows the query will consume at most; 0 when
+	// unknown or unlimited.
+	Limit int64
+}
+
+// Kind is an access path.
+type Kind uint8
+
+const (
+	Empty     Kind = iota // nothing can match: no I/O
+	Get                   // one point lookup
+	MultiGet              // many point lookups, sorted and batched
+	Range                 // one range through an iterator
+	MultiScan             // several ranges, prepared together
+	Scans                 // several ranges, one iterator each, in order
+	FullScan              // the whole index
+)
+
+var kindNames = [...]string{Empty: "Empty", Get: "Get", MultiGet: "MultiGet", Range: "Range", MultiScan: "MultiScan", Scans: "Scans", FullScan: "FullScan"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// Mode selects how plans are made.
+type Mode uint8
+
+const (
+	// Planned applies the rules of the package documentation.
+	Planned Mode = iota
+	// Naive answers every lookup with a plain iterator per range and a Get
+	// per fetched row: the baseline to measure plans against.
+	Naive
+)
+
+// ParseMode parses "planned" or "naive".
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(s) {
+	case "planned", "":
+		return Planned, nil
+	case "naive":
+		return Naive, nil
+	}
+	return 0, fmt.Errorf("planner: unknown mode %q (want planned or naive)", s)
+}
+
+func (m Mode) String() string {
+	if m == Naive {
+		return "naive"
+	}
+	return "planned"
+}
+
+// Options are the thresholds of the rules. The zero value means the
+// defaults.
+type Options struct {
+	Mode Mode
+	// MultiGetBatch is the number of keys per MultiGet call. Default 32.
+	MultiGetBatch int
+	// LongRangeBytes is the estimated size from which a range gets explicit
+	// readahead and async I/O. Default 256 KiB.
+	LongRangeBytes int64
+	// MinReadahead and MaxReadahead clamp an explicit readahead. Defaults
+	// 256 KiB and 2 MiB.
+	MinReadahead, MaxReadahead int64
+	// FullScanReadahead is the readahead of a full scan. Default 1 MiB.
+	FullScanReadahead int64
+	// SmallLimit: a Limit at or below it turns explicit readahead off.
+	// Default 100 rows.
+	SmallLimit int64
+	// MultiScanChunk is the most ranges one MultiScan prepares at once; a
+	// longer list is prepared chunk by chunk, so memory stays bounded and a
+	// query that stops early does not pay for the rest. Default 256.
+	MultiScanChunk int
+	// FetchBatch is the number of primary keys fetched per MultiGet after
+	// a non-covering secondary index. Default 32.
+	FetchBatch int
+}
+
+// withDefaults returns o with zero fields filled.
+func (o Options) withDefaults() Options {
+	if o.MultiGetBatch <= 0 {
+		o.MultiGetBatch = 32
+	}
+	if o.LongRangeBytes <= 0 {
+		o.LongRangeBytes = 256 << 10
+	}
+	if o.MinReadahead <= 0 {
+		o.MinReadahead = 256 << 10
+	}
+	if o.MaxReadahead <= 0 {
+		o.MaxReadahead = 2 << 20
+	}
+	if o.MaxReadahead < o.MinReadahead {
+		o.MaxReadahead = o.MinReadahead
+	}
+	if o.FullScanReadahead <= 0 {
+		o.FullScanReadahead = 1 << 20
+	}
+	if o.SmallLimit <= 0 {
+		o.SmallLimit = 100
+	}
+	if o.MultiScanChunk <= 0 {
+		o.MultiScanChunk = 256
+	}
+	if o.FetchBatch <= 0 {
+		o.FetchBatch = 32
+	}
+	return o
+}
+
+// Plan is a chosen access path.
+type Plan struct {
+	Kind Kind
+	// Ranges are the lookup's ranges, in the order rows must come out.
+	Ranges []KeyRange
+	// Batch is the keys per call of a MultiGet.
+	Batch int
+	// Readahead is the explicit readahead of an iterator (Range,
+	// FullScan): 0 leaves the engine's automatic readahead; -1 turns
+	// readahead off.
+	Readahead int64
+	// Async asks for background reads (double-buffered readahead, or a
+	// MultiScan's reads issued at once).
+	Async bool
+	// Chunk is the number of ranges a MultiScan prepares at once.
+	Chunk int
+	// Reverse: iterate each range backwards, ranges in the given order.
+	Reverse bool
+	// Fetch, when not nil, is the second step of a non-covering secondary
+	// index: rows fetched by primary key.
+	Fetch *Fetch
+}
+
+// Fetch is the second step of a secondary-index plan.
+type Fetch struct {
+	// Kind is MultiGet (batched) or Get (one per row, naive).
+	Kind  Kind
+	Batch int
+}
+
+// Choose returns the plan for a lookup. ranges must be sorted ascending and
+// must not overlap, as go-mysql-server builds them; with h.Reverse they are
+// given in descending order (each still [Start, End)).
+func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
+	o = o.withDefaults()
+	p := Plan{Ranges: ranges, Reverse: h.Reverse}
+	if !idx.Covering && !idx.Primary {
+		p.Fetch = &Fetch{Kind: MultiGet, Batch: o.FetchBatch}
+		if o.Mode == Naive {
+			p.Fetch = &Fetch{Kind: Get, Batch: 1}
+		}
+	}
+	switch {
+	case len(ranges) == 0:
+		p.Kind = Empty
+		return p
+	case o.Mode == Naive:
+		p.Kind, p.Readahead = Scans, -1
+		return p
+	}
+
+	allPoints := true
+	for _, r := range ranges {
+		allPoints = allPoints && r.Point
+	}
+	switch {
+	case allPoints && len(ranges) == 1:
+		p.Kind = Get
+	case allPoints:
+		p.Kind, p.Batch = MultiGet, o.MultiGetBatch
+	case len(ranges) == 1 && ranges[0].Start == nil && ranges[0].End == nil:
+		p.Kind = FullScan
+		if !h.Reverse && (h.Limit == 0 || h.Limit > o.SmallLimit) {
+			p.Readahead, p.Async = o.FullScanReadahead, true
+		}
+	case len(ranges) == 1:
+		p.Kind = Range
+		if est := ranges[0].EstBytes; !h.Reverse && est >= o.LongRangeBytes && (h.Limit == 0 || h.Limit > o.SmallLimit) {
+			p.Readahead = min(max(est/4, o.MinReadahead), o.MaxReadahead)
+			p.Async = true
+		}
+	case h.Reverse:
+		p.Kind = Scans
+	default:
+		p.Kind, p.Chunk, p.Async = MultiScan, o.MultiScanChunk, true
+	}
+	return p
+}
+
+// String describes the plan as EXPLAIN shows it, for example
+// "MultiGet(keys=100, batch=32)", "Range(readahead=1MiB, async)" or
+// "MultiScan(ranges=10) then MultiGet(batch=32) by primary key".
+func (p Plan) String() string {
+	var b strings.Builder
+	switch p.Kind {
+	case Empty:
+		b.WriteString("Empty()")
+	case Get:
+		b.WriteString("Get(key=1)")
+	case MultiGet:
+		fmt.Fprintf(&b, "MultiGet(keys=%d, batch=%d", len(p.Ranges), p.Batch)
+		if p.Reverse {
+			b.WriteString(", reverse")
+		}
+		b.WriteString(")")
+	case Range, FullScan:
+		fmt.Fprintf(&b, "%s(", p.Kind)
+		switch {
+		case p.Readahead > 0:
+			fmt.Fprintf(&b, "readahead=%s", formatBytes(p.Readahead))
+		case p.Readahead < 0:
+			b.WriteString("readahead=off")
+		default:
+			b.WriteString("readahead=auto")
+		}
+		if p.Async {
+			b.WriteString(", async")
+		}
+		if p.Reverse {
+			b.WriteString(", reverse")
+		}
+		b.WriteString(")")
+	case MultiScan:
+		fmt.Fprintf(&b, "MultiScan(ranges=%d", len(p.Ranges))
+		if p.Chunk > 0 && len(p.Ranges) > p.Chunk {
+			fmt.Fprintf(&b, ", chunk=%d", p.Chunk)
+		}
+		if p.Async {
+			b.WriteString(", async")
+		}
+		b.WriteString(")")
+	case Scans:
+		fmt.Fprintf(&b, "Scans(ranges=%d", len(p.Ranges))
+		if p.Readahead < 0 {
+			b.WriteString(", readahead=off")
+		}
+		if p.Reverse {
+			b.WriteString(", reverse")
+		}
+		b.WriteString(")")
+	default:
+		b.WriteString(p.Kind.String())
+	}
+	if p.Fetch != nil {
+		if p.Fetch.Kind == MultiGet {
+			fmt.Fprintf(&b, " then MultiGet(batch=%d) by primary key", p.Fetch.Batch)
+		} else {
+			b.WriteString(" then Get per row by primary key")
+		}
+	}
+	return b.String()
+}
+
+// formatBytes renders a size as "512KiB", "1MiB" or "300B".
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
+}

@@ -1,0 +1,87 @@
+package planner
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func points(n int) []KeyRange {
+	rs := make([]KeyRange, n)
+	for i := range rs {
+		k := []byte(fmt.Sprintf("k%03d", i))
+		rs[i] = KeyRange{Start: k, End: append(append([]byte{}, k...), 0), Point: true}
+	}
+	return rs
+}
+
+func ranges(n int, est int64) []KeyRange {
+	rs := make([]KeyRange, n)
+	for i := range rs {
+		rs[i] = KeyRange{Start: []byte(fmt.Sprintf("a%03d", i)), End: []byte(fmt.Sprintf("b%03d", i)), EstBytes: est}
+	}
+	return rs
+}
+
+func TestChoose(t *testing.T) {
+	pk := Index{Primary: true, Unique: true, Covering: true}
+	sec := Index{}
+	covering := Index{Covering: true}
+	nonUniquePoints := ranges(5, 100) // points on a non-unique index arrive as ranges
+	for _, tc := range []struct {
+		name   string
+		ranges []KeyRange
+		idx    Index
+		h      Hints
+		o      Options
+		want   string
+	}{
+		{"no range", nil, pk, Hints{}, Options{}, "Empty()"},
+		{"pk = ?", points(1), pk, Hints{}, Options{}, "Get(key=1)"},
+		{"pk IN (100 ids)", points(100), pk, Hints{}, Options{}, "MultiGet(keys=100, batch=32)"},
+		{"pk IN, batch option", points(10), pk, Hints{}, Options{MultiGetBatch: 8}, "MultiGet(keys=10, batch=8)"},
+		{"pk IN, descending", points(3), pk, Hints{Reverse: true}, Options{}, "MultiGet(keys=3, batch=32, reverse)"},
+		{"short BETWEEN", ranges(1, 4096), pk, Hints{}, Options{}, "Range(readahead=auto)"},
+		{"unknown size", ranges(1, 0), pk, Hints{}, Options{}, "Range(readahead=auto)"},
+		{"long BETWEEN", ranges(1, 4<<20), pk, Hints{}, Options{}, "Range(readahead=1MiB, async)"},
+		{"huge BETWEEN is clamped", ranges(1, 1<<30), pk, Hints{}, Options{}, "Range(readahead=2MiB, async)"},
+		{"long but LIMIT 10", ranges(1, 1<<30), pk, Hints{Limit: 10}, Options{}, "Range(readahead=auto)"},
+		{"long, descending", ranges(1, 1<<30), pk, Hints{Reverse: true}, Options{}, "Range(readahead=auto, reverse)"},
+		{"full scan", []KeyRange{{}}, pk, Hints{}, Options{}, "FullScan(readahead=1MiB, async)"},
+		{"full scan LIMIT 2", []KeyRange{{}}, pk, Hints{Limit: 2}, Options{}, "FullScan(readahead=auto)"},
+		{"k IN on non-unique", nonUniquePoints, covering, Hints{}, Options{}, "MultiScan(ranges=5, async)"},
+		{"10 BETWEENs", ranges(10, 1000), pk, Hints{}, Options{}, "MultiScan(ranges=10, async)"},
+		{"many ranges chunked", ranges(300, 10), pk, Hints{}, Options{}, "MultiScan(ranges=300, chunk=256, async)"},
+		{"ranges descending", ranges(3, 10), pk, Hints{Reverse: true}, Options{}, "Scans(ranges=3, reverse)"},
+		{"secondary, non-covering", ranges(1, 100), sec, Hints{}, Options{}, "Range(readahead=auto) then MultiGet(batch=32) by primary key"},
+		{"secondary IN, non-covering", nonUniquePoints, sec, Hints{}, Options{}, "MultiScan(ranges=5, async) then MultiGet(batch=32) by primary key"},
+		{"unique secondary points", points(4), Index{Unique: true}, Hints{}, Options{}, "MultiGet(keys=4, batch=32) then MultiGet(batch=32) by primary key"},
+		{"naive points", points(100), pk, Hints{}, Options{Mode: Naive}, "Scans(ranges=100, readahead=off)"},
+		{"naive secondary", ranges(2, 10), sec, Hints{}, Options{Mode: Naive}, "Scans(ranges=2, readahead=off) then Get per row by primary key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Choose(tc.ranges, tc.idx, tc.h, tc.o)
+			require.Equal(t, tc.want, p.String())
+			require.Equal(t, len(tc.ranges), len(p.Ranges))
+		})
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	m, err := ParseMode("naive")
+	require.NoError(t, err)
+	require.Equal(t, Naive, m)
+	m, err = ParseMode("Planned")
+	require.NoError(t, err)
+	require.Equal(t, Planned, m)
+	_, err = ParseMode("fast")
+	require.Error(t, err)
+}
+
+func TestFormatBytes(t *testing.T) {
+	require.Equal(t, "1MiB", formatBytes(1<<20))
+	require.Equal(t, "256KiB", formatBytes(256<<10))
+	require.Equal(t, "300B", formatBytes(300))
+	require.Equal(t, "1536KiB", formatBytes(1536<<10))
+}
