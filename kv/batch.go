@@ -69,6 +69,8 @@ type Batch struct {
 	// memtable and records in rotated the memtable that became immutable.
 	rotate  bool
 	rotated *memTable
+	// resume marks a DB.Resume request, run by the leader.
+	resume bool
 }
 
 // batchRangeDel is a range tombstone of an indexed batch: the offset of its

@@ -153,6 +153,11 @@ func (d *DB) enqueueCommit(b *Batch) error {
 // get that error and are skipped; an error returned applies to every other
 // batch of the group. REQUIRES: being the leader.
 func (d *DB) commitGroup(group []*Batch) error {
+	for _, b := range group {
+		if b.resume {
+			b.commitErr = d.resume()
+		}
+	}
 	if err := d.writeGroup(group); err != nil {
 		return err
 	}
@@ -187,6 +192,9 @@ func (d *DB) writeGroup(group []*Batch) error {
 	memSize, sync := 0, false
 	live := 0
 	for _, b := range group {
+		if b.resume {
+			continue
+		}
 		if b.precondition != nil {
 			if err := b.precondition(); err != nil {
 				b.commitErr = err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/filter"
@@ -102,6 +103,10 @@ type Options struct {
 	// commit not yet flushed. For bulk loads and benchmarks.
 	DisableWAL bool
 
+	// ResumeInterval is how often a database made read-only by a full disk
+	// tries to resume (see DB.Resume). Default 1s.
+	ResumeInterval time.Duration
+
 	// Logger receives the engine's events (torn WAL tails at recovery,
 	// background errors, flushes and compactions). Default: discard.
 	Logger Logger
@@ -193,6 +198,9 @@ func (o *Options) EnsureDefaults() *Options {
 	if o.CompactionReadahead == 0 {
 		o.CompactionReadahead = 2 << 20
 	}
+	if o.ResumeInterval == 0 {
+		o.ResumeInterval = time.Second
+	}
 	if o.Logger == nil {
 		o.Logger = discardLogger{}
 	}
@@ -234,6 +242,7 @@ func (o *Options) Validate() error {
 	check(o.MaxOpenFiles >= 16, "MaxOpenFiles %d is below 16", o.MaxOpenFiles)
 	check(o.IOQueueDepth >= 1 && o.IOQueueDepth <= 1024, "IOQueueDepth %d is outside [1, 1024]", o.IOQueueDepth)
 	check(o.InitialAutoReadahead >= 0, "InitialAutoReadahead %d is negative", o.InitialAutoReadahead)
+	check(o.ResumeInterval > 0, "ResumeInterval %v is not positive", o.ResumeInterval)
 	check(o.CompactionReadahead >= 0, "CompactionReadahead %d is negative", o.CompactionReadahead)
 	check(o.WALRecovery == WALRecoveryStrict || o.WALRecovery == WALRecoverySkipCorrupt, "WALRecovery %d is unknown", o.WALRecovery)
 	if len(bad) == 0 {
