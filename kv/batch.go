@@ -209,7 +209,13 @@ func (b *Batch) RollbackTo(m BatchMark) error {
 	if m.len > len(b.data) || m.count > int(b.count) || m.len < batchHeaderLen {
 		return errors.New("kv: RollbackTo: mark is not from this batch or was rolled back already")
 	}
-	b.data = b.data[:m.len]
+	if b.index != nil {
+		// A fresh buffer: iterators made before the rollback still read the
+		// old one, whose bytes past the mark must not be overwritten.
+		b.data = append(make([]byte, 0, cap(b.data)), b.data[:m.len]...)
+	} else {
+		b.data = b.data[:m.len]
+	}
 	b.count = uint32(m.count)
 	b.memSize = m.memSize
 	b.userBytes = m.userBytes

@@ -14,7 +14,12 @@ import (
 // used by one goroutine at a time, so no atomics are needed, and the buffer
 // may be reallocated by appends because nodes hold offsets, not slices.
 type batchIndex struct {
-	b      *Batch
+	b *Batch
+	// data is the batch's buffer as of the last add. RollbackTo gives the
+	// batch a new buffer and a new index, so an iterator made before a
+	// rollback keeps reading the buffer and index it was made on, which
+	// nothing writes any more.
+	data   []byte
 	head   batchNode
 	height int
 	rng    *rand.Rand
@@ -36,7 +41,7 @@ func newBatchIndex(b *Batch) *batchIndex {
 }
 
 func (x *batchIndex) keyOf(n *batchNode) []byte {
-	_, key, _, _, _ := decodeEntry(x.b.data[n.off:])
+	_, key, _, _, _ := decodeEntry(x.data[n.off:])
 	return key
 }
 
@@ -47,7 +52,8 @@ func (x *batchIndex) less(n *batchNode, ukey []byte, ord uint32) bool {
 }
 
 func (x *batchIndex) add(off int, ord uint32) {
-	_, key, _, _, _ := decodeEntry(x.b.data[off:])
+	x.data = x.b.data
+	_, key, _, _, _ := decodeEntry(x.data[off:])
 	n := &batchNode{off: off, ord: ord}
 	h := 1
 	for h < batchMaxHeight && x.rng.Uint32()&3 == 0 {
@@ -105,7 +111,7 @@ func (x *batchIndex) nodeBefore(n *batchNode, ukey []byte, trailer uint64) bool 
 	if c != 0 {
 		return c < 0
 	}
-	kind, _, _, _, _ := decodeEntry(x.b.data[n.off:])
+	kind, _, _, _, _ := decodeEntry(x.data[n.off:])
 	return base.MakeTrailer(seqBatchBit|base.SeqNum(n.ord), kind) > trailer
 }
 
@@ -142,7 +148,7 @@ func (it *batchIter) load() *base.KV {
 	if it.n == nil {
 		return nil
 	}
-	kind, key, value, _, _ := decodeEntry(it.x.b.data[it.n.off:])
+	kind, key, value, _, _ := decodeEntry(it.x.data[it.n.off:])
 	it.key = base.AppendKey(it.key[:0], key, seqBatchBit|base.SeqNum(it.n.ord), kind)
 	it.kv = base.KV{K: it.key, V: value}
 	return &it.kv
@@ -165,7 +171,7 @@ func (it *batchIter) skipBackward() *base.KV {
 // prevNode moves to the previous node by searching from the head: batches
 // are small and reverse scans of them rare, so the index keeps no back links.
 func (it *batchIter) prevNode() {
-	kind, key, _, _, _ := decodeEntry(it.x.b.data[it.n.off:])
+	kind, key, _, _, _ := decodeEntry(it.x.data[it.n.off:])
 	it.n = it.x.seekLT(key, base.MakeTrailer(seqBatchBit|base.SeqNum(it.n.ord), kind))
 }
 

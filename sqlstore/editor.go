@@ -1,0 +1,528 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+var (
+	_ sql.TableEditor         = (*editor)(nil)
+	_ sql.RowInserter         = (*editor)(nil)
+	_ sql.RowUpdater          = (*editor)(nil)
+	_ sql.RowDeleter          = (*editor)(nil)
+	_ sql.RowReplacer         = (*editor)(nil)
+	_ sql.AutoIncrementSetter = (*editor)(nil)
+)
+
+// editor writes rows of one table into the session's transaction, keeping
+// every secondary index in step and enforcing primary and unique keys: a
+// duplicate is sql.NewUniqueKeyErr with the full existing row (REPLACE
+// deletes that row and retries; ON DUPLICATE KEY UPDATE updates it). The
+// checks read through the transaction's batch, so they see rows written
+// earlier in the same statement and transaction.
+//
+// Statement boundaries: StatementBegin marks the transaction and
+// DiscardChanges rolls back to the mark; for INSERT IGNORE GMS brackets
+// every row, so a failing row is undone alone.
+type editor struct {
+	t   *Table
+	def *tableDef
+	tx  *txn
+	err error // set when the context had no usable transaction at creation
+
+	mark    txnMark
+	markTx  *txn // the transaction mark belongs to
+	marked  bool
+	rewrite *rewrite // set for RewriteInserter and index builders (alter.go)
+
+	keyBuf, valBuf, pkBuf, ixBuf []byte
+}
+
+func (t *Table) newEditor(ctx *sql.Context) *editor {
+	e := &editor{t: t.full(), def: t.def}
+	if e.err = e.bind(ctx); e.err == nil {
+		// A statement that changed the table's definition (ALTER) writes
+		// with the new one.
+		if def, ok, err := t.db.readTable(e.tx, t.def.name); err == nil && ok {
+			e.def = def
+		}
+	}
+	return e
+}
+
+// bind sets the transaction to write to: the context's, which may change
+// under a long statement (a procedure called by a trigger commits).
+func (e *editor) bind(ctx *sql.Context) error {
+	if e.rewrite != nil && e.tx != nil {
+		return nil
+	}
+	tx, err := e.t.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if tx.readOnly && e.rewrite == nil {
+		return sql.ErrReadOnlyTransaction.New()
+	}
+	e.tx = tx
+	return nil
+}
+
+// StatementBegin implements sql.EditOpenerCloser.
+func (e *editor) StatementBegin(ctx *sql.Context) {
+	if e.bind(ctx) == nil {
+		e.endMarked()
+		e.mark, e.marked, e.markTx = e.tx.mark(), true, e.tx
+		e.tx.mu.Lock()
+		e.tx.editing++
+		e.tx.mu.Unlock()
+	}
+}
+
+// endMarked ends the statement bracket StatementBegin opened.
+func (e *editor) endMarked() {
+	if !e.marked {
+		return
+	}
+	e.marked = false
+	e.markTx.mu.Lock()
+	e.markTx.editing--
+	e.markTx.mu.Unlock()
+}
+
+// DiscardChanges implements sql.EditOpenerCloser: it undoes the writes
+// since StatementBegin (all of the statement's for DDL rewrites).
+func (e *editor) DiscardChanges(ctx *sql.Context, errorEncountered error) error {
+	if e.tx == nil {
+		return nil
+	}
+	if e.rewrite != nil {
+		e.rewrite.failed = true
+		return e.tx.rollbackStatement()
+	}
+	if e.marked {
+		e.endMarked()
+		if e.markTx == e.tx {
+			return e.tx.rollbackTo(e.mark)
+		}
+	}
+	return nil
+}
+
+// StatementComplete implements sql.EditOpenerCloser: a statement boundary,
+// after which scans see the statement's writes.
+func (e *editor) StatementComplete(ctx *sql.Context) error {
+	e.endMarked()
+	if e.tx != nil {
+		e.tx.endStatement()
+	}
+	return nil
+}
+
+// Close implements sql.Closer; a rewrite is installed here (alter.go).
+func (e *editor) Close(ctx *sql.Context) error {
+	e.endMarked()
+	if e.rewrite != nil && e.tx != nil {
+		return e.rewrite.finish(ctx, e)
+	}
+	return nil
+}
+
+// wrote records a change of the table's rows.
+func (e *editor) wrote(rows, bytes int64) {
+	if e.rewrite != nil {
+		e.rewrite.rows += rows
+		e.rewrite.bytes += bytes
+		return
+	}
+	e.tx.wrote(e.def.id, rows, bytes)
+}
+
+// primaryKey returns the primary index key of a stored row.
+func (e *editor) primaryKey(row sql.Row) ([]byte, error) {
+	pk, err := e.def.appendPK(e.pkBuf[:0], row)
+	e.pkBuf = pk
+	if err != nil {
+		return nil, err
+	}
+	e.keyBuf = appendIndexPrefix(e.keyBuf[:0], e.def.id, primaryIndexID)
+	e.keyBuf = append(e.keyBuf, pk...)
+	return e.keyBuf, nil
+}
+
+// getRow reads and decodes the row stored under a primary index key.
+func (e *editor) getRow(key []byte) (sql.Row, []byte, bool, error) {
+	v, ok, err := e.tx.get(key)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	row, err := e.def.decodeRow(v, nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return row, v, true, nil
+}
+
+// rowByPK reads the row whose primary key suffix is pk.
+func (e *editor) rowByPK(pk []byte) (sql.Row, bool, error) {
+	key := appendIndexPrefix(nil, e.def.id, primaryIndexID)
+	key = append(key, pk...)
+	row, _, ok, err := e.getRow(key)
+	return row, ok, err
+}
+
+// Insert implements sql.RowInserter.
+func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	if err := e.bind(ctx); err != nil {
+		return err
+	}
+	if len(row) != len(e.def.schema) {
+		return fmt.Errorf("sqlstore: insert into %s: row of %d values for %d columns", e.def.name, len(row), len(e.def.schema))
+	}
+	if e.def.keyless {
+		return e.insertKeyless(row)
+	}
+	key, err := e.primaryKey(row)
+	if err != nil {
+		return err
+	}
+	if existing, _, found, err := e.getRow(key); err != nil {
+		return err
+	} else if found {
+		return sql.NewUniqueKeyErr(formatKey(row, e.def.pkOrds), true, existing)
+	}
+	if err := e.checkUnique(row, nil); err != nil {
+		return err
+	}
+	return e.put(row, e.pkBuf, key)
+}
+
+// checkUnique checks row against the unique indexes; self is the primary
+// key suffix of the row being updated (its own entries do not collide).
+func (e *editor) checkUnique(row sql.Row, self []byte) error {
+	for _, ix := range e.def.secondary {
+		if !ix.unique {
+			continue
+		}
+		key, val, err := e.def.indexEntry(e.ixBuf[:0], ix, row, []byte{})
+		e.ixBuf = key
+		if err != nil {
+			return err
+		}
+		if val == nil { // a NULL column: never collides
+			continue
+		}
+		pk, found, err := e.tx.get(key)
+		if err != nil {
+			return err
+		}
+		if !found || (self != nil && bytes.Equal(pk, self)) {
+			continue
+		}
+		existing, ok, err := e.rowByPK(pk)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: table %s unique index %s: entry without a row", ErrCorruptCatalog, e.def.name, ix.name)
+		}
+		return sql.NewUniqueKeyErr(formatKey(row, ix.cols), false, existing)
+	}
+	return nil
+}
+
+// put writes a row under key (its primary key suffix is pk) and its index
+// entries.
+func (e *editor) put(row sql.Row, pk, key []byte) error {
+	val, err := e.def.encodeRow(e.valBuf[:0], row)
+	e.valBuf = val
+	if err != nil {
+		return fmt.Errorf("sqlstore: insert into %s: %w", e.def.name, err)
+	}
+	if err := e.tx.set(key, val); err != nil {
+		return err
+	}
+	pk = append([]byte(nil), pk...)
+	for _, ix := range e.def.secondary {
+		k, v, err := e.def.indexEntry(e.ixBuf[:0], ix, row, pk)
+		e.ixBuf = k
+		if err != nil {
+			return err
+		}
+		if err := e.tx.set(k, v); err != nil {
+			return err
+		}
+	}
+	e.wrote(1, int64(len(key)+len(val)))
+	return nil
+}
+
+// remove deletes a stored row (given as stored) and its index entries.
+func (e *editor) remove(row sql.Row, pk, key []byte, size int) error {
+	if err := e.tx.del(key); err != nil {
+		return err
+	}
+	for _, ix := range e.def.secondary {
+		k, _, err := e.def.indexEntry(e.ixBuf[:0], ix, row, pk)
+		e.ixBuf = k
+		if err != nil {
+			return err
+		}
+		if err := e.tx.del(k); err != nil {
+			return err
+		}
+	}
+	e.wrote(-1, -int64(len(key)+size))
+	return nil
+}
+
+// Delete implements sql.RowDeleter. Deleting a row that is not there is not
+// an error (GMS may hand the same row twice, from a join).
+func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	if err := e.bind(ctx); err != nil {
+		return err
+	}
+	if e.def.keyless {
+		return e.deleteKeyless(row)
+	}
+	key, err := e.primaryKey(row)
+	if err != nil {
+		return err
+	}
+	stored, v, found, err := e.getRow(key)
+	if err != nil || !found {
+		return err
+	}
+	return e.remove(stored, append([]byte(nil), e.pkBuf...), append([]byte(nil), key...), len(v))
+}
+
+// Update implements sql.RowUpdater. A changed primary key moves the row:
+// the new key is checked like an insert.
+func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
+	if err := e.bind(ctx); err != nil {
+		return err
+	}
+	if e.def.keyless {
+		if err := e.deleteKeyless(old); err != nil {
+			return err
+		}
+		return e.insertKeyless(new)
+	}
+	oldKey, err := e.primaryKey(old)
+	if err != nil {
+		return err
+	}
+	oldKey = append([]byte(nil), oldKey...)
+	oldPK := append([]byte(nil), e.pkBuf...)
+	stored, v, found, err := e.getRow(oldKey)
+	if err != nil {
+		return err
+	}
+	newKey, err := e.primaryKey(new)
+	if err != nil {
+		return err
+	}
+	newKey = append([]byte(nil), newKey...)
+	newPK := append([]byte(nil), e.pkBuf...)
+	moved := !bytes.Equal(oldKey, newKey)
+	if moved {
+		if existing, _, dup, err := e.getRow(newKey); err != nil {
+			return err
+		} else if dup {
+			return sql.NewUniqueKeyErr(formatKey(new, e.def.pkOrds), true, existing)
+		}
+	}
+	if err := e.checkUnique(new, oldPK); err != nil {
+		return err
+	}
+	if found {
+		if err := e.remove(stored, oldPK, oldKey, len(v)); err != nil {
+			return err
+		}
+	}
+	return e.put(new, newPK, newKey)
+}
+
+// Keyless tables. A keyless row's key is a hidden row ID from the store's
+// allocator (uvarint), so rows scan in insertion order as in MySQL;
+// duplicates are separate rows. A hidden hash index (keylessHashIndexID:
+// an 8-byte hash of the row, JSON columns left out since their text form is
+// not canonical, then the row ID; empty value) leads a delete by value to
+// the rows that may be equal, and the first equal one is removed.
+
+// keylessHashIndexID is the index ID of a keyless table's hash index; part
+// of the on-disk format.
+const keylessHashIndexID = 0
+
+func (e *editor) hiddenHash(row sql.Row) (uint64, error) {
+	h := row
+	if e.def.hasJSON {
+		h = append(sql.Row(nil), row...)
+		for i, c := range e.def.schema {
+			if types.IsJSON(c.Type) {
+				h[i] = nil
+			}
+		}
+	}
+	b, err := e.def.encodeRow(e.valBuf[:0], h)
+	e.valBuf = b
+	if err != nil {
+		return 0, fmt.Errorf("sqlstore: table %s: %w", e.def.name, err)
+	}
+	return xxhash.Sum64(b), nil
+}
+
+// hashKey appends the hash index key of a keyless row.
+func (e *editor) hashKey(dst []byte, hash uint64, pk []byte) []byte {
+	dst = appendIndexPrefix(dst, e.def.id, keylessHashIndexID)
+	dst = binary.BigEndian.AppendUint64(dst, hash)
+	return append(dst, pk...)
+}
+
+func (e *editor) insertKeyless(row sql.Row) error {
+	h, err := e.hiddenHash(row)
+	if err != nil {
+		return err
+	}
+	if err := e.checkUnique(row, nil); err != nil {
+		return err
+	}
+	id, err := e.t.store.rowIDs.alloc()
+	if err != nil {
+		return err
+	}
+	pk := codec.AppendUvarintAscending(nil, id)
+	key := appendIndexPrefix(nil, e.def.id, primaryIndexID)
+	key = append(key, pk...)
+	if err := e.put(row, pk, key); err != nil {
+		return err
+	}
+	return e.tx.set(e.hashKey(nil, h, pk), nil)
+}
+
+func (e *editor) deleteKeyless(row sql.Row) error {
+	h, err := e.hiddenHash(row)
+	if err != nil {
+		return err
+	}
+	prefix := e.hashKey(nil, h, nil)
+	it, err := e.tx.newIter(prefix, prefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		pk := append([]byte(nil), it.Key()[len(prefix):]...)
+		key := appendIndexPrefix(nil, e.def.id, primaryIndexID)
+		key = append(key, pk...)
+		stored, v, found, err := e.getRow(key)
+		if err != nil {
+			return err
+		}
+		if !found || !rowsEqual(stored, row) {
+			continue
+		}
+		hk := append([]byte(nil), it.Key()...)
+		if err := it.Close(); err != nil {
+			return err
+		}
+		if err := e.remove(stored, pk, key, len(v)); err != nil {
+			return err
+		}
+		return e.tx.del(hk)
+	}
+	return it.Error()
+}
+
+// rowsEqual reports whether two rows hold the same values exactly (not
+// collation-equal: a keyless delete must remove a copy of that very row).
+func rowsEqual(a, b sql.Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !valuesEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func valuesEqual(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	switch x := a.(type) {
+	case []byte:
+		y, ok := b.([]byte)
+		return ok && bytes.Equal(x, y)
+	case time.Time:
+		y, ok := b.(time.Time)
+		return ok && x.Equal(y)
+	case decimal.Decimal:
+		y, ok := b.(decimal.Decimal)
+		return ok && x.Equal(y) && x.Exponent() == y.Exponent()
+	case sql.JSONWrapper:
+		c, err := types.JSON.Compare(context.Background(), a, b)
+		return err == nil && c == 0
+	}
+	if aw, ok := a.(sql.AnyWrapper); ok {
+		if u, err := aw.UnwrapAny(context.Background()); err == nil {
+			return valuesEqual(u, b)
+		}
+	}
+	if bw, ok := b.(sql.AnyWrapper); ok {
+		if u, err := bw.UnwrapAny(context.Background()); err == nil {
+			return valuesEqual(a, u)
+		}
+	}
+	return comparableEqual(a, b)
+}
+
+// comparableEqual is a == b, false for uncomparable dynamic types.
+func comparableEqual(a, b any) (eq bool) {
+	defer func() {
+		if recover() != nil {
+			eq = false
+		}
+	}()
+	return a == b
+}
+
+// SetAutoIncrementValue implements sql.AutoIncrementSetter.
+func (e *editor) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
+	if err := e.bind(ctx); err != nil {
+		return err
+	}
+	return e.t.store.autoinc.set(e.def.id, v)
+}
+
+// AcquireAutoIncrementLock implements sql.AutoIncrementSetter; counters
+// have their own locks.
+func (e *editor) AcquireAutoIncrementLock(ctx *sql.Context) (func(), error) {
+	return func() {}, nil
+}
+
+// formatKey formats the key columns of a row for duplicate-key errors, as
+// GMS's own backend does: [v1,v2].
+func formatKey(row sql.Row, ords []int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, o := range ords {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%v", row[o])
+	}
+	b.WriteByte(']')
+	return b.String()
+}

@@ -1,0 +1,113 @@
+package sqlstore
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/strata-db/strata/kv"
+)
+
+// Sentinel errors. Every error of this package that is not one of GMS's own
+// error kinds wraps one of them; test with errors.Is. MySQL error numbers
+// are attached here and only here (toSQLError), at the edge where errors
+// leave the package towards GMS and clients.
+var (
+	// ErrConflict is returned by a commit when another transaction committed
+	// a write to one of the same keys (or dropped or rewrote a table this
+	// one wrote to) after this transaction's snapshot. Nothing of the
+	// transaction is applied; retry it. Clients see MySQL error 1213.
+	ErrConflict = errors.New("sqlstore: write conflict with a concurrent transaction")
+
+	// ErrClosed is returned by every call on a closed Store.
+	ErrClosed = errors.New("sqlstore: store is closed")
+
+	// ErrCorruptCatalog is returned when a catalog record cannot be decoded.
+	ErrCorruptCatalog = errors.New("sqlstore: corrupt catalog record")
+
+	// ErrUnsupported is returned for schema features the store cannot
+	// persist (geometry columns, full-text and vector indexes, ...).
+	ErrUnsupported = errors.New("sqlstore: unsupported")
+
+	// ErrNoTransaction is returned when a call that needs the session's
+	// transaction finds none (a context without a sqlstore session).
+	ErrNoTransaction = errors.New("sqlstore: no transaction in this context")
+)
+
+// toSQLError turns the errors this package chooses a MySQL number for into
+// *mysql.SQLError, which GMS and its server pass through unchanged. Every
+// other error is returned as is: GMS maps its own error kinds itself.
+func toSQLError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var sqlErr *mysql.SQLError
+	if errors.As(err, &sqlErr) {
+		return err
+	}
+	switch {
+	case errors.Is(err, ErrConflict), errors.Is(err, kv.ErrConflict):
+		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock,
+			"Deadlock found when trying to get lock; try restarting transaction (%v)", err)
+	}
+	return err
+}
+
+// isGMSError reports whether err is one of GMS's error kinds that GMS
+// itself maps to a MySQL number (it must then not be wrapped in a way that
+// hides the kind; GMS matches kinds with errors.Is-like checks on the value).
+func isGMSError(err error) bool {
+	return sql.ErrPrimaryKeyViolation.Is(err) || sql.ErrUniqueKeyViolation.Is(err)
+}
+
+// wrapf wraps err with context unless it is a GMS error kind or an error
+// that already carries a MySQL number, which must reach GMS unchanged.
+func wrapf(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	var sqlErr *mysql.SQLError
+	var uk sql.UniqueKeyError
+	if errors.As(err, &sqlErr) || errors.As(err, &uk) || isGMSError(err) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)
+}
+
+// MySQLError returns the error a MySQL client should see for err, with
+// MySQL's error number and SQLSTATE: this package's own errors (a write
+// conflict is 1213), GMS error kinds that GMS's own mapping
+// (sql.CastSQLError) leaves as 1105 but MySQL numbers (a string too long for
+// its column is 1406, a value out of range 1264, an unknown column 1054, a
+// violated CHECK 3819), and everything else as GMS maps it. The MySQL server
+// and the database/sql driver use it; nil stays nil.
+func MySQLError(err error) *mysql.SQLError {
+	if err == nil {
+		return nil
+	}
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		return se
+	}
+	if errors.Is(err, ErrConflict) || errors.Is(err, kv.ErrConflict) {
+		return toSQLError(err).(*mysql.SQLError)
+	}
+	inner := sql.UnwrapError(err)
+	var wi sql.WrappedInsertError
+	if errors.As(inner, &wi) {
+		inner = wi.Cause
+	}
+	switch {
+	case types.ErrLengthBeyondLimit.Is(inner):
+		return mysql.NewSQLError(mysql.ERDataTooLong, "22001", "Data too long for column (%v)", inner)
+	case sql.ErrValueOutOfRange.Is(inner):
+		return mysql.NewSQLError(mysql.ERWarnDataOutOfRange, "22003", "Out of range value (%v)", inner)
+	case sql.ErrColumnNotFound.Is(inner), sql.ErrTableColumnNotFound.Is(inner):
+		return mysql.NewSQLError(mysql.ERBadFieldError, "42S22", "Unknown column (%v)", inner)
+	case sql.ErrCheckConstraintViolated.Is(inner):
+		return mysql.NewSQLError(3819, mysql.SSUnknownSQLState, "%v", inner)
+	}
+	return sql.CastSQLError(err)
+}

@@ -1,0 +1,164 @@
+package sqlstore
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+var (
+	_ sql.ForeignKeyTable  = (*Table)(nil)
+	_ sql.ForeignKeyEditor = (*editor)(nil)
+)
+
+// Foreign keys are stored in the record of the table that declares them
+// (the child), as GMS's own sql.ForeignKeyConstraint; GMS checks and
+// cascades them through the tables' editors and index lookups. A table's
+// referencing foreign keys are found by scanning the table records, which
+// the definition cache makes cheap.
+
+// CreateIndexForForeignKey implements sql.ForeignKeyTable.
+func (t *Table) CreateIndexForForeignKey(ctx *sql.Context, idx sql.IndexDef) error {
+	return t.CreateIndex(ctx, idx)
+}
+
+// GetDeclaredForeignKeys implements sql.ForeignKeyTable, sorted by name.
+func (t *Table) GetDeclaredForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
+	tx, release := t.store.view(ctx)
+	defer release()
+	def, ok, err := t.db.readTable(tx, t.def.name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		def = t.def
+	}
+	fks := append([]sql.ForeignKeyConstraint(nil), def.rec.ForeignKeys...)
+	sort.Slice(fks, func(i, j int) bool { return fks[i].Name < fks[j].Name })
+	return fks, nil
+}
+
+// GetReferencedForeignKeys implements sql.ForeignKeyTable: the foreign keys
+// of any table that name this one as parent.
+func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
+	tx, release := t.store.view(ctx)
+	defer release()
+	var out []sql.ForeignKeyConstraint
+	err := t.store.forEachTable(tx, func(def *tableDef) error {
+		for _, fk := range def.rec.ForeignKeys {
+			if strings.EqualFold(fk.ParentTable, t.def.name) && strings.EqualFold(fk.ParentDatabase, t.def.db) {
+				out = append(out, fk)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// forEachTable calls fn with every table of every database, as tx sees them.
+func (s *Store) forEachTable(tx *txn, fn func(def *tableDef) error) error {
+	return scanCatalog(tx, []byte{prefixCatalog, kindTable}, func(k, v []byte) error {
+		_, db, err := decodeNamePart(k[2:])
+		if err != nil {
+			return err
+		}
+		def, err := s.defs.get(db, v)
+		if err != nil {
+			return err
+		}
+		return fn(def)
+	})
+}
+
+// fkNameTaken reports whether a foreign key of that name exists in the
+// database (names are unique per database), ignoring except.
+func (t *Table) fkNameTaken(tx *txn, name, except string) (bool, error) {
+	taken := false
+	err := t.store.forEachTable(tx, func(def *tableDef) error {
+		for _, fk := range def.rec.ForeignKeys {
+			if strings.EqualFold(fk.Name, name) && !strings.EqualFold(fk.Name, except) && strings.EqualFold(fk.Database, t.def.db) {
+				taken = true
+			}
+		}
+		return nil
+	})
+	return taken, err
+}
+
+// AddForeignKey implements sql.ForeignKeyTable.
+func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
+	tx, err := t.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if taken, err := t.fkNameTaken(tx, fk.Name, ""); err != nil {
+		return err
+	} else if taken {
+		return sql.ErrForeignKeyDuplicateName.New(fk.Name)
+	}
+	return t.updateRecord(ctx, func(rec *tableRecord) error {
+		rec.ForeignKeys = append(rec.ForeignKeys, fk)
+		return nil
+	})
+}
+
+// DropForeignKey implements sql.ForeignKeyTable.
+func (t *Table) DropForeignKey(ctx *sql.Context, name string) error {
+	return t.updateRecord(ctx, func(rec *tableRecord) error {
+		for i, fk := range rec.ForeignKeys {
+			if strings.EqualFold(fk.Name, name) {
+				rec.ForeignKeys = append(rec.ForeignKeys[:i], rec.ForeignKeys[i+1:]...)
+				return nil
+			}
+		}
+		return sql.ErrForeignKeyNotFound.New(name, rec.Name)
+	})
+}
+
+// UpdateForeignKey implements sql.ForeignKeyTable.
+func (t *Table) UpdateForeignKey(ctx *sql.Context, name string, fk sql.ForeignKeyConstraint) error {
+	tx, err := t.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(name, fk.Name) {
+		if taken, err := t.fkNameTaken(tx, fk.Name, name); err != nil {
+			return err
+		} else if taken {
+			return sql.ErrForeignKeyDuplicateName.New(fk.Name)
+		}
+	}
+	return t.updateRecord(ctx, func(rec *tableRecord) error {
+		for i, old := range rec.ForeignKeys {
+			if strings.EqualFold(old.Name, name) {
+				rec.ForeignKeys[i] = fk
+				return nil
+			}
+		}
+		rec.ForeignKeys = append(rec.ForeignKeys, fk)
+		return nil
+	})
+}
+
+// GetForeignKeyEditor implements sql.ForeignKeyTable.
+func (t *Table) GetForeignKeyEditor(ctx *sql.Context) sql.ForeignKeyEditor {
+	return t.newEditor(ctx)
+}
+
+// IndexedAccess implements sql.IndexAddressable for GMS's foreign key
+// checks, which read through the editor: the reads go through the same
+// transaction and see the statement's writes so far.
+func (e *editor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
+	t := newTable(e.t.db, e.def)
+	t.readsCurrent = true
+	return t.IndexedAccess(ctx, lookup)
+}
+
+// GetIndexes implements sql.IndexAddressable.
+func (e *editor) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
+	return newTable(e.t.db, e.def).GetIndexes(ctx)
+}
+
+// PreciseMatch implements sql.IndexAddressable.
+func (e *editor) PreciseMatch() bool { return true }

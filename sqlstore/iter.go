@@ -1,0 +1,249 @@
+package sqlstore
+
+import (
+	"bytes"
+
+	"github.com/strata-db/strata/kv"
+)
+
+// txnIter is an engine iterator over a transaction's view: its snapshot
+// plus its batch as the batch was when the iterator was made. So a scan
+// never sees writes its own statement makes after the scan started, which
+// is what UPDATE and DELETE need (they scan the table they write).
+//
+// A kv iterator over an indexed batch reads the batch's buffer in place; if
+// the batch is rolled back past entries the iterator can see (a failed
+// statement or row, ROLLBACK TO SAVEPOINT), those offsets become free and
+// later writes reuse them. The transaction therefore invalidates such
+// iterators at rollback, and an invalidated txnIter reopens itself over the
+// batch as it is after the rollback and seeks back to where it was.
+//
+// A txnIter is not safe for concurrent use.
+type txnIter struct {
+	t          *txn
+	it         *kv.Iterator
+	lower      []byte
+	upper      []byte
+	onView     bool // reads the statement view, not the whole batch
+	at         int  // the view boundary to read at; -1: the latest
+	batchCount int  // Count() of the batch it reads when it was made
+
+	stale   bool   // invalidated by a rollback; reopen before moving
+	saved   []byte // the key it was on when invalidated (copy)
+	onValid bool
+	closed  bool
+	err     error
+}
+
+// newIter returns an iterator over [lower, upper) of everything the
+// transaction sees, its own writes included.
+func (t *txn) newIter(lower, upper []byte) (*txnIter, error) {
+	return t.newIterOn(lower, upper, false)
+}
+
+// newStmtIterAt returns an iterator over [lower, upper) of the statement
+// view: the transaction's writes up to the last statement boundary, or up
+// to boundary at when that is an earlier one (at < 0: the last).
+func (t *txn) newStmtIterAt(lower, upper []byte, at int) (*txnIter, error) {
+	ti := &txnIter{t: t, lower: lower, upper: upper, onView: true, at: at}
+	return t.track(ti)
+}
+
+func (t *txn) newIterOn(lower, upper []byte, onView bool) (*txnIter, error) {
+	return t.track(&txnIter{t: t, lower: lower, upper: upper, onView: onView, at: -1})
+}
+
+func (t *txn) track(ti *txnIter) (*txnIter, error) {
+	if err := ti.open(); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if t.iters == nil {
+		t.iters = make(map[*txnIter]struct{})
+	}
+	t.iters[ti] = struct{}{}
+	t.mu.Unlock()
+	return ti, nil
+}
+
+func (ti *txnIter) open() error {
+	t := ti.t
+	opts := &kv.IterOptions{ReadOptions: *t.readOpts(), LowerBound: ti.lower, UpperBound: ti.upper}
+	var it *kv.Iterator
+	var err error
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.done:
+		// The transaction ended (an iterator GMS closes late): read its
+		// snapshot alone.
+		it, err = t.store.db.NewIter(opts)
+	case ti.onView && ti.at >= 0 && ti.at < t.boundary:
+		// An earlier boundary (a cursor opened before later writes): a
+		// private view of the writes up to it.
+		var view *kv.Batch
+		if view, err = t.viewAtLocked(ti.at); err != nil {
+			return err
+		}
+		ti.onView = false // a private batch: never rolled back under it
+		if view == nil {
+			it, err = t.store.db.NewIter(opts)
+		} else {
+			it, err = view.NewIter(opts)
+		}
+	case ti.onView:
+		var view *kv.Batch
+		if view, err = t.syncViewLocked(); err != nil {
+			return err
+		}
+		if view == nil {
+			it, err = t.store.db.NewIter(opts)
+		} else {
+			ti.batchCount = view.Count()
+			it, err = view.NewIter(opts)
+		}
+	default:
+		ti.batchCount = t.batch.Count()
+		it, err = t.batch.NewIter(opts)
+	}
+	if err != nil {
+		return wrapf(err, "sqlstore: iterator")
+	}
+	ti.it = it
+	return nil
+}
+
+// invalidate is called by the transaction, with t.mu held, when a rollback
+// frees batch entries the iterator can see.
+func (ti *txnIter) invalidate() {
+	if ti.stale || ti.closed {
+		return
+	}
+	ti.stale = true
+	ti.onValid = ti.it.Valid()
+	if ti.onValid {
+		ti.saved = append(ti.saved[:0], ti.it.Key()...)
+	}
+	_ = ti.it.Close()
+	ti.it = nil
+}
+
+// reopen replaces a stale iterator. REQUIRES: called by the iterator's user.
+func (ti *txnIter) reopen() error {
+	ti.t.mu.Lock()
+	stale := ti.stale
+	ti.stale = false
+	ti.t.mu.Unlock()
+	if !stale {
+		return nil
+	}
+	return ti.open()
+}
+
+func (ti *txnIter) SeekGE(key []byte) bool {
+	if err := ti.reopen(); err != nil {
+		ti.err = err
+		return false
+	}
+	return ti.it.SeekGE(key)
+}
+
+func (ti *txnIter) SeekLT(key []byte) bool {
+	if err := ti.reopen(); err != nil {
+		ti.err = err
+		return false
+	}
+	return ti.it.SeekLT(key)
+}
+
+func (ti *txnIter) First() bool {
+	if err := ti.reopen(); err != nil {
+		ti.err = err
+		return false
+	}
+	return ti.it.First()
+}
+
+func (ti *txnIter) Last() bool {
+	if err := ti.reopen(); err != nil {
+		ti.err = err
+		return false
+	}
+	return ti.it.Last()
+}
+
+// Next moves forward; after an invalidation it continues after the saved key.
+func (ti *txnIter) Next() bool {
+	if ti.isStale() {
+		saved, was := append([]byte(nil), ti.saved...), ti.onValid
+		if err := ti.reopen(); err != nil {
+			ti.err = err
+			return false
+		}
+		if !was {
+			return false
+		}
+		if !ti.it.SeekGE(saved) {
+			return false
+		}
+		if bytes.Equal(ti.it.Key(), saved) {
+			return ti.it.Next()
+		}
+		return true
+	}
+	return ti.it.Next()
+}
+
+// Prev moves backward; after an invalidation it continues before the saved key.
+func (ti *txnIter) Prev() bool {
+	if ti.isStale() {
+		saved, was := append([]byte(nil), ti.saved...), ti.onValid
+		if err := ti.reopen(); err != nil {
+			ti.err = err
+			return false
+		}
+		if !was {
+			return false
+		}
+		return ti.it.SeekLT(saved)
+	}
+	return ti.it.Prev()
+}
+
+func (ti *txnIter) isStale() bool {
+	ti.t.mu.Lock()
+	defer ti.t.mu.Unlock()
+	return ti.stale
+}
+
+// Key and Value are valid until the next move (kv.Iterator's contract).
+func (ti *txnIter) Key() []byte   { return ti.it.Key() }
+func (ti *txnIter) Value() []byte { return ti.it.Value() }
+
+func (ti *txnIter) Error() error {
+	if ti.err != nil {
+		return ti.err
+	}
+	if ti.it == nil {
+		return nil
+	}
+	return ti.it.Error()
+}
+
+// Close releases the iterator; closing twice is harmless.
+func (ti *txnIter) Close() error {
+	ti.t.mu.Lock()
+	if ti.closed {
+		ti.t.mu.Unlock()
+		return nil
+	}
+	ti.closed = true
+	delete(ti.t.iters, ti)
+	it := ti.it
+	ti.it = nil
+	ti.t.mu.Unlock()
+	if it != nil {
+		return it.Close()
+	}
+	return nil
+}

@@ -1,0 +1,265 @@
+package sqlstore
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+var (
+	_ sql.DatabaseProvider                = (*Provider)(nil)
+	_ sql.MutableDatabaseProvider         = (*Provider)(nil)
+	_ sql.CollatedDatabaseProvider        = (*Provider)(nil)
+	_ sql.ExternalStoredProcedureProvider = (*Provider)(nil)
+)
+
+// Provider is the GMS database provider of a Store. Databases are catalog
+// records read through the calling session's transaction, so a database a
+// transaction creates is visible to it at once and to others after commit.
+// It is safe for concurrent use.
+type Provider struct {
+	store *Store
+	// procs holds stored procedures written in Go (RegisterProcedures),
+	// which are not stored.
+	procs sql.ExternalStoredProcedureRegistry
+}
+
+// RegisterProcedures adds stored procedures implemented in Go, callable
+// with CALL from every database. Register them before the first query.
+func (p *Provider) RegisterProcedures(procs ...sql.ExternalStoredProcedureDetails) {
+	for _, proc := range procs {
+		p.procs.Register(proc)
+	}
+}
+
+// ExternalStoredProcedure implements sql.ExternalStoredProcedureProvider.
+func (p *Provider) ExternalStoredProcedure(_ *sql.Context, name string, numOfParams int) (*sql.ExternalStoredProcedureDetails, error) {
+	return p.procs.LookupByNameAndParamCount(name, numOfParams)
+}
+
+// ExternalStoredProcedures implements sql.ExternalStoredProcedureProvider.
+func (p *Provider) ExternalStoredProcedures(_ *sql.Context, name string) ([]sql.ExternalStoredProcedureDetails, error) {
+	return p.procs.LookupByName(name)
+}
+
+// view returns the transaction to read through: the session's, or a
+// read-only one of the latest state (released by the returned func) for
+// contexts without one.
+func (s *Store) view(ctx *sql.Context) (*txn, func()) {
+	if t := txnOf(ctx); t != nil && t.store == s && !t.isDone() {
+		return t, func() {}
+	}
+	t := s.beginTxn(true)
+	return t, t.rollback
+}
+
+// writer returns the session's transaction for a write. When the context
+// holds none, or a finished one (a stored procedure called from a trigger
+// commits in the middle of the calling statement, as GMS does), it starts
+// one, as GMS does at the start of a statement.
+func (s *Store) writer(ctx *sql.Context) (*txn, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	t := txnOf(ctx)
+	if t == nil || t.isDone() {
+		sess, ok := ctx.Session.(*Session)
+		if !ok || sess.store != s {
+			return nil, ErrNoTransaction
+		}
+		tx, err := sess.StartTransaction(ctx, sql.ReadWrite)
+		if err != nil {
+			return nil, err
+		}
+		ctx.SetTransaction(tx)
+		t = tx.(*txn)
+	}
+	if t.store != s {
+		return nil, ErrNoTransaction
+	}
+	if err := t.checkWritable(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *txn) isDone() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.done
+}
+
+// readDatabase returns a database's record as t sees it.
+func readDatabase(t *txn, name string) (*databaseRecord, bool, error) {
+	v, ok, err := t.get(catalogKey(kindDatabase, name))
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	var rec databaseRecord
+	if err := decodeRecord(v, &rec, "database "+name); err != nil {
+		return nil, false, err
+	}
+	return &rec, true, nil
+}
+
+// Database implements sql.DatabaseProvider.
+func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	t, release := p.store.view(ctx)
+	defer release()
+	rec, ok, err := readDatabase(t, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, sql.ErrDatabaseNotFound.New(name)
+	}
+	return &Database{store: p.store, name: rec.Name}, nil
+}
+
+// HasDatabase implements sql.DatabaseProvider.
+func (p *Provider) HasDatabase(ctx *sql.Context, name string) bool {
+	t, release := p.store.view(ctx)
+	defer release()
+	_, ok, err := readDatabase(t, name)
+	return err == nil && ok
+}
+
+// AllDatabases implements sql.DatabaseProvider, sorted by name.
+func (p *Provider) AllDatabases(ctx *sql.Context) []sql.Database {
+	t, release := p.store.view(ctx)
+	defer release()
+	var out []sql.Database
+	_ = scanCatalog(t, catalogKey(kindDatabase), func(_, v []byte) error {
+		var rec databaseRecord
+		if err := decodeRecord(v, &rec, "database"); err != nil {
+			return err
+		}
+		out = append(out, &Database{store: p.store, name: rec.Name})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name()) < strings.ToLower(out[j].Name()) })
+	return out
+}
+
+// CreateDatabase implements sql.MutableDatabaseProvider.
+func (p *Provider) CreateDatabase(ctx *sql.Context, name string) error {
+	return p.CreateCollatedDatabase(ctx, name, sql.Collation_Unspecified)
+}
+
+// CreateCollatedDatabase implements sql.CollatedDatabaseProvider.
+func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collation sql.CollationID) error {
+	t, err := p.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if _, ok, err := readDatabase(t, name); err != nil {
+		return err
+	} else if ok {
+		return sql.ErrDatabaseExists.New(name)
+	}
+	if collation == sql.Collation_Unspecified {
+		collation = sql.Collation_Default
+	}
+	b, err := encodeRecord(&databaseRecord{Format: recordFormat, Name: name, Collation: collationName(collation)})
+	if err != nil {
+		return err
+	}
+	return t.setCatalog(catalogKey(kindDatabase, name), b)
+}
+
+// DropDatabase implements sql.MutableDatabaseProvider: the database's
+// record, every catalog entry under it and every table's data go, in the
+// session's transaction.
+func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
+	t, err := p.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if _, ok, err := readDatabase(t, name); err != nil {
+		return err
+	} else if !ok {
+		return sql.ErrDatabaseNotFound.New(name)
+	}
+	m := t.mark()
+	err = p.dropDatabase(t, name)
+	if err != nil {
+		_ = t.rollbackTo(m)
+	}
+	return err
+}
+
+func (p *Provider) dropDatabase(t *txn, name string) error {
+	db := &Database{store: p.store, name: name}
+	names, err := db.tableNames(t)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := db.dropTable(t, n); err != nil {
+			return err
+		}
+	}
+	for _, kind := range []byte{kindView, kindTrigger, kindProcedure, kindEvent} {
+		var keys [][]byte
+		if err := scanCatalog(t, catalogKey(kind, name), func(k, _ []byte) error {
+			keys = append(keys, append([]byte(nil), k...))
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := t.delCatalog(k); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.delCatalog(catalogKey(kindDatabase, name)); err != nil {
+		return err
+	}
+	// A table created in this database by a concurrent transaction would
+	// outlive it: refuse the commit if one appeared.
+	prefix := catalogKey(kindTable, name)
+	t.addCheck(func(r kv.Reader) error {
+		it, err := r.NewIter(&kv.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+		if err != nil {
+			return err
+		}
+		defer it.Close()
+		if it.First() {
+			return fmt.Errorf("%w: a table was created in database %s while it was dropped", ErrConflict, name)
+		}
+		return it.Error()
+	})
+	return nil
+}
+
+// scanCatalog calls fn for every catalog entry under prefix, in key order.
+// The slices are valid only during the call.
+func scanCatalog(t *txn, prefix []byte, fn func(k, v []byte) error) error {
+	it, err := t.newIter(prefix, prefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// decodeNamePart decodes the first name part of a catalog key suffix.
+func decodeNamePart(b []byte) (rest []byte, name string, err error) {
+	rest, v, err := codec.DecodeKey(b, types.LongBlob, codec.Asc)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: catalog key: %v", ErrCorruptCatalog, err)
+	}
+	bs, _ := v.([]byte)
+	return rest, string(bs), nil
+}

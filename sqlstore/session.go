@@ -1,0 +1,188 @@
+package sqlstore
+
+import (
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+var (
+	_ sql.Session               = (*Session)(nil)
+	_ sql.TransactionSession    = (*Session)(nil)
+	_ sql.LifecycleAwareSession = (*Session)(nil)
+)
+
+// Session is a client session: GMS's base session plus the transaction
+// GMS runs statements in. GMS starts a transaction for every statement that
+// finds none (StartTransaction) and commits it at the end of an autocommit
+// statement, at COMMIT, or implicitly after DDL.
+//
+// GMS may drop a transaction without rolling it back (an error during
+// planning, a failed statement over the wire, a closed connection); the
+// session therefore remembers the transaction it handed out and releases it
+// when it starts the next one, when ValidateSession finds an autocommit
+// leftover, and at SessionEnd.
+//
+// A Session is used by one statement at a time; its methods are safe to call
+// from the different goroutines GMS's server uses for one statement.
+type Session struct {
+	*sql.BaseSession
+	store *Store
+
+	mu   sync.Mutex
+	open map[*txn]struct{} // transactions started and not yet finished
+}
+
+func newSession(base *sql.BaseSession, s *Store) *Session {
+	return &Session{BaseSession: base, store: s}
+}
+
+// StartTransaction implements sql.TransactionSession.
+func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	if s.store.closed.Load() {
+		return nil, ErrClosed
+	}
+	t := s.store.beginTxn(tc == sql.ReadOnly)
+	t.sess = s
+	s.mu.Lock()
+	if s.open == nil {
+		s.open = make(map[*txn]struct{})
+	}
+	s.open[t] = struct{}{}
+	s.mu.Unlock()
+	return t, nil
+}
+
+// CommitTransaction implements sql.TransactionSession.
+func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
+	t, ok := tx.(*txn)
+	if !ok || t == nil {
+		return nil
+	}
+	return t.commit()
+}
+
+// Rollback implements sql.TransactionSession.
+func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
+	if t, ok := tx.(*txn); ok && t != nil {
+		t.rollback()
+	}
+	return nil
+}
+
+// finished is called by a transaction when it commits or rolls back.
+func (s *Session) finished(t *txn) {
+	s.mu.Lock()
+	delete(s.open, t)
+	s.mu.Unlock()
+}
+
+// releaseIdle rolls back the transactions GMS dropped without ending them:
+// every open one other than keep that no statement is using (no open
+// iterator, no editor between StatementBegin and its end). Statements
+// nested in a running one (procedure bodies, triggers calling procedures)
+// call ValidateSession too, so a transaction in use must survive.
+func (s *Session) releaseIdle(keep *txn) {
+	s.mu.Lock()
+	var idle []*txn
+	for t := range s.open {
+		if t != keep && t.idle() {
+			idle = append(idle, t)
+		}
+	}
+	s.mu.Unlock()
+	for _, t := range idle {
+		t.rollback()
+	}
+}
+
+// CreateSavepoint implements sql.TransactionSession.
+func (s *Session) CreateSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	if t, ok := tx.(*txn); ok && t != nil {
+		t.createSavepoint(name)
+	}
+	return nil
+}
+
+// RollbackToSavepoint implements sql.TransactionSession.
+func (s *Session) RollbackToSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	if t, ok := tx.(*txn); ok && t != nil {
+		return t.rollbackToSavepoint(name)
+	}
+	return nil
+}
+
+// ReleaseSavepoint implements sql.TransactionSession.
+func (s *Session) ReleaseSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	if t, ok := tx.(*txn); ok && t != nil {
+		return t.releaseSavepoint(name)
+	}
+	return nil
+}
+
+// ValidateSession runs before every statement, nested ones included. It
+// rolls back transactions GMS dropped and a transaction an earlier
+// autocommit statement left behind (its commit never ran: an error over the
+// wire), unless a running statement still uses them, and marks the start of
+// the statement in the current transaction.
+func (s *Session) ValidateSession(ctx *sql.Context) error {
+	if err := s.BaseSession.ValidateSession(ctx); err != nil {
+		return err
+	}
+	t, _ := ctx.GetTransaction().(*txn)
+	s.releaseIdle(t)
+	if t == nil {
+		return nil
+	}
+	if t.isDone() {
+		// Finished (a failed commit) but still installed: start afresh.
+		ctx.SetTransaction(nil)
+		return nil
+	}
+	if !ctx.GetIgnoreAutoCommit() && s.autocommit(ctx) && t.idle() {
+		t.rollback()
+		ctx.SetTransaction(nil)
+		return nil
+	}
+	t.beginStatement()
+	return nil
+}
+
+func (s *Session) autocommit(ctx *sql.Context) bool {
+	v, err := s.GetSessionVariable(ctx, sql.AutoCommitSessionVar)
+	if err != nil {
+		return true
+	}
+	b, err := sql.ConvertToBool(ctx, v)
+	return err != nil || b
+}
+
+// CommandBegin implements sql.LifecycleAwareSession.
+func (s *Session) CommandBegin() error { return nil }
+
+// CommandEnd implements sql.LifecycleAwareSession.
+func (s *Session) CommandEnd() {}
+
+// SessionEnd implements sql.LifecycleAwareSession: the connection closed,
+// so open transactions are rolled back.
+func (s *Session) SessionEnd() {
+	s.mu.Lock()
+	var open []*txn
+	for t := range s.open {
+		open = append(open, t)
+	}
+	s.mu.Unlock()
+	for _, t := range open {
+		t.rollback()
+	}
+}
+
+// txnOf returns the transaction of ctx's session, or nil when the context
+// holds none of this package's.
+func txnOf(ctx *sql.Context) *txn {
+	if ctx == nil || ctx.Session == nil {
+		return nil
+	}
+	t, _ := ctx.GetTransaction().(*txn)
+	return t
+}

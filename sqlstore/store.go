@@ -1,0 +1,171 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/strata-db/strata/kv"
+)
+
+// Options configure a Store. The zero value (or nil) gives durable defaults.
+type Options struct {
+	// KV configures the engine; nil means the engine's defaults. The Store
+	// works on a copy.
+	KV *kv.Options
+	// NoSync makes commits return before the write-ahead log is synced: a
+	// crash of the machine may lose the last commits (never tear one).
+	// Default false: every commit is durable when it returns.
+	NoSync bool
+}
+
+// Store is an open SQL database: the GMS backend over one engine
+// directory. It is safe for concurrent use by many sessions.
+type Store struct {
+	db   *kv.DB
+	opts Options
+	wo   *kv.WriteOptions
+
+	provider *Provider
+	defs     defCache
+	counters rowCounters
+	autoinc  autoIncs
+	tableIDs *allocator
+	rowIDs   *allocator
+
+	// ddlMu orders commits: transactions that changed the catalog commit
+	// alone (write lock), the others share it. live, the set of table IDs
+	// the committed catalog names, changes only under the write lock.
+	ddlMu sync.RWMutex
+	live  map[uint64]bool
+
+	sessionIDs atomic.Uint32
+	closed     atomic.Bool
+}
+
+// Open opens (creating if needed) the store in directory dir.
+func Open(dir string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	var kvOpts *kv.Options
+	if o.KV != nil {
+		kvOpts = o.KV.Clone()
+	}
+	db, err := kv.Open(dir, kvOpts)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open %s: %w", dir, err)
+	}
+	s := &Store{db: db, opts: o, wo: kv.Sync}
+	if o.NoSync {
+		s.wo = kv.NoSync
+	}
+	s.autoinc = autoIncs{db: db, wo: s.wo}
+	s.provider = &Provider{store: s, procs: sql.NewExternalStoredProcedureRegistry()}
+	if err := s.load(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// load checks the store format and reads the set of live tables and the
+// ID allocators.
+func (s *Store) load() error {
+	v, err := s.db.Get(metaKey(metaFormat), nil)
+	switch {
+	case errors.Is(err, kv.ErrNotFound):
+		if err := s.db.Set(metaKey(metaFormat), []byte{storeFormat}, kv.Sync); err != nil {
+			return wrapf(err, "sqlstore: writing the format")
+		}
+	case err != nil:
+		return wrapf(err, "sqlstore: reading the format")
+	case len(v) != 1 || v[0] != storeFormat:
+		return fmt.Errorf("%w: store format %x, want %d", ErrCorruptCatalog, v, storeFormat)
+	}
+	s.live = make(map[uint64]bool)
+	lower := []byte{prefixCatalog, kindTable}
+	it, err := s.db.NewIter(&kv.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	if err != nil {
+		return wrapf(err, "sqlstore: reading the catalog")
+	}
+	var maxID uint64
+	for ok := it.First(); ok; ok = it.Next() {
+		var rec tableRecord
+		if err := decodeRecord(it.Value(), &rec, fmt.Sprintf("table key %x", it.Key())); err != nil {
+			_ = it.Close()
+			return err
+		}
+		s.live[rec.ID] = true
+		maxID = max(maxID, rec.ID)
+	}
+	if err := it.Error(); err != nil {
+		_ = it.Close()
+		return wrapf(err, "sqlstore: reading the catalog")
+	}
+	_ = it.Close()
+	if s.tableIDs, err = newAllocator(s.db, s.wo, metaKey(metaTableID), 16, max(maxID+1, 1)); err != nil {
+		return err
+	}
+	if s.rowIDs, err = newAllocator(s.db, s.wo, metaKey(metaRowID), 4096, 1); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Close persists the counters and closes the engine. Sessions must not be
+// used afterwards.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	err := errors.Join(s.autoinc.flush(), s.tableIDs.flush(), s.rowIDs.flush())
+	if cerr := s.db.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	if err != nil {
+		return fmt.Errorf("sqlstore: close: %w", err)
+	}
+	return nil
+}
+
+// DB returns the underlying engine, for statistics and tools. Writing to it
+// directly bypasses the catalog and transactions.
+func (s *Store) DB() *kv.DB { return s.db }
+
+// Provider returns the database provider to hand to GMS.
+func (s *Store) Provider() *Provider { return s.provider }
+
+// NewEngine returns a GMS engine over the store, with this package's
+// statistics provider. Run queries with contexts from NewContext.
+func (s *Store) NewEngine() *sqle.Engine {
+	a := analyzer.NewDefault(s.provider)
+	a.Catalog.StatsProvider = NewStatsProvider()
+	e := sqle.New(a, &sqle.Config{})
+	return e
+}
+
+// NewSession returns a session over the store. base carries the client,
+// address and connection ID; nil makes a local one.
+func (s *Store) NewSession(base *sql.BaseSession) *Session {
+	if base == nil {
+		base = sql.NewBaseSessionWithClientServer("localhost", sql.Client{Address: "localhost", User: "root"}, s.sessionIDs.Add(1))
+	}
+	return newSession(base, s)
+}
+
+// NewContext returns a context with a fresh session over the store, with
+// db as the current database when not empty.
+func (s *Store) NewContext(ctx context.Context, db string) *sql.Context {
+	sctx := sql.NewContext(ctx, sql.WithSession(s.NewSession(nil)))
+	if db != "" {
+		sctx.SetCurrentDatabase(db)
+	}
+	return sctx
+}

@@ -1,0 +1,26 @@
+package sqlstore
+
+import (
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSmoke(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), n INT, KEY kn (n))")
+	d.exec("INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)")
+	require.Equal(t, []sql.Row{{int32(1), "a", int32(10)}, {int32(2), "b", int32(20)}, {int32(3), "c", int32(30)}},
+		d.exec("SELECT * FROM t ORDER BY id"))
+	require.Equal(t, []sql.Row{{"b"}}, d.exec("SELECT v FROM t WHERE id = 2"))
+	require.Equal(t, []sql.Row{{"c"}}, d.exec("SELECT v FROM t WHERE n > 25"))
+	d.exec("UPDATE t SET id = id + 10")
+	require.Equal(t, []sql.Row{{int32(11)}, {int32(12)}, {int32(13)}}, d.exec("SELECT id FROM t ORDER BY id"))
+	d.exec("DELETE FROM t WHERE n = 20")
+	require.Equal(t, []sql.Row{{int64(2)}}, d.exec("SELECT COUNT(*) FROM t"))
+	err := d.execErr("INSERT INTO t VALUES (11, 'x', 1)")
+	require.True(t, sql.ErrPrimaryKeyViolation.Is(sql.UnwrapError(err)), err)
+	d.reopen()
+	require.Equal(t, []sql.Row{{int32(11), "a", int32(10)}, {int32(13), "c", int32(30)}}, d.exec("SELECT * FROM t ORDER BY id"))
+}

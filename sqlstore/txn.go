@@ -1,0 +1,534 @@
+package sqlstore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/strata-db/strata/kv"
+)
+
+var _ sql.Transaction = (*txn)(nil)
+
+// txn is a transaction: a snapshot of the store and an indexed batch of the
+// transaction's own writes over it. Reads see the snapshot plus the batch;
+// commit applies the batch atomically if no other transaction committed a
+// write to one of its keys after the snapshot (kv.Batch.CommitIfNoConflict).
+//
+// A txn belongs to one session and is used by one statement at a time, but
+// GMS may pull rows, write and close iterators from different goroutines (in
+// sequence), so the little shared state it has is guarded by mu.
+//
+// Statement atomicity: the session marks the batch at the start of every
+// statement (beginStatement) and every table editor marks it again at
+// StatementBegin; a failed statement, or a failed row of INSERT IGNORE, rolls
+// the batch back to its mark (kv.Batch.RollbackTo). Row-count deltas, table
+// creations and drops and post-commit work are logged in slices that roll
+// back with the batch.
+type txn struct {
+	store    *Store
+	sess     *Session // nil for internal read-only views
+	readOnly bool
+	snap     *kv.Snapshot
+	// batch holds every write of the transaction: point reads (uniqueness
+	// checks, the catalog) go through it, and commit applies it.
+	batch *kv.Batch
+	// view holds the writes up to the last statement boundary, for scans
+	// (stmtview.go); nil until a scan needs writes in it.
+	view *kv.Batch
+	// ops logs every write in order; ops[:boundary] precede the last
+	// statement boundary and ops[:synced] are in view.
+	ops      []op
+	boundary int
+	synced   int
+	// oldView caches a view at an earlier boundary (oldViewAt) for a
+	// cursor; a rollback drops it.
+	oldView   *kv.Batch
+	oldViewAt int
+
+	mu   sync.Mutex
+	done bool
+
+	// stmt is the mark taken at the start of the current statement;
+	// stmtDDL is set when the statement wrote the catalog.
+	stmt    txnMark
+	stmtDDL bool
+
+	// deltas logs row-count changes, applied to the store's counters at
+	// commit (stats.go).
+	deltas []countDelta
+	// written holds the IDs of the tables this transaction wrote rows to;
+	// the commit fails if one of them was dropped or rewritten meanwhile.
+	written map[uint64]struct{}
+	// ddl is set once the transaction writes the catalog: its commit then
+	// runs alone (Store.ddlMu) and updates the set of live tables.
+	ddl     bool
+	created []uint64 // table IDs made live by this transaction
+	dropped []uint64 // table IDs made dead by this transaction
+	// checks run at commit, with other commits excluded, against the latest
+	// committed state plus this transaction's writes.
+	checks []func(r kv.Reader) error
+	// after runs after a successful commit.
+	after []func()
+
+	savepoints []savepoint
+	iters      map[*txnIter]struct{} // open iterators, for rollback (iter.go)
+	// editing counts editors between StatementBegin and its end: with open
+	// iterators, what tells a transaction in use from an abandoned one.
+	editing int
+}
+
+type countDelta struct {
+	table uint64
+	rows  int64
+	bytes int64
+}
+
+type savepoint struct {
+	name string
+	mark txnMark
+}
+
+// txnMark is a position in the transaction to roll back to.
+type txnMark struct {
+	batch   kv.BatchMark
+	count   int // batch.Count() at the mark
+	ops     int
+	view    kv.BatchMark // when synced > 0
+	synced  int
+	deltas  int
+	created int
+	dropped int
+	checks  int
+	after   int
+	valid   bool
+}
+
+func (s *Store) beginTxn(readOnly bool) *txn {
+	t := &txn{
+		store:    s,
+		readOnly: readOnly,
+		snap:     s.db.NewSnapshot(),
+		batch:    s.db.NewIndexedBatch(),
+		written:  make(map[uint64]struct{}),
+	}
+	t.stmt = t.mark()
+	return t
+}
+
+// String implements sql.Transaction.
+func (t *txn) String() string {
+	return fmt.Sprintf("sqlstore txn at seq %d (%d writes)", t.snap.Seq(), t.batch.Count())
+}
+
+// IsReadOnly implements sql.Transaction.
+func (t *txn) IsReadOnly() bool { return t.readOnly }
+
+// mark returns the current position.
+func (t *txn) mark() txnMark {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.markLocked()
+}
+
+func (t *txn) markLocked() txnMark {
+	m := txnMark{
+		batch: t.batch.Mark(), count: t.batch.Count(),
+		ops: len(t.ops), synced: t.synced,
+		deltas: len(t.deltas), created: len(t.created), dropped: len(t.dropped),
+		checks: len(t.checks), after: len(t.after), valid: true,
+	}
+	if t.view != nil {
+		m.view = t.view.Mark()
+	}
+	return m
+}
+
+// rollbackTo undoes everything done since m. A mark that lies beyond the
+// current position (its writes were rolled back already) is ignored.
+func (t *txn) rollbackTo(m txnMark) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done || !m.valid || m.count > t.batch.Count() || m.deltas > len(t.deltas) {
+		return nil
+	}
+	if m.count == t.batch.Count() && m.ops == len(t.ops) && m.deltas == len(t.deltas) && m.checks == len(t.checks) &&
+		m.after == len(t.after) && m.created == len(t.created) && m.dropped == len(t.dropped) {
+		return nil
+	}
+	// Iterators that can see entries past the mark read the batch's buffer
+	// at offsets the rollback frees; they reopen on their next move.
+	viewRollback := t.synced > m.synced
+	for it := range t.iters {
+		if (it.onView && viewRollback && it.batchCount > m.synced) || (!it.onView && it.batchCount > m.count) {
+			it.invalidate()
+		}
+	}
+	if err := t.batch.RollbackTo(m.batch); err != nil {
+		return fmt.Errorf("sqlstore: statement rollback: %w", err)
+	}
+	t.ops = t.ops[:m.ops]
+	t.boundary = min(t.boundary, m.ops)
+	t.oldView = nil
+	if viewRollback {
+		if m.synced == 0 {
+			t.view = nil
+		} else if err := t.view.RollbackTo(m.view); err != nil {
+			return fmt.Errorf("sqlstore: statement rollback: %w", err)
+		}
+		t.synced = m.synced
+	}
+	t.deltas = t.deltas[:m.deltas]
+	t.created = t.created[:min(m.created, len(t.created))]
+	t.dropped = t.dropped[:min(m.dropped, len(t.dropped))]
+	t.checks = t.checks[:min(m.checks, len(t.checks))]
+	t.after = t.after[:min(m.after, len(t.after))]
+	return nil
+}
+
+// beginStatement marks the start of a statement: a statement boundary.
+//
+// DDL commits as soon as it succeeds (GMS's implicit commit), so catalog
+// writes still pending when the next statement begins are those of a DDL
+// statement that failed part-way (GMS drops the transaction of a failed
+// statement without rolling it back, and with autocommit off it lives on):
+// they are rolled back, so that a failed DDL statement leaves nothing.
+func (t *txn) beginStatement() {
+	if t.stmtDDL {
+		_ = t.rollbackStatement()
+	}
+	t.stmtDDL = false
+	t.endStatement()
+	t.stmt = t.mark()
+}
+
+// rollbackStatement undoes the current statement.
+func (t *txn) rollbackStatement() error {
+	return t.rollbackTo(t.stmt)
+}
+
+// checkWritable reports whether the transaction takes writes. READ ONLY
+// transactions take DDL, which MySQL runs after an implicit commit (GMS
+// lets it through); their row writes are refused by the editors.
+func (t *txn) checkWritable() error {
+	if t.done {
+		return errors.New("sqlstore: transaction already finished")
+	}
+	return nil
+}
+
+// readOpts returns the read options of the transaction's snapshot.
+func (t *txn) readOpts() *kv.ReadOptions {
+	return &kv.ReadOptions{Snapshot: t.snap}
+}
+
+// get reads key as the transaction sees it; found is false when absent.
+func (t *txn) get(key []byte) (value []byte, found bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return nil, false, errors.New("sqlstore: transaction already finished")
+	}
+	v, err := t.batch.Get(key, t.readOpts())
+	if errors.Is(err, kv.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
+func (t *txn) set(key, value []byte) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.batch.Set(key, value); err != nil {
+		return err
+	}
+	t.ops = append(t.ops, op{kind: opSet, key: append([]byte(nil), key...), value: append([]byte{}, value...)})
+	return nil
+}
+
+func (t *txn) del(key []byte) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.batch.Delete(key); err != nil {
+		return err
+	}
+	t.ops = append(t.ops, op{kind: opDelete, key: append([]byte(nil), key...)})
+	return nil
+}
+
+func (t *txn) deleteRange(start, end []byte) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.batch.DeleteRange(start, end); err != nil {
+		return err
+	}
+	t.ops = append(t.ops, op{kind: opDeleteRange, key: append([]byte(nil), start...), value: append([]byte(nil), end...)})
+	return nil
+}
+
+// setCatalog writes a catalog entry and makes the transaction a DDL one.
+func (t *txn) setCatalog(key, value []byte) error {
+	if err := t.set(key, value); err != nil {
+		return err
+	}
+	t.ddl = true
+	t.noteDDL(key)
+	t.endStatement()
+	return nil
+}
+
+func (t *txn) delCatalog(key []byte) error {
+	if err := t.del(key); err != nil {
+		return err
+	}
+	t.ddl = true
+	t.noteDDL(key)
+	t.endStatement()
+	return nil
+}
+
+// noteDDL records that the statement wrote the catalog, for beginStatement.
+// CREATE PROCEDURE is the exception: GMS does not commit it implicitly, so
+// its record may rightly stay pending after the statement.
+func (t *txn) noteDDL(key []byte) {
+	if len(key) > 1 && key[1] != kindProcedure {
+		t.stmtDDL = true
+	}
+}
+
+// wrote records a write to a table's rows and its row-count change.
+func (t *txn) wrote(table uint64, rows, bytes int64) {
+	t.mu.Lock()
+	t.written[table] = struct{}{}
+	if rows != 0 || bytes != 0 {
+		t.deltas = append(t.deltas, countDelta{table: table, rows: rows, bytes: bytes})
+	}
+	t.mu.Unlock()
+}
+
+// rowDelta returns the transaction's own change to a table's row count.
+func (t *txn) rowDelta(table uint64) (rows, bytes int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, d := range t.deltas {
+		if d.table == table {
+			rows += d.rows
+			bytes += d.bytes
+		}
+	}
+	return rows, bytes
+}
+
+// tableCreated and tableDropped record changes to the set of live tables.
+func (t *txn) tableCreated(id uint64) {
+	t.mu.Lock()
+	t.created = append(t.created, id)
+	t.mu.Unlock()
+}
+
+func (t *txn) tableDropped(id uint64) {
+	t.mu.Lock()
+	t.dropped = append(t.dropped, id)
+	t.mu.Unlock()
+}
+
+func (t *txn) addCheck(f func(r kv.Reader) error) {
+	t.mu.Lock()
+	t.checks = append(t.checks, f)
+	t.mu.Unlock()
+}
+
+func (t *txn) afterCommit(f func()) {
+	t.mu.Lock()
+	t.after = append(t.after, f)
+	t.mu.Unlock()
+}
+
+// commit applies the transaction. On any error nothing is applied and the
+// transaction is finished all the same: a conflict means retrying it.
+func (t *txn) commit() error {
+	t.mu.Lock()
+	if t.done {
+		t.mu.Unlock()
+		return nil
+	}
+	t.done = true
+	t.mu.Unlock()
+	defer t.release()
+	if t.batch.Empty() {
+		return nil
+	}
+	s := t.store
+	if t.ddl {
+		s.ddlMu.Lock()
+		defer s.ddlMu.Unlock()
+	} else {
+		s.ddlMu.RLock()
+		defer s.ddlMu.RUnlock()
+	}
+	live := s.live
+	if t.ddl {
+		live = make(map[uint64]bool, len(s.live)+len(t.created))
+		for id := range s.live {
+			live[id] = true
+		}
+		for _, id := range t.dropped {
+			delete(live, id)
+		}
+		for _, id := range t.created {
+			live[id] = true
+		}
+		// Creation and drop logs are in order: a table created and dropped
+		// again by this transaction is dead.
+		for _, id := range t.dropped {
+			if contains(t.created, id) && lastIndex(t.dropped, id) > lastIndex(t.created, id) {
+				delete(live, id)
+			}
+		}
+		for _, chk := range t.checks {
+			if err := chk(t.batch); err != nil {
+				return toSQLError(err)
+			}
+		}
+	}
+	for id := range t.written {
+		// A table this transaction dropped itself (or rewrote) needs no
+		// check: its writes went with it.
+		if !live[id] && !contains(t.dropped, id) {
+			return toSQLError(fmt.Errorf("%w: a table this transaction wrote to was dropped or altered by another transaction", ErrConflict))
+		}
+	}
+	tables := t.deltaTables()
+	s.counters.beginCommit(tables)
+	err := t.batch.CommitIfNoConflict(t.snap, s.wo)
+	s.counters.endCommit(tables, t.deltas, err == nil, s.db.LastSeq)
+	if err != nil {
+		return toSQLError(wrapf(err, "sqlstore: commit"))
+	}
+	if t.ddl {
+		s.live = live
+		for _, id := range t.dropped {
+			if !live[id] {
+				s.counters.drop(id)
+			}
+		}
+	}
+	for _, f := range t.after {
+		f()
+	}
+	return nil
+}
+
+// deltaTables returns the distinct tables with row-count changes.
+func (t *txn) deltaTables() []uint64 {
+	var out []uint64
+	for _, d := range t.deltas {
+		if !contains(out, d.table) {
+			out = append(out, d.table)
+		}
+	}
+	return out
+}
+
+// rollback abandons the transaction.
+func (t *txn) rollback() {
+	t.mu.Lock()
+	if t.done {
+		t.mu.Unlock()
+		return
+	}
+	t.done = true
+	t.mu.Unlock()
+	t.release()
+}
+
+// idle reports whether no statement is using the transaction.
+func (t *txn) idle() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.iters) == 0 && t.editing <= 0
+}
+
+// release frees the snapshot. The batch is left to the garbage collector
+// rather than closed, because an iterator GMS never closed may still read it.
+func (t *txn) release() {
+	_ = t.snap.Close()
+	if t.sess != nil {
+		t.sess.finished(t)
+	}
+}
+
+func (t *txn) createSavepoint(name string) {
+	m := t.mark()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// A savepoint of the same name is replaced; later ones stay.
+	if i := t.findSavepointLocked(name); i >= 0 {
+		t.savepoints = append(t.savepoints[:i], t.savepoints[i+1:]...)
+	}
+	t.savepoints = append(t.savepoints, savepoint{name: name, mark: m})
+}
+
+func (t *txn) rollbackToSavepoint(name string) error {
+	t.mu.Lock()
+	i := t.findSavepointLocked(name)
+	if i < 0 {
+		t.mu.Unlock()
+		return sql.ErrSavepointDoesNotExist.New(name)
+	}
+	m := t.savepoints[i].mark
+	// Savepoints set after this one are released by the rollback.
+	t.savepoints = t.savepoints[:i+1]
+	t.mu.Unlock()
+	return t.rollbackTo(m)
+}
+
+func (t *txn) releaseSavepoint(name string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.findSavepointLocked(name) < 0 {
+		return sql.ErrSavepointDoesNotExist.New(name)
+	}
+	t.releaseSavepointLocked(name)
+	return nil
+}
+
+func (t *txn) findSavepointLocked(name string) int {
+	for i := len(t.savepoints) - 1; i >= 0; i-- {
+		if strings.EqualFold(t.savepoints[i].name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *txn) releaseSavepointLocked(name string) {
+	if i := t.findSavepointLocked(name); i >= 0 {
+		t.savepoints = t.savepoints[:i]
+	}
+}
+
+func contains(s []uint64, v uint64) bool { return lastIndex(s, v) >= 0 }
+
+func lastIndex(s []uint64, v uint64) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == v {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,166 @@
+package sqlstore
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/stretchr/testify/require"
+)
+
+// twoSessions returns a store with table t(id, v) and two sessions.
+func twoSessions(t *testing.T) (*testDB, *sql.Context, *sql.Context) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT, KEY kv (v))")
+	d.exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+	return d, d.newCtx(), d.newCtx()
+}
+
+func run(t *testing.T, d *testDB, ctx *sql.Context, q string) []sql.Row {
+	t.Helper()
+	rows, err := query(d.e, ctx, q)
+	require.NoError(t, err, q)
+	return rows
+}
+
+func TestSnapshotIsolation(t *testing.T) {
+	d, a, b := twoSessions(t)
+	run(t, d, a, "START TRANSACTION")
+	require.Equal(t, []sql.Row{{int64(2)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+	run(t, d, b, "INSERT INTO t VALUES (3, 30)")
+	run(t, d, b, "UPDATE t SET v = 11 WHERE id = 1")
+	// A still sees its snapshot, through the table and through the index.
+	require.Equal(t, []sql.Row{{int64(2)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+	require.Equal(t, []sql.Row{{int32(10)}}, run(t, d, a, "SELECT v FROM t WHERE id = 1"))
+	require.Empty(t, run(t, d, a, "SELECT id FROM t WHERE v = 11"))
+	// And its own writes.
+	run(t, d, a, "INSERT INTO t VALUES (4, 40)")
+	require.Equal(t, []sql.Row{{int64(3)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+	run(t, d, a, "COMMIT")
+	require.Equal(t, []sql.Row{{int64(4)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+	require.Equal(t, []sql.Row{{int32(1)}}, run(t, d, a, "SELECT id FROM t WHERE v = 11"))
+}
+
+func TestWriteConflict(t *testing.T) {
+	d, a, b := twoSessions(t)
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "INSERT INTO t VALUES (5, 50)")
+	run(t, d, a, "UPDATE t SET v = v + 1 WHERE id = 1")
+	run(t, d, b, "START TRANSACTION")
+	run(t, d, b, "UPDATE t SET v = v + 100 WHERE id = 1")
+	run(t, d, b, "COMMIT")
+	_, err := query(d.e, a, "COMMIT")
+	require.Error(t, err)
+	require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+	_, _ = query(d.e, a, "ROLLBACK")
+	// Nothing of A was applied; B's update was.
+	require.Equal(t, []sql.Row{{int32(1), int32(110)}, {int32(2), int32(20)}}, d.exec("SELECT * FROM t ORDER BY id"))
+	// The session goes on normally.
+	run(t, d, a, "INSERT INTO t VALUES (5, 50)")
+	require.Equal(t, []sql.Row{{int64(3)}}, d.exec("SELECT COUNT(*) FROM t"))
+}
+
+func TestFailedStatementRollsBackAlone(t *testing.T) {
+	d, a, _ := twoSessions(t)
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "INSERT INTO t VALUES (3, 30)")
+	_, err := query(d.e, a, "INSERT INTO t VALUES (4, 40), (1, 99)")
+	require.Equal(t, mysql.ERDupEntry, MySQLError(err).Num)
+	_, err = query(d.e, a, "UPDATE t SET id = 2 WHERE id = 3")
+	require.Error(t, err)
+	run(t, d, a, "INSERT INTO t VALUES (5, 50)")
+	run(t, d, a, "COMMIT")
+	require.Equal(t, "[[1 10] [2 20] [3 30] [5 50]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
+	require.Equal(t, "[[3] [5]]", fmt.Sprint(d.exec("SELECT id FROM t WHERE v > 20 ORDER BY id")))
+}
+
+func TestSavepointsAndReadOnly(t *testing.T) {
+	d, a, _ := twoSessions(t)
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "INSERT INTO t VALUES (3, 30)")
+	run(t, d, a, "SAVEPOINT s1")
+	run(t, d, a, "INSERT INTO t VALUES (4, 40)")
+	run(t, d, a, "DELETE FROM t WHERE id = 1")
+	run(t, d, a, "ROLLBACK TO SAVEPOINT s1")
+	run(t, d, a, "COMMIT")
+	require.Equal(t, "[[1] [2] [3]]", fmt.Sprint(d.exec("SELECT id FROM t ORDER BY id")))
+	require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT id FROM t WHERE v = 10")))
+
+	run(t, d, a, "START TRANSACTION READ ONLY")
+	_, err := query(d.e, a, "INSERT INTO t VALUES (9, 90)")
+	require.Error(t, err)
+	run(t, d, a, "COMMIT")
+	require.Equal(t, []sql.Row{{int64(3)}}, d.exec("SELECT COUNT(*) FROM t"))
+}
+
+// TestUpdateSeesStatementStart: a statement does not see its own writes
+// while it scans (the Halloween problem), through scans, index lookups and
+// joins that rescan a table.
+func TestUpdateSeesStatementStart(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE h (id INT PRIMARY KEY, v INT, KEY kv (v))")
+	d.exec("INSERT INTO h VALUES (1, 1), (2, 2), (3, 3)")
+	d.exec("UPDATE h SET id = id + 1 ORDER BY id DESC")
+	d.exec("UPDATE h SET id = id + 10")
+	d.exec("UPDATE h SET v = v + 10 WHERE v < 20")
+	d.exec("UPDATE h SET id = id + 1 WHERE id IN (12, 13, 14) ORDER BY id DESC")
+	require.Equal(t, "[[13 11] [14 12] [15 13]]", fmt.Sprint(d.exec("SELECT * FROM h ORDER BY id")))
+	d.exec("INSERT INTO h SELECT id + 100, v FROM h")
+	require.Equal(t, []sql.Row{{int64(6)}}, d.exec("SELECT COUNT(*) FROM h"))
+	d.exec("CREATE TABLE g (x INT)")
+	d.exec("INSERT INTO g VALUES (1), (2), (3)")
+	require.Equal(t, "[[{3 0 Rows matched: 3  Changed: 3  Warnings: 0}]]", fmt.Sprint(d.exec("UPDATE h CROSS JOIN g SET h.v = h.v * 2 WHERE h.id < 100")))
+	require.Equal(t, "[[22] [24] [26]]", fmt.Sprint(d.exec("SELECT v FROM h WHERE id < 100 ORDER BY id")))
+}
+
+// TestDDLConflicts: a transaction that wrote to a table another transaction
+// rewrote (ALTER), truncated or dropped in the meantime fails to commit
+// instead of writing into a table that no longer exists.
+func TestDDLConflicts(t *testing.T) {
+	for _, ddl := range []string{
+		"ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 0",
+		"TRUNCATE TABLE t",
+		"DROP TABLE t",
+	} {
+		t.Run(ddl, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "INSERT INTO t VALUES (3, 30)")
+			run(t, d, b, ddl)
+			_, err := query(d.e, a, "COMMIT")
+			require.Error(t, err)
+			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			_, _ = query(d.e, a, "ROLLBACK")
+			if ddl != "DROP TABLE t" {
+				require.Empty(t, d.exec("SELECT * FROM t WHERE id = 3"))
+			}
+		})
+	}
+	// Concurrent DDL on different tables both commit.
+	d, a, b := twoSessions(t)
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "CREATE TABLE x1 (id INT PRIMARY KEY)")
+	run(t, d, b, "CREATE TABLE x2 (id INT PRIMARY KEY)")
+	run(t, d, a, "COMMIT")
+	require.Len(t, d.exec("SHOW TABLES"), 3)
+}
+
+// TestFailedDDLLeavesNothing: a DDL statement that fails part-way leaves no
+// trace, also inside a transaction (autocommit off), where GMS keeps the
+// transaction of the failed statement.
+func TestFailedDDLLeavesNothing(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
+	d.exec("INSERT INTO t VALUES (1, 1, 5), (2, 2, 5)")
+	d.exec("SET autocommit = 0")
+	// GMS rejects the second index after CreateTable and the first index ran.
+	d.execErr("CREATE TABLE c (id INT PRIMARY KEY, a INT, UNIQUE KEY ua (a), KEY ua (a))")
+	// The unique index on b fails on the existing rows, after the index on a.
+	d.execErr("ALTER TABLE t ADD INDEX ia (a), ADD UNIQUE INDEX ub (b)")
+	d.exec("INSERT INTO t VALUES (3, 3, 6)")
+	d.exec("COMMIT")
+	require.Equal(t, "[[t]]", fmt.Sprint(d.exec("SHOW TABLES")))
+	require.Len(t, d.exec("SHOW INDEXES FROM t"), 1)
+	require.Equal(t, []sql.Row{{int64(3)}}, d.exec("SELECT COUNT(*) FROM t"))
+}
