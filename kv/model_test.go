@@ -208,6 +208,64 @@ func (mt *modelTest) checkIter(it *Iterator, m kvModel, lower, upper []byte, wha
 	}
 }
 
+// checkMultiGet compares a MultiGet of random keys with the model.
+func (mt *modelTest) checkMultiGet(r Reader, ro *ReadOptions, m kvModel, what string) {
+	t := mt.t
+	keys := make([][]byte, 1+mt.rng.IntN(80))
+	for i := range keys {
+		keys[i] = []byte(mt.key())
+	}
+	vals, err := r.MultiGet(keys, ro, nil)
+	require.NoError(t, err)
+	for i, k := range keys {
+		want, ok := m[string(k)]
+		if !ok {
+			require.Nil(t, vals[i], "multiget %q (%s)", k, what)
+		} else {
+			require.Equal(t, want, string(vals[i]), "multiget %q (%s)", k, what)
+		}
+	}
+}
+
+// checkMultiScan compares a MultiScan over random ranges with the model.
+func (mt *modelTest) checkMultiScan(r Reader, ro *ReadOptions, m kvModel, what string) {
+	t := mt.t
+	var ranges []ScanRange
+	var prev string
+	for range 1 + mt.rng.IntN(8) {
+		a, b := mt.key(), mt.key()
+		if a > b {
+			a, b = b, a
+		}
+		if a == b || a < prev {
+			continue
+		}
+		ranges = append(ranges, ScanRange{Start: []byte(a), End: []byte(b)})
+		prev = b
+	}
+	if len(ranges) == 0 {
+		return
+	}
+	o := &IterOptions{}
+	if ro != nil {
+		o.ReadOptions = *ro
+	}
+	o.AsyncIO = mt.rng.IntN(2) == 0
+	s, err := r.NewMultiScan(context.Background(), ranges, o)
+	require.NoError(t, err)
+	for ri, rg := range ranges {
+		want := m.sorted(rg.Start, rg.End)
+		var got []string
+		for ok := s.SeekRange(ri); ok; ok = s.Next() {
+			got = append(got, string(s.Key()))
+			require.Equal(t, m[string(s.Key())], string(s.Value()))
+		}
+		require.NoError(t, s.Error())
+		require.Equal(t, want, got, "multiscan range %d [%q,%q) (%s)", ri, rg.Start, rg.End, what)
+	}
+	require.NoError(t, s.Close())
+}
+
 func (mt *modelTest) randomBounds() (lower, upper []byte) {
 	if mt.rng.IntN(2) == 0 {
 		lower = []byte(mt.key())
@@ -253,58 +311,10 @@ func (mt *modelTest) step() {
 	case r < 66:
 		ro, m, what := mt.reader()
 		if mt.rng.IntN(2) == 0 {
-			// MultiGet equals a loop of Get.
-			keys := make([][]byte, 1+mt.rng.IntN(80))
-			for i := range keys {
-				keys[i] = []byte(mt.key())
-			}
-			vals, err := d.MultiGet(keys, ro, nil)
-			require.NoError(t, err)
-			for i, k := range keys {
-				want, ok := m[string(k)]
-				if !ok {
-					require.Nil(t, vals[i], "multiget %q (%s)", k, what)
-				} else {
-					require.Equal(t, want, string(vals[i]), "multiget %q (%s)", k, what)
-				}
-			}
-			break
+			mt.checkMultiGet(d, ro, m, what)
+		} else {
+			mt.checkMultiScan(d, ro, m, what)
 		}
-		// MultiScan equals separate iterators.
-		var ranges []ScanRange
-		var prev string
-		for range 1 + mt.rng.IntN(8) {
-			a, b := mt.key(), mt.key()
-			if a > b {
-				a, b = b, a
-			}
-			if a == b || a < prev {
-				continue
-			}
-			ranges = append(ranges, ScanRange{Start: []byte(a), End: []byte(b)})
-			prev = b
-		}
-		if len(ranges) == 0 {
-			break
-		}
-		o := &IterOptions{}
-		if ro != nil {
-			o.ReadOptions = *ro
-		}
-		o.AsyncIO = mt.rng.IntN(2) == 0
-		s, err := d.NewMultiScan(context.Background(), ranges, o)
-		require.NoError(t, err)
-		for ri, rg := range ranges {
-			want := m.sorted(rg.Start, rg.End)
-			var got []string
-			for ok := s.SeekRange(ri); ok; ok = s.Next() {
-				got = append(got, string(s.Key()))
-				require.Equal(t, m[string(s.Key())], string(s.Value()))
-			}
-			require.NoError(t, s.Error())
-			require.Equal(t, want, got, "multiscan range %d [%q,%q) (%s)", ri, rg.Start, rg.End, what)
-		}
-		require.NoError(t, s.Close())
 	case r < 72:
 		ro, m, what := mt.reader()
 		lower, upper := mt.randomBounds()
@@ -340,6 +350,8 @@ func (mt *modelTest) step() {
 		}
 		what = "batch over " + what
 		mt.checkGet(func(k []byte) ([]byte, error) { return b.Get(k, ro) }, bm, what)
+		mt.checkMultiGet(b, ro, bm, what)
+		mt.checkMultiScan(b, ro, bm, what)
 		lower, upper := mt.randomBounds()
 		o := &IterOptions{LowerBound: lower, UpperBound: upper}
 		if ro != nil {

@@ -47,6 +47,10 @@ type MultiScan struct {
 // Start < End, and must not overlap (End of one <= Start of the next).
 // o.LowerBound and o.UpperBound are ignored.
 func (d *DB) NewMultiScan(ctx context.Context, ranges []ScanRange, o *IterOptions) (*MultiScan, error) {
+	return d.newMultiScan(ctx, nil, ranges, o)
+}
+
+func (d *DB) newMultiScan(ctx context.Context, b *Batch, ranges []ScanRange, o *IterOptions) (*MultiScan, error) {
 	if d.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -77,7 +81,7 @@ func (d *DB) NewMultiScan(ctx context.Context, ranges []ScanRange, o *IterOption
 		s.release()
 		return nil, err
 	}
-	it, err := d.newIterAt(rs, nil, &opts, s.prepared)
+	it, err := d.newIterAt(rs, b, &opts, s.prepared)
 	if err != nil {
 		s.release()
 		return nil, err

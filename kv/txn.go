@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -12,11 +13,13 @@ import (
 // overwrite a write the batch's reads never saw.
 var ErrConflict = errors.New("kv: write conflict")
 
-// Reader is what the SQL layer reads through: the database, a snapshot's
-// view of it, or an indexed batch over it.
+// Reader is what the SQL layer reads through: the database, or an indexed
+// batch over it. ReadOptions.Snapshot picks the state read.
 type Reader interface {
 	Get(key []byte, ro *ReadOptions) ([]byte, error)
 	NewIter(o *IterOptions) (*Iterator, error)
+	MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, error)
+	NewMultiScan(ctx context.Context, ranges []ScanRange, o *IterOptions) (*MultiScan, error)
 }
 
 var (
