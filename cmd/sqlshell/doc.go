@@ -1,0 +1,49 @@
+// Command sqlshell is Strata's SQL shell and MySQL-protocol server.
+//
+//	sqlshell                      interactive shell on ./strata-data (or $STRATA_DATA)
+//	sqlshell -e "SQL; SQL"        run statements and print the results
+//	sqlshell < script.sql         run a script; the first error stops it
+//	sqlshell serve                serve the folder to MySQL clients on 127.0.0.1:3306
+//
+// # Shell
+//
+// The shell opens (creating) the store in the data folder and starts in
+// database main (--db). At a terminal it edits lines and keeps a history
+// (~/.strata_history); statements end with ; or \G (vertical output) and
+// may span lines; results are aligned tables with the row count and time;
+// Ctrl-C cancels the running statement (or the one being typed), Ctrl-D,
+// exit or quit leave. Errors read like the mysql client's:
+// ERROR 1146 (42S02): .... Output that is not a terminal is tab-separated
+// like mysql --batch. A script (stdin or -e) stops at the first error,
+// printing the line the failing statement starts on, with exit code 1.
+//
+// # Server
+//
+// serve runs GMS's MySQL protocol server over the same store, with these
+// defaults, chosen because the engine leaves them open:
+//
+//   - Accounts are on and kept in the store (sqlstore.Store.SetUsers): the
+//     --user account (root) is created at the first start and its password
+//     set whenever --password or $STRATA_PASSWORD gives one; CREATE USER
+//     and GRANT work as in MySQL. Without a password the server listens on
+//     loopback addresses only. Unknown users fail like wrong passwords.
+//   - LOAD DATA INFILE, LOAD_FILE and SELECT ... INTO OUTFILE reach only
+//     DATA/files/sql (secure_file_priv); the engine never checks the FILE
+//     privilege.
+//   - At most --max-connections connections (more get error 1040); idle
+//     connections close after --idle-timeout; a packet larger than
+//     --max-allowed-packet closes the connection with error 1153 before it
+//     is buffered (for TLS connections the statement size is checked).
+//   - With --require-secure-transport a client that does not use TLS fails
+//     authentication and gets no session.
+//   - SIGINT and SIGTERM let running statements finish (--shutdown-timeout),
+//     then close every connection, which rolls back open transactions, and
+//     close the store. Connection errors are logged, one line each.
+//
+// # Files
+//
+// main.go (flags), split.go (statements from lines), session.go (running
+// a statement), format.go (tables, tabs, \G), script.go, shell.go,
+// serve.go (flags of serve), server*.go (the server, its listener with the
+// connection and packet limits, its handler and error numbers).
+package main

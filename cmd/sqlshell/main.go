@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitSQL   = 1 // a statement failed
+	exitUsage = 2 // bad flags or arguments
+	exitOpen  = 3 // the store could not be opened or closed
+)
+
+// defaultData is the data folder when neither --data nor $STRATA_DATA is
+// given.
+const defaultData = "strata-data"
+
+// defaultDB is the database the shell and the server start in; it is
+// created when missing.
+const defaultDB = "main"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole program, with its streams as arguments so tests can
+// drive it; it returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fs := flag.NewFlagSet("sqlshell", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	data := fs.String("data", dataDefault(), "the database folder")
+	db := fs.String("db", defaultDB, "the database to start in (created when missing)")
+	exec := fs.String("e", "", "run these statements and exit")
+	var table, vertical, noHeader bool
+	fs.BoolVar(&table, "table", false, "print boxed tables even when not at a terminal")
+	fs.BoolVar(&table, "t", false, "short for --table")
+	fs.BoolVar(&vertical, "vertical", false, "print every result vertically, as with \\G")
+	fs.BoolVar(&vertical, "E", false, "short for --vertical")
+	fs.BoolVar(&noHeader, "skip-column-names", false, "no header line in tab-separated output")
+	fs.BoolVar(&noHeader, "N", false, "short for --skip-column-names")
+	history := fs.String("history", historyDefault(), "the history file of the interactive shell; empty for none")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sqlshell: unexpected argument %q\n%s", fs.Arg(0), usage)
+		return exitUsage
+	}
+
+	st, err := openStore(*data, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlshell: %v\n", err)
+		return exitOpen
+	}
+	engine := st.NewEngine()
+	sess := newSession(st, engine, "")
+	code := func() int {
+		if _, err := sess.run(context.Background(), "CREATE DATABASE IF NOT EXISTS "+quoteIdent(*db)); err != nil {
+			fmt.Fprintln(stderr, errorLine(err, 0))
+			return exitSQL
+		}
+		sess.sess.SetCurrentDatabase(*db)
+
+		interactive := *exec == "" && isTerminal(stdin)
+		p := &printer{w: stdout, noHeader: noHeader}
+		f := formatTabs
+		if table || (isTerminal(stdout) && (interactive || *exec != "")) {
+			f = formatTable
+		}
+		if vertical {
+			f = formatVertical
+		}
+		if interactive {
+			p.interactive = true
+			return runInteractive(sess, p, f, *data, *db, *history, stdin, stdout, stderr)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		src := stdin
+		if *exec != "" {
+			src = strings.NewReader(*exec)
+		}
+		return runScript(ctx, sess, src, p, f, stderr)
+	}()
+	sess.close()
+	if err := closeEngine(engine, st); err != nil {
+		fmt.Fprintf(stderr, "sqlshell: %v\n", err)
+		if code == exitOK {
+			code = exitOpen
+		}
+	}
+	return code
+}
+
+const usage = `Usage:
+  sqlshell [flags]             an interactive shell (or run SQL piped on stdin)
+  sqlshell -e "SQL; SQL" [flags]
+  sqlshell serve [flags]       a MySQL-protocol server (sqlshell serve -h)
+
+Flags:
+  --data DIR            the database folder (default $STRATA_DATA, else ./strata-data)
+  --db NAME             the database to start in, created when missing (default main)
+  -e SQL                run the statements and exit
+  -t, --table           boxed tables even when output is not a terminal
+  -E, --vertical        every result vertically, as with \G
+  -N, --skip-column-names
+                        no header line in tab-separated output
+  --history FILE        history of the interactive shell (default ~/.strata_history)
+
+SQL piped on stdin runs as a script; the first error stops it with exit
+code 1 and the failing line. Output that is not a terminal is tab-separated.
+`
+
+func dataDefault() string {
+	if d := os.Getenv("STRATA_DATA"); d != "" {
+		return d
+	}
+	return defaultData
+}
+
+func historyDefault() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".strata_history")
+}
+
+// openStore opens (creating) the store in dir.
+func openStore(dir string, noSync bool) (*sqlstore.Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the data folder: %w", err)
+	}
+	st, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: noSync})
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", dir, err)
+	}
+	return st, nil
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
+}

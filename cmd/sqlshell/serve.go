@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+const serveUsage = `Usage: sqlshell serve [flags]
+
+A MySQL-protocol server over the database folder. Accounts are MySQL's
+(CREATE USER, GRANT) and are kept in the folder; the --user account is
+created at the first start, and its password set whenever one is given.
+SIGINT or SIGTERM stops it: running statements may finish for
+--shutdown-timeout, open transactions are rolled back.
+
+Flags:
+  --data DIR                   the database folder (default $STRATA_DATA, else ./strata-data)
+  --listen HOST:PORT           address to listen on (default 127.0.0.1:3306); a
+                               non-loopback address needs a password
+  --user NAME                  the administrator account (default root)
+  --password PASSWORD          its password (default $STRATA_PASSWORD)
+  --max-connections N          simultaneous connections (default 151)
+  --idle-timeout DURATION      close connections idle this long (default 8h)
+  --max-allowed-packet BYTES   largest statement or packet (default 64MiB)
+  --tls-cert FILE, --tls-key FILE
+                               PEM certificate and key: enables TLS
+  --require-secure-transport   refuse clients that do not use TLS
+  --shutdown-timeout DURATION  how long running statements may finish (default 10s)
+  --sync=false                 do not sync the log at commit (faster, may lose
+                               the last commits in a machine crash)
+
+LOAD DATA INFILE, LOAD_FILE() and SELECT ... INTO OUTFILE only reach the
+folder DIR/files/sql.
+`
+
+// runServe is the serve subcommand.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sqlshell serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, serveUsage) }
+	cfg := serverConfig{}
+	fs.StringVar(&cfg.data, "data", dataDefault(), "")
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:3306", "")
+	fs.StringVar(&cfg.user, "user", "root", "")
+	fs.StringVar(&cfg.password, "password", os.Getenv("STRATA_PASSWORD"), "")
+	fs.IntVar(&cfg.maxConns, "max-connections", 151, "")
+	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", 8*time.Hour, "")
+	fs.IntVar(&cfg.maxPacket, "max-allowed-packet", 64<<20, "")
+	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "")
+	fs.StringVar(&cfg.tlsKey, "tls-key", "", "")
+	fs.BoolVar(&cfg.requireTLS, "require-secure-transport", false, "")
+	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 10*time.Second, "")
+	sync := fs.Bool("sync", true, "")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sqlshell serve: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if cfg.maxConns < 1 || cfg.maxPacket < 1024 || cfg.idleTimeout <= 0 {
+		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, --idle-timeout positive")
+		return exitUsage
+	}
+	cfg.noSync = !*sync
+	cfg.log = log.New(stderr, "", log.LstdFlags)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := startServer(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlshell serve: %v\n", err)
+		return exitOpen
+	}
+	cfg.log.Printf("serving %s on %s (user %s)", cfg.data, s.addr(), cfg.user)
+	<-ctx.Done()
+	stop()
+	cfg.log.Printf("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	if err := s.shutdown(sctx); err != nil {
+		cfg.log.Printf("shutdown: %v", err)
+		return exitOpen
+	}
+	cfg.log.Printf("stopped")
+	return exitOK
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"net"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// handler wraps GMS's protocol handler: errors leave with MySQL's error
+// number and SQLSTATE (sqlstore.ServerError), statements longer than the
+// maximum packet are refused (for TLS connections, whose framing the
+// listener cannot see), and the running commands and open connections are
+// counted for a clean shutdown.
+type handler struct {
+	*server.Handler
+	maxPacket int
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	conns   int // connections between NewConnection and ConnectionClosed
+	running int // commands being executed
+}
+
+func newHandler(h *server.Handler, maxPacket int) *handler {
+	w := &handler{Handler: h, maxPacket: maxPacket}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+func (h *handler) begin() {
+	h.mu.Lock()
+	h.running++
+	h.mu.Unlock()
+}
+
+func (h *handler) end() {
+	h.mu.Lock()
+	h.running--
+	h.cond.Broadcast()
+	h.mu.Unlock()
+}
+
+// waitConnsClosed blocks until every connection has been closed.
+func (h *handler) waitConnsClosed() {
+	h.mu.Lock()
+	for h.conns > 0 {
+		h.cond.Wait()
+	}
+	h.mu.Unlock()
+}
+
+// idle reports whether no command is running.
+func (h *handler) idle() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.running == 0
+}
+
+func (h *handler) tooLarge(n int) error {
+	if h.maxPacket > 0 && n > h.maxPacket {
+		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+	}
+	return nil
+}
+
+// NewConnection implements mysql.Handler.
+func (h *handler) NewConnection(c *mysql.Conn) {
+	h.mu.Lock()
+	h.conns++
+	h.mu.Unlock()
+	h.Handler.NewConnection(c)
+}
+
+// ConnectionClosed implements mysql.Handler: GMS ends the session, which
+// rolls back its open transaction.
+func (h *handler) ConnectionClosed(c *mysql.Conn) {
+	h.Handler.ConnectionClosed(c)
+	h.mu.Lock()
+	h.conns--
+	h.cond.Broadcast()
+	h.mu.Unlock()
+}
+
+// ComInitDB implements mysql.Handler.
+func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	h.begin()
+	defer h.end()
+	return wireErr(h.Handler.ComInitDB(c, schemaName))
+}
+
+// ComQuery implements mysql.Handler.
+func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if err := h.tooLarge(len(query)); err != nil {
+		return err
+	}
+	h.begin()
+	defer h.end()
+	return wireErr(h.Handler.ComQuery(ctx, c, query, callback))
+}
+
+// ComMultiQuery implements mysql.Handler.
+func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if err := h.tooLarge(len(query)); err != nil {
+		return "", err
+	}
+	h.begin()
+	defer h.end()
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
+	return rest, wireErr(err)
+}
+
+// ComPrepare implements mysql.Handler.
+func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	if err := h.tooLarge(len(query)); err != nil {
+		return nil, err
+	}
+	h.begin()
+	defer h.end()
+	f, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	return f, wireErr(err)
+}
+
+// ComStmtExecute implements mysql.Handler.
+func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	n := 0
+	for _, bv := range prepare.BindVars {
+		n += len(bv.Value)
+	}
+	if err := h.tooLarge(n); err != nil {
+		return err
+	}
+	h.begin()
+	defer h.end()
+	return wireErr(h.Handler.ComStmtExecute(ctx, c, prepare, callback))
+}
+
+// ComResetConnection implements mysql.Handler.
+func (h *handler) ComResetConnection(c *mysql.Conn) error {
+	return wireErr(h.Handler.ComResetConnection(c))
+}
+
+// authServer wraps the account store's authentication methods:
+//   - An unknown user goes through the password exchange like a known one
+//     and is refused with the same error (1045), so clients cannot tell
+//     which accounts exist (the account store otherwise ends the handshake
+//     early with a different error).
+//   - When TLS is required, a client that did not switch to TLS fails
+//     authentication: it never gets a session. (The protocol layer only
+//     sends an error packet in that case and carries on.)
+type authServer struct {
+	mysql.AuthServer
+	requireTLS bool
+}
+
+// AuthMethods implements mysql.AuthServer.
+func (a authServer) AuthMethods() []mysql.AuthMethod {
+	ms := a.AuthServer.AuthMethods()
+	out := make([]mysql.AuthMethod, len(ms))
+	for i, m := range ms {
+		out[i] = authMethod{AuthMethod: m, requireTLS: a.requireTLS}
+	}
+	return out
+}
+
+type authMethod struct {
+	mysql.AuthMethod
+	requireTLS bool
+}
+
+// HandleUser implements mysql.AuthMethod: every user name is handled, and
+// unknown ones fail in HandleAuthPluginData.
+func (m authMethod) HandleUser(*mysql.Conn, string) bool { return true }
+
+// HandleAuthPluginData implements mysql.AuthMethod.
+func (m authMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
+	if m.requireTLS && !c.TLSEnabled() {
+		return nil, mysql.NewSQLError(erSecureTransportRequired, "HY000",
+			"Connections using insecure transport are prohibited while --require-secure-transport=ON.")
+	}
+	return m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, addr)
+}
+
+// erSecureTransportRequired is MySQL's ER_SECURE_TRANSPORT_REQUIRED.
+const erSecureTransportRequired = 3159

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// child is "sqlshell serve" running as a child process.
+type child struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{} // closed when its log has been read to the end
+	log  *bytes.Buffer
+}
+
+var servingRE = regexp.MustCompile(` on (\S+) \(user `)
+
+// startChild starts the server as a child process on a free port and
+// waits for the line that says where it listens.
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	c := &child{cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}}
+	addrc := make(chan string, 1)
+	go func() {
+		defer close(c.done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			c.log.WriteString(sc.Text() + "\n")
+			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
+				addrc <- m[1]
+			}
+		}
+		close(addrc)
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	addr, ok := <-addrc
+	if !ok {
+		<-c.done
+		_ = cmd.Wait()
+		t.Fatalf("the server did not start:\n%s", c.log)
+	}
+	c.addr = addr
+	return c
+}
+
+func (c *child) kill(t *testing.T) {
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
+	<-c.done
+	_ = c.cmd.Wait()
+}
+
+// TestServerKilledMidTransaction kills the server (SIGKILL) while a client
+// has an open transaction and another one has just committed; after a
+// restart the committed rows are there and the uncommitted ones are not.
+func TestServerKilledMidTransaction(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	srv := startChild(t, "--data", data, "--password", "pw")
+	db := client(t, srv.addr, "root", "pw", "")
+	_, err := db.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))")
+	require.NoError(t, err)
+	for i := range 20 {
+		_, err := db.Exec("INSERT INTO t VALUES (?, ?)", i, fmt.Sprint("c", i))
+		require.NoError(t, err)
+	}
+	committed, err := db.Begin()
+	require.NoError(t, err)
+	_, err = committed.Exec("UPDATE t SET v = 'updated' WHERE id < 10")
+	require.NoError(t, err)
+	require.NoError(t, committed.Commit())
+
+	open, err := db.Begin()
+	require.NoError(t, err)
+	_, err = open.Exec("INSERT INTO t VALUES (100, 'open')")
+	require.NoError(t, err)
+	_, err = open.Exec("DELETE FROM t WHERE id = 15")
+	require.NoError(t, err)
+	srv.kill(t)
+	_ = open.Rollback()
+	_ = db.Close()
+
+	srv = startChild(t, "--data", data)
+	db = client(t, srv.addr, "root", "pw", "")
+	var n, updated int
+	require.NoError(t, db.QueryRow("SELECT COUNT(*), SUM(v = 'updated') FROM t").Scan(&n, &updated))
+	require.Equal(t, 20, n, "the open transaction's insert and delete are gone")
+	require.Equal(t, 10, updated, "the committed update is there")
+	var missing sql.NullString
+	err = db.QueryRow("SELECT v FROM t WHERE id = 100").Scan(&missing)
+	require.ErrorIs(t, err, sql.ErrNoRows)
+
+	// A clean stop with SIGTERM.
+	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
+	<-srv.done
+	require.NoError(t, srv.cmd.Wait())
+	require.Contains(t, srv.log.String(), "stopped")
+}
+
+// TestServeFlags checks the flags the server refuses.
+func TestServeFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--listen", "0.0.0.0:0"}, "has no password"},
+		{[]string{"--require-secure-transport"}, "needs --tls-cert"},
+		{[]string{"--tls-cert", "x.pem"}, "go together"},
+		{[]string{"--max-connections", "0"}, "--max-connections must be at least 1"},
+		{[]string{"extra"}, "unexpected argument"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(append([]string{"serve", "--data", t.TempDir()}, tc.args...), strings.NewReader(""), &out, &errOut)
+			require.NotEqual(t, exitOK, code)
+			require.Contains(t, errOut.String(), tc.want)
+		})
+	}
+}
+
+// waitFor polls cond until it holds, failing after 30 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "never: %s", what)
+		time.Sleep(20 * time.Millisecond)
+	}
+}

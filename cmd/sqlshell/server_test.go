@@ -1,0 +1,374 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"database/sql"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/stretchr/testify/require"
+)
+
+// testServer starts a server on a free loopback port over a fresh folder
+// (or cfg.data) and stops it at the end of the test.
+func testServer(t *testing.T, cfg serverConfig) *srv {
+	t.Helper()
+	if cfg.data == "" {
+		cfg.data = t.TempDir()
+	}
+	if cfg.listen == "" {
+		cfg.listen = "127.0.0.1:0"
+	}
+	if cfg.user == "" {
+		cfg.user = "root"
+	}
+	if cfg.maxConns == 0 {
+		cfg.maxConns = 50
+	}
+	if cfg.maxPacket == 0 {
+		cfg.maxPacket = 16 << 20
+	}
+	if cfg.idleTimeout == 0 {
+		cfg.idleTimeout = time.Hour
+	}
+	cfg.noSync = true
+	cfg.log = log.New(testLog{t}, "", 0)
+	s, err := startServer(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.shutdown(context.Background()) })
+	return s
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// client opens a go-sql-driver/mysql pool to the server.
+func client(t *testing.T, addr, user, password, params string) *sql.DB {
+	t.Helper()
+	dsn := fmt.Sprintf("%s:%s@tcp(%s)/main", user, password, addr)
+	if params != "" {
+		dsn += "?" + params
+	}
+	db, err := sql.Open("mysql", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func mysqlNumber(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+// TestServerTransfers runs many clients at once, each moving money between
+// accounts in transactions and retrying on write conflicts; the total
+// stays the same.
+func TestServerTransfers(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw"})
+	db := client(t, s.addr(), "root", "pw", "")
+	db.SetMaxOpenConns(16)
+	_, err := db.Exec("CREATE TABLE acct (id INT PRIMARY KEY, balance INT NOT NULL)")
+	require.NoError(t, err)
+	for i := range 10 {
+		_, err := db.Exec("INSERT INTO acct VALUES (?, 100)", i)
+		require.NoError(t, err)
+	}
+	const clients, transfers = 8, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range transfers {
+				from, to := (c+i)%10, (c+2*i+1)%10
+				if from == to {
+					continue
+				}
+				if err := transfer(db, from, to, 1); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	var total int
+	require.NoError(t, db.QueryRow("SELECT SUM(balance) FROM acct").Scan(&total))
+	require.Equal(t, 1000, total)
+
+	// Prepared statements over the wire.
+	stmt, err := db.Prepare("SELECT balance FROM acct WHERE id = ?")
+	require.NoError(t, err)
+	defer stmt.Close()
+	var b int
+	require.NoError(t, stmt.QueryRow(3).Scan(&b))
+
+	// Errors carry MySQL's number and SQLSTATE.
+	_, err = db.Exec("SELECT * FROM nope")
+	var me *mysql.MySQLError
+	require.True(t, errors.As(err, &me), "%v", err)
+	require.Equal(t, uint16(1146), me.Number)
+	require.Equal(t, "42S02", string(me.SQLState[:]))
+}
+
+func transfer(db *sql.DB, from, to, amount int) error {
+	for {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec("UPDATE acct SET balance = balance - ? WHERE id = ?", amount, from)
+		if err == nil {
+			_, err = tx.Exec("UPDATE acct SET balance = balance + ? WHERE id = ?", amount, to)
+		}
+		if err == nil {
+			err = tx.Commit()
+		} else {
+			_ = tx.Rollback()
+		}
+		if mysqlNumber(err) == 1213 {
+			continue
+		}
+		return err
+	}
+}
+
+func TestServerAuthentication(t *testing.T) {
+	s := testServer(t, serverConfig{password: "right"})
+	tests := []struct {
+		user, password string
+		ok             bool
+	}{
+		{"root", "right", true},
+		{"root", "wrong", false},
+		{"root", "", false},
+		{"nobody", "right", false},
+	}
+	for _, tc := range tests {
+		err := client(t, s.addr(), tc.user, tc.password, "").Ping()
+		if tc.ok {
+			require.NoError(t, err)
+		} else {
+			require.Equal(t, uint16(1045), mysqlNumber(err), "%s/%s: %v", tc.user, tc.password, err)
+		}
+	}
+}
+
+func TestServerRefusesOpenAddressWithoutPassword(t *testing.T) {
+	_, err := startServer(serverConfig{data: t.TempDir(), listen: "0.0.0.0:0", user: "root", maxConns: 1, maxPacket: 1 << 20, idleTimeout: time.Hour})
+	require.ErrorContains(t, err, "has no password")
+}
+
+func TestServerConnectionLimit(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw", maxConns: 2})
+	db := client(t, s.addr(), "root", "pw", "")
+	db.SetMaxIdleConns(0) // closing a *sql.Conn closes its connection
+	ctx := context.Background()
+	var held []*sql.Conn
+	for range 2 {
+		c, err := db.Conn(ctx)
+		require.NoError(t, err)
+		require.NoError(t, c.PingContext(ctx))
+		held = append(held, c)
+	}
+	other := client(t, s.addr(), "root", "pw", "")
+	err := other.Ping()
+	require.Equal(t, uint16(1040), mysqlNumber(err), "%v", err)
+	require.ErrorContains(t, err, "Too many connections")
+	require.NoError(t, held[0].Close())
+	// The slot is free once the server has seen the connection close.
+	waitFor(t, "the freed slot is reused", func() bool { return other.Ping() == nil })
+	require.NoError(t, held[1].Close())
+}
+
+func TestServerIdleTimeout(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw", idleTimeout: 200 * time.Millisecond})
+	db := client(t, s.addr(), "root", "pw", "")
+	c, err := db.Conn(context.Background())
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.PingContext(context.Background()))
+	waitFor(t, "the idle connection is closed", func() bool {
+		s.ln.mu.Lock()
+		defer s.ln.mu.Unlock()
+		return len(s.ln.conns) == 0
+	})
+}
+
+func TestServerMaxAllowedPacket(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw", maxPacket: 4096})
+	db := client(t, s.addr(), "root", "pw", "")
+	_, err := db.Exec("SELECT '" + strings.Repeat("x", 10000) + "'")
+	require.Error(t, err)
+	var n int
+	other := client(t, s.addr(), "root", "pw", "")
+	require.NoError(t, other.QueryRow("SELECT 1").Scan(&n), "other connections keep working")
+	var v int64
+	require.NoError(t, other.QueryRow("SELECT @@max_allowed_packet").Scan(&v))
+	require.Equal(t, int64(4096), v)
+}
+
+func TestServerFilesConfined(t *testing.T) {
+	data := t.TempDir()
+	s := testServer(t, serverConfig{data: data, password: "pw"})
+	db := client(t, s.addr(), "root", "pw", "")
+	files, err := filepath.Abs(filepath.Join(data, filesDir))
+	require.NoError(t, err)
+	outside := filepath.Join(t.TempDir(), "out.txt")
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("secret"), 0o600))
+
+	_, err = db.Exec("CREATE TABLE t (id INT PRIMARY KEY)")
+	require.NoError(t, err)
+	_, err = db.Exec("INSERT INTO t VALUES (1), (2)")
+	require.NoError(t, err)
+	_, err = db.Exec(fmt.Sprintf("SELECT * FROM t INTO OUTFILE '%s'", outside))
+	require.Error(t, err)
+	require.NoFileExists(t, outside)
+
+	inside := filepath.Join(files, "out.txt")
+	_, err = db.Exec(fmt.Sprintf("SELECT * FROM t INTO OUTFILE '%s'", inside))
+	require.NoError(t, err)
+	require.FileExists(t, inside)
+
+	var got sql.NullString
+	require.NoError(t, db.QueryRow("SELECT LOAD_FILE(?)", secret).Scan(&got))
+	require.False(t, got.Valid, "files outside the folder read as NULL")
+	require.NoError(t, db.QueryRow("SELECT LOAD_FILE(?)", inside).Scan(&got))
+	require.Equal(t, "1\n2\n", got.String)
+
+	_, err = db.Exec(fmt.Sprintf("LOAD DATA INFILE '%s' INTO TABLE t", secret))
+	require.Error(t, err)
+}
+
+func TestServerRequireSecureTransport(t *testing.T) {
+	cert, key := selfSigned(t)
+	s := testServer(t, serverConfig{password: "pw", tlsCert: cert, tlsKey: key, requireTLS: true})
+	err := client(t, s.addr(), "root", "pw", "tls=false").Ping()
+	require.Error(t, err, "a client without TLS gets no session")
+	db := client(t, s.addr(), "root", "pw", "tls=skip-verify")
+	var cipher string
+	var name string
+	require.NoError(t, db.QueryRow("SHOW STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher))
+	var n int
+	require.NoError(t, db.QueryRow("SELECT 1").Scan(&n))
+}
+
+// selfSigned writes a self-signed certificate and key for 127.0.0.1.
+func selfSigned(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		DNSNames:     []string{"localhost"},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	kb, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600))
+	return certFile, keyFile
+}
+
+// TestServerUsersPersist creates an account with limited rights, restarts
+// the server, and checks the account and its rights are still there.
+func TestServerUsersPersist(t *testing.T) {
+	data := t.TempDir()
+	s := testServer(t, serverConfig{data: data, password: "pw"})
+	db := client(t, s.addr(), "root", "pw", "")
+	for _, q := range []string{
+		"CREATE TABLE t (id INT PRIMARY KEY)",
+		"INSERT INTO t VALUES (1)",
+		"CREATE USER 'reader'@'%' IDENTIFIED BY 'rpw'",
+		"GRANT SELECT ON main.* TO 'reader'@'%'",
+	} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, db.Close())
+	require.NoError(t, s.shutdown(context.Background()))
+
+	// Restarted without a password: the saved one still applies.
+	s = testServer(t, serverConfig{data: data})
+	require.Equal(t, uint16(1045), mysqlNumber(client(t, s.addr(), "root", "", "").Ping()))
+	require.NoError(t, client(t, s.addr(), "root", "pw", "").Ping())
+	reader := client(t, s.addr(), "reader", "rpw", "")
+	var n int
+	require.NoError(t, reader.QueryRow("SELECT COUNT(*) FROM t").Scan(&n))
+	require.Equal(t, 1, n)
+	_, err := reader.Exec("INSERT INTO t VALUES (2)")
+	require.Equal(t, uint16(1142), mysqlNumber(err), "%v", err)
+	require.NoError(t, s.shutdown(context.Background()))
+
+	// A new password on the command line replaces the saved one.
+	s = testServer(t, serverConfig{data: data, password: "new"})
+	require.Equal(t, uint16(1045), mysqlNumber(client(t, s.addr(), "root", "pw", "").Ping()))
+	require.NoError(t, client(t, s.addr(), "root", "new", "").Ping())
+}
+
+// TestServerShutdownRollsBack stops the server while a client holds an
+// open transaction: after a restart its writes are gone and committed
+// ones are there.
+func TestServerShutdownRollsBack(t *testing.T) {
+	data := t.TempDir()
+	s := testServer(t, serverConfig{data: data, password: "pw"})
+	db := client(t, s.addr(), "root", "pw", "")
+	_, err := db.Exec("CREATE TABLE t (id INT PRIMARY KEY)")
+	require.NoError(t, err)
+	_, err = db.Exec("INSERT INTO t VALUES (1)")
+	require.NoError(t, err)
+	tx, err := db.Begin()
+	require.NoError(t, err)
+	_, err = tx.Exec("INSERT INTO t VALUES (2)")
+	require.NoError(t, err)
+	require.NoError(t, s.shutdown(context.Background()))
+	_ = tx.Rollback()
+
+	s = testServer(t, serverConfig{data: data, password: "pw"})
+	var ids []int
+	rows, err := client(t, s.addr(), "root", "pw", "").Query("SELECT id FROM t ORDER BY id")
+	require.NoError(t, err)
+	for rows.Next() {
+		var id int
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []int{1}, ids)
+}

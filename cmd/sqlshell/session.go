@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// session runs statements for the shell: one engine session over the
+// store, so USE, variables and transactions carry from one statement to
+// the next. It is used by one goroutine.
+type session struct {
+	engine *sqle.Engine
+	sess   *sqlstore.Session
+	pids   atomic.Uint64
+}
+
+func newSession(st *sqlstore.Store, e *sqle.Engine, db string) *session {
+	s := &session{engine: e, sess: st.NewSession(nil)}
+	if db != "" {
+		s.sess.SetCurrentDatabase(db)
+	}
+	return s
+}
+
+// result is the outcome of one statement, with every value as text.
+type result struct {
+	cols     []string
+	numeric  []bool          // right-align the column
+	rows     [][]*string     // nil is NULL
+	ok       *types.OkResult // set for statements that return no rows
+	warnings uint16
+	elapsed  time.Duration
+}
+
+// run executes one statement to the end and returns its rows; the
+// statement is cancelled when ctx is.
+func (s *session) run(ctx context.Context, q string) (*result, error) {
+	start := time.Now()
+	sctx := gsql.NewContext(ctx,
+		gsql.WithSession(s.sess),
+		gsql.WithQuery(q),
+		gsql.WithPid(s.pids.Add(1)),
+		gsql.WithMemoryManager(s.engine.MemoryManager),
+		gsql.WithProcessList(s.engine.ProcessList))
+	schema, iter, _, err := s.engine.QueryWithBindings(sctx, q, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	res := &result{}
+	isOK := types.IsOkResultSchema(schema)
+	if !isOK {
+		for _, c := range schema {
+			res.cols = append(res.cols, c.Name)
+			res.numeric = append(res.numeric, types.IsNumber(c.Type))
+		}
+	}
+	for {
+		row, err := iter.Next(sctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			s.abort(sctx)
+			_ = iter.Close(sctx)
+			return nil, err
+		}
+		if isOK {
+			if len(row) == 1 {
+				if ok, is := row[0].(types.OkResult); is {
+					res.ok = &ok
+				}
+			}
+			continue
+		}
+		out := make([]*string, len(row))
+		for i, v := range row {
+			if out[i], err = text(sctx, schema[i].Type, v); err != nil {
+				s.abort(sctx)
+				_ = iter.Close(sctx)
+				return nil, err
+			}
+		}
+		res.rows = append(res.rows, out)
+	}
+	if err := iter.Close(sctx); err != nil {
+		return nil, err
+	}
+	if isOK && res.ok == nil {
+		res.ok = &types.OkResult{}
+	}
+	res.warnings = s.sess.WarningCount()
+	res.elapsed = time.Since(start)
+	return res, nil
+}
+
+// abort rolls back a failed autocommit statement before its iterator is
+// closed (closing commits autocommit statements).
+func (s *session) abort(sctx *gsql.Context) {
+	tx := sctx.GetTransaction()
+	if tx == nil || sctx.GetIgnoreAutoCommit() {
+		return
+	}
+	v, err := sctx.GetSessionVariable(sctx, gsql.AutoCommitSessionVar)
+	if err != nil {
+		return
+	}
+	if on, err := gsql.ConvertToBool(sctx, v); err == nil && on {
+		_ = s.sess.Rollback(sctx, tx)
+		sctx.SetTransaction(nil)
+	}
+}
+
+// close ends the session: an open transaction is rolled back.
+func (s *session) close() {
+	s.sess.SessionEnd()
+	s.engine.CloseSession(s.sess.ID())
+}
+
+// text formats a value as the mysql client shows it; nil for NULL. Binary
+// values that are not printable UTF-8 are shown in hex (0x...).
+func text(ctx *gsql.Context, t gsql.Type, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	sv, err := t.SQL(ctx, nil, v)
+	if err != nil {
+		return nil, fmt.Errorf("formatting a %s value: %w", t, err)
+	}
+	if sv.IsNull() {
+		return nil, nil
+	}
+	b := sv.Raw()
+	switch t.Type() {
+	case query.Type_BINARY, query.Type_VARBINARY, query.Type_BLOB, query.Type_BIT, query.Type_GEOMETRY:
+		if !printable(b) {
+			s := "0x" + strings.ToUpper(hex.EncodeToString(b))
+			return &s, nil
+		}
+	}
+	s := string(b)
+	return &s, nil
+}
+
+func printable(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// errorLine formats err as the mysql client does: ERROR 1146 (42S02): ...
+// with " at line N" when line > 0.
+func errorLine(err error, line int) string {
+	var num int
+	var state, msg string
+	switch {
+	case errors.Is(err, context.Canceled):
+		num, state, msg = mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted"
+	default:
+		se := sqlstore.ServerError(err)
+		num, state, msg = se.Num, se.State, se.Message
+	}
+	at := ""
+	if line > 0 {
+		at = fmt.Sprintf(" at line %d", line)
+	}
+	return fmt.Sprintf("ERROR %d (%s)%s: %s", num, state, at, msg)
+}
+
+// closeEngine stops the engine and closes the store.
+func closeEngine(e *sqle.Engine, st *sqlstore.Store) error {
+	err := e.Close()
+	if errors.Is(err, context.Canceled) {
+		err = nil // the engine's background threads report their own stop
+	}
+	return errors.Join(err, st.Close())
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"strings"
+)
+
+// terminator says how a statement ended, which picks its output format.
+type terminator int
+
+const (
+	termDelimiter terminator = iota // ; (or the DELIMITER in force)
+	termVertical                    // \G: one column per line
+	termEOF                         // the input ended without a delimiter
+)
+
+// statement is one complete statement of the input.
+type statement struct {
+	text string     // without its terminator
+	line int        // the input line it starts on, from 1
+	term terminator // how it ended
+}
+
+// splitter cuts input lines into statements the way the mysql client does:
+// statements end at the delimiter (";", changed with a DELIMITER line) or
+// at \G, outside quotes ('...', "...", `...`) and comments (-- and # to the
+// end of the line, /* ... */). Comments that are not MySQL's executable
+// /*! ... */ kind are dropped. Feed lines in order with add; a splitter is
+// not safe for concurrent use.
+type splitter struct {
+	delim   string
+	buf     strings.Builder
+	start   int  // line of the statement being gathered, 0 when none
+	line    int  // lines added so far
+	quote   byte // open quote character, 0 when none
+	comment bool // inside /* ... */
+	keepCmt bool // the open comment is /*! ... */ and stays in the text
+}
+
+func newSplitter() *splitter { return &splitter{delim: ";"} }
+
+// pending reports whether a statement is partly gathered (the prompt then
+// shows a continuation).
+func (s *splitter) pending() bool { return s.start != 0 || s.quote != 0 || s.comment }
+
+// reset drops a partly gathered statement (Ctrl-C at the prompt).
+func (s *splitter) reset() {
+	s.buf.Reset()
+	s.start, s.quote, s.comment, s.keepCmt = 0, 0, false, false
+}
+
+// add consumes one line (without its newline) and returns the statements
+// it completes.
+func (s *splitter) add(line string) []statement {
+	s.line++
+	if !s.pending() {
+		if t := strings.TrimSpace(line); len(t) > len("delimiter") && strings.EqualFold(t[:len("delimiter")], "delimiter") &&
+			(t[len("delimiter")] == ' ' || t[len("delimiter")] == '\t') {
+			if d := strings.TrimSpace(t[len("delimiter"):]); d != "" {
+				s.delim = d
+			}
+			return nil
+		}
+	}
+	var out []statement
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case s.comment:
+			if c == '*' && i+1 < len(line) && line[i+1] == '/' {
+				if s.keepCmt {
+					s.buf.WriteString("*/")
+				}
+				s.comment, s.keepCmt = false, false
+				i++
+			} else if s.keepCmt {
+				s.buf.WriteByte(c)
+			}
+			continue
+		case s.quote != 0:
+			s.buf.WriteByte(c)
+			if c == '\\' && s.quote != '`' && i+1 < len(line) {
+				i++
+				s.buf.WriteByte(line[i])
+			} else if c == s.quote {
+				s.quote = 0
+			}
+			continue
+		}
+		if strings.HasPrefix(line[i:], s.delim) {
+			out = s.emit(out, termDelimiter)
+			i += len(s.delim) - 1
+			continue
+		}
+		switch {
+		case c == '\\' && i+1 < len(line) && (line[i+1] == 'G' || line[i+1] == 'g'):
+			if line[i+1] == 'G' {
+				out = s.emit(out, termVertical)
+			} else {
+				out = s.emit(out, termDelimiter)
+			}
+			i++
+		case c == '\'' || c == '"' || c == '`':
+			s.begin()
+			s.quote = c
+			s.buf.WriteByte(c)
+		case c == '#' || (c == '-' && strings.HasPrefix(line[i:], "--") && (i+2 == len(line) || line[i+2] == ' ' || line[i+2] == '\t')):
+			i = len(line) // a comment to the end of the line
+		case c == '/' && i+1 < len(line) && line[i+1] == '*':
+			s.comment = true
+			s.keepCmt = i+2 < len(line) && (line[i+2] == '!' || line[i+2] == '+')
+			if s.keepCmt {
+				s.begin()
+				s.buf.WriteString("/*")
+			}
+			i++
+		default:
+			if s.start == 0 && (c == ' ' || c == '\t' || c == '\r') {
+				continue
+			}
+			s.begin()
+			s.buf.WriteByte(c)
+		}
+	}
+	if s.start != 0 {
+		s.buf.WriteByte('\n')
+	}
+	return out
+}
+
+func (s *splitter) begin() {
+	if s.start == 0 {
+		s.start = s.line
+	}
+}
+
+func (s *splitter) emit(out []statement, t terminator) []statement {
+	text := strings.TrimSpace(s.buf.String())
+	if text != "" {
+		out = append(out, statement{text: text, line: s.start, term: t})
+	}
+	s.buf.Reset()
+	s.start = 0
+	return out
+}
+
+// finish returns the statement left at the end of the input, if any.
+func (s *splitter) finish() []statement {
+	if strings.TrimSpace(s.buf.String()) == "" {
+		s.reset()
+		return nil
+	}
+	out := s.emit(nil, termEOF)
+	s.reset()
+	return out
+}

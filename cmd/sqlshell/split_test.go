@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitter(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		want  []statement
+	}{
+		{"one", "SELECT 1;", []statement{{"SELECT 1", 1, termDelimiter}}},
+		{"two on a line", "SELECT 1; SELECT 2;", []statement{{"SELECT 1", 1, termDelimiter}, {"SELECT 2", 1, termDelimiter}}},
+		{"multi-line", "SELECT\n  1\n;", []statement{{"SELECT\n  1", 1, termDelimiter}}},
+		{"quotes", "SELECT 'a;b', \"c;d\", `e;f`, 'it''s', 'x\\'y;';", []statement{{"SELECT 'a;b', \"c;d\", `e;f`, 'it''s', 'x\\'y;'", 1, termDelimiter}}},
+		{"quote over lines", "SELECT 'a\n;b';", []statement{{"SELECT 'a\n;b'", 1, termDelimiter}}},
+		{"comments", "-- hello;\n# hash;\nSELECT /* c; */ 1; -- tail", []statement{{"SELECT  1", 3, termDelimiter}}},
+		{"executable comment kept", "/*!40101 SET NAMES utf8 */;", []statement{{"/*!40101 SET NAMES utf8 */", 1, termDelimiter}}},
+		{"vertical", "SELECT 1\\G", []statement{{"SELECT 1", 1, termVertical}}},
+		{"no delimiter", "SELECT 1", []statement{{"SELECT 1", 1, termEOF}}},
+		{"empty statements", ";;\n  ;", nil},
+		{"delimiter", "DELIMITER //\nCREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET @a = 1; END//\nDELIMITER ;\nSELECT 1;",
+			[]statement{{"CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET @a = 1; END", 2, termDelimiter}, {"SELECT 1", 4, termDelimiter}}},
+		{"minus is not a comment", "SELECT 1--1;", []statement{{"SELECT 1--1", 1, termDelimiter}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSplitter()
+			var got []statement
+			for _, line := range strings.Split(tc.input, "\n") {
+				got = append(got, s.add(line)...)
+			}
+			got = append(got, s.finish()...)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package driver_test
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/stretchr/testify/require"
+)
+
+// TestManyGoroutines shares one *sql.DB between goroutines that insert
+// through a shared prepared statement, read, and increment one counter in
+// transactions retried on write conflicts. Run it with -race.
+func TestManyGoroutines(t *testing.T) {
+	db, _ := openDB(t)
+	db.SetMaxOpenConns(6)
+	mustExec(t, db, "CREATE TABLE rows_ (id INT PRIMARY KEY, g INT, v VARCHAR(20))")
+	mustExec(t, db, "CREATE TABLE counter (id INT PRIMARY KEY, n INT)")
+	mustExec(t, db, "INSERT INTO counter VALUES (1, 0)")
+	ins, err := db.Prepare("INSERT INTO rows_ VALUES (?, ?, ?)")
+	require.NoError(t, err)
+	defer ins.Close()
+
+	const workers, perWorker = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- worker(db, ins, g, perWorker)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, int64(workers*perWorker), queryInt(t, db, "SELECT COUNT(*) FROM rows_"))
+	require.Equal(t, int64(workers*perWorker), queryInt(t, db, "SELECT n FROM counter WHERE id = 1"))
+	for g := range workers {
+		require.Equal(t, int64(perWorker), queryInt(t, db, "SELECT COUNT(*) FROM rows_ WHERE g = ?", g))
+	}
+}
+
+func worker(db *sql.DB, ins *sql.Stmt, g, n int) error {
+	for i := range n {
+		id := g*1000 + i
+		if _, err := ins.Exec(id, g, fmt.Sprintf("w%d-%d", g, i)); err != nil {
+			return fmt.Errorf("insert %d: %w", id, err)
+		}
+		var v string
+		if err := db.QueryRow("SELECT v FROM rows_ WHERE id = ?", id).Scan(&v); err != nil {
+			return fmt.Errorf("read %d: %w", id, err)
+		}
+		if v != fmt.Sprintf("w%d-%d", g, i) {
+			return fmt.Errorf("read %d: got %q", id, v)
+		}
+		if err := increment(db); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// increment adds one to the counter in a transaction, retrying on
+// conflicts (MySQL error 1213) as an application would.
+func increment(db *sql.DB) error {
+	for {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow("SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		if _, err := tx.Exec("UPDATE counter SET n = ? WHERE id = 1", n+1); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		err = tx.Commit()
+		var me *mysql.SQLError
+		if errors.As(err, &me) && me.Number() == mysql.ERLockDeadlock {
+			continue
+		}
+		return err
+	}
+}

@@ -1,0 +1,42 @@
+package driver
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// Sentinel errors. Errors from SQL statements are *mysql.SQLError values
+// (package github.com/dolthub/vitess/go/mysql) carrying MySQL's error number
+// and SQLSTATE, as a MySQL server would send them.
+var (
+	// ErrBadDSN is returned by Open and OpenConnector for a data source
+	// name that does not parse or has unknown options.
+	ErrBadDSN = errors.New("strata: bad data source name")
+
+	// ErrOptionsMismatch is returned when a folder that this process has
+	// already opened is opened again with a different sync option.
+	ErrOptionsMismatch = errors.New("strata: store already open with other options")
+
+	// ErrIsolation is returned by BeginTx for an isolation level other
+	// than the default, REPEATABLE READ or SNAPSHOT: transactions read one
+	// snapshot and check write conflicts at commit.
+	ErrIsolation = errors.New("strata: unsupported isolation level")
+
+	// ErrClosed is returned by calls on a closed connection or statement.
+	ErrClosed = errors.New("strata: connection is closed")
+)
+
+// mysqlErr returns err as the MySQL error a client would see, except for
+// context errors, which stay recognisable with errors.Is.
+func mysqlErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrBadConn) {
+		return err
+	}
+	return sqlstore.ServerError(err)
+}

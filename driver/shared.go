@@ -1,0 +1,79 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	sqle "github.com/dolthub/go-mysql-server"
+
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// shared is one open store and its engine, shared by every connector of
+// this process that names the same folder. It is closed when the last
+// connector using it closes.
+type shared struct {
+	dir    string
+	noSync bool
+	store  *sqlstore.Store
+	engine *sqle.Engine
+	pids   atomic.Uint64 // process IDs of statements, for the engine's process list
+	refs   int           // guarded by registry.mu
+}
+
+// registry maps folders to open stores.
+var registry struct {
+	mu     sync.Mutex
+	stores map[string]*shared
+}
+
+// acquire returns the shared store of cfg.Dir, opening it on first use.
+// Every successful call must be matched by one release.
+func acquire(cfg *Config) (*shared, error) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if s, ok := registry.stores[cfg.Dir]; ok {
+		if s.noSync != cfg.NoSync {
+			return nil, fmt.Errorf("%w: %s is open with sync=%t", ErrOptionsMismatch, cfg.Dir, !s.noSync)
+		}
+		s.refs++
+		return s, nil
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("strata: %w", err)
+	}
+	st, err := sqlstore.Open(cfg.Dir, &sqlstore.Options{NoSync: cfg.NoSync})
+	if err != nil {
+		return nil, fmt.Errorf("strata: %w", err)
+	}
+	s := &shared{dir: cfg.Dir, noSync: cfg.NoSync, store: st, engine: st.NewEngine(), refs: 1}
+	if registry.stores == nil {
+		registry.stores = make(map[string]*shared)
+	}
+	registry.stores[cfg.Dir] = s
+	return s, nil
+}
+
+// release drops one reference; the last one closes the engine and the store.
+func (s *shared) release() error {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	s.refs--
+	if s.refs > 0 {
+		return nil
+	}
+	delete(registry.stores, s.dir)
+	eerr := s.engine.Close()
+	if errors.Is(eerr, context.Canceled) {
+		eerr = nil // the engine's background threads report their own stop
+	}
+	err := errors.Join(eerr, s.store.Close())
+	if err != nil {
+		return fmt.Errorf("strata: closing %s: %w", s.dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package driver
+
+import (
+	"context"
+	"database/sql/driver"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+var (
+	_ driver.Stmt             = (*Stmt)(nil)
+	_ driver.StmtExecContext  = (*Stmt)(nil)
+	_ driver.StmtQueryContext = (*Stmt)(nil)
+)
+
+// Stmt is a prepared statement of one connection. It keeps the parsed
+// statement; every execution binds the arguments (by position for ?
+// placeholders, by name for :name) and plans it.
+type Stmt struct {
+	conn     *Conn
+	query    string // the text the engine caches the parsed statement under
+	parsed   sqlparser.Statement
+	numInput int
+	closed   bool
+}
+
+// NumInput implements driver.Stmt: the number of distinct placeholders, or
+// -1 (unknown) for statements run once with arguments.
+func (s *Stmt) NumInput() int { return s.numInput }
+
+// Close implements driver.Stmt.
+func (s *Stmt) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if !s.conn.closed {
+		s.conn.unprepare(s.query)
+	}
+	return nil
+}
+
+// Exec implements driver.Stmt.
+func (s *Stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), named(args))
+}
+
+// Query implements driver.Stmt.
+func (s *Stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), named(args))
+}
+
+func named(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}
+
+// ExecContext implements driver.StmtExecContext.
+func (s *Stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if s.closed || s.conn.closed {
+		return nil, ErrClosed
+	}
+	bindings, err := bind(args)
+	if err != nil {
+		return nil, err
+	}
+	sctx := s.conn.newContext(ctx, s.query)
+	_, iter, _, err := s.conn.sh.engine.QueryWithBindings(sctx, s.query, s.parsed, bindings, nil)
+	if err != nil {
+		return nil, mysqlErr(err)
+	}
+	return s.conn.drain(sctx, iter)
+}
+
+// QueryContext implements driver.StmtQueryContext.
+func (s *Stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if s.closed || s.conn.closed {
+		return nil, ErrClosed
+	}
+	bindings, err := bind(args)
+	if err != nil {
+		return nil, err
+	}
+	sctx := s.conn.newContext(ctx, s.query)
+	schema, iter, _, err := s.conn.sh.engine.QueryWithBindings(sctx, s.query, s.parsed, bindings, nil)
+	if err != nil {
+		return nil, mysqlErr(err)
+	}
+	return newRows(s.conn, sctx, schema, iter), nil
+}

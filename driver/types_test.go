@@ -1,0 +1,108 @@
+package driver_test
+
+import (
+	"database/sql"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTypes binds one argument of every kind to a column of every type
+// through a prepared statement and reads it back.
+func TestTypes(t *testing.T) {
+	db, _ := openDB(t)
+	ts := time.Date(2024, 2, 29, 13, 14, 15, 123456000, time.UTC)
+	day := time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		col  string
+		arg  any
+		want any
+		db   string // ColumnTypeDatabaseTypeName
+	}{
+		{"tinyint", "TINYINT", int64(-128), int64(-128), "TINYINT"},
+		{"smallint unsigned", "SMALLINT UNSIGNED", uint64(65535), int64(65535), "SMALLINT"},
+		{"int from int", "INT", 42, int64(42), "INT"},
+		{"bigint", "BIGINT", int64(math.MinInt64), int64(math.MinInt64), "BIGINT"},
+		{"bigint unsigned max", "BIGINT UNSIGNED", uint64(math.MaxUint64), uint64(math.MaxUint64), "BIGINT"},
+		{"bool", "BOOLEAN", true, int64(1), "TINYINT"},
+		{"float", "FLOAT", 1.1, 1.1, "FLOAT"},
+		{"double", "DOUBLE", 2.5e-300, 2.5e-300, "DOUBLE"},
+		{"decimal from string", "DECIMAL(10,2)", "12.5", "12.50", "DECIMAL"},
+		{"decimal from decimal", "DECIMAL(30,10)", decimal.RequireFromString("12345678901234567890.0123456789"), "12345678901234567890.0123456789", "DECIMAL"},
+		{"decimal from float", "DECIMAL(6,3)", 0.25, "0.250", "DECIMAL"},
+		{"char", "CHAR(5)", "ab", "ab", "CHAR"},
+		{"varchar utf8", "VARCHAR(20)", "héllo, 世界", "héllo, 世界", "VARCHAR"},
+		{"text", "TEXT", "long text", "long text", "TEXT"},
+		{"binary", "VARBINARY(10)", []byte{0, 1, 0xff}, []byte{0, 1, 0xff}, "VARBINARY"},
+		{"blob", "BLOB", []byte("blob\x00data"), []byte("blob\x00data"), "BLOB"},
+		{"date", "DATE", day, day, "DATE"},
+		{"date from string", "DATE", "2024-02-29", day, "DATE"},
+		{"datetime", "DATETIME(6)", ts, ts, "DATETIME"},
+		{"datetime local zone", "DATETIME(6)", ts.In(time.FixedZone("X", 3600)), ts, "DATETIME"},
+		{"timestamp", "TIMESTAMP", ts, ts.Truncate(time.Second), "TIMESTAMP"},
+		{"time", "TIME", "-01:02:03", "-01:02:03", "TIME"},
+		{"time fraction", "TIME(6)", "10:11:12.5", "10:11:12.500000", "TIME"},
+		{"year", "YEAR", 2024, int64(2024), "YEAR"},
+		{"bit", "BIT(8)", 5, int64(5), "BIT"},
+		{"enum", "ENUM('red','green')", "green", "green", "ENUM"},
+		{"enum by index", "ENUM('red','green')", 1, "red", "ENUM"},
+		{"set", "SET('a','b','c')", "c,a", "a,c", "SET"},
+		{"json", "JSON", `{"b": [1, 2], "a": null}`, []byte(`{"a": null, "b": [1, 2]}`), "JSON"},
+		{"null", "INT", nil, nil, "INT"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tbl := "t" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+			mustExec(t, db, "CREATE TABLE "+tbl+" (id INT PRIMARY KEY, c "+tc.col+")")
+			ins, err := db.Prepare("INSERT INTO " + tbl + " VALUES (?, ?)")
+			require.NoError(t, err)
+			defer ins.Close()
+			_, err = ins.Exec(1, tc.arg)
+			require.NoError(t, err)
+
+			rows, err := db.Query("SELECT c FROM "+tbl+" WHERE id = ?", 1)
+			require.NoError(t, err)
+			defer rows.Close()
+			cts, err := rows.ColumnTypes()
+			require.NoError(t, err)
+			require.Equal(t, tc.db, cts[0].DatabaseTypeName())
+			require.True(t, rows.Next())
+			var got any
+			require.NoError(t, rows.Scan(&got))
+			require.Equal(t, tc.want, got)
+			require.False(t, rows.Next())
+			require.NoError(t, rows.Err())
+
+			if tc.arg != nil {
+				// The same argument finds the row again in a WHERE clause.
+				n := queryInt(t, db, "SELECT COUNT(*) FROM "+tbl+" WHERE c = ?", tc.arg)
+				if tc.name != "float" && tc.name != "json" && tc.name != "enum by index" && tc.name != "set" && tc.name != "timestamp" && tc.name != "time fraction" {
+					require.Equal(t, int64(1), n)
+				}
+			}
+		})
+	}
+}
+
+func TestScanIntoTypedValues(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, d DECIMAL(8,3), j JSON, dt DATETIME, n VARCHAR(5))")
+	mustExec(t, db, `INSERT INTO t VALUES (1, 3.25, '{"k": 1}', '2020-01-02 03:04:05', NULL)`)
+	var (
+		id int
+		d  float64
+		j  []byte
+		dt time.Time
+		n  sql.NullString
+	)
+	require.NoError(t, db.QueryRow("SELECT id, d, j, dt, n FROM t").Scan(&id, &d, &j, &dt, &n))
+	require.Equal(t, 1, id)
+	require.Equal(t, 3.25, d)
+	require.JSONEq(t, `{"k": 1}`, string(j))
+	require.Equal(t, time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), dt)
+	require.False(t, n.Valid)
+}

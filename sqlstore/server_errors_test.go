@@ -1,0 +1,39 @@
+package sqlstore
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/stretchr/testify/require"
+)
+
+func TestServerError(t *testing.T) {
+	tests := []struct {
+		name  string
+		err   error
+		num   int
+		state string
+	}{
+		{"nil", nil, 0, ""},
+		{"no such table", sql.ErrTableNotFound.New("t"), 1146, "42S02"},
+		{"duplicate key", sql.NewUniqueKeyErr("[1]", true, sql.Row{1}), 1062, "23000"},
+		{"conflict", fmt.Errorf("commit: %w", ErrConflict), 1213, "40001"},
+		{"privilege", sql.ErrPrivilegeCheckFailed.New("'u'@'%'"), 1142, "42000"},
+		{"database access", sql.ErrDatabaseAccessDeniedForUser.New("'u'@'%'", "db"), 1044, "42000"},
+		{"secure_file_priv", sql.ErrSecureFilePriv.New(), 1290, "HY000"},
+		{"unknown", errors.New("boom"), 1105, "HY000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			se := ServerError(tc.err)
+			if tc.err == nil {
+				require.Nil(t, se)
+				return
+			}
+			require.Equal(t, tc.num, se.Num)
+			require.Equal(t, tc.state, se.State)
+		})
+	}
+}
