@@ -2,36 +2,52 @@
 // what the SQL layer knows about one index access: the encoded byte ranges
 // of the lookup (each an exact point or a range, with an estimate of the
 // bytes it covers), the index (primary or secondary, unique or not,
-// covering or not) and hints (reverse order, a row limit). Its output is a
-// Plan: one of the engine's read paths with its parameters, and, for a
-// secondary index that does not cover the query, a second step that fetches
-// the rows by primary key.
+// covering or not) and hints (reverse order, a row limit, a lookup join's
+// probe). Its output is a Plan: one of the engine's read paths with its
+// parameters, and, for a secondary index that does not cover the query, a
+// second step that fetches the rows by primary key. Plan.String is what
+// EXPLAIN shows.
 //
 // The rules, in order (Choose; thresholds are Options):
 //
-//  1. No range: Empty. Naive mode: every range through a plain iterator
-//     without readahead (Scans) and a Get per row for the fetch step, the
-//     baseline the other plans are measured against.
+//  1. No range: Empty, no I/O. Naive mode: Scans that open a fresh plain
+//     iterator bounded by each range, without readahead, and a Get per row
+//     for the fetch step: the baseline the other plans are measured
+//     against.
 //  2. Every range an exact point on a unique key: one point is a Get; more
-//     are a MultiGet, sorted, in batches of MultiGetBatch.
-//  3. One range over the whole index: a FullScan with readahead
-//     FullScanReadahead and async I/O, unless a small Limit makes readahead
-//     a waste.
-//  4. One range: a Range through an iterator whose readahead follows the
-//     range's estimated size: automatic (the engine's own, which starts
-//     after two adjacent block reads) for a short or unknown range or a
-//     small Limit; explicit readahead (a quarter of the estimate, clamped to
-//     [MinReadahead, MaxReadahead]) with async I/O for a range of at least
-//     LongRangeBytes. Reverse scans use automatic readahead (readahead
-//     never runs backwards).
+//     are a MultiGet in batches of MultiGetBatch keys (the engine sorts
+//     each batch; rows come out in the lookup's order).
+//  3. One range over the whole index: a FullScan. Reverse, a probe, or a
+//     Limit of at most SmallLimit rows: automatic readahead (the engine's
+//     own, which starts after two adjacent block reads). An estimate of at
+//     most ShortRangeBytes: readahead off; below LongRangeBytes: automatic.
+//     Otherwise (large or unknown): explicit readahead of FullScanReadahead
+//     with async I/O, deferred until SmallLimit rows have been returned
+//     when the Limit is unknown, so that an ORDER BY ... LIMIT that stops
+//     early (go-mysql-server does not pass LIMIT down) reads no more than
+//     it needs.
+//  4. One range: a Range through one iterator. Reverse: automatic readahead
+//     (readahead never runs backwards). An estimate of at least
+//     LongRangeBytes, unless a probe or a small Limit: explicit readahead
+//     (a quarter of the estimate rounded up to 64 KiB, clamped to
+//     [MinReadahead, MaxReadahead]) with async I/O. An estimate of at most ShortRangeBytes
+//     (a few blocks): readahead off. Otherwise, or unknown: automatic.
 //  5. Several ranges (points on a non-unique index, prefixes, disjoint
-//     intervals): a MultiScan that prepares up to MultiScanChunk ranges at a
-//     time, reading each range's blocks with coalesced I/O before iterating;
-//     reverse order falls back to Scans.
+//     intervals): a MultiScan that prepares up to MultiScanChunk ranges at
+//     a time, reading each range's blocks with coalesced I/O before
+//     iterating; its reads are issued in the background, all at once, when
+//     the ranges' estimated bytes reach MultiScanAsyncBytes or are unknown
+//     (below that, handing small reads to other goroutines costs more than
+//     it saves). Reverse order and probes: Scans, one iterator sought from
+//     range to range.
 //
 // A non-covering secondary index adds Fetch: the primary keys the index
 // yields are looked up with MultiGet in batches of FetchBatch, in the order
-// the index returned them.
+// the index returned them (a Get for a single-point plan).
+//
+// Estimates come from the caller; an estimate of 0 means unknown, and
+// unknown sizes get the engine's automatic readahead, never explicit
+// readahead.
 //
 // The package knows byte ranges, not SQL: it imports neither the engine nor
 // go-mysql-server, so its rules are tested on their own and the SQL layer

@@ -34,6 +34,12 @@ type Hints struct {
 	// Limit is the number of rows the query will consume at most; 0 when
 	// unknown or unlimited.
 	Limit int64
+	// Probe: the lookup is one probe of a lookup join, made once per outer
+	// row (or one run of a lookup repeated for each row of an outer
+	// query). A probe reads a handful of entries: it gets no explicit
+	// readahead and is never prepared as a MultiScan, whose set-up would
+	// cost more than the probe.
+	Probe bool
 }
 
 // Kind is an access path.
@@ -93,6 +99,10 @@ type Options struct {
 	Mode Mode
 	// MultiGetBatch is the number of keys per MultiGet call. Default 32.
 	MultiGetBatch int
+	// ShortRangeBytes is the estimated size up to which a range is read
+	// without readahead: it spans a few blocks, which the iterator reads
+	// as it reaches them. Default 32 KiB.
+	ShortRangeBytes int64
 	// LongRangeBytes is the estimated size from which a range gets explicit
 	// readahead and async I/O. Default 256 KiB.
 	LongRangeBytes int64
@@ -101,9 +111,15 @@ type Options struct {
 	MinReadahead, MaxReadahead int64
 	// FullScanReadahead is the readahead of a full scan. Default 1 MiB.
 	FullScanReadahead int64
-	// SmallLimit: a Limit at or below it turns explicit readahead off.
-	// Default 100 rows.
+	// SmallLimit: a Limit at or below it turns explicit readahead off, and
+	// a full scan whose Limit is unknown defers its readahead until it has
+	// returned that many rows. Default 100 rows.
 	SmallLimit int64
+	// MultiScanAsyncBytes is the estimated size of a MultiScan's ranges
+	// from which its reads are issued in the background, all at once:
+	// below it, handing small reads to other goroutines costs more than
+	// reading them in turn. Unknown sizes count as large. Default 256 KiB.
+	MultiScanAsyncBytes int64
 	// MultiScanChunk is the most ranges one MultiScan prepares at once; a
 	// longer list is prepared chunk by chunk, so memory stays bounded and a
 	// query that stops early does not pay for the rest. Default 256.
@@ -118,8 +134,14 @@ func (o Options) withDefaults() Options {
 	if o.MultiGetBatch <= 0 {
 		o.MultiGetBatch = 32
 	}
+	if o.ShortRangeBytes <= 0 {
+		o.ShortRangeBytes = 32 << 10
+	}
 	if o.LongRangeBytes <= 0 {
 		o.LongRangeBytes = 256 << 10
+	}
+	if o.LongRangeBytes < o.ShortRangeBytes {
+		o.LongRangeBytes = o.ShortRangeBytes
 	}
 	if o.MinReadahead <= 0 {
 		o.MinReadahead = 256 << 10
@@ -135,6 +157,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SmallLimit <= 0 {
 		o.SmallLimit = 100
+	}
+	if o.MultiScanAsyncBytes <= 0 {
+		o.MultiScanAsyncBytes = 256 << 10
 	}
 	if o.MultiScanChunk <= 0 {
 		o.MultiScanChunk = 256
@@ -153,9 +178,15 @@ type Plan struct {
 	// Batch is the keys per call of a MultiGet.
 	Batch int
 	// Readahead is the explicit readahead of an iterator (Range,
-	// FullScan): 0 leaves the engine's automatic readahead; -1 turns
-	// readahead off.
+	// FullScan, Scans): 0 leaves the engine's automatic readahead; -1
+	// turns readahead off.
 	Readahead int64
+	// ReadaheadAfter, when positive, defers Readahead and Async until the
+	// iterator has returned that many rows: until then readahead is
+	// automatic. A full scan whose consumer may stop early (an ORDER BY
+	// ... LIMIT, which go-mysql-server does not pass down) then reads no
+	// more than it needs.
+	ReadaheadAfter int64
 	// Async asks for background reads (double-buffered readahead, or a
 	// MultiScan's reads issued at once).
 	Async bool
@@ -163,14 +194,18 @@ type Plan struct {
 	Chunk int
 	// Reverse: iterate each range backwards, ranges in the given order.
 	Reverse bool
-	// Fetch, when not nil, is the second step of a non-covering secondary
-	// index: rows fetched by primary key.
-	Fetch *Fetch
+	// IterPerRange: Scans opens a fresh iterator bounded by each range
+	// instead of seeking one iterator from range to range (naive mode).
+	IterPerRange bool
+	// Fetch is the second step of a non-covering secondary index: rows
+	// fetched by primary key. Fetch.Kind is Empty when there is none.
+	Fetch Fetch
 }
 
 // Fetch is the second step of a secondary-index plan.
 type Fetch struct {
-	// Kind is MultiGet (batched) or Get (one per row, naive).
+	// Kind is Empty (no second step), MultiGet (batched) or Get (one
+	// lookup per row: a single-row plan, or naive mode).
 	Kind  Kind
 	Batch int
 }
@@ -181,24 +216,24 @@ type Fetch struct {
 func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 	o = o.withDefaults()
 	p := Plan{Ranges: ranges, Reverse: h.Reverse}
-	if !idx.Covering && !idx.Primary {
-		p.Fetch = &Fetch{Kind: MultiGet, Batch: o.FetchBatch}
-		if o.Mode == Naive {
-			p.Fetch = &Fetch{Kind: Get, Batch: 1}
-		}
-	}
 	switch {
 	case len(ranges) == 0:
 		p.Kind = Empty
 		return p
 	case o.Mode == Naive:
-		p.Kind, p.Readahead = Scans, -1
+		p.Kind, p.Readahead, p.IterPerRange = Scans, -1, true
+		if !idx.Covering && !idx.Primary {
+			p.Fetch = Fetch{Kind: Get, Batch: 1}
+		}
 		return p
 	}
 
 	allPoints := true
-	for _, r := range ranges {
-		allPoints = allPoints && r.Point
+	for i := range ranges {
+		if !ranges[i].Point {
+			allPoints = false
+			break
+		}
 	}
 	switch {
 	case allPoints && len(ranges) == 1:
@@ -207,49 +242,77 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 		p.Kind, p.Batch = MultiGet, o.MultiGetBatch
 	case len(ranges) == 1 && ranges[0].Start == nil && ranges[0].End == nil:
 		p.Kind = FullScan
-		if !h.Reverse && (h.Limit == 0 || h.Limit > o.SmallLimit) {
+		est := ranges[0].EstBytes
+		switch {
+		case h.Reverse || h.Probe || (h.Limit > 0 && h.Limit <= o.SmallLimit):
+		case est > 0 && est <= o.ShortRangeBytes:
+			p.Readahead = -1
+		case est > 0 && est < o.LongRangeBytes:
+		default:
 			p.Readahead, p.Async = o.FullScanReadahead, true
+			if h.Limit == 0 {
+				p.ReadaheadAfter = o.SmallLimit
+			}
 		}
 	case len(ranges) == 1:
 		p.Kind = Range
-		if est := ranges[0].EstBytes; !h.Reverse && est >= o.LongRangeBytes && (h.Limit == 0 || h.Limit > o.SmallLimit) {
-			p.Readahead = min(max(est/4, o.MinReadahead), o.MaxReadahead)
+		est := ranges[0].EstBytes
+		switch {
+		case h.Reverse:
+			// Readahead never runs backwards: automatic.
+		case est >= o.LongRangeBytes && !h.Probe && (h.Limit == 0 || h.Limit > o.SmallLimit):
+			p.Readahead = min(max(roundUp(est/4, readaheadUnit), o.MinReadahead), o.MaxReadahead)
 			p.Async = true
+		case est > 0 && est <= o.ShortRangeBytes:
+			p.Readahead = -1
 		}
-	case h.Reverse:
+	case h.Reverse || h.Probe:
 		p.Kind = Scans
 	default:
-		p.Kind, p.Chunk, p.Async = MultiScan, o.MultiScanChunk, true
+		p.Kind, p.Chunk = MultiScan, o.MultiScanChunk
+		var est int64
+		for i := range ranges {
+			if ranges[i].EstBytes <= 0 && !ranges[i].Point {
+				est = -1 // unknown
+				break
+			}
+			est += ranges[i].EstBytes
+		}
+		p.Async = est < 0 || est >= o.MultiScanAsyncBytes
+	}
+	if !idx.Covering && !idx.Primary {
+		p.Fetch = Fetch{Kind: MultiGet, Batch: o.FetchBatch}
+		if p.Kind == Get {
+			p.Fetch = Fetch{Kind: Get, Batch: 1}
+		}
 	}
 	return p
 }
 
 // String describes the plan as EXPLAIN shows it, for example
 // "MultiGet(keys=100, batch=32)", "Range(readahead=1MiB, async)" or
-// "MultiScan(ranges=10) then MultiGet(batch=32) by primary key".
+// "MultiScan(ranges=10, async) then MultiGet(batch=32) by primary key".
 func (p Plan) String() string {
 	var b strings.Builder
+	p.describe(&b)
+	return b.String()
+}
+
+func (p Plan) describe(b *strings.Builder) {
 	switch p.Kind {
 	case Empty:
 		b.WriteString("Empty()")
 	case Get:
 		b.WriteString("Get(key=1)")
 	case MultiGet:
-		fmt.Fprintf(&b, "MultiGet(keys=%d, batch=%d", len(p.Ranges), p.Batch)
+		fmt.Fprintf(b, "MultiGet(keys=%d, batch=%d", len(p.Ranges), p.Batch)
 		if p.Reverse {
 			b.WriteString(", reverse")
 		}
 		b.WriteString(")")
 	case Range, FullScan:
-		fmt.Fprintf(&b, "%s(", p.Kind)
-		switch {
-		case p.Readahead > 0:
-			fmt.Fprintf(&b, "readahead=%s", formatBytes(p.Readahead))
-		case p.Readahead < 0:
-			b.WriteString("readahead=off")
-		default:
-			b.WriteString("readahead=auto")
-		}
+		fmt.Fprintf(b, "%s(", p.Kind)
+		writeReadahead(b, p.Readahead, p.ReadaheadAfter)
 		if p.Async {
 			b.WriteString(", async")
 		}
@@ -258,18 +321,19 @@ func (p Plan) String() string {
 		}
 		b.WriteString(")")
 	case MultiScan:
-		fmt.Fprintf(&b, "MultiScan(ranges=%d", len(p.Ranges))
+		fmt.Fprintf(b, "MultiScan(ranges=%d", len(p.Ranges))
 		if p.Chunk > 0 && len(p.Ranges) > p.Chunk {
-			fmt.Fprintf(&b, ", chunk=%d", p.Chunk)
+			fmt.Fprintf(b, ", chunk=%d", p.Chunk)
 		}
 		if p.Async {
 			b.WriteString(", async")
 		}
 		b.WriteString(")")
 	case Scans:
-		fmt.Fprintf(&b, "Scans(ranges=%d", len(p.Ranges))
-		if p.Readahead < 0 {
-			b.WriteString(", readahead=off")
+		fmt.Fprintf(b, "Scans(ranges=%d, ", len(p.Ranges))
+		writeReadahead(b, p.Readahead, p.ReadaheadAfter)
+		if p.IterPerRange {
+			b.WriteString(", iterator per range")
 		}
 		if p.Reverse {
 			b.WriteString(", reverse")
@@ -278,15 +342,37 @@ func (p Plan) String() string {
 	default:
 		b.WriteString(p.Kind.String())
 	}
-	if p.Fetch != nil {
-		if p.Fetch.Kind == MultiGet {
-			fmt.Fprintf(&b, " then MultiGet(batch=%d) by primary key", p.Fetch.Batch)
+	switch p.Fetch.Kind {
+	case MultiGet:
+		fmt.Fprintf(b, " then MultiGet(batch=%d) by primary key", p.Fetch.Batch)
+	case Get:
+		if p.Kind == Get {
+			b.WriteString(" then Get by primary key")
 		} else {
 			b.WriteString(" then Get per row by primary key")
 		}
 	}
-	return b.String()
 }
+
+func writeReadahead(b *strings.Builder, n, after int64) {
+	switch {
+	case n > 0:
+		b.WriteString("readahead=")
+		b.WriteString(formatBytes(n))
+		if after > 0 {
+			fmt.Fprintf(b, " after %d rows", after)
+		}
+	case n < 0:
+		b.WriteString("readahead=off")
+	default:
+		b.WriteString("readahead=auto")
+	}
+}
+
+// readaheadUnit is the granularity of a readahead sized from an estimate.
+const readaheadUnit = 64 << 10
+
+func roundUp(n, unit int64) int64 { return (n + unit - 1) / unit * unit }
 
 // formatBytes renders a size as "512KiB", "1MiB" or "300B".
 func formatBytes(n int64) string {

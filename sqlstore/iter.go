@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/kv/stats"
 )
 
 // txnIter is an engine iterator over a transaction's view: its snapshot
@@ -27,12 +28,24 @@ type txnIter struct {
 	onView     bool // reads the statement view, not the whole batch
 	at         int  // the view boundary to read at; -1: the latest
 	batchCount int  // Count() of the batch it reads when it was made
+	tune       iterTuning
+	// fixed, when set, is the reader the iterator reads: one that never
+	// changes (access.go), so a rollback never invalidates the iterator.
+	fixed kv.Reader
 
 	stale   bool   // invalidated by a rollback; reopen before moving
 	saved   []byte // the key it was on when invalidated (copy)
 	onValid bool
 	closed  bool
 	err     error
+}
+
+// iterTuning is what a read path adds to an iterator's read options: the
+// statement's counters, readahead and async I/O (kv.ReadOptions).
+type iterTuning struct {
+	stats     *stats.Counters
+	readahead int64
+	async     bool
 }
 
 // newIter returns an iterator over [lower, upper) of everything the
@@ -45,12 +58,28 @@ func (t *txn) newIter(lower, upper []byte) (*txnIter, error) {
 // view: the transaction's writes up to the last statement boundary, or up
 // to boundary at when that is an earlier one (at < 0: the last).
 func (t *txn) newStmtIterAt(lower, upper []byte, at int) (*txnIter, error) {
-	ti := &txnIter{t: t, lower: lower, upper: upper, onView: true, at: at}
+	return t.newTunedIter(lower, upper, true, at, iterTuning{})
+}
+
+// newTunedIter returns an iterator over [lower, upper) of the statement
+// view as of boundary at (onView), or of everything the transaction sees,
+// with the given tuning.
+func (t *txn) newTunedIter(lower, upper []byte, onView bool, at int, tune iterTuning) (*txnIter, error) {
+	if !onView {
+		at = -1
+	}
+	ti := &txnIter{t: t, lower: lower, upper: upper, onView: onView, at: at, tune: tune}
 	return t.track(ti)
 }
 
 func (t *txn) newIterOn(lower, upper []byte, onView bool) (*txnIter, error) {
 	return t.track(&txnIter{t: t, lower: lower, upper: upper, onView: onView, at: -1})
+}
+
+// newFixedIter returns an iterator over [lower, upper) of r, a reader that
+// does not change while the transaction lives (txn.readerLocked).
+func (t *txn) newFixedIter(r kv.Reader, lower, upper []byte, tune iterTuning) (*txnIter, error) {
+	return t.track(&txnIter{t: t, lower: lower, upper: upper, at: -1, tune: tune, fixed: r})
 }
 
 func (t *txn) track(ti *txnIter) (*txnIter, error) {
@@ -69,11 +98,14 @@ func (t *txn) track(ti *txnIter) (*txnIter, error) {
 func (ti *txnIter) open() error {
 	t := ti.t
 	opts := &kv.IterOptions{ReadOptions: *t.readOpts(), LowerBound: ti.lower, UpperBound: ti.upper}
+	opts.Stats, opts.ReadaheadSize, opts.AsyncIO = ti.tune.stats, ti.tune.readahead, ti.tune.async
 	var it *kv.Iterator
 	var err error
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
+	case ti.fixed != nil:
+		it, err = ti.fixed.NewIter(opts)
 	case t.done:
 		// The transaction ended (an iterator GMS closes late): read its
 		// snapshot alone.
@@ -174,7 +206,7 @@ func (ti *txnIter) Last() bool {
 
 // Next moves forward; after an invalidation it continues after the saved key.
 func (ti *txnIter) Next() bool {
-	if ti.isStale() {
+	if ti.fixed == nil && ti.isStale() {
 		saved, was := append([]byte(nil), ti.saved...), ti.onValid
 		if err := ti.reopen(); err != nil {
 			ti.err = err
@@ -196,7 +228,7 @@ func (ti *txnIter) Next() bool {
 
 // Prev moves backward; after an invalidation it continues before the saved key.
 func (ti *txnIter) Prev() bool {
-	if ti.isStale() {
+	if ti.fixed == nil && ti.isStale() {
 		saved, was := append([]byte(nil), ti.saved...), ti.onValid
 		if err := ti.reopen(); err != nil {
 			ti.err = err

@@ -5,16 +5,17 @@ import (
 	"fmt"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/strata-db/strata/planner"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
 
-// Index lookups are answered in two steps. encodeLookup turns GMS's lookup
-// (an index and a collection of ranges, each a box with one interval per
-// index column) into a list of spans: byte ranges over the index's keys,
-// each marked as an exact point or a range, with the checks a row must
-// still pass. An access step (scan.go) then reads the spans in order. A
-// planner choosing between Get, MultiGet, iterators with readahead and
-// MultiScan slots in between the two: everything it needs is in the spans.
+// Index lookups are answered in three steps. encodeLookup turns GMS's
+// lookup (an index and a collection of ranges, each a box with one interval
+// per index column) into a list of spans: byte ranges over the index's
+// keys, each marked as an exact point or a range, with the checks a row
+// must still pass. The planner (package planner, through access.go) then
+// picks the engine's read path from the spans, their estimated sizes and
+// the index, and the row iterator (scan.go) runs that path.
 //
 // A span's byte range covers the index columns up to and including the
 // first one that is not an exact point; the columns after it (a box is not a
@@ -35,6 +36,11 @@ type span struct {
 	// column positions to check per row (nil: none).
 	rng      sql.MySQLRange
 	residual []int
+	// rangeCol is the position of the first index column that is not a
+	// point (the one whose bounds end the span), -1 when every column is
+	// one; whole is set when the span covers the whole index.
+	rangeCol int
+	whole    bool
 }
 
 // lookupPlan is an encoded lookup.
@@ -42,11 +48,16 @@ type lookupPlan struct {
 	ix      *indexDef
 	spans   []span
 	reverse bool
+	// probe: one probe of a lookup join (GMS builds a lookup per outer
+	// row).
+	probe bool
+	// access is the read path chosen for the spans (access.go).
+	access planner.Plan
 }
 
 // encodeLookup encodes a lookup on index ix of table d.
 func encodeLookup(ctx *sql.Context, d *tableDef, ix *indexDef, lookup sql.IndexLookup) (*lookupPlan, error) {
-	plan := &lookupPlan{ix: ix, reverse: lookup.IsReverse}
+	plan := &lookupPlan{ix: ix, reverse: lookup.IsReverse, probe: lookup.IsPointLookup}
 	// lookup.IsEmptyRange is not trusted: lookup joins set it for a NULL key
 	// under <=>, whose range (IS NULL) does match rows. Empty ranges are
 	// recognised from the ranges themselves.
@@ -58,6 +69,9 @@ func encodeLookup(ctx *sql.Context, d *tableDef, ix *indexDef, lookup sql.IndexL
 		return nil, fmt.Errorf("%w: lookup ranges of type %T", ErrUnsupported, lookup.Ranges)
 	}
 	prefix := appendIndexPrefix(nil, d.id, ix.id)
+	if len(ranges) > 0 {
+		plan.spans = make([]span, 0, len(ranges))
+	}
 	for _, rng := range ranges {
 		if empty, err := rng.IsEmpty(); err != nil {
 			return nil, err
@@ -81,6 +95,7 @@ func encodeRange(ctx *sql.Context, d *tableDef, ix *indexDef, prefix []byte, rng
 		return span{}, false, fmt.Errorf("sqlstore: range of %d columns on index %s of %d", len(rng), ix.name, len(ix.ext))
 	}
 	sp.rng = rng
+	sp.rangeCol = -1
 	// Ranges over an index's extended columns (foreign key checks) bound
 	// the key by the index's own columns and check the rest per row.
 	keyed := rng
@@ -109,10 +124,12 @@ func encodeRange(ctx *sql.Context, d *tableDef, ix *indexDef, prefix []byte, rng
 		}
 		// The first column that is not a point: bounds, then stop.
 		allPoints = false
+		sp.rangeCol = i
 		lo, hi, exact, empty := columnBounds(ctx, col.Type, ce, ix, i)
 		if empty {
 			return span{}, false, nil
 		}
+		sp.whole = i == 0 && lo == nil && hi == nil
 		if !exact {
 			sp.residual = append(sp.residual, i)
 		}

@@ -2,10 +2,12 @@ package sqlstore
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/planner"
 )
 
 var (
@@ -49,29 +51,24 @@ func (it *partitionIter) Next(*sql.Context) (sql.Partition, error) {
 
 func (it *partitionIter) Close(*sql.Context) error { return nil }
 
-// rowIter reads the rows of a table: a full scan of the primary index, or
-// the spans of a lookup. It creates its engine iterators when it is made,
-// so it sees the transaction as of that moment (txnIter).
-//
-// For a secondary index it reads the entries of each span and fetches each
-// row from the primary index by key, through a second iterator made at the
-// same moment, so that both see the same state. The fetches are one seek
-// each for now; batching them (MultiGet) is the planner's job.
+// rowIter reads the rows of a table along an access plan (access.go): a
+// source yields the index entries of the spans in order, and for a
+// secondary index a fetcher turns them into rows of the primary index. It
+// makes its engine iterators when it is made, so it sees the transaction as
+// of that moment (txnIter); point reads and prepared scans read what does
+// not change, or run at once (access.go).
 type rowIter struct {
 	t     *Table // the table, with its projection
 	d     *tableDef
-	ix    *indexDef // nil for a full scan
+	ix    *indexDef // the index read (the primary one for a full scan)
 	spans []span
-	rev   bool
 	own   func() // releases a transaction made for this iterator
+	tx    *txn   // the transaction read, whose readers count includes it
 
-	it  *txnIter // over the index read (the primary one for a full scan)
-	pit *txnIter // over the primary index, for secondary lookups
-	cur int      // current span
-	pos bool     // positioned within spans[cur]
+	src   entrySource
+	fetch *fetcher // nil for the primary index
 
-	pkBuf []byte
-	full  sql.Row // scratch for residual checks
+	full sql.Row // scratch for residual checks
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, plan *lookupPlan) (*rowIter, error) {
@@ -80,91 +77,147 @@ func (t *Table) newRowIter(ctx *sql.Context, plan *lookupPlan) (*rowIter, error)
 
 // newRowIterAt is newRowIter reading the statement view as of boundary at
 // (-1: the current one).
-func (t *Table) newRowIterAt(ctx *sql.Context, plan *lookupPlan, at int) (*rowIter, error) {
+func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter, error) {
 	tx, release := t.store.view(ctx)
 	d := t.def
 	ri := &rowIter{t: t, d: d, own: release}
-	primaryPrefix := appendIndexPrefix(nil, d.id, primaryIndexID)
-	if plan == nil {
-		ri.spans = []span{{start: primaryPrefix, end: prefixEnd(primaryPrefix)}}
+	var access planner.Plan
+	if lp == nil {
+		primaryPrefix := appendIndexPrefix(nil, d.id, primaryIndexID)
+		ri.spans = []span{{start: primaryPrefix, end: prefixEnd(primaryPrefix), whole: true}}
 		ri.ix = d.primary
+		access = t.store.planScan(d, t.store.accessOptions(ctx))
 	} else {
-		ri.spans, ri.ix, ri.rev = plan.spans, plan.ix, plan.reverse
+		ri.spans, ri.ix, access = lp.spans, lp.ix, lp.access
 	}
-	if len(ri.spans) == 0 {
+	var counters *stats.Counters
+	if st := stmtStatsOf(ctx); st != nil {
+		st.record(d.name, access)
+		counters = st.counters()
+	}
+	if len(ri.spans) == 0 || access.Kind == planner.Empty {
 		return ri, nil
 	}
-	// GMS sorts most collections of ranges, not all (boxes that overlap in
-	// their first column come in any order): bound the iterator by all.
-	lower, upper := ri.spans[0].start, ri.spans[0].end
-	for _, sp := range ri.spans[1:] {
-		if bytes.Compare(sp.start, lower) < 0 {
-			lower = sp.start
-		}
-		if upper != nil && (sp.end == nil || bytes.Compare(sp.end, upper) > 0) {
-			upper = sp.end
-		}
-	}
-	newIter := func(lower, upper []byte) (*txnIter, error) { return tx.newStmtIterAt(lower, upper, at) }
-	if t.readsCurrent {
-		newIter = tx.newIter
-	}
-	var err error
-	if ri.it, err = newIter(lower, upper); err != nil {
+	if err := ri.open(ctx, tx, access, at, counters); err != nil {
 		release()
 		return nil, err
 	}
-	if !ri.ix.primary {
-		if ri.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix)); err != nil {
-			_ = ri.it.Close()
-			release()
-			return nil, err
+	tx.mu.Lock()
+	tx.readers++
+	tx.mu.Unlock()
+	ri.tx = tx
+	return ri, nil
+}
+
+// open makes the source and the fetcher of an access plan.
+func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, counters *stats.Counters) error {
+	onView := !ri.t.readsCurrent
+	tx.mu.Lock()
+	r, frozen, err := tx.readerLocked(onView, at)
+	tx.mu.Unlock()
+	if err != nil {
+		return wrapf(err, "sqlstore: reading %s", ri.d.name)
+	}
+	ro := &kv.ReadOptions{Snapshot: tx.snap, Stats: counters}
+	newIter := func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
+		tune.stats = counters
+		if frozen {
+			return tx.newFixedIter(r, lower, upper, tune)
+		}
+		return tx.newTunedIter(lower, upper, onView, at, tune)
+	}
+	switch p.Kind {
+	case planner.Get, planner.MultiGet:
+		ps := &pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
+		if !frozen {
+			// Read everything now, as an iterator made now would see it.
+			tx.mu.Lock()
+			err = ps.fill(0, len(ri.spans))
+			tx.mu.Unlock()
+			if err != nil {
+				return wrapf(err, "sqlstore: reading %s", ri.d.name)
+			}
+			ps.batch = len(ri.spans)
+		}
+		ri.src = ps
+	case planner.MultiScan:
+		if frozen && scannable(ri.spans) {
+			ri.src = &multiScanSource{r: r, opts: kv.IterOptions{ReadOptions: *ro}, spans: ri.spans, chunk: max(p.Chunk, 1)}
+			ri.src.(*multiScanSource).opts.AsyncIO = p.Async
+			break
+		}
+		fallthrough
+	default:
+		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: newIter}
+		tune := iterTuning{readahead: p.Readahead, async: p.Async}
+		if p.ReadaheadAfter > 0 && !p.Reverse && frozen {
+			// Deferred: the iterator is reopened later, which must read
+			// what the first one read.
+			is.later, is.laterAfter = tune, p.ReadaheadAfter
+			tune = iterTuning{}
+		}
+		if p.Kind == planner.MultiScan {
+			tune = iterTuning{} // a MultiScan run as Scans
+		}
+		if err := is.init(tune); err != nil {
+			return err
+		}
+		ri.src = is
+	}
+	if ri.ix.primary {
+		return nil
+	}
+	f := &fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
+	if !frozen || f.kind == planner.Empty {
+		// Rows come through an iterator made now, which a rollback of the
+		// batch cannot reach (iter.go).
+		primaryPrefix := appendIndexPrefix(nil, ri.d.id, primaryIndexID)
+		if f.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
+			_ = ri.src.close()
+			ri.src = nil
+			return err
 		}
 	}
-	return ri, nil
+	ri.fetch = f
+	return nil
+}
+
+// scannable reports whether spans can be prepared as one MultiScan: each
+// bounded, and sorted without overlaps (GMS does not sort every collection
+// of ranges).
+func scannable(spans []span) bool {
+	for i := range spans {
+		if spans[i].end == nil {
+			return false
+		}
+		if i > 0 && bytes.Compare(spans[i-1].end, spans[i].start) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Next implements sql.RowIter.
 func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
-	for ri.cur < len(ri.spans) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sp := &ri.spans[ri.cur]
-		var ok bool
-		if !ri.pos {
-			ri.pos = true
-			if ri.rev {
-				if sp.end == nil {
-					ok = ri.it.Last()
-				} else {
-					ok = ri.it.SeekLT(sp.end)
-				}
-			} else {
-				ok = ri.it.SeekGE(sp.start)
-			}
-		} else if ri.rev {
-			ok = ri.it.Prev()
-		} else {
-			ok = ri.it.Next()
-		}
-		if ok {
-			k := ri.it.Key()
-			if ri.rev {
-				ok = bytes.Compare(k, sp.start) >= 0
-			} else {
-				ok = sp.end == nil || bytes.Compare(k, sp.end) < 0
-			}
+	if ri.src == nil {
+		return nil, io.EOF
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if ri.fetch != nil {
+		return ri.fetch.next(ctx)
+	}
+	for {
+		ok, err := ri.src.next(ctx)
+		if err != nil {
+			return nil, wrapf(err, "sqlstore: reading %s", ri.d.name)
 		}
 		if !ok {
-			if err := ri.it.Error(); err != nil {
-				return nil, wrapf(err, "sqlstore: reading %s", ri.d.name)
-			}
-			ri.cur++
-			ri.pos = false
-			continue
+			return nil, io.EOF
 		}
-		row, found, err := ri.rowAt(ctx, sp)
+		_, value, sp := ri.src.entry()
+		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full)
 		if err != nil {
 			return nil, err
 		}
@@ -172,31 +225,6 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return row, nil
 		}
 	}
-	return nil, io.EOF
-}
-
-// rowAt decodes the row the iterator is on, fetching it from the primary
-// index for a secondary one, and applies the span's residual checks; found
-// is false when the row does not pass them.
-func (ri *rowIter) rowAt(ctx *sql.Context, sp *span) (sql.Row, bool, error) {
-	value := ri.it.Value()
-	if !ri.ix.primary {
-		prefixLen := len(appendIndexPrefix(ri.pkBuf[:0], ri.d.id, ri.ix.id))
-		pk, err := ri.d.splitIndexKey(ri.ix, ri.it.Key()[prefixLen:], value)
-		if err != nil {
-			return nil, false, err
-		}
-		ri.pkBuf = appendIndexPrefix(ri.pkBuf[:0], ri.d.id, primaryIndexID)
-		ri.pkBuf = append(ri.pkBuf, pk...)
-		if !ri.pit.SeekGE(ri.pkBuf) || !bytes.Equal(ri.pit.Key(), ri.pkBuf) {
-			if err := ri.pit.Error(); err != nil {
-				return nil, false, wrapf(err, "sqlstore: reading %s", ri.d.name)
-			}
-			return nil, false, fmt.Errorf("%w: table %s index %s: entry %x has no row", ErrCorruptCatalog, ri.d.name, ri.ix.name, ri.it.Key())
-		}
-		value = ri.pit.Value()
-	}
-	return ri.t.decodeRow(ctx, value, sp, ri.ix, &ri.full)
 }
 
 // decodeRow decodes a stored row into the table's projection, after the
@@ -239,15 +267,21 @@ func (t *Table) decodeRow(ctx *sql.Context, value []byte, sp *span, ix *indexDef
 // Close implements sql.RowIter.
 func (ri *rowIter) Close(*sql.Context) error {
 	var err error
-	if ri.it != nil {
-		err = ri.it.Close()
-		ri.it = nil
+	if ri.src != nil {
+		err = ri.src.close()
+		ri.src = nil
 	}
-	if ri.pit != nil {
-		if cerr := ri.pit.Close(); err == nil {
+	if ri.fetch != nil {
+		if cerr := ri.fetch.close(); err == nil {
 			err = cerr
 		}
-		ri.pit = nil
+		ri.fetch = nil
+	}
+	if ri.tx != nil {
+		ri.tx.mu.Lock()
+		ri.tx.readers--
+		ri.tx.mu.Unlock()
+		ri.tx = nil
 	}
 	if ri.own != nil {
 		ri.own()

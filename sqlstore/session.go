@@ -31,6 +31,10 @@ type Session struct {
 
 	mu   sync.Mutex
 	open map[*txn]struct{} // transactions started and not yet finished
+
+	// stmt counts what the running statement reads and keeps the last
+	// statement's figures (stmtstats.go).
+	stmt stmtStats
 }
 
 func newSession(base *sql.BaseSession, s *Store) *Session {
@@ -130,6 +134,9 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 		return err
 	}
 	t, _ := ctx.GetTransaction().(*txn)
+	if t == nil || t.idle() {
+		s.stmt.begin()
+	}
 	s.releaseIdle(t)
 	if t == nil {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/planner"
 )
 
 // Options configure a Store. The zero value (or nil) gives durable defaults.
@@ -22,6 +23,11 @@ type Options struct {
 	// crash of the machine may lose the last commits (never tear one).
 	// Default false: every commit is durable when it returns.
 	NoSync bool
+	// Access sets how reads reach the engine: the planner's mode and
+	// thresholds (package planner; the zero value is the planned mode with
+	// the planner's defaults). A session may override the mode with
+	// SET strata_access = 'planned' | 'naive' | 'default'.
+	Access planner.Options
 }
 
 // Store is an open SQL database: the GMS backend over one engine

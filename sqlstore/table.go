@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/planner"
 )
 
 var (
@@ -198,7 +200,7 @@ func (t *Table) PreciseMatch() bool { return true }
 
 // IndexedAccess implements sql.IndexAddressable.
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
-	return &indexedTable{Table: t, lookup: lookup}
+	return &indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx), lookups: new(atomic.Int64)}
 }
 
 // indexedTable is a table read through an index lookup. GMS calls
@@ -207,11 +209,27 @@ func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Inde
 type indexedTable struct {
 	*Table
 	lookup sql.IndexLookup
+	// opts are the planner options of the statement that made it.
+	opts planner.Options
+	// lookups counts LookupPartitions calls: a lookup join makes one per
+	// outer row, a static lookup one per execution, so the second and
+	// later ones are probes (planner.Hints.Probe).
+	lookups *atomic.Int64
 }
 
 // LookupPartitions implements sql.IndexedTable: it encodes the lookup into
-// spans now, because GMS reuses the lookup's ranges for the next one.
+// spans now, because GMS reuses the lookup's ranges for the next one, and
+// chooses its access plan.
 func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
+	lp, err := it.plan(ctx, lookup, it.lookups.Add(1) > 1)
+	if err != nil {
+		return nil, err
+	}
+	return &partitionIter{p: &lookupPartition{plan: lp, at: viewBoundary(ctx)}}, nil
+}
+
+// plan encodes a lookup and chooses its access plan.
+func (it *indexedTable) plan(ctx *sql.Context, lookup sql.IndexLookup, probe bool) (*lookupPlan, error) {
 	idx, ok := lookup.Index.(*Index)
 	if !ok {
 		return nil, fmt.Errorf("sqlstore: table %s: lookup on index %T", it.def.name, lookup.Index)
@@ -220,16 +238,27 @@ func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLooku
 	if ix == nil || ix.id != idx.ix.id {
 		return nil, sql.ErrIndexNotFound.New(idx.ix.name)
 	}
-	plan, err := encodeLookup(ctx, it.def, ix, lookup)
+	lp, err := encodeLookup(ctx, it.def, ix, lookup)
 	if err != nil {
 		return nil, err
 	}
-	return &partitionIter{p: &lookupPartition{plan: plan, at: viewBoundary(ctx)}}, nil
+	lp.probe = lp.probe || probe
+	if !lp.probe && !it.store.counters.isKnown(it.def.id) {
+		// The planner's estimates start from the table's row count, which
+		// the first count after Open establishes (one scan of the table).
+		if _, _, _, err := it.count(ctx); err != nil {
+			return nil, err
+		}
+	}
+	it.store.planLookup(ctx, it.def, lp, it.opts)
+	return lp, nil
 }
 
 // WithProjections keeps the lookup.
 func (it *indexedTable) WithProjections(colNames []string) sql.Table {
-	return &indexedTable{Table: it.Table.WithProjections(colNames).(*Table), lookup: it.lookup}
+	nt := *it
+	nt.Table = it.Table.WithProjections(colNames).(*Table)
+	return &nt
 }
 
 // RowCount implements sql.StatisticsTable: exact when the store's counter

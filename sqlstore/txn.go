@@ -75,6 +75,9 @@ type txn struct {
 
 	savepoints []savepoint
 	iters      map[*txnIter]struct{} // open iterators, for rollback (iter.go)
+	// readers counts open row iterators (scan.go), which may read without
+	// an iterator (point reads, prepared scans).
+	readers int
 	// editing counts editors between StatementBegin and its end: with open
 	// iterators, what tells a transaction in use from an abandoned one.
 	editing int
@@ -460,7 +463,7 @@ func (t *txn) rollback() {
 func (t *txn) idle() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.iters) == 0 && t.editing <= 0
+	return len(t.iters) == 0 && t.editing <= 0 && t.readers <= 0
 }
 
 // release frees the snapshot. The batch is left to the garbage collector

@@ -1,0 +1,108 @@
+package main
+
+// The sql subcommand runs sysbench-style SQL workloads through database/sql
+// against an embedded database (driver "strata"):
+//
+//	sqlbench sql -rows=1000000 -workloads=point_select,in_list:10,in_list:100 \
+//	    -access=planned,naive -duration=10s -statistics
+//
+// It creates sysbench's table
+//
+//	sbtest(id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60), KEY k_idx(k))
+//
+// in -db (or a temporary directory removed at exit), loads -rows rows
+// (sql_load.go: multi-row INSERTs, a progress bar on a terminal), compacts
+// the tree so that every run starts from the same settled shape, and runs
+// each workload of -workloads (sql_workload.go) in each access mode of
+// -access, side by side, in -threads threads for -duration each, every
+// thread on its own connection with prepared statements (sql_runner.go).
+// A -db that already holds the table with -rows rows is reused as it is.
+//
+// Access modes are the planner's (package planner): planned chooses Get,
+// MultiGet, readahead and MultiScan per lookup; naive reads every lookup
+// with a plain iterator per range and a Get per fetched row, the baseline.
+// A connection selects one with SET strata_access.
+//
+// Each workload prints queries per second and the mean, p95 and p99
+// latency; with two modes, the ratio of the first to the second. -repeat
+// runs the modes in turn several times and reports the medians, which a
+// shared machine needs. With
+// -statistics it also prints the engine counters per query (the
+// difference of the database-wide counters over the run, divided by the
+// queries) and the access plan of the last query. -cold drops the OS page
+// cache of the database's tables before every query (not timed), so that
+// reads come from the disk; the block cache keeps its default size.
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+
+	_ "github.com/strata-db/strata/driver"
+)
+
+func init() {
+	register("sql", "sysbench-style SQL workloads over database/sql: point selects, IN lists, ranges, writes", runSQL)
+}
+
+func runSQL(args []string) error {
+	var progress io.Writer
+	if sqlIsTerminal(os.Stderr) {
+		progress = os.Stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return sqlMain(ctx, args, os.Stdout, os.Stderr, progress)
+}
+
+// sqlMain runs the sql subcommand: reports to stdout, notices to stderr,
+// progress bars to progress (nil for none).
+func sqlMain(ctx context.Context, args []string, stdout, stderr, progress io.Writer) (err error) {
+	cfg, err := parseSQLFlags(args, stdout)
+	if err != nil {
+		return err
+	}
+	dir := cfg.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "sqlbench-sql-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	maxID, err := sqlPrepareTable(ctx, dir, cfg, stderr, progress)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("strata", sqlDSN(dir, cfg))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	db.SetMaxIdleConns(cfg.threads + 2)
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	b := &sqlBench{cfg: cfg, db: db, dir: dir, stdout: stdout, stderr: stderr, progress: progress, nextID: maxID}
+	return b.runAll(ctx)
+}
+
+// sqlDSN is the data source name of the benchmark's database.
+func sqlDSN(dir string, cfg *sqlConfig) string {
+	return fmt.Sprintf("%s?db=sbtest&sync=%t", dir, cfg.sync)
+}

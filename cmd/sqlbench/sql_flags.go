@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sqlConfig is the sql subcommand's command line.
+type sqlConfig struct {
+	dir        string
+	rows       int
+	workloads  []sqlWorkloadSpec
+	access     []string
+	threads    int
+	duration   time.Duration
+	warmup     time.Duration
+	repeat     int
+	rangeSize  int
+	inListSize int
+	statistics bool
+	cold       bool
+	sync       bool
+	seed       uint64
+	cpuProfile string
+}
+
+// sqlWorkloadSpec is one entry of -workloads: a workload name and its size
+// (IN-list length, rows of a range, ranges of a multi-range); 0 means the
+// default for the workload.
+type sqlWorkloadSpec struct {
+	name string
+	size int
+}
+
+func (s sqlWorkloadSpec) String() string {
+	if s.size > 0 {
+		return fmt.Sprintf("%s:%d", s.name, s.size)
+	}
+	return s.name
+}
+
+// sqlDefaultWorkloads is the default of -workloads.
+const sqlDefaultWorkloads = "point_select,in_list,simple_range,sum_range,order_range,distinct_range,multi_range,index_lookup,insert,update_index"
+
+func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
+	c := &sqlConfig{}
+	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintln(out, "usage: sqlbench sql [flags]")
+		fmt.Fprintln(out, "\nsysbench-style SQL workloads over database/sql against an embedded database.")
+		fmt.Fprintln(out, "Workloads (name[:size]): point_select, in_list[:ids], simple_range[:rows], sum_range[:rows],")
+		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index.")
+		fmt.Fprintln(out, "\nflags:")
+		fs.PrintDefaults()
+	}
+	var workloads, access string
+	fs.StringVar(&c.dir, "db", "", "database folder (kept; reused when it holds the table with -rows rows); default: a temporary folder")
+	fs.IntVar(&c.rows, "rows", 100000, "rows in sbtest")
+	fs.StringVar(&workloads, "workloads", sqlDefaultWorkloads, "comma-separated workloads, each name or name:size")
+	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive")
+	fs.IntVar(&c.threads, "threads", 1, "client threads, each with its own connection")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time each workload runs in each access mode")
+	fs.DurationVar(&c.warmup, "warmup", time.Second, "untimed run before each timed one (not with -cold)")
+	fs.IntVar(&c.repeat, "repeat", 1, "runs of each workload in each mode, interleaved; with more than one, the median is reported")
+	fs.IntVar(&c.rangeSize, "range_size", 100, "rows of simple_range, sum_range, order_range and distinct_range")
+	fs.IntVar(&c.inListSize, "in_list_size", 10, "ids of in_list")
+	fs.BoolVar(&c.statistics, "statistics", false, "print engine counters per query and the last query's access plan")
+	fs.BoolVar(&c.cold, "cold", false, "drop the OS page cache of the tables before every query (not timed)")
+	fs.BoolVar(&c.sync, "sync", false, "sync the write-ahead log at every commit")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the workloads to this file")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	var errs []error
+	var err error
+	if c.workloads, err = parseSQLWorkloads(workloads); err != nil {
+		errs = append(errs, err)
+	}
+	for _, a := range strings.Split(access, ",") {
+		switch a = strings.TrimSpace(a); a {
+		case "planned", "naive":
+			c.access = append(c.access, a)
+		default:
+			errs = append(errs, fmt.Errorf("-access: unknown mode %q (want planned or naive)", a))
+		}
+	}
+	if c.rows < 100 {
+		errs = append(errs, fmt.Errorf("-rows=%d: want at least 100", c.rows))
+	}
+	if c.threads < 1 {
+		errs = append(errs, fmt.Errorf("-threads=%d: want at least 1", c.threads))
+	}
+	if c.repeat < 1 {
+		errs = append(errs, fmt.Errorf("-repeat=%d: want at least 1", c.repeat))
+	}
+	if c.duration <= 0 {
+		errs = append(errs, fmt.Errorf("-duration=%v: want a positive duration", c.duration))
+	}
+	if c.rangeSize < 1 || c.rangeSize > c.rows {
+		errs = append(errs, fmt.Errorf("-range_size=%d: want 1 to -rows", c.rangeSize))
+	}
+	if c.inListSize < 1 || c.inListSize > c.rows {
+		errs = append(errs, fmt.Errorf("-in_list_size=%d: want 1 to -rows", c.inListSize))
+	}
+	for _, w := range c.workloads {
+		if w.size > c.rows {
+			errs = append(errs, fmt.Errorf("-workloads: %s: size above -rows", w))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, usageError{errors.Join(errs...)}
+	}
+	return c, nil
+}
+
+// parseSQLWorkloads parses -workloads.
+func parseSQLWorkloads(s string) ([]sqlWorkloadSpec, error) {
+	var out []sqlWorkloadSpec
+	var errs []error
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, size, hasSize := strings.Cut(item, ":")
+		spec := sqlWorkloadSpec{name: name}
+		if _, ok := sqlWorkloads[name]; !ok {
+			errs = append(errs, fmt.Errorf("-workloads: unknown workload %q", name))
+			continue
+		}
+		if hasSize {
+			n, err := strconv.Atoi(size)
+			if err != nil || n < 1 {
+				errs = append(errs, fmt.Errorf("-workloads: %q: size must be a positive integer", item))
+				continue
+			}
+			if !sqlWorkloads[name].sized {
+				errs = append(errs, fmt.Errorf("-workloads: %q: %s takes no size", item, name))
+				continue
+			}
+			spec.size = n
+		}
+		out = append(out, spec)
+	}
+	if len(out) == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("-workloads: none given"))
+	}
+	return out, errors.Join(errs...)
+}

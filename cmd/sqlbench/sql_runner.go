@@ -1,0 +1,396 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// sqlBench runs workloads against one database.
+type sqlBench struct {
+	cfg      *sqlConfig
+	db       *sql.DB
+	dir      string
+	stdout   io.Writer
+	stderr   io.Writer
+	progress io.Writer
+	// nextID is the last id taken by insert (atomic).
+	nextID int64
+	runs   int
+}
+
+// sqlResult is one workload run in one access mode.
+type sqlResult struct {
+	workload string
+	access   string
+	queries  int64
+	rows     int64
+	errors   int64 // write conflicts (MySQL 1213), retried by the next query
+	elapsed  time.Duration
+	lat      []time.Duration // sorted
+	// perQuery holds the database-wide engine counters of the run divided
+	// by its queries; lastAccess the access plan of its last query.
+	perQuery   []sqlCounter
+	lastAccess string
+}
+
+type sqlCounter struct {
+	name  string
+	value float64
+}
+
+func (r *sqlResult) qps() float64 { return float64(r.queries) / r.elapsed.Seconds() }
+
+func (r *sqlResult) mean() time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, d := range r.lat {
+		sum += d
+	}
+	return sum / time.Duration(len(r.lat))
+}
+
+// percentile returns the latency below which a fraction p of the queries
+// fall.
+func (r *sqlResult) percentile(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	i := int(p*float64(len(r.lat))+0.5) - 1
+	return r.lat[min(max(i, 0), len(r.lat)-1)]
+}
+
+func (b *sqlBench) runAll(ctx context.Context) error {
+	c := b.cfg
+	cache := "warm caches"
+	if c.cold {
+		cache = "OS page cache dropped before every query"
+	}
+	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
+		c.rows, c.threads, c.duration, cache, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
+	fmt.Fprintf(b.stdout, "%-20s %-15s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "rows/q", "errors")
+	for _, spec := range c.workloads {
+		q := sqlWorkloads[spec.name].build(b, spec.size)
+		if q.name == "" {
+			q.name = spec.name
+		}
+		// runs[m] holds the runs of mode c.access[m], interleaved with the
+		// other mode's, so that a busy machine slows both alike.
+		runs := make([][]*sqlResult, len(c.access))
+		for rep := 0; rep < c.repeat; rep++ {
+			for m, mode := range c.access {
+				r, err := b.run(ctx, q, mode)
+				if err != nil {
+					return fmt.Errorf("%s (%s): %w", q.name, mode, err)
+				}
+				b.report(r, "")
+				runs[m] = append(runs[m], r)
+			}
+		}
+		var medians []*sqlResult
+		for m := range runs {
+			med := medianRun(runs[m])
+			if c.repeat > 1 {
+				b.report(med, "median")
+			}
+			medians = append(medians, med)
+		}
+		if len(medians) == 2 && medians[1].qps() > 0 {
+			fmt.Fprintf(b.stdout, "%-20s %s/%s: %.2fx qps\n", q.name, medians[0].access, medians[1].access, medians[0].qps()/medians[1].qps())
+		}
+	}
+	return nil
+}
+
+// medianRun returns the run of median qps.
+func medianRun(runs []*sqlResult) *sqlResult {
+	sorted := slices.Clone(runs)
+	slices.SortFunc(sorted, func(a, b *sqlResult) int {
+		switch {
+		case a.qps() < b.qps():
+			return -1
+		case a.qps() > b.qps():
+			return 1
+		}
+		return 0
+	})
+	return sorted[len(sorted)/2]
+}
+
+// report prints a run's line, and its counters with -statistics; a
+// median's line says so.
+func (b *sqlBench) report(r *sqlResult, label string) {
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	access := r.access
+	if label != "" {
+		access += " " + label
+	}
+	fmt.Fprintf(b.stdout, "%-20s %-15s %9.1f %9.1f %9.1f %9.1f %8.1f %7d\n", r.workload, access, r.qps(),
+		us(r.mean()), us(r.percentile(0.95)), us(r.percentile(0.99)), float64(r.rows)/max(float64(r.queries), 1), r.errors)
+	if !b.cfg.statistics || label != "" {
+		return
+	}
+	var parts []string
+	for _, c := range r.perQuery {
+		parts = append(parts, fmt.Sprintf("%s %.2f", c.name, c.value))
+	}
+	fmt.Fprintf(b.stdout, "    engine per query: %s\n", strings.Join(parts, ", "))
+	if r.lastAccess != "" {
+		fmt.Fprintf(b.stdout, "    last query: %s\n", r.lastAccess)
+	}
+}
+
+// sqlThread is one client: a connection with the workload's statement
+// prepared on it.
+type sqlThread struct {
+	conn *sql.Conn
+	stmt *sql.Stmt
+	q    *sqlQuery
+	r    *rand.Rand
+	args []any
+	dest []any
+	lat  []time.Duration
+	rows int64
+	errs int64
+}
+
+// run runs q in access mode mode in cfg.threads threads.
+func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResult, error) {
+	c := b.cfg
+	b.runs++
+	threads := make([]*sqlThread, c.threads)
+	defer func() {
+		for _, t := range threads {
+			if t != nil {
+				t.close()
+			}
+		}
+	}()
+	for i := range threads {
+		t, err := b.newThread(ctx, q, mode, uint64(b.runs*1000+i))
+		if err != nil {
+			return nil, err
+		}
+		threads[i] = t
+	}
+	if c.warmup > 0 && !c.cold {
+		if err := b.loop(ctx, threads, c.warmup, nil, false); err != nil {
+			return nil, err
+		}
+		for _, t := range threads {
+			t.lat, t.rows, t.errs = t.lat[:0], 0, 0
+		}
+	}
+	var before map[string]int64
+	if c.statistics {
+		var err error
+		if before, err = b.statusCounters(ctx, b.db, "Strata_engine_"); err != nil {
+			return nil, err
+		}
+	}
+	bar := startSQLProgress(b.progress, q.name+" "+mode, 0, c.duration)
+	start := time.Now()
+	err := b.loop(ctx, threads, c.duration, bar, true)
+	elapsed := time.Since(start)
+	bar.stop()
+	if err != nil {
+		return nil, err
+	}
+	r := &sqlResult{workload: q.name, access: mode, elapsed: elapsed}
+	for _, t := range threads {
+		r.lat = append(r.lat, t.lat...)
+		r.rows += t.rows
+		r.errors += t.errs
+	}
+	r.queries = int64(len(r.lat))
+	slices.Sort(r.lat)
+	if c.statistics {
+		after, err := b.statusCounters(ctx, b.db, "Strata_engine_")
+		if err != nil {
+			return nil, err
+		}
+		for name, v := range after {
+			if d := v - before[name]; d != 0 {
+				r.perQuery = append(r.perQuery, sqlCounter{strings.ReplaceAll(name, "_", "."), float64(d) / max(float64(r.queries), 1)})
+			}
+		}
+		sort.Slice(r.perQuery, func(i, j int) bool { return r.perQuery[i].name < r.perQuery[j].name })
+		if !q.write {
+			// Writes read rows only to check them (not counted): the
+			// session's last reading statement is an earlier one.
+			last, err := b.statusText(ctx, threads[0].conn, "Strata_last_access")
+			if err != nil {
+				return nil, err
+			}
+			r.lastAccess = last
+		}
+	}
+	return r, nil
+}
+
+func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed uint64) (*sqlThread, error) {
+	conn, err := b.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
+	if _, err := conn.ExecContext(ctx, "SET strata_access = '"+mode+"'"); err != nil {
+		t.close()
+		return nil, err
+	}
+	if t.stmt, err = conn.PrepareContext(ctx, q.text); err != nil {
+		t.close()
+		return nil, err
+	}
+	t.lat = make([]time.Duration, 0, 1<<16)
+	return t, nil
+}
+
+func (t *sqlThread) close() {
+	if t.stmt != nil {
+		_ = t.stmt.Close()
+	}
+	_ = t.conn.Close()
+}
+
+// loop runs every thread for d, all started together.
+func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Duration, bar *sqlProgress, timed bool) error {
+	deadline := time.Now().Add(d)
+	errs := make([]error, len(threads))
+	var wg sync.WaitGroup
+	for i, t := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = b.threadLoop(ctx, t, deadline, bar, timed)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.Time, bar *sqlProgress, timed bool) error {
+	// Statements run without ctx's cancellation, which would cost each
+	// query a goroutine in database/sql; the loop checks ctx instead.
+	qctx := context.WithoutCancel(ctx)
+	for ctx.Err() == nil {
+		if b.cfg.cold {
+			if _, err := sqlEvictTables(b.dir); err != nil {
+				return err
+			}
+		}
+		start := time.Now()
+		if start.After(deadline) {
+			break
+		}
+		err := t.once(qctx)
+		lat := time.Since(start)
+		if err != nil {
+			if !isConflict(err) {
+				return err
+			}
+			t.errs++
+			continue
+		}
+		if timed {
+			t.lat = append(t.lat, lat)
+			bar.add(1)
+		}
+	}
+	return ctx.Err()
+}
+
+// once runs the statement once with fresh arguments and reads its rows.
+func (t *sqlThread) once(ctx context.Context) error {
+	t.q.fill(t.r, t.args)
+	if t.q.write {
+		_, err := t.stmt.ExecContext(ctx, t.args...)
+		return err
+	}
+	rs, err := t.stmt.QueryContext(ctx, t.args...)
+	if err != nil {
+		return err
+	}
+	if t.dest == nil {
+		cols, err := rs.Columns()
+		if err != nil {
+			_ = rs.Close()
+			return err
+		}
+		t.dest = make([]any, len(cols))
+		for i := range t.dest {
+			t.dest[i] = new(sql.RawBytes)
+		}
+	}
+	for rs.Next() {
+		if err := rs.Scan(t.dest...); err != nil {
+			_ = rs.Close()
+			return err
+		}
+		t.rows++
+	}
+	if err := rs.Err(); err != nil {
+		_ = rs.Close()
+		return err
+	}
+	return rs.Close()
+}
+
+// isConflict reports whether err is a write conflict (MySQL error 1213),
+// which two threads updating the same row can meet.
+func isConflict(err error) bool {
+	var n interface{ Number() int }
+	return errors.As(err, &n) && n.Number() == 1213
+}
+
+// querier is a *sql.DB or a *sql.Conn.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// statusCounters returns the integer status variables whose names start
+// with prefix, without it.
+func (b *sqlBench) statusCounters(ctx context.Context, q querier, prefix string) (map[string]int64, error) {
+	rs, err := q.QueryContext(ctx, "SHOW STATUS LIKE '"+prefix+"%'")
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := map[string]int64{}
+	for rs.Next() {
+		var name string
+		var v sql.NullInt64
+		if err := rs.Scan(&name, &v); err != nil {
+			return nil, err
+		}
+		out[strings.TrimPrefix(name, prefix)] = v.Int64
+	}
+	return out, rs.Err()
+}
+
+// statusText returns one status variable.
+func (b *sqlBench) statusText(ctx context.Context, q querier, name string) (string, error) {
+	rs, err := q.QueryContext(ctx, "SHOW STATUS LIKE '"+name+"'")
+	if err != nil {
+		return "", err
+	}
+	defer rs.Close()
+	var n, v string
+	if rs.Next() {
+		if err := rs.Scan(&n, &v); err != nil {
+			return "", err
+		}
+	}
+	return v, rs.Err()
+}

@@ -1,0 +1,252 @@
+package sqlstore
+
+import (
+	"math"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
+	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/planner"
+)
+
+// Access paths. Every read of table data goes through a planner.Plan: an
+// index lookup gets one in LookupPartitions (planLookup), a full table scan
+// in PartitionRows (planScan), and the row iterator (scan.go) runs it:
+//
+//	Get, MultiGet   the spans' start keys, through kv.Reader.Get or
+//	                MultiGet in batches, in the lookup's order
+//	Range, FullScan one iterator with the plan's readahead and async I/O
+//	Scans           one iterator, sought to each span in turn
+//	MultiScan       kv.Reader.NewMultiScan over chunks of spans
+//	Fetch           for a secondary index that does not cover the query,
+//	                the rows by primary key: MultiGet in batches, in index
+//	                order (or one Get per row)
+//
+// The planner's input comes from the spans: a span is a point for the
+// planner when it is an exact point of a unique index (at most one entry),
+// and its size is estimated from the table's row count and bytes
+// (rowCounters) and, for a range over an integer column that ends a unique
+// key, from the width of its bounds. Other sizes are unknown, which the
+// planner treats as short enough for automatic readahead.
+//
+// Reads see the transaction as iterators do (iter.go): the snapshot, plus
+// the statement view or the whole batch. When what they read cannot change
+// while the statement runs (the snapshot alone, which is every read of a
+// transaction that has not written yet, or a cursor's private view), point
+// reads are batched lazily and ranges may be prepared as a MultiScan. When
+// it can (the statement view of a transaction that wrote, or the batch
+// itself for foreign key checks), point reads run at once when the iterator
+// is made, fetches go through an iterator made at the same moment, and
+// MultiScans become Scans: reads then see the transaction exactly as of
+// that moment, and a rollback of the batch (which reuses its memory) cannot
+// reach them.
+
+// Access modes of the strata_access session variable.
+const (
+	accessDefault = "default" // the store's Options.Access.Mode
+	accessPlanned = "planned"
+	accessNaive   = "naive"
+)
+
+// accessVar is the session variable that overrides the store's access
+// mode for a session: SET strata_access = 'naive'.
+const accessVar = "strata_access"
+
+// accessOptions returns the planner options for a statement of ctx: the
+// store's, with the session's strata_access mode when it is set.
+func (s *Store) accessOptions(ctx *sql.Context) planner.Options {
+	o := s.opts.Access
+	if ctx == nil || ctx.Session == nil {
+		return o
+	}
+	v, err := ctx.GetSessionVariable(ctx, accessVar)
+	if err != nil {
+		return o
+	}
+	switch v {
+	case accessPlanned:
+		o.Mode = planner.Planned
+	case accessNaive:
+		o.Mode = planner.Naive
+	}
+	return o
+}
+
+// planLookup chooses the read path of an encoded lookup on table d.
+func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, o planner.Options) {
+	ix := lp.ix
+	rows, bytes, known := s.counters.estimate(d.id)
+	entryBytes := int64(0)
+	if known && rows > 0 {
+		entryBytes = max(bytes/rows, 1)
+	}
+	ranges := make([]planner.KeyRange, len(lp.spans))
+	for i := range lp.spans {
+		sp := &lp.spans[i]
+		r := &ranges[i]
+		if sp.whole {
+			r.Start, r.End = nil, nil
+		} else {
+			r.Start, r.End = sp.start, sp.end
+		}
+		r.Point = sp.point && (ix.primary || ix.unique)
+		if !known {
+			continue
+		}
+		per := entryBytes
+		if !ix.primary {
+			// An index entry: the span's prefix plus a primary key.
+			per = int64(2*len(sp.start)) + 8
+		}
+		if n := spanRows(ctx, d, ix, sp, rows); n > 0 {
+			r.EstBytes = n * per
+		}
+	}
+	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary}
+	lp.access = planner.Choose(ranges, idx, planner.Hints{Reverse: lp.reverse, Probe: lp.probe}, o)
+}
+
+// planScan returns the read path of a full scan of table d.
+func (s *Store) planScan(d *tableDef, o planner.Options) planner.Plan {
+	r := []planner.KeyRange{{}}
+	if _, bytes, known := s.counters.estimate(d.id); known {
+		r[0].EstBytes = max(bytes, 1)
+	}
+	return planner.Choose(r, planner.Index{Primary: true, Unique: true, Covering: true}, planner.Hints{}, o)
+}
+
+// nonUniquePointRows is the guess at the entries of one value of a
+// non-unique index (an equality on a secondary index is usually
+// selective; nothing better is known without a histogram).
+const nonUniquePointRows = 16
+
+// spanRows estimates the entries of a span: 1 for a point of a unique
+// index, nonUniquePointRows for a point of a non-unique one, every row for
+// the whole index, the width of the bounds for a range over an integer
+// column that ends a unique key (each value is at most one row), and 0
+// (unknown) otherwise.
+func spanRows(ctx *sql.Context, d *tableDef, ix *indexDef, sp *span, rows int64) int64 {
+	unique := ix.primary || ix.unique
+	switch {
+	case sp.whole:
+		return rows
+	case sp.point && unique:
+		return 1
+	case sp.point:
+		return min(nonUniquePointRows, max(rows, 1))
+	case sp.rangeCol < 0 || !unique || sp.rangeCol != len(ix.cols)-1:
+		return 0
+	}
+	col := d.schema[ix.cols[sp.rangeCol]]
+	if !types.IsInteger(col.Type) {
+		return 0
+	}
+	ce := sp.rng[sp.rangeCol]
+	var lo, hi float64
+	switch c := ce.LowerBound.(type) {
+	case sql.Below:
+		v, ok := toFloat(c.Key)
+		if !ok {
+			return 0
+		}
+		lo = math.Ceil(v)
+	case sql.Above:
+		v, ok := toFloat(c.Key)
+		if !ok {
+			return 0
+		}
+		lo = math.Floor(v) + 1
+	default:
+		return 0
+	}
+	switch c := ce.UpperBound.(type) {
+	case sql.Above:
+		v, ok := toFloat(c.Key)
+		if !ok {
+			return 0
+		}
+		hi = math.Floor(v)
+	case sql.Below:
+		v, ok := toFloat(c.Key)
+		if !ok {
+			return 0
+		}
+		hi = math.Ceil(v) - 1
+	default:
+		return 0
+	}
+	if hi < lo {
+		return 0
+	}
+	return int64(min(hi-lo+1, float64(max(rows, 1))))
+}
+
+// toFloat converts a numeric range key.
+func toFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int8:
+		return float64(v), true
+	case int16:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case int:
+		return float64(v), true
+	case uint8:
+		return float64(v), true
+	case uint16:
+		return float64(v), true
+	case uint32:
+		return float64(v), true
+	case uint64:
+		return float64(v), true
+	case float32:
+		return float64(v), true
+	case float64:
+		return v, !math.IsNaN(v)
+	case decimal.Decimal:
+		return v.InexactFloat64(), true
+	}
+	return 0, false
+}
+
+// estimate returns a table's committed row count and bytes, exact or not;
+// known is false until the count was established (the first RowCount
+// after Open, which GMS asks for when it plans a query on the table).
+func (c *rowCounters) estimate(id uint64) (rows, bytes int64, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rc, ok := c.m[id]
+	if !ok || !rc.known {
+		return 0, 0, false
+	}
+	return max(rc.rows, 0), max(rc.bytes, 0), true
+}
+
+// readerLocked returns what a statement's point reads and prepared scans
+// read as of statement view boundary at (-1: the last), with onView, or the
+// whole batch without: the kv.Reader, and whether it stays as it is for as
+// long as the transaction lives (see the top of this file). REQUIRES: t.mu
+// held.
+func (t *txn) readerLocked(onView bool, at int) (r kv.Reader, frozen bool, err error) {
+	switch {
+	case t.done:
+		return t.store.db, true, nil
+	case !onView:
+		return t.batch, false, nil
+	case at >= 0 && at < t.boundary:
+		v, err := t.viewAtLocked(at)
+		if err != nil || v == nil {
+			return t.store.db, true, err
+		}
+		return v, true, nil
+	}
+	v, err := t.syncViewLocked()
+	if err != nil || v == nil {
+		return t.store.db, true, err
+	}
+	return v, false, nil
+}

@@ -1,0 +1,423 @@
+package sqlstore
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/planner"
+	"github.com/stretchr/testify/require"
+)
+
+// accessDB returns a store with
+//
+//	t(id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_idx(k)): 1000 rows, k = id % 100
+//	p(x INT, y INT, z INT, PRIMARY KEY(x, y), UNIQUE KEY uz(z)): 100 rows, x = i / 10, y = i % 10, z = i
+//
+// flushed to a table file, so that reads go through the engine's tables.
+func accessDB(t *testing.T) *testDB {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_idx (k))")
+	d.exec("CREATE TABLE p (x INT, y INT, z INT, PRIMARY KEY (x, y), UNIQUE KEY uz (z))")
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO t VALUES ")
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "(%d, %d, 'c%d')", i, i%100, i)
+	}
+	d.exec(sb.String())
+	sb.Reset()
+	sb.WriteString("INSERT INTO p VALUES ")
+	for i := 0; i < 100; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "(%d, %d, %d)", i/10, i%10, i)
+	}
+	d.exec(sb.String())
+	require.NoError(t, d.s.DB().Flush())
+	// Establish the row counts the planner's estimates start from.
+	d.exec("SELECT COUNT(*) FROM t")
+	d.exec("SELECT COUNT(*) FROM p")
+	return d
+}
+
+// accessOf returns the access lines of EXPLAIN FORMAT=DEBUG q.
+func (d *testDB) accessOf(q string) []string {
+	d.t.Helper()
+	var out []string
+	for _, r := range d.exec("EXPLAIN FORMAT=DEBUG " + q) {
+		for _, line := range strings.Split(r[0].(string), "\n") {
+			if i := strings.Index(line, "access: "); i >= 0 {
+				out = append(out, line[i+len("access: "):])
+			}
+		}
+	}
+	return out
+}
+
+// run runs q and returns its rows, the engine counters of its reads and
+// its access plans.
+func (d *testDB) run(q string) ([]sql.Row, stats.Snapshot, []string) {
+	d.t.Helper()
+	rows := d.exec(q)
+	snap, access, ok := LastStatement(d.ctx)
+	require.True(d.t, ok, q)
+	return rows, snap, access
+}
+
+func inList(n, step int) string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprint(i * step)
+	}
+	return strings.Join(ids, ",")
+}
+
+func betweens(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("id BETWEEN %d AND %d", i*50, i*50+9)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// TestAccessPaths checks, for each class of predicate, the access path
+// EXPLAIN shows, the path the statement ran, what the engine did (its
+// counters) and that the rows are those of the naive mode.
+func TestAccessPaths(t *testing.T) {
+	d := accessDB(t)
+	for _, tc := range []struct {
+		name    string
+		query   string
+		explain []string         // access lines of EXPLAIN FORMAT=DEBUG
+		ran     []string         // Strata_last_access lines; nil: the same as explain, per table
+		want    map[string]int64 // engine counters of the statement
+		rows    int
+	}{
+		{
+			name:    "pk = ?",
+			query:   "SELECT c FROM t WHERE id = 7",
+			explain: []string{"Get(key=1)"},
+			want:    map[string]int64{"get.calls": 1, "multiget.keys": 0, "iter.seeks": 0},
+			rows:    1,
+		},
+		{
+			name:    "pk = ? absent",
+			query:   "SELECT c FROM t WHERE id = 5000",
+			explain: []string{"Get(key=1)"},
+			want:    map[string]int64{"get.calls": 1, "iter.seeks": 0},
+		},
+		{
+			name:    "pk IN (10 ids)",
+			query:   "SELECT c FROM t WHERE id IN (" + inList(10, 7) + ")",
+			explain: []string{"MultiGet(keys=10, batch=32)"},
+			want:    map[string]int64{"multiget.keys": 10, "multiget.batches": 1, "get.calls": 0, "iter.seeks": 0},
+			rows:    10,
+		},
+		{
+			name:    "pk IN (100 ids)",
+			query:   "SELECT c FROM t WHERE id IN (" + inList(100, 9) + ")",
+			explain: []string{"MultiGet(keys=100, batch=32)"},
+			want:    map[string]int64{"multiget.keys": 100, "multiget.keys.found": 100, "multiget.batches": 4, "get.calls": 0, "iter.seeks": 0},
+			rows:    100,
+		},
+		{
+			name:    "pk IN, some absent",
+			query:   "SELECT c FROM t WHERE id IN (1, 2000, 3, 4000)",
+			explain: []string{"MultiGet(keys=4, batch=32)"},
+			want:    map[string]int64{"multiget.keys": 4, "multiget.keys.found": 2},
+			rows:    2,
+		},
+		{
+			name:    "pk IN, descending",
+			query:   "SELECT id FROM t WHERE id IN (3, 1, 2) ORDER BY id DESC",
+			explain: []string{"MultiGet(keys=3, batch=32, reverse)"},
+			want:    map[string]int64{"multiget.keys": 3},
+			rows:    3,
+		},
+		{
+			name:    "pk BETWEEN, short",
+			query:   "SELECT c FROM t WHERE id BETWEEN 10 AND 19",
+			explain: []string{"Range(readahead=off)"},
+			want:    map[string]int64{"iter.seeks": 1, "multiget.keys": 0, "get.calls": 0},
+			rows:    10,
+		},
+		{
+			name:    "pk range, unknown size",
+			query:   "SELECT c FROM t WHERE id > 990",
+			explain: []string{"Range(readahead=auto)"},
+			want:    map[string]int64{"iter.seeks": 1},
+			rows:    9,
+		},
+		{
+			name:    "composite prefix",
+			query:   "SELECT y FROM p WHERE x = 2",
+			explain: []string{"Range(readahead=auto)"},
+			want:    map[string]int64{"iter.seeks": 1},
+			rows:    10,
+		},
+		{
+			name:    "composite full key IN",
+			query:   "SELECT z FROM p WHERE x = 1 AND y IN (1, 2, 3)",
+			explain: []string{"MultiGet(keys=3, batch=32)"},
+			want:    map[string]int64{"multiget.keys": 3, "iter.seeks": 0},
+			rows:    3,
+		},
+		{
+			name:    "composite prefix IN",
+			query:   "SELECT y FROM p WHERE x IN (1, 3, 5)",
+			explain: []string{"MultiScan(ranges=3, async)"},
+			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 3},
+			rows:    30,
+		},
+		{
+			name:    "k IN on a non-unique index",
+			query:   "SELECT c FROM t WHERE k IN (1, 2, 3)",
+			explain: []string{"MultiScan(ranges=3) then MultiGet(batch=32) by primary key"},
+			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 3, "multiget.keys": 30, "get.calls": 0},
+			rows:    30,
+		},
+		{
+			name:    "k = ? on a non-unique index",
+			query:   "SELECT c FROM t WHERE k = 42",
+			explain: []string{"Range(readahead=off) then MultiGet(batch=32) by primary key"},
+			want:    map[string]int64{"iter.seeks": 1, "multiget.keys": 10, "get.calls": 0},
+			rows:    10,
+		},
+		{
+			name:    "unique secondary point",
+			query:   "SELECT x FROM p WHERE z = 42",
+			explain: []string{"Get(key=1) then Get by primary key"},
+			want:    map[string]int64{"get.calls": 2, "iter.seeks": 0},
+			rows:    1,
+		},
+		{
+			name:    "unique secondary IN",
+			query:   "SELECT x FROM p WHERE z IN (4, 42, 77)",
+			explain: []string{"MultiGet(keys=3, batch=32) then MultiGet(batch=32) by primary key"},
+			want:    map[string]int64{"multiget.keys": 6, "get.calls": 0},
+			rows:    3,
+		},
+		{
+			name:    "2 BETWEENs",
+			query:   "SELECT c FROM t WHERE " + betweens(2),
+			explain: []string{"MultiScan(ranges=2)"},
+			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 2},
+			rows:    20,
+		},
+		{
+			name:    "10 BETWEENs",
+			query:   "SELECT c FROM t WHERE " + betweens(10),
+			explain: []string{"MultiScan(ranges=10)"},
+			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 10, "get.calls": 0},
+			rows:    100,
+		},
+		{
+			name:    "long BETWEENs",
+			query:   "SELECT c FROM t WHERE id BETWEEN 0 AND 399 OR id BETWEEN 500 AND 999",
+			explain: []string{"MultiScan(ranges=2)"},
+			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 2},
+			rows:    900,
+		},
+		{
+			name:    "BETWEENs descending",
+			query:   "SELECT id FROM t WHERE " + betweens(3) + " ORDER BY id DESC",
+			explain: []string{"Scans(ranges=3, readahead=auto, reverse)"},
+			want:    map[string]int64{"multiscan.prepares": 0},
+			rows:    30,
+		},
+		{
+			name:    "ORDER BY pk LIMIT",
+			query:   "SELECT id FROM t ORDER BY id LIMIT 3",
+			explain: []string{"FullScan(readahead=off)"},
+			want:    map[string]int64{"iter.seeks": 1},
+			rows:    3,
+		},
+		{
+			name:  "full scan",
+			query: "SELECT c FROM t",
+			ran:   []string{"t: FullScan(readahead=off)"},
+			want:  map[string]int64{"iter.seeks": 1, "multiget.keys": 0},
+			rows:  1000,
+		},
+		{
+			name:    "lookup join on the primary key",
+			query:   "SELECT /*+ LOOKUP_JOIN(a, b) JOIN_ORDER(a, b) */ b.c FROM p a JOIN t b ON b.id = a.z",
+			explain: []string{"Get(key=1) per outer row"},
+			ran:     []string{"p: FullScan(readahead=off)", "t: Get(key=1) x 100"},
+			want:    map[string]int64{"get.calls": 100},
+			rows:    100,
+		},
+		{
+			name:    "lookup join on a non-unique index",
+			query:   "SELECT /*+ LOOKUP_JOIN(a, b) JOIN_ORDER(a, b) */ b.c FROM p a JOIN t b ON b.k = a.z WHERE a.x = 0",
+			explain: []string{"Range(readahead=auto)", "Range(readahead=off) then MultiGet(batch=32) by primary key"},
+			ran:     []string{"p: Range(readahead=auto)", "t: Range(readahead=off) then MultiGet(batch=32) by primary key x 10"},
+			want:    map[string]int64{"multiget.keys": 100},
+			rows:    100,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d.t = t
+			if tc.explain != nil {
+				require.Equal(t, tc.explain, d.accessOf(tc.query))
+			}
+			d.exec("SET strata_access = 'planned'")
+			rows, snap, ran := d.run(tc.query)
+			require.Len(t, rows, tc.rows)
+			if tc.ran != nil {
+				require.Equal(t, tc.ran, ran)
+			} else {
+				require.Len(t, ran, len(tc.explain))
+				for i, a := range tc.explain {
+					require.True(t, strings.HasSuffix(ran[i], ": "+a), "ran %q, explained %q", ran[i], a)
+				}
+			}
+			for name, want := range tc.want {
+				c, ok := stats.Lookup(name)
+				require.True(t, ok, name)
+				require.Equal(t, want, snap.Get(c), name)
+			}
+			d.exec("SET strata_access = 'naive'")
+			naive, _, naiveRan := d.run(tc.query)
+			d.exec("SET strata_access = 'default'")
+			require.Equal(t, rows, naive)
+			for _, a := range naiveRan {
+				require.Contains(t, a, "Scans(")
+			}
+		})
+	}
+}
+
+// TestAccessStatusVariables reads the last statement's figures through SQL.
+func TestAccessStatusVariables(t *testing.T) {
+	d := accessDB(t)
+	d.exec("SELECT c FROM t WHERE id IN (" + inList(100, 3) + ")")
+	d.exec("SET @x = 1") // reads no table: the last statement stays
+	status := map[string]any{}
+	for _, r := range d.exec("SHOW STATUS LIKE 'Strata_last%'") {
+		status[r[0].(string)] = r[1]
+	}
+	require.Equal(t, "t: MultiGet(keys=100, batch=32)", status["Strata_last_access"])
+	require.Equal(t, int64(100), status["Strata_last_multiget_keys"])
+	require.Equal(t, int64(0), status["Strata_last_get_calls"])
+	require.Equal(t, int64(0), status["Strata_last_iter_seeks"])
+	require.Len(t, status, int(stats.NumCounters)+1)
+	engine := map[string]any{}
+	for _, r := range d.exec("SHOW STATUS LIKE 'Strata_engine%'") {
+		engine[r[0].(string)] = r[1]
+	}
+	require.Len(t, engine, int(stats.NumCounters))
+	require.GreaterOrEqual(t, engine["Strata_engine_multiget_keys"], int64(100))
+	require.Greater(t, engine["Strata_engine_commits"], int64(0))
+	// SHOW STATUS itself reads no table.
+	again := d.exec("SHOW STATUS LIKE 'Strata_last_multiget_keys'")
+	require.Equal(t, []sql.Row{{"Strata_last_multiget_keys", int64(100)}}, again)
+}
+
+// TestAccessInTransaction checks reads of a transaction that has written:
+// they see its writes, before and after a rolled-back statement.
+func TestAccessInTransaction(t *testing.T) {
+	d := accessDB(t)
+	d.exec("START TRANSACTION")
+	d.exec("UPDATE t SET c = 'new' WHERE id IN (1, 2, 3)")
+	d.exec("INSERT INTO t VALUES (5000, 1, 'x')")
+	require.Equal(t, []sql.Row{{"c0"}, {"new"}, {"new"}, {"x"}}, d.exec("SELECT c FROM t WHERE id IN (0, 1, 2, 5000)"))
+	require.Equal(t, []sql.Row{{int32(1)}, {int32(101)}, {int32(5000)}}, d.exec("SELECT id FROM t WHERE k = 1 AND id IN (1, 101, 5000, 7)"))
+	require.Len(t, d.exec("SELECT c FROM t WHERE k IN (1, 2)"), 21)
+	require.Len(t, d.exec("SELECT c FROM t WHERE "+betweens(3)), 30)
+	_ = d.execErr("INSERT INTO t VALUES (6000, 1, 'y'), (5000, 1, 'dup')")
+	require.Len(t, d.exec("SELECT c FROM t WHERE k IN (1, 2)"), 21)
+	require.Equal(t, []sql.Row{{"new"}, {"x"}}, d.exec("SELECT c FROM t WHERE id IN (1, 5000, 6000)"))
+	d.exec("ROLLBACK")
+	require.Equal(t, []sql.Row{{"c1"}}, d.exec("SELECT c FROM t WHERE id IN (1, 5000)"))
+}
+
+// TestAccessStatementView checks that a statement does not see its own
+// writes through a lookup: every id in the list is moved once.
+func TestAccessStatementView(t *testing.T) {
+	d := accessDB(t)
+	d.exec("UPDATE t SET k = k + 100 WHERE k IN (5, 105, 205)")
+	require.Len(t, d.exec("SELECT id FROM t WHERE k = 105"), 10)
+	require.Len(t, d.exec("SELECT id FROM t WHERE k = 205"), 0)
+	d.exec("UPDATE t SET id = id + 1000 WHERE id IN (10, 11, 12, 1010)")
+	require.Len(t, d.exec("SELECT id FROM t WHERE id IN (1010, 1011, 1012, 2010)"), 3)
+	d.exec("INSERT INTO t SELECT id + 2000, k, c FROM t WHERE " + betweens(2))
+	require.Len(t, d.exec("SELECT id FROM t WHERE id >= 2000"), 20)
+}
+
+// TestAccessMatchesNaive runs queries of every shape with small planner
+// thresholds (several MultiGet and fetch batches, MultiScan chunks, a
+// deferred readahead that starts mid-scan) and checks that they return the
+// rows of the naive mode.
+func TestAccessMatchesNaive(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, &Options{NoSync: true, Access: planner.Options{
+		MultiGetBatch: 3, FetchBatch: 2, MultiScanChunk: 2, MultiScanAsyncBytes: 1, SmallLimit: 7,
+		ShortRangeBytes: 1, LongRangeBytes: 64, MinReadahead: 4096, MaxReadahead: 8192, FullScanReadahead: 8192,
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	d := &testDB{t: t, dir: dir, s: s, e: s.NewEngine()}
+	d.ctx = d.newCtx()
+	d.exec("CREATE DATABASE IF NOT EXISTS mydb")
+	d.exec("CREATE TABLE w (a INT, b INT, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, n INT, PRIMARY KEY (a, b), KEY ks (s), KEY kn (n), UNIQUE KEY ub (b, a))")
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO w VALUES ")
+	for i := 0; i < 400; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		n := fmt.Sprint(i % 13)
+		if i%17 == 0 {
+			n = "NULL"
+		}
+		fmt.Fprintf(&sb, "(%d, %d, '%c%d', %s)", i/20, i%20, "aAbBc"[i%5], i%3, n)
+	}
+	d.exec(sb.String())
+	require.NoError(t, s.DB().Flush())
+	d.exec("INSERT INTO w VALUES (100, 1, 'z', 1), (3, 100, 'A0', NULL)") // some rows in the memtable
+	d.exec("SELECT COUNT(*) FROM w")
+	for _, q := range []string{
+		"SELECT * FROM w WHERE a = 3 AND b IN (1, 5, 7, 9, 11, 100, 200)",
+		"SELECT * FROM w WHERE a = 3 AND b IN (1, 5, 7, 9, 11) ORDER BY b DESC",
+		"SELECT * FROM w WHERE a IN (1, 3, 5, 7, 9, 100)",
+		"SELECT * FROM w WHERE a IN (1, 3, 5, 7, 9) ORDER BY a DESC, b DESC",
+		"SELECT * FROM w WHERE a IN (1, 3, 5) AND b > 15",
+		"SELECT * FROM w WHERE a > 2 AND b = 4",
+		"SELECT * FROM w WHERE (a BETWEEN 1 AND 2 AND b = 3) OR (a BETWEEN 5 AND 6 AND b = 4) OR (a = 9 AND b < 3)",
+		"SELECT * FROM w WHERE a BETWEEN 2 AND 12",
+		"SELECT * FROM w WHERE a BETWEEN 2 AND 12 ORDER BY a DESC, b DESC",
+		"SELECT a, b FROM w WHERE s IN ('a0', 'B1', 'c2')",
+		"SELECT * FROM w WHERE s = 'A1'",
+		"SELECT * FROM w WHERE n IS NULL",
+		"SELECT * FROM w WHERE n IN (1, 4, 9) OR n IS NULL",
+		"SELECT * FROM w WHERE n BETWEEN 2 AND 4 OR n BETWEEN 8 AND 9 OR n > 11",
+		"SELECT * FROM w WHERE n NOT IN (1, 5)",
+		"SELECT * FROM w WHERE b IN (3, 4) AND a IN (1, 2, 3)",
+		"SELECT * FROM w WHERE b = 100 AND a = 3",
+		"SELECT * FROM w",
+		"SELECT * FROM w ORDER BY a, b LIMIT 30",
+		"SELECT * FROM w ORDER BY a DESC, b DESC LIMIT 30",
+		"SELECT x.a, y.s FROM w x JOIN w y ON y.n = x.b WHERE x.a = 2",
+		"SELECT /*+ LOOKUP_JOIN(x, y) JOIN_ORDER(x, y) */ x.a, y.s FROM w x JOIN w y ON y.a = x.n AND y.b = x.b",
+		"SELECT /*+ LOOKUP_JOIN(x, y) JOIN_ORDER(x, y) */ x.a, y.s FROM w x JOIN w y ON y.n = x.b WHERE x.a < 3",
+		"SELECT COUNT(*), SUM(n) FROM w WHERE a IN (SELECT n FROM w WHERE b = 1)",
+	} {
+		t.Run(q, func(t *testing.T) {
+			d.t = t
+			d.exec("SET strata_access = 'planned'")
+			planned := d.exec(q)
+			d.exec("SET strata_access = 'naive'")
+			naive := d.exec(q)
+			d.exec("SET strata_access = 'default'")
+			require.Equal(t, naive, planned)
+			require.Equal(t, planned, d.exec(q))
+		})
+	}
+}
