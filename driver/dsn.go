@@ -22,6 +22,8 @@ import (
 //	sync  true (default): a commit returns once it is durable; false: the
 //	      write-ahead log is not synced at commit, so a machine crash may
 //	      lose the last commits (never tear one).
+//	cache the block cache in bytes, with an optional KiB, MiB or GiB
+//	      suffix (cache=512MiB). Default: sqlstore.DefaultCacheSize.
 //
 // A "file:" or "file://" prefix is accepted and ignored.
 type Config struct {
@@ -31,6 +33,8 @@ type Config struct {
 	DB string
 	// NoSync is sync=false.
 	NoSync bool
+	// CacheSize is the block cache in bytes; 0 for the default.
+	CacheSize int64
 }
 
 // ParseDSN parses a data source name. Every unknown option and bad value is
@@ -68,6 +72,13 @@ func ParseDSN(dsn string) (*Config, error) {
 				continue
 			}
 			c.NoSync = !b
+		case "cache":
+			n, err := parseSize(v)
+			if err != nil || n <= 0 {
+				errs = append(errs, fmt.Errorf("cache=%q: want a positive size such as 268435456 or 256MiB", v))
+				continue
+			}
+			c.CacheSize = n
 		default:
 			errs = append(errs, fmt.Errorf("unknown option %q", k))
 		}
@@ -87,8 +98,30 @@ func (c *Config) String() string {
 	if c.NoSync {
 		v.Set("sync", "false")
 	}
+	if c.CacheSize != 0 {
+		v.Set("cache", strconv.FormatInt(c.CacheSize, 10))
+	}
 	if len(v) == 0 {
 		return c.Dir
 	}
 	return c.Dir + "?" + v.Encode()
+}
+
+// parseSize parses a byte count with an optional KiB, MiB or GiB suffix.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return n * mult, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	sqle "github.com/dolthub/go-mysql-server"
 
+	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 )
 
@@ -46,7 +47,11 @@ func acquire(cfg *Config) (*shared, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	st, err := sqlstore.Open(cfg.Dir, &sqlstore.Options{NoSync: cfg.NoSync})
+	opts := &sqlstore.Options{NoSync: cfg.NoSync}
+	if cfg.CacheSize > 0 {
+		opts.KV = &kv.Options{CacheSize: cfg.CacheSize}
+	}
+	st, err := sqlstore.Open(cfg.Dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}

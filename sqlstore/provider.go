@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -100,12 +102,47 @@ func readDatabase(t *txn, name string) (*databaseRecord, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
+	if rec, ok := decodedDatabases.Load(string(v)); ok {
+		return rec.(*databaseRecord), true, nil
+	}
 	var rec databaseRecord
 	if err := decodeRecord(v, &rec, "database "+name); err != nil {
 		return nil, false, err
 	}
+	if decodedCount.Add(1) < 4096 {
+		decodedDatabases.Store(string(v), &rec)
+	}
 	return &rec, true, nil
 }
+
+// decodedDatabases caches decoded database records by their encoded bytes:
+// GMS resolves the current database (and "mysql") at every statement, and a
+// record is immutable once encoded. The returned records must not be
+// modified.
+var (
+	decodedDatabases sync.Map
+	decodedCount     atomic.Int64
+)
+
+// errDatabaseNotFound returns GMS's "database not found" error for name,
+// built once per name: building it captures a stack trace, and GMS looks
+// up databases that do not exist (such as "mysql") at every statement.
+func errDatabaseNotFound(name string) error {
+	key := strings.ToLower(name)
+	if e, ok := notFoundErrs.Load(key); ok {
+		return e.(error)
+	}
+	e := sql.ErrDatabaseNotFound.New(name)
+	if notFoundCount.Add(1) < 1024 {
+		notFoundErrs.Store(key, e)
+	}
+	return e
+}
+
+var (
+	notFoundErrs  sync.Map
+	notFoundCount atomic.Int64
+)
 
 // Database implements sql.DatabaseProvider.
 func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
@@ -116,7 +153,7 @@ func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 		return nil, err
 	}
 	if !ok {
-		return nil, sql.ErrDatabaseNotFound.New(name)
+		return nil, errDatabaseNotFound(name)
 	}
 	return &Database{store: p.store, name: rec.Name}, nil
 }

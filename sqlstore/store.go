@@ -16,8 +16,9 @@ import (
 
 // Options configure a Store. The zero value (or nil) gives durable defaults.
 type Options struct {
-	// KV configures the engine; nil means the engine's defaults. The Store
-	// works on a copy.
+	// KV configures the engine; nil means the engine's defaults, except
+	// the block cache: a SQL database gets DefaultCacheSize unless KV sets
+	// CacheSize or Cache. The Store works on a copy.
 	KV *kv.Options
 	// NoSync makes commits return before the write-ahead log is synced: a
 	// crash of the machine may lose the last commits (never tear one).
@@ -30,6 +31,13 @@ type Options struct {
 	Access planner.Options
 }
 
+// DefaultCacheSize is the block cache of a store whose options do not set
+// one: rows are read at random far more than an engine benchmark's keys, and
+// a miss costs a read and a decompression, so a SQL database keeps more
+// blocks than the engine's bare default (InnoDB's buffer pool defaults to
+// 128 MiB too).
+const DefaultCacheSize = 128 << 20
+
 // Store is an open SQL database: the GMS backend over one engine
 // directory. It is safe for concurrent use by many sessions.
 type Store struct {
@@ -39,6 +47,7 @@ type Store struct {
 
 	provider *Provider
 	defs     defCache
+	catalog  catalogCache
 	counters rowCounters
 	autoinc  autoIncs
 	tableIDs *allocator
@@ -60,9 +69,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if opts != nil {
 		o = *opts
 	}
-	var kvOpts *kv.Options
-	if o.KV != nil {
-		kvOpts = o.KV.Clone()
+	kvOpts := o.KV.Clone()
+	if kvOpts.Cache == nil && kvOpts.CacheSize == 0 {
+		kvOpts.CacheSize = DefaultCacheSize
 	}
 	db, err := kv.Open(dir, kvOpts)
 	if err != nil {

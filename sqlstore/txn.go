@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -234,12 +235,27 @@ func (t *txn) get(key []byte) (value []byte, found bool, err error) {
 	if t.done {
 		return nil, false, errors.New("sqlstore: transaction already finished")
 	}
+	cache := &t.store.catalog
+	useCache := !t.ddl && cacheableCatalogKey(key)
+	var version uint64
+	if useCache {
+		if e, ok := cache.lookup(key, t.snap.Seq()); ok {
+			return e.value, e.found, nil
+		}
+		version = cache.version.Load()
+	}
 	v, err := t.batch.Get(key, t.readOpts())
 	if errors.Is(err, kv.ErrNotFound) {
+		if useCache {
+			cache.add(key, catalogEntry{}, t.snap.Seq(), version)
+		}
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
+	}
+	if useCache {
+		cache.add(key, catalogEntry{value: v, found: true}, t.snap.Seq(), version)
 	}
 	return v, true, nil
 }
@@ -414,6 +430,12 @@ func (t *txn) commit() error {
 		if !live[id] && !contains(t.dropped, id) {
 			return toSQLError(fmt.Errorf("%w: a table this transaction wrote to was dropped or altered by another transaction", ErrConflict))
 		}
+	}
+	if t.ddl {
+		// No reader may use the cached catalog while this commit lands: a
+		// snapshot taken right after it must not see the old entries.
+		s.catalog.invalidate(math.MaxUint64)
+		defer func() { s.catalog.invalidate(s.db.LastSeq()) }()
 	}
 	tables := t.deltaTables()
 	s.counters.beginCommit(tables)

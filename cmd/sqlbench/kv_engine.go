@@ -17,7 +17,11 @@ type kvBackend interface {
 	name() string
 	// open opens the database in dir; with mustExist, a directory without
 	// a database is an error.
-	open(dir string, mustExist bool) (kvEngine, error)
+	open(dir string, mustExist bool, o kvOpenOptions) (kvEngine, error)
+	// dropCache replaces the block cache with an empty one for the next
+	// open, so that a database reopened for the second side of an A/B
+	// comparison starts as cold as the first.
+	dropCache()
 	// destroy removes the engine's files from dir (and nothing else).
 	destroy(dir string) error
 	// evictOSCache asks the kernel to drop its cached pages of every table
@@ -47,6 +51,47 @@ type kvEngine interface {
 	close() error
 }
 
+// kvOpenOptions are the database options that can differ from one open to
+// the next: the ones the A/B mode may toggle between its sides.
+type kvOpenOptions struct {
+	// directReads opens the tables with O_DIRECT (-use_direct_reads).
+	directReads bool
+}
+
+// kvMultiGetter is an engine that looks many keys up in one call
+// (kv.DB.MultiGet), for multireadrandom.
+type kvMultiGetter interface {
+	// multiGet returns the values of keys, in the order of keys: nil for a
+	// key not found, a non-nil (maybe empty) slice for one found. It may
+	// reuse dst for the result; the values stay valid until the next
+	// multiGet with that dst.
+	multiGet(keys, dst [][]byte) ([][]byte, error)
+}
+
+// kvMultiScanner is an engine that prepares a scan of several key ranges
+// at once (kv.DB.NewMultiScan), for multiscan.
+type kvMultiScanner interface {
+	// newMultiScan prepares a scan of ranges, which are sorted and do not
+	// overlap. The scan refers to ranges until it is closed.
+	newMultiScan(ranges []kvRange, o kvIterOptions) (kvMultiScan, error)
+}
+
+// kvRange is the key range [start, end).
+type kvRange struct{ start, end []byte }
+
+// kvMultiScan is a prepared scan: the shape of kv.MultiScan, which
+// implements it. SeekRange(i) positions it on the first key of range i,
+// Next moves within that range; Key and Value stay valid until the next
+// move.
+type kvMultiScan interface {
+	SeekRange(i int) bool
+	Next() bool
+	Key() []byte
+	Value() []byte
+	Error() error
+	Close() error
+}
+
 // kvBatch is a reusable write batch.
 type kvBatch interface {
 	set(key, value []byte) error
@@ -71,8 +116,15 @@ type kvIter interface {
 // Read-path switches (explicit readahead, async I/O) belong here: kvRun
 // carries them and the engine adapter maps them to kv.IterOptions.
 type kvIterOptions struct {
+	// lowerBound, when not nil, is the inclusive lower bound of the keys.
+	lowerBound []byte
 	// upperBound, when not nil, is the exclusive upper bound of the keys.
 	upperBound []byte
+	// readaheadSize is the explicit readahead of iterators in bytes
+	// (-readahead_size): 0 leaves readahead automatic, -1 turns it off.
+	readaheadSize int64
+	// asyncIO reads ahead in the background (-async_io).
+	asyncIO bool
 }
 
 // kvCounter is one statistic and its value.

@@ -10,8 +10,10 @@ import (
 )
 
 // kvConfig holds the kv subcommand's flags, parsed and checked. Names and
-// defaults follow db_bench, except -cache_size (8 MiB, the engine's default)
-// and -bloom_bits (10: filters on).
+// defaults follow db_bench, except -cache_size (8 MiB, the engine's default),
+// -bloom_bits (10: filters on) and -multiread_batched (true: in db_bench
+// both settings call MultiGet, through two APIs; here false looks the batch
+// up with one Get per key, the baseline MultiGet is compared with).
 type kvConfig struct {
 	benchmarks []string // workload names, in run order
 
@@ -25,10 +27,22 @@ type kvConfig struct {
 	threads                  int
 	duration                 time.Duration // 0: run a number of operations
 	opsBetweenDurationChecks int64
-	batchSize                int   // writes per batch in fills
-	seekNexts                int   // Next calls after each seek
+	batchSize                int   // writes per batch in fills; keys per batch in multireadrandom
+	seekNexts                int   // Next calls after each seek; keys per multiscan range (0: 50)
 	maxScanDistance          int64 // seekrandom's upper bound, in keys past the seek key; 0 for none
 	seed                     int64 // 0: taken from the clock
+
+	// Read path.
+	readaheadSize    int64 // explicit iterator readahead in bytes; 0 automatic, -1 off
+	asyncIO          bool
+	multiReadStride  int64 // multireadrandom batches r, r+S, r+2S, ...; 0 draws every key
+	multiReadBatched bool  // one MultiGet per batch; false: one Get per key
+	multiScanSize    int64 // ranges per multiscan
+	multiScanStride  int64 // keys between two ranges of a multiscan
+	multiScanPrepare bool  // a prepared MultiScan; false: one iterator per range
+	// ab, when not nil, runs each read workload twice with one flag
+	// changed (-ab, -ab_value; see kv_ab.go).
+	ab *kvAB
 
 	// Database options.
 	db              string // directory; "" makes a temporary one
@@ -52,9 +66,10 @@ type kvConfig struct {
 
 // kvMaxKeySize and kvMaxValueSize bound the sizes the flags accept.
 const (
-	kvMaxKeySize   = 1 << 20
-	kvMaxValueSize = 64 << 20
-	kvMaxThreads   = 1024
+	kvMaxKeySize       = 1 << 20
+	kvMaxValueSize     = 64 << 20
+	kvMaxThreads       = 1024
+	kvMaxMultiScanSize = 1 << 16
 )
 
 // parseKVFlags parses and checks the kv subcommand's arguments; usage and
@@ -62,7 +77,7 @@ const (
 // usageError.
 func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	c := &kvConfig{}
-	var benchmarks string
+	var benchmarks, abFlag, abValue string
 	var duration int
 	fs := flag.NewFlagSet("kv", flag.ContinueOnError)
 	fs.StringVar(&benchmarks, "benchmarks", "fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom",
@@ -73,10 +88,10 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.IntVar(&c.valueSize, "value_size", 100, "bytes per value")
 	fs.Float64Var(&c.compressionRatio, "compression_ratio", 0.5, "values compress to this share of their size")
 	fs.IntVar(&c.threads, "threads", 1, "concurrent threads per workload")
-	fs.IntVar(&duration, "duration", 0, "seconds to run fillrandom, overwrite, readrandom and seekrandom; 0 runs -num or -reads operations")
+	fs.IntVar(&duration, "duration", 0, "seconds to run fillrandom, overwrite, readrandom, seekrandom, multireadrandom and multiscan; 0 runs -num or -reads operations")
 	fs.Int64Var(&c.opsBetweenDurationChecks, "ops_between_duration_checks", 1000, "operations between clock checks with -duration")
-	fs.IntVar(&c.batchSize, "batch_size", 1, "keys per write batch in fills")
-	fs.IntVar(&c.seekNexts, "seek_nexts", 0, "Next calls after each seek in seekrandom")
+	fs.IntVar(&c.batchSize, "batch_size", 1, "keys per write batch in fills; keys per batch in multireadrandom")
+	fs.IntVar(&c.seekNexts, "seek_nexts", 0, "Next calls after each seek in seekrandom; keys per range in multiscan (0 there means 50)")
 	fs.Int64Var(&c.maxScanDistance, "max_scan_distance", 0, "seekrandom's iterator upper bound, in keys past the seek key; 0 for none")
 	fs.Int64Var(&c.seed, "seed", 0, "seed of the key sequences; 0 takes one from the clock (and prints it)")
 	fs.StringVar(&c.db, "db", "", "database directory; default a temporary directory removed at exit")
@@ -88,6 +103,15 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.IntVar(&c.blockSize, "block_size", 4096, "target data block bytes")
 	fs.Int64Var(&c.writeBufferSize, "write_buffer_size", 64<<20, "memtable bytes")
 	fs.BoolVar(&c.useDirectReads, "use_direct_reads", false, "read tables with O_DIRECT")
+	fs.Int64Var(&c.readaheadSize, "readahead_size", 0, "explicit readahead of iterators in bytes; 0 leaves it automatic, -1 turns it off")
+	fs.BoolVar(&c.asyncIO, "async_io", false, "iterators and prepared scans read ahead in the background (0/1 or false/true)")
+	fs.Int64Var(&c.multiReadStride, "multiread_stride", 0, "multireadrandom looks up keys r, r+S, r+2S, ... from a random r; 0 draws every key")
+	fs.BoolVar(&c.multiReadBatched, "multiread_batched", true, "multireadrandom looks each batch up with one MultiGet; false: one Get per key")
+	fs.Int64Var(&c.multiScanSize, "multiscan_size", 10, "key ranges per multiscan")
+	fs.Int64Var(&c.multiScanStride, "multiscan_stride", 100, "keys between the end of one multiscan range and the start of the next")
+	fs.BoolVar(&c.multiScanPrepare, "multiscan_prepare", true, "multiscan prepares all its ranges with one MultiScan; false: one iterator per range")
+	fs.StringVar(&abFlag, "ab", "", "run each read workload twice, each time on the database reopened with an empty block cache: A with the flags as given, then B with this flag changed (one of "+kvABFlagNames()+")")
+	fs.StringVar(&abValue, "ab_value", "", "the -ab flag's value for B; default: a boolean flipped, -readahead_size 0")
 	fs.BoolVar(&c.sync, "sync", false, "sync the write-ahead log on every write batch")
 	fs.BoolVar(&c.disableWAL, "disable_wal", false, "write without a write-ahead log")
 	fs.BoolVar(&c.statistics, "statistics", false, "print the engine's counters after the runs")
@@ -100,7 +124,7 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 		fmt.Fprintln(w, "\nRuns db_bench-style workloads against the kv engine and reports them in db_bench's format.")
 		fmt.Fprintln(w, "\nworkloads:")
 		for _, wl := range kvWorkloads {
-			fmt.Fprintf(w, "  %-12s %s\n", wl.name, wl.desc)
+			fmt.Fprintf(w, "  %-16s %s\n", wl.name, wl.desc)
 		}
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
@@ -108,6 +132,8 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	abValueSet := false
+	fs.Visit(func(f *flag.Flag) { abValueSet = abValueSet || f.Name == "ab_value" })
 	c.duration = time.Duration(duration) * time.Second
 	c.compression = strings.ToLower(strings.TrimSpace(c.compression))
 	c.filter = strings.ToLower(strings.TrimSpace(c.filter))
@@ -160,6 +186,29 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	if c.maxScanDistance < 0 {
 		badf("-max_scan_distance=%d: want 0 or more", c.maxScanDistance)
 	}
+	if c.readaheadSize < -1 {
+		badf("-readahead_size=%d: want bytes, 0 (automatic) or -1 (off)", c.readaheadSize)
+	}
+	if c.multiReadStride < 0 {
+		badf("-multiread_stride=%d: want 0 or more", c.multiReadStride)
+	} else if c.runs("multireadrandom") && c.multiReadStride > 0 && c.batchSize >= 1 && c.num >= 1 &&
+		c.multiReadStride > c.num/int64(c.batchSize) {
+		badf("-multiread_stride=%d: a batch of -batch_size=%d keys that far apart spans more than -num=%d keys",
+			c.multiReadStride, c.batchSize, c.num)
+	}
+	if c.multiScanSize < 1 || c.multiScanSize > kvMaxMultiScanSize {
+		badf("-multiscan_size=%d: want 1 to %d", c.multiScanSize, kvMaxMultiScanSize)
+	}
+	if c.multiScanStride < 0 {
+		badf("-multiscan_stride=%d: want 0 or more", c.multiScanStride)
+	}
+	if c.runs("multiscan") && c.multiScanSize >= 1 && c.multiScanSize <= kvMaxMultiScanSize &&
+		c.multiScanStride >= 0 && c.seekNexts >= 0 && c.num >= 1 {
+		if span := c.multiScanSpan(); span >= c.num {
+			badf("-num=%d is too small for multiscan: %d ranges of %d keys, %d keys apart, span %d keys",
+				c.num, c.multiScanSize, kvMultiScanKeys(c.seekNexts), c.multiScanStride, span)
+		}
+	}
 	if c.cacheSize < 0 {
 		badf("-cache_size=%d: want 0 or more bytes", c.cacheSize)
 	}
@@ -184,6 +233,7 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	if c.sync && c.disableWAL {
 		badf("-sync and -disable_wal contradict each other: there is no log to sync")
 	}
+	c.ab, bad = parseKVAB(c, abFlag, abValue, abValueSet, bad)
 	// The engine's own limits, named by flag.
 	bad = append(bad, kvCheckEngineFlags(c)...)
 	if len(bad) > 0 {
@@ -197,6 +247,40 @@ var kvCompressionNames = map[string]string{
 	"none":   "NoCompression",
 	"snappy": "Snappy",
 	"zstd":   "ZSTD",
+}
+
+// runs reports whether -benchmarks lists the workload.
+func (c *kvConfig) runs(name string) bool {
+	for _, b := range c.benchmarks {
+		if b == name {
+			return true
+		}
+	}
+	return false
+}
+
+// kvMultiScanKeys returns the keys per multiscan range for -seek_nexts: 50
+// when it is 0, as db_bench does.
+func kvMultiScanKeys(seekNexts int) int64 {
+	if seekNexts == 0 {
+		return 50
+	}
+	return int64(seekNexts)
+}
+
+// multiScanSpan returns the keys a multiscan spans from its first key to
+// the end of its stride after the last range, which db_bench keeps inside
+// the key space (its random start is below num minus this).
+func (c *kvConfig) multiScanSpan() int64 {
+	keys := kvMultiScanKeys(c.seekNexts)
+	if c.multiScanStride > math.MaxInt64-keys {
+		return math.MaxInt64
+	}
+	per := keys + c.multiScanStride
+	if c.multiScanSize > math.MaxInt64/per {
+		return math.MaxInt64
+	}
+	return per * c.multiScanSize
 }
 
 // readsPerThread returns -reads, or -num when -reads is negative.

@@ -121,11 +121,5 @@ func formatKVResult(r *kvResult) string {
 // printKVStatistics writes the counters, one "name COUNT : value" line
 // each, after a "STATISTICS:" line and followed by an empty line.
 func printKVStatistics(w io.Writer, counters []kvCounter) {
-	var b strings.Builder
-	b.WriteString("STATISTICS:\n")
-	for _, c := range counters {
-		fmt.Fprintf(&b, "%s COUNT : %d\n", c.name, c.value)
-	}
-	b.WriteString("\n")
-	fmt.Fprint(w, b.String())
+	printKVStatisticsTitled(w, "STATISTICS:", counters)
 }

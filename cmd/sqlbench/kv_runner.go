@@ -29,6 +29,8 @@ type kvBench struct {
 	seedBase  uint64
 	threadSeq uint64 // threads started so far, over every workload
 	values    *kvValuePool
+	// opened is what the open database was opened with.
+	opened kvOpenOptions
 	// closedCounters sums the counters of the databases closed so far (each
 	// fill starts a new one), so that -statistics covers the whole run.
 	closedCounters []kvCounter
@@ -61,18 +63,36 @@ type kvRun struct {
 	maxScanDistance int64
 	// iter is the iterator settings (read-path switches) of the run.
 	iter kvIterOptions
+	// multiReadStride spaces the keys of a multireadrandom batch: r, r+S,
+	// r+2S, ...; 0 draws every key.
+	multiReadStride int64
+	// multiReadBatched looks a multireadrandom batch up with one MultiGet;
+	// false, with one Get per key.
+	multiReadBatched bool
+	// A multiscan scans multiScanSize ranges, multiScanStride keys apart,
+	// with a prepared MultiScan or, without multiScanPrepare, an iterator
+	// per range.
+	multiScanSize, multiScanStride int64
+	multiScanPrepare               bool
+	// open is the database options the run needs. A plain run uses the
+	// database as it is open (with the flags' options); the A/B mode
+	// reopens it with each side's.
+	open kvOpenOptions
 	// cold drops the OS cache of the tables before the run.
 	cold bool
 }
 
 // newKVRun returns the run of workload w under the flags.
-func (b *kvBench) newKVRun(w *kvWorkload) kvRun {
-	c := b.cfg
+func newKVRun(c *kvConfig, w *kvWorkload) kvRun {
 	r := kvRun{
 		w: w, name: w.name,
 		num: c.num, ops: w.ops(c), threads: c.threads, checkOps: c.opsBetweenDurationChecks,
 		keySize: c.keySize, valueSize: c.valueSize, batchSize: c.batchSize,
 		seekNexts: c.seekNexts, maxScanDistance: c.maxScanDistance, cold: c.cold,
+		iter:            kvIterOptions{readaheadSize: c.readaheadSize, asyncIO: c.asyncIO},
+		multiReadStride: c.multiReadStride, multiReadBatched: c.multiReadBatched,
+		multiScanSize: c.multiScanSize, multiScanStride: c.multiScanStride, multiScanPrepare: c.multiScanPrepare,
+		open: kvOpenOptions{directReads: c.useDirectReads},
 	}
 	if w.timed {
 		r.duration = c.duration
@@ -215,7 +235,8 @@ func newKVBench(cfg *kvConfig, stdout, stderr io.Writer, progress io.Writer) (_ 
 			return nil, err
 		}
 	}
-	if b.db, err = b.backend.open(b.dir, cfg.useExistingDB); err != nil {
+	b.opened = kvOpenOptions{directReads: cfg.useDirectReads}
+	if b.db, err = b.backend.open(b.dir, cfg.useExistingDB, b.opened); err != nil {
 		return nil, fmt.Errorf("opening the database in %s: %w", b.dir, err)
 	}
 	b.values = newKVValuePool(cfg.valueSize, cfg.compressionRatio)
@@ -272,11 +293,34 @@ func (b *kvBench) reopenFresh() error {
 	if err := b.backend.destroy(b.dir); err != nil {
 		return err
 	}
-	db, err := b.backend.open(b.dir, false)
+	db, err := b.backend.open(b.dir, false, b.opened)
 	if err != nil {
 		return fmt.Errorf("opening a new database in %s: %w", b.dir, err)
 	}
 	b.db = db
+	return nil
+}
+
+// reopen closes the database and opens it again with o and an empty block
+// cache. Without a write-ahead log the memtable is flushed first, as
+// closing would lose it.
+func (b *kvBench) reopen(o kvOpenOptions) error {
+	if b.db != nil {
+		if b.cfg.disableWAL {
+			if err := b.db.flush(); err != nil {
+				return fmt.Errorf("flushing before reopening the database: %w", err)
+			}
+		}
+		if err := b.closeDB(); err != nil {
+			return err
+		}
+	}
+	b.backend.dropCache()
+	db, err := b.backend.open(b.dir, true, o)
+	if err != nil {
+		return fmt.Errorf("reopening the database in %s: %w", b.dir, err)
+	}
+	b.db, b.opened = db, o
 	return nil
 }
 
@@ -322,7 +366,13 @@ func (b *kvBench) runAll() error {
 			}
 			continue
 		}
-		res, err := b.runWorkload(b.newKVRun(w))
+		if b.cfg.ab != nil && w.readOnly {
+			if err := b.runAB(w); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			continue
+		}
+		res, err := b.runWorkload(newKVRun(b.cfg, w))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -347,6 +397,9 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 			return kvResult{}, err
 		}
 		fmt.Fprintf(b.stderr, "... dropped the OS cache of %d table files\n", n)
+	}
+	if r.w.banner != nil {
+		fmt.Fprint(b.stderr, r.w.banner(&r))
 	}
 	fmt.Fprintf(b.stdout, "DB path: [%s]\n", b.dir)
 

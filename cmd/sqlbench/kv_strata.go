@@ -3,6 +3,7 @@ package main
 // The Strata implementation of kvBackend and kvEngine.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -88,8 +89,9 @@ func kvCheckEngineFlags(c *kvConfig) []string {
 
 // kvStrataBackend opens Strata databases.
 type kvStrataBackend struct {
-	opts *kv.Options
-	wo   *kv.WriteOptions
+	opts      *kv.Options // with the shared block cache
+	wo        *kv.WriteOptions
+	cacheSize int64
 }
 
 // newKVBackend returns the backend for the configuration, which
@@ -100,20 +102,23 @@ func newKVBackend(c *kvConfig) (kvBackend, error) {
 		return nil, err
 	}
 	o.Cache = cache.New(c.cacheSize)
-	return &kvStrataBackend{opts: o, wo: &kv.WriteOptions{Sync: c.sync}}, nil
+	return &kvStrataBackend{opts: o, wo: &kv.WriteOptions{Sync: c.sync}, cacheSize: c.cacheSize}, nil
 }
 
 func (b *kvStrataBackend) name() string { return "strata kv" }
 
-func (b *kvStrataBackend) open(dir string, mustExist bool) (kvEngine, error) {
+func (b *kvStrataBackend) open(dir string, mustExist bool, oo kvOpenOptions) (kvEngine, error) {
 	o := b.opts.Clone()
 	o.ErrorIfNotExist = mustExist
+	o.UseDirectReads = oo.directReads
 	db, err := kv.Open(dir, o)
 	if err != nil {
 		return nil, err
 	}
 	return &kvStrataDB{db: db, wo: b.wo}, nil
 }
+
+func (b *kvStrataBackend) dropCache() { b.opts.Cache = cache.New(b.cacheSize) }
 
 // kvEngineFile reports whether a directory entry is one of the engine's
 // files (see kv/filenames.go).
@@ -183,7 +188,12 @@ type kvStrataDB struct {
 	wo *kv.WriteOptions
 }
 
-var _ kvIter = (*kv.Iterator)(nil)
+var (
+	_ kvIter         = (*kv.Iterator)(nil)
+	_ kvMultiScan    = (*kv.MultiScan)(nil)
+	_ kvMultiGetter  = (*kvStrataDB)(nil)
+	_ kvMultiScanner = (*kvStrataDB)(nil)
+)
 
 func (s *kvStrataDB) newBatch() kvBatch { return &kvStrataBatch{b: s.db.NewBatch(), wo: s.wo} }
 
@@ -198,12 +208,37 @@ func (s *kvStrataDB) get(key, dst []byte) ([]byte, bool, error) {
 	return v, true, nil
 }
 
+// kvStrataIterOptions maps a run's iterator settings to the engine's.
+func kvStrataIterOptions(o kvIterOptions) *kv.IterOptions {
+	return &kv.IterOptions{
+		ReadOptions: kv.ReadOptions{ReadaheadSize: o.readaheadSize, AsyncIO: o.asyncIO},
+		LowerBound:  o.lowerBound,
+		UpperBound:  o.upperBound,
+	}
+}
+
 func (s *kvStrataDB) newIter(o kvIterOptions) (kvIter, error) {
-	it, err := s.db.NewIter(&kv.IterOptions{UpperBound: o.upperBound})
+	it, err := s.db.NewIter(kvStrataIterOptions(o))
 	if err != nil {
 		return nil, err
 	}
 	return it, nil
+}
+
+func (s *kvStrataDB) multiGet(keys, dst [][]byte) ([][]byte, error) {
+	return s.db.MultiGet(keys, nil, dst)
+}
+
+func (s *kvStrataDB) newMultiScan(ranges []kvRange, o kvIterOptions) (kvMultiScan, error) {
+	sr := make([]kv.ScanRange, len(ranges))
+	for i, r := range ranges {
+		sr[i] = kv.ScanRange{Start: r.start, End: r.end}
+	}
+	ms, err := s.db.NewMultiScan(context.Background(), sr, kvStrataIterOptions(o))
+	if err != nil {
+		return nil, err
+	}
+	return ms, nil
 }
 
 func (s *kvStrataDB) flush() error   { return s.db.Flush() }

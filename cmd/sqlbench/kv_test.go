@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -117,4 +118,131 @@ func TestKVRunErrors(t *testing.T) {
 
 	require.Equal(t, 2, dispatch([]string{"kv", "-num=0"}, &stdout, &stderr))
 	require.Contains(t, stderr.String(), "sqlbench kv: -num=0: want at least 1")
+}
+
+// kvCounterLine returns the value of a counter in a statistics block of
+// out that starts with title.
+func kvCounterLine(t *testing.T, out, title, name string) int {
+	t.Helper()
+	i := strings.Index(out, title+"\n")
+	require.GreaterOrEqual(t, i, 0, "no %q in\n%s", title, out)
+	block, _, _ := strings.Cut(out[i:], "\n\n")
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` COUNT : (\d+)$`).FindStringSubmatch(block)
+	require.NotNil(t, m, "no %s in\n%s", name, block)
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return n
+}
+
+func TestKVRunReadPath(t *testing.T) {
+	dir := t.TempDir()
+	runKVForTest(t, "-db="+dir, "-num=5000", "-seed=3", "-benchmarks=fillseq,compact")
+	for _, tc := range []struct {
+		name string
+		args []string
+		// want: the report line's operations and message; counters in
+		// the STATISTICS block.
+		ops      int
+		msg      string
+		counters map[string]int
+	}{
+		{
+			name: "MultiGet", args: []string{"-benchmarks=multireadrandom", "-reads=1000", "-batch_size=8"},
+			ops: 1000, msg: "(1000 of 1000 found)",
+			counters: map[string]int{"multiget.keys": 1000, "multiget.keys.found": 1000, "get.calls": 0},
+		},
+		{
+			name: "MultiGet, strided, short last batch", args: []string{"-benchmarks=multireadrandom", "-reads=100", "-batch_size=32", "-multiread_stride=4"},
+			ops: 100, msg: "(100 of 100 found)",
+			counters: map[string]int{"multiget.keys": 100, "multiget.batches": 4},
+		},
+		{
+			name: "Gets", args: []string{"-benchmarks=multireadrandom", "-reads=1000", "-batch_size=8", "-multiread_batched=false"},
+			ops: 1000, msg: "(1000 of 1000 found)",
+			counters: map[string]int{"multiget.keys": 0, "get.calls": 1000},
+		},
+		{
+			name: "prepared multiscan", args: []string{"-benchmarks=multiscan", "-reads=300", "-multiscan_size=3", "-seek_nexts=10", "-multiscan_stride=5"},
+			ops: 10, msg: "(multiscans:10)",
+			counters: map[string]int{"multiscan.prepares": 10, "multiscan.ranges": 30, "iter.seeks": 30},
+		},
+		{
+			name: "multiscan with an iterator per range", args: []string{"-benchmarks=multiscan", "-reads=300", "-multiscan_size=3",
+				"-seek_nexts=10", "-multiscan_prepare=false", "-readahead_size=65536", "-async_io=1"},
+			ops: 10, msg: "(multiscans:10)",
+			counters: map[string]int{"multiscan.prepares": 0, "iter.seeks": 30},
+		},
+		{
+			name: "seekrandom with explicit readahead", args: []string{"-benchmarks=seekrandom", "-reads=50", "-seek_nexts=200", "-readahead_size=262144"},
+			ops: 50, msg: "(50 of 50 found)",
+			counters: map[string]int{"iter.seeks": 50},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-db=" + dir, "-use_existing_db", "-num=5000", "-seed=5", "-statistics"}, tc.args...)
+			out, errOut, lines := runKVForTest(t, args...)
+			name := strings.TrimPrefix(tc.args[0], "-benchmarks=")
+			require.Contains(t, lines, name, out)
+			require.Equal(t, strconv.Itoa(tc.ops), lines[name][2])
+			require.Equal(t, tc.msg, lines[name][4])
+			for c, want := range tc.counters {
+				require.Equal(t, want, kvCounterLine(t, out, "STATISTICS:", c), c)
+			}
+			if name == "multireadrandom" {
+				require.Contains(t, errOut, "entries_per_batch = ")
+				require.NotEmpty(t, lines[name][3], "MB/s of the keys found")
+			} else if name == "multiscan" {
+				require.Empty(t, lines[name][3], "multiscan counts no bytes")
+			}
+		})
+	}
+}
+
+func TestKVRunAB(t *testing.T) {
+	dir := t.TempDir()
+	// 40 seeks of 1000 keys; one multiscan of 10 ranges of 1000 keys.
+	out, errOut, _ := runKVForTest(t, "-db="+dir, "-num=40000", "-seed=3", "-value_size=400", "-cache_size=65536",
+		"-benchmarks=fillseq,compact,seekrandom,multiscan", "-reads=40", "-seek_nexts=1000", "-readahead_size=1048576",
+		"-ab=readahead_size", "-cold", "-statistics", "-histogram")
+
+	require.Len(t, kvReportLine.FindAllString(out, -1), 2+2*2, "fillseq and compact once, each read workload twice:\n%s", out)
+	for _, tc := range []struct{ w, mb string }{{"seekrandom", ` MB/s x[\d.]+,`}, {"multiscan", ""}} {
+		re := `(?m)^` + tc.w + ` .*\n(?:.*\n)*?` + tc.w + ` .*\n(?:.*\n)*?` +
+			`A/B readahead_size=1048576 vs 0: ops/sec x[\d.]+,` + tc.mb + ` file.read.count x[\d.-]+ \(\d+ vs \d+\), per op x[\d.-]+ \([\d.]+ vs [\d.]+\)\n`
+		require.Regexp(t, re, out)
+	}
+	// Each side's counters cover its run alone.
+	titleA, titleB := "STATISTICS (A: readahead_size=1048576):", "STATISTICS (B: readahead_size=0):"
+	require.Equal(t, 40, kvCounterLine(t, out, titleA, "iter.seeks"))
+	require.Equal(t, 40, kvCounterLine(t, out, titleB, "iter.seeks"))
+	a := kvCounterLine(t, out, titleA, "file.read.count")
+	b := kvCounterLine(t, out, titleB, "file.read.count")
+	require.Less(t, a, b, "1 MiB of readahead reads a seek's 200 KiB in fewer calls than automatic readahead")
+	m := regexp.MustCompile(`file.read.count x[\d.]+ \((\d+) vs (\d+)\)`).FindStringSubmatch(out)
+	require.Equal(t, []string{strconv.Itoa(a), strconv.Itoa(b)}, m[1:], "the ratio line and the blocks agree")
+	// Cold before every run, and the totals at the end cover every run.
+	require.Len(t, regexp.MustCompile(`dropped the OS cache of [1-9]\d* table files`).FindAllString(errOut, -1), 2*2,
+		"once before each side; the fill and the compaction found no tables")
+	require.Equal(t, 2*40+2*10, kvCounterLine(t, out, "STATISTICS:", "iter.seeks"))
+	require.Equal(t, 2, kvCounterLine(t, out, "STATISTICS:", "multiscan.prepares"))
+}
+
+func TestKVRunABReopens(t *testing.T) {
+	// Without a log, the memtable is flushed before each reopen: both sides
+	// find every key.
+	out, _, _ := runKVForTest(t, "-num=3000", "-seed=3", "-disable_wal", "-benchmarks=fillseq,multireadrandom",
+		"-batch_size=16", "-reads=500", "-ab=multiread_batched")
+	require.Regexp(t, `(?m)^multireadrandom .*\(500 of 500 found\)\n(?:.*\n)*?multireadrandom .*\(500 of 500 found\)\n`+
+		`A/B multiread_batched=true vs false: ops/sec x[\d.]+, MB/s x[\d.]+, file.read.count `, out)
+
+	// Direct reads on one side, then the flags' setting again.
+	var stdout, stderr bytes.Buffer
+	err := kvMain([]string{"-db=" + t.TempDir(), "-num=3000", "-seed=3", "-benchmarks=fillseq,compact,readrandom,readrandom",
+		"-reads=200", "-ab=use_direct_reads"}, &stdout, &stderr, nil)
+	if err != nil && strings.Contains(err.Error(), "direct I/O is not supported") {
+		t.Skipf("no direct I/O on this filesystem: %v", err)
+	}
+	require.NoError(t, err, stderr.String())
+	require.Len(t, regexp.MustCompile(`(?m)^A/B use_direct_reads=false vs true: `).FindAllString(stdout.String(), -1), 2)
+	require.Len(t, regexp.MustCompile(`(?m)^readrandom .*\(200 of 200 found\)`).FindAllString(stdout.String(), -1), 4)
 }

@@ -13,7 +13,8 @@ package main
 //     t.finishedOps(n). Add the key and value bytes moved to t.bytes and set
 //     t.msg to the report's message, e.g. "(found of read found)".
 //  2. Add an entry to kvWorkloads: its name, whether it starts from an
-//     empty database (fresh), whether -duration bounds it (timed), the
+//     empty database (fresh), whether -duration bounds it (timed), whether
+//     it only reads (readOnly: the A/B mode compares only those), the
 //     operations per thread (ops) and the histogram label (op).
 //  3. Settings it needs that are not already in kvRun go there, filled in
 //     newKVRun from the flags, so that a mode comparing two variants of a run
@@ -24,11 +25,12 @@ package main
 //     clear error when the engine lacks it:
 //
 //	type kvMultiGetter interface {
-//		multiGet(keys [][]byte, values [][]byte, found []bool) error
+//		multiGet(keys, dst [][]byte) ([][]byte, error)
 //	}
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -45,6 +47,9 @@ type kvWorkload struct {
 	timed bool
 	// single workloads run in one thread whatever -threads says.
 	single bool
+	// readOnly workloads leave the database as they found it; -ab runs
+	// them twice, the others once.
+	readOnly bool
 	// op names the operation in the histogram ("Microseconds per read").
 	op string
 	// ops returns the operations per thread.
@@ -54,11 +59,25 @@ type kvWorkload struct {
 	// meta, when not nil, runs instead of threads: once, untimed, with no
 	// report line (flush, stats).
 	meta func(b *kvBench) error
+	// banner, when not nil, returns lines for standard error before each
+	// run, as db_bench prints for some workloads.
+	banner func(r *kvRun) string
 }
 
 func kvOpsNum(c *kvConfig) int64   { return c.num }
 func kvOpsReads(c *kvConfig) int64 { return c.readsPerThread() }
 func kvOpsOne(*kvConfig) int64     { return 1 }
+
+// kvOpsMultiScans returns the multiscans per thread: -reads counts keys, as
+// in db_bench, so a thread runs -reads / (keys per multiscan) of them, at
+// least one.
+func kvOpsMultiScans(c *kvConfig) int64 {
+	perScan := c.multiScanSize * kvMultiScanKeys(c.seekNexts)
+	if perScan < 1 {
+		return 1
+	}
+	return max(1, c.readsPerThread()/perScan)
+}
 
 // kvWorkloads is the workload table, in the order of -h.
 var kvWorkloads = []*kvWorkload{
@@ -68,12 +87,17 @@ var kvWorkloads = []*kvWorkload{
 		ops: kvOpsNum, run: func(t *kvThread) error { return kvWrite(t, true) }},
 	{name: "overwrite", desc: "write -num random keys into the existing database", timed: true, op: "write",
 		ops: kvOpsNum, run: func(t *kvThread) error { return kvWrite(t, true) }},
-	{name: "readrandom", desc: "Get -reads random keys", timed: true, op: "read",
+	{name: "readrandom", desc: "Get -reads random keys", timed: true, readOnly: true, op: "read",
 		ops: kvOpsReads, run: kvReadRandom},
-	{name: "readseq", desc: "iterate over up to -reads keys from the first", op: "read",
+	{name: "readseq", desc: "iterate over up to -reads keys from the first", readOnly: true, op: "read",
 		ops: kvOpsReads, run: kvReadSeq},
-	{name: "seekrandom", desc: "-reads times: new iterator, seek a random key, then -seek_nexts Next calls", timed: true, op: "seek",
-		ops: kvOpsReads, run: kvSeekRandom},
+	{name: "seekrandom", desc: "-reads times: new iterator, seek a random key, then -seek_nexts Next calls", timed: true, readOnly: true,
+		op: "seek", ops: kvOpsReads, run: kvSeekRandom},
+	{name: "multireadrandom", desc: "look up -reads random keys in batches of -batch_size (-multiread_batched, -multiread_stride)",
+		timed: true, readOnly: true, op: "read", ops: kvOpsReads, run: kvMultiReadRandom,
+		banner: func(r *kvRun) string { return fmt.Sprintf("entries_per_batch = %d\n", r.batchSize) }},
+	{name: "multiscan", desc: "scan -multiscan_size ranges of -seek_nexts keys (50 if 0), -multiscan_stride keys apart, from a random key (-multiscan_prepare)",
+		timed: true, readOnly: true, op: "multiscan", ops: kvOpsMultiScans, run: kvMultiScanRandom},
 	{name: "compact", desc: "compact the whole database (flushes the memtable first)", single: true, op: "op",
 		ops: kvOpsOne, run: kvCompact},
 	{name: "flush", desc: "flush the memtable (untimed)", meta: func(b *kvBench) error { return b.db.flush() }},
@@ -234,6 +258,173 @@ func kvSeekRandom(t *kvThread) error {
 	t.bytes += moved
 	// db_bench ends this message with a newline.
 	t.msg = fmt.Sprintf("(%d of %d found)\n", found, read)
+	return nil
+}
+
+// kvMultiReadRandom looks up -reads keys in batches of -batch_size, one
+// operation per key. A batch is uniformly random keys of [0, -num) or, with
+// -multiread_stride=S, keys r, r+S, r+2S, ... from a random r (moved down
+// when the batch would pass -num), drawn as db_bench draws them. With
+// -multiread_batched a batch is one MultiGet, otherwise one Get per key.
+// Bytes counted: key + value of each key found.
+func kvMultiReadRandom(t *kvThread) error {
+	r := t.run
+	var mg kvMultiGetter
+	if r.multiReadBatched {
+		var ok bool
+		if mg, ok = t.db.(kvMultiGetter); !ok {
+			return errors.New("the engine has no MultiGet (run with -multiread_batched=false)")
+		}
+	}
+	num := uint64(r.num)
+	batch := int64(r.batchSize)
+	stride := uint64(r.multiReadStride)
+	keys := make([][]byte, batch)
+	for i := range keys {
+		keys[i] = make([]byte, r.keySize)
+	}
+	var values [][]byte
+	var buf []byte
+	var read, found, moved int64
+	for n := t.next(batch); n > 0; n = t.next(batch) {
+		t.rng.next() // db_bench's database choice, once per batch; see kvWrite
+		ks := keys[:n]
+		if stride > 0 {
+			k := t.rng.next() % num
+			if k+uint64(batch-1)*stride >= num {
+				k = num - uint64(batch)*stride // parseKVFlags keeps batch*stride <= num
+			}
+			for _, key := range ks {
+				putKVKey(key, k)
+				k += stride
+			}
+		} else {
+			for _, key := range ks {
+				putKVKey(key, t.rng.next()%num)
+			}
+		}
+		if mg != nil {
+			var err error
+			if values, err = mg.multiGet(ks, values); err != nil {
+				return fmt.Errorf("MultiGet of %d keys from key %d: %w", n, kvKeyNumber(ks[0]), err)
+			}
+			for i, v := range values {
+				if v != nil {
+					found++
+					moved += int64(len(ks[i]) + len(v))
+				}
+			}
+		} else {
+			for _, key := range ks {
+				v, ok, err := t.db.get(key, buf[:0])
+				if err != nil {
+					return fmt.Errorf("getting key %d: %w", kvKeyNumber(key), err)
+				}
+				if ok {
+					found++
+					moved += int64(len(key) + len(v))
+					buf = v
+				}
+			}
+		}
+		read += n
+		t.finishedOps(n)
+	}
+	t.bytes += moved
+	t.msg = fmt.Sprintf("(%d of %d found)", found, read)
+	return nil
+}
+
+// kvMultiScanRandom runs multiscans, one operation each. A multiscan is
+// -multiscan_size ranges of -seek_nexts keys (50 if 0): the first starts at
+// a uniformly random key below -num minus the multiscan's span, each next
+// one -multiscan_stride keys after the previous one's end. With
+// -multiscan_prepare the ranges are read through one prepared MultiScan,
+// otherwise through a new bounded iterator per range. Every key and value
+// of every range is visited; no bytes are counted (as in db_bench).
+//
+// db_bench draws the start with std::uniform_int_distribution; this draws
+// it as the other workloads draw keys (the next number modulo the span), so
+// the same -seed picks other multiscan starts than db_bench does.
+func kvMultiScanRandom(t *kvThread) error {
+	r := t.run
+	var ms kvMultiScanner
+	if r.multiScanPrepare {
+		var ok bool
+		if ms, ok = t.db.(kvMultiScanner); !ok {
+			return errors.New("the engine has no MultiScan (run with -multiscan_prepare=false)")
+		}
+	}
+	scanKeys := uint64(kvMultiScanKeys(r.seekNexts))
+	stride := uint64(r.multiScanStride)
+	span := uint64(r.num) - (scanKeys+stride)*uint64(r.multiScanSize) // parseKVFlags keeps it positive
+	ranges := make([]kvRange, r.multiScanSize)
+	for i := range ranges {
+		ranges[i] = kvRange{start: make([]byte, r.keySize), end: make([]byte, r.keySize)}
+	}
+	var scans int64
+	for t.next(1) > 0 {
+		t.rng.next() // db_bench's database choice; see kvWrite
+		k := t.rng.next() % span
+		for _, rg := range ranges {
+			putKVKey(rg.start, k)
+			putKVKey(rg.end, k+scanKeys)
+			k += scanKeys + stride
+		}
+		var err error
+		if ms != nil {
+			err = kvScanPrepared(ms, ranges, r.iter)
+		} else {
+			err = kvScanEach(t.db, ranges, r.iter)
+		}
+		if err != nil {
+			return fmt.Errorf("multiscan from key %d: %w", kvKeyNumber(ranges[0].start), err)
+		}
+		scans++
+		t.finishedOps(1)
+	}
+	t.msg = fmt.Sprintf("(multiscans:%d)", scans)
+	return nil
+}
+
+// kvScanPrepared visits every key of ranges through one prepared scan.
+func kvScanPrepared(ms kvMultiScanner, ranges []kvRange, o kvIterOptions) (err error) {
+	s, err := ms.newMultiScan(ranges, o)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := s.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	for i := range ranges {
+		for ok := s.SeekRange(i); ok; ok = s.Next() {
+			_, _ = s.Key(), s.Value()
+		}
+		if err := s.Error(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kvScanEach visits every key of ranges with one bounded iterator per
+// range: the way to scan them without MultiScan.
+func kvScanEach(db kvEngine, ranges []kvRange, o kvIterOptions) error {
+	for _, rg := range ranges {
+		o.lowerBound, o.upperBound = rg.start, rg.end
+		it, err := db.newIter(o)
+		if err != nil {
+			return err
+		}
+		for ok := it.SeekGE(rg.start); ok; ok = it.Next() {
+			_, _ = it.Key(), it.Value()
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,78 @@
+package sqlstore
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// catalogCache keeps the catalog entries statements read over and over (a
+// database's record, a table's, the view lookup that misses) so that a
+// statement does not pay engine reads and block-cache pressure for them.
+//
+// Entries hold what the committed catalog said at one catalog version: the
+// engine sequence number of the last commit that changed the catalog (or of
+// Open). A transaction uses the cache only when its snapshot sees that
+// version and it has not written the catalog itself; a DDL commit bumps the
+// version and empties the cache, so a stale entry is never served. Only the
+// kinds that change solely through transactions are cached (not the store's
+// metadata, counters or users, which are written outside transactions).
+type catalogCache struct {
+	version atomic.Uint64
+	mu      sync.RWMutex
+	entries map[string]catalogEntry
+}
+
+type catalogEntry struct {
+	value []byte // nil when absent
+	found bool
+}
+
+const catalogCacheMax = 16384
+
+// cacheable reports whether key's kind is cached.
+func cacheableCatalogKey(key []byte) bool {
+	if len(key) < 2 || key[0] != prefixCatalog {
+		return false
+	}
+	switch key[1] {
+	case kindDatabase, kindTable, kindView, kindTrigger, kindProcedure, kindEvent:
+		return true
+	}
+	return false
+}
+
+// lookup returns the cached entry of key valid for a reader whose snapshot
+// is at seq.
+func (c *catalogCache) lookup(key []byte, seq uint64) (catalogEntry, bool) {
+	if seq < c.version.Load() {
+		return catalogEntry{}, false
+	}
+	c.mu.RLock()
+	e, ok := c.entries[string(key)]
+	c.mu.RUnlock()
+	return e, ok
+}
+
+// add caches what a reader at seq read for key while the catalog was at
+// version v (read before the engine read).
+func (c *catalogCache) add(key []byte, e catalogEntry, seq, v uint64) {
+	if seq < v {
+		return
+	}
+	c.mu.Lock()
+	if c.version.Load() == v {
+		if c.entries == nil || len(c.entries) >= catalogCacheMax {
+			c.entries = make(map[string]catalogEntry)
+		}
+		c.entries[string(key)] = e
+	}
+	c.mu.Unlock()
+}
+
+// invalidate records that the catalog changed at engine sequence seq.
+func (c *catalogCache) invalidate(seq uint64) {
+	c.mu.Lock()
+	c.version.Store(seq)
+	c.entries = nil
+	c.mu.Unlock()
+}
