@@ -447,6 +447,12 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if !ok {
 		return 0, sql.ErrTableNotFound.New(t.def.name)
 	}
+	if !isTruncateStatement(ctx.Query()) {
+		// GMS runs DELETE FROM t without WHERE through Truncate too, but
+		// that is DML: it must stay inside the transaction (and roll back
+		// with it), so the rows are deleted, not the table replaced.
+		return t.deleteAllRows(tx, def)
+	}
 	n, err := t.countVisible(tx, def)
 	if err != nil {
 		return 0, err
@@ -461,6 +467,47 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 		return 0, err
 	}
 	return int(n), nil
+}
+
+// isTruncateStatement reports whether query is a TRUNCATE statement (as
+// opposed to a DELETE without WHERE, which GMS also runs as a truncation).
+func isTruncateStatement(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	for strings.HasPrefix(q, "/*") {
+		end := strings.Index(q, "*/")
+		if end < 0 {
+			return false
+		}
+		q = strings.TrimLeft(q[end+2:], " \t\r\n")
+	}
+	return len(q) >= 8 && strings.EqualFold(q[:8], "truncate")
+}
+
+// deleteAllRows deletes every row and index entry of a table inside the
+// transaction, recording the row-count change, and returns the rows
+// deleted.
+func (t *Table) deleteAllRows(tx *txn, def *tableDef) (int, error) {
+	prefix := appendIndexPrefix(nil, def.id, primaryIndexID)
+	it, err := tx.newIter(prefix, prefixEnd(prefix))
+	if err != nil {
+		return 0, err
+	}
+	var rows, bytes int64
+	for ok := it.First(); ok; ok = it.Next() {
+		rows++
+		bytes += int64(len(it.Key()) + len(it.Value()))
+	}
+	err = it.Error()
+	it.Close()
+	if err != nil {
+		return 0, err
+	}
+	all := appendTablePrefix(nil, def.id)
+	if err := tx.deleteRange(all, prefixEnd(all)); err != nil {
+		return 0, err
+	}
+	tx.wrote(def.id, -rows, -bytes)
+	return int(rows), nil
 }
 
 // countVisible counts the rows the transaction sees in a table.
