@@ -134,8 +134,13 @@ func (d *DB) runCompactionLocked(c *manifest.Compaction) error {
 	d.mu.compacting--
 	v.Unref()
 	if err != nil {
-		for _, m := range outputs {
-			d.fs.Remove(makeFilename(d.dirname, fileTypeTable, m.FileNum))
+		// A failed manifest write may still have reached the file: the
+		// edit naming the outputs can be replayed by the next Open, so
+		// they must stay. Open removes them if the edit did not land.
+		if !errors.Is(err, manifest.ErrFailed) {
+			for _, m := range outputs {
+				d.fs.Remove(makeFilename(d.dirname, fileTypeTable, m.FileNum))
+			}
 		}
 		if !errors.Is(err, errCompactionAborted) {
 			d.backgroundFailedLocked(fmt.Errorf("compaction %s: %w", c, err))

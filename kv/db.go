@@ -90,6 +90,10 @@ type DB struct {
 	readOnly atomic.Bool
 	closed   atomic.Bool
 
+	// mgValueSize is the average value size the last MultiGet found, to
+	// size the next one's arena.
+	mgValueSize atomic.Int64
+
 	// arenas holds a retired memtable arena for the next memtable.
 	arenas chan []uint64
 

@@ -184,9 +184,14 @@ func (d *DB) flushLoop() {
 	}
 }
 
-// flushPendingLocked flushes the immutable memtables, oldest first.
+// flushPendingLocked flushes the immutable memtables, oldest first. Only
+// one flush runs at a time: a caller that finds one running returns, and
+// the running one, which loops until no memtable waits, takes its work.
 // REQUIRES: d.mu held.
 func (d *DB) flushPendingLocked() {
+	if d.mu.flushing {
+		return
+	}
 	d.mu.flushing = true
 	defer func() { d.mu.flushing = false }()
 	for len(d.mu.imms) > 0 && d.mu.bgErr == nil && !d.mu.closed {

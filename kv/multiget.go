@@ -45,6 +45,13 @@ func (d *DB) MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, e
 	m := multiGetPool.Get().(*multiGet)
 	defer m.release()
 	m.init(keys)
+	// One arena per call, sized from the values earlier calls found, so
+	// that it rarely grows (and is not cleared and copied by doubling).
+	avg := d.mgValueSize.Load()
+	if avg <= 0 {
+		avg = 128
+	}
+	m.arena = make([]byte, 0, int64(len(keys))*avg*5/4+64)
 	for start := 0; start < len(keys); start += MultiGetMaxBatch {
 		end := min(start+MultiGetMaxBatch, len(keys))
 		sink.Add(stats.MultiGetBatches, 1)
@@ -61,6 +68,9 @@ func (d *DB) MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, e
 		}
 	}
 	sink.Add(stats.MultiGetKeysFound, int64(found))
+	if found > 0 {
+		d.mgValueSize.Store(int64(len(m.arena)/found) + 1)
+	}
 	return values, nil
 }
 
@@ -102,7 +112,7 @@ func (m *multiGet) init(keys [][]byte) {
 	}
 	slices.SortFunc(m.order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
 	// The arena outlives the call (the values point into it), so it is not
-	// pooled.
+	// pooled: MultiGet allocates it.
 	m.arena = nil
 }
 

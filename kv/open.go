@@ -336,12 +336,14 @@ func (d *DB) checkRecoveredState(vs *manifest.VersionSet) error {
 	}
 	manifestName := filepath.Join(d.dirname, manifest.ManifestName(vs.ManifestFileNum()))
 	onDisk := map[string]bool{}
-	var logs, tables int
+	var newerLogs, tables int
 	for _, n := range names {
 		onDisk[n] = true
-		switch t, _ := parseFilename(n); t {
+		switch t, num := parseFilename(n); t {
 		case fileTypeLog:
-			logs++
+			if num > vs.LogNum() {
+				newerLogs++
+			}
 		case fileTypeTable:
 			tables++
 		}
@@ -362,16 +364,18 @@ func (d *DB) checkRecoveredState(vs *manifest.VersionSet) error {
 		torn = "it ends cleanly"
 	}
 	// A manifest cut at a record boundary ends cleanly yet may have lost
-	// edits too, so these checks do not depend on a torn tail: the log the
-	// state starts from is created (and its directory entry synced) before
-	// any edit names it, and only logs older than it are ever deleted.
+	// edits too, so these checks do not depend on a torn tail. Only logs
+	// older than the one the state starts from are ever deleted, and a
+	// newer log is created only after the edit naming the state's log
+	// (Resume names a log it creates once its flush succeeded), so a newer
+	// log beside a missing state log means an edit was lost.
 	lost := false
 	switch logNum := vs.LogNum(); {
 	case logNum == 0:
 		// Only the first Open's edit can be lost this way, before any table
 		// was written.
 		lost = tables > 0
-	case logs > 0:
+	case newerLogs > 0:
 		lost = !onDisk[filepath.Base(makeFilename(d.dirname, fileTypeLog, logNum))]
 	}
 	if lost {

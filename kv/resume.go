@@ -48,22 +48,23 @@ func (d *DB) resume() error {
 	for d.mu.flushing || d.mu.compacting > 0 {
 		d.mu.cond.Wait()
 	}
-	// A new log, and the memtable that the failed one served set aside for
-	// a flush.
+	// The memtable that the failed log served is set aside for a flush, and
+	// a new one starts for the next log. That log is created only after
+	// every memtable reached a table: until then the failed log stays the
+	// newest on disk, so a reopen after a failed Resume reads its torn
+	// tail as the end of the database's history, not as corruption.
 	if d.mu.log.w != nil {
 		d.logW.Store(nil)
 		d.mu.log.w.Close() // the failed log: its error is known
 		d.mu.log.w = nil
 	}
-	num := d.mu.versions.NewFileNum()
-	if !d.opts.DisableWAL {
-		if err := d.createLogLocked(num); err != nil {
-			return fmt.Errorf("%w: resume: %w", ErrReadOnly, err)
-		}
+	num := d.mu.mem.logNum
+	if d.mu.log.num == num { // the memtable's log exists: start a new one
+		num = d.mu.versions.NewFileNum()
+		d.mu.imms = append(d.mu.imms, d.mu.mem)
+		d.mu.mem = d.newMemTable(d.opts.MemtableSize, num)
+		d.updateReadStateLocked()
 	}
-	d.mu.imms = append(d.mu.imms, d.mu.mem)
-	d.mu.mem = d.newMemTable(d.opts.MemtableSize, num)
-	d.updateReadStateLocked()
 
 	saved := d.mu.bgErr
 	d.mu.bgErr = nil
@@ -73,6 +74,11 @@ func (d *DB) resume() error {
 			d.mu.bgErr = saved
 		}
 		return fmt.Errorf("%w: resume: %w", ErrReadOnly, d.mu.bgErr)
+	}
+	if !d.opts.DisableWAL {
+		if err := d.createLogLocked(num); err != nil {
+			return fmt.Errorf("%w: resume: %w", ErrReadOnly, err)
+		}
 	}
 	d.mu.writeErr = nil
 	d.readOnly.Store(false)
