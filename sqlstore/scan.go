@@ -160,7 +160,7 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 			tune = iterTuning{} // a MultiScan run as Scans
 		}
 		if err := is.init(tune); err != nil {
-			return err
+			return wrapf(err, "sqlstore: reading %s", ri.d.name)
 		}
 		ri.src = is
 	}
@@ -175,7 +175,7 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 		if f.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
 			_ = ri.src.close()
 			ri.src = nil
-			return err
+			return wrapf(err, "sqlstore: reading %s", ri.d.name)
 		}
 	}
 	ri.fetch = f

@@ -1,0 +1,6 @@
+ALTER TABLE t ADD COLUMN extra INT DEFAULT 7;
+ALTER TABLE t ADD INDEX kextra (extra, s);
+UPDATE t SET extra = id * 2 WHERE id < 5;
+ALTER TABLE t DROP COLUMN tx;
+ALTER TABLE t MODIFY COLUMN s VARCHAR(128);
+SELECT id, extra, s FROM t WHERE extra > 3 ORDER BY extra;

@@ -1,0 +1,4 @@
+CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED, c VARCHAR(20) AS (CONCAT('v', a)) VIRTUAL, KEY kb (b));
+INSERT INTO g (id, a) VALUES (1, 10), (2, 20);
+UPDATE g SET a = a + 1;
+SELECT * FROM g WHERE b > 20;

@@ -1,0 +1,3 @@
+TRUNCATE TABLE k;
+INSERT INTO k VALUES (1, 'a'), (1, 'a'), (2, NULL);
+SELECT a, b, COUNT(*) FROM k GROUP BY a, b ORDER BY a;

@@ -1,0 +1,3 @@
+SELECT JSON_EXTRACT(j, '$.a'), JSON_TYPE(j), JSON_KEYS(j) FROM t WHERE j IS NOT NULL;
+UPDATE t SET j = JSON_OBJECT('a', id, 'arr', JSON_ARRAY(1, 2, s)) WHERE id = 3;
+SELECT id FROM t WHERE JSON_CONTAINS(j, '1', '$.arr');

@@ -1,0 +1,7 @@
+PREPARE s1 FROM 'SELECT id, s FROM t WHERE id = ?';
+SET @x = 3;
+EXECUTE s1 USING @x;
+PREPARE s2 FROM 'INSERT INTO k VALUES (?, ?)';
+SET @y = 'prep';
+EXECUTE s2 USING @x, @y;
+DEALLOCATE PREPARE s1;

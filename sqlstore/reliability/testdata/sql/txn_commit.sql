@@ -1,0 +1,6 @@
+START TRANSACTION;
+INSERT INTO t (id, i, s) VALUES (300, 300, 'txn');
+UPDATE t SET f = -1 WHERE id = 1;
+SELECT * FROM t WHERE id IN (1, 300);
+COMMIT;
+SELECT id, f FROM t WHERE id IN (1, 300);
