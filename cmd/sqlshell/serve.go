@@ -28,6 +28,10 @@ Flags:
   --password PASSWORD          its password (default $STRATA_PASSWORD)
   --max-connections N          simultaneous connections (default 151)
   --idle-timeout DURATION      close connections idle this long (default 8h)
+  --connect-timeout DURATION   close connections that have not logged in after
+                               this long (default 10s)
+  --write-timeout DURATION     close connections that take no result data for
+                               this long (default 60s)
   --max-allowed-packet BYTES   largest statement or packet (default 64MiB)
   --tls-cert FILE, --tls-key FILE
                                PEM certificate and key: enables TLS
@@ -52,6 +56,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.password, "password", os.Getenv("STRATA_PASSWORD"), "")
 	fs.IntVar(&cfg.maxConns, "max-connections", 151, "")
 	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", 8*time.Hour, "")
+	fs.DurationVar(&cfg.connectTimeout, "connect-timeout", 10*time.Second, "")
+	fs.DurationVar(&cfg.writeTimeout, "write-timeout", 60*time.Second, "")
 	fs.IntVar(&cfg.maxPacket, "max-allowed-packet", 64<<20, "")
 	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "")
 	fs.StringVar(&cfg.tlsKey, "tls-key", "", "")
@@ -68,8 +74,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sqlshell serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if cfg.maxConns < 1 || cfg.maxPacket < 1024 || cfg.idleTimeout <= 0 {
-		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, --idle-timeout positive")
+	if cfg.maxConns < 1 || cfg.maxPacket < 1024 || cfg.idleTimeout <= 0 || cfg.connectTimeout <= 0 || cfg.writeTimeout <= 0 {
+		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, the timeouts positive")
 		return exitUsage
 	}
 	cfg.noSync = !*sync

@@ -35,6 +35,8 @@ type serverConfig struct {
 	user, password  string        // the administrator account (created or updated at start)
 	maxConns        int           // simultaneous connections; more are refused
 	idleTimeout     time.Duration // a connection idle this long is closed
+	connectTimeout  time.Duration // a connection not logged in after this long is closed
+	writeTimeout    time.Duration // a connection that takes no data this long is closed
 	maxPacket       int           // max_allowed_packet, bytes
 	tlsCert, tlsKey string        // PEM files; both or neither
 	requireTLS      bool          // refuse clients that do not use TLS
@@ -173,12 +175,14 @@ func startServer(cfg serverConfig) (*srv, error) {
 		return fail(err)
 	}
 	s.ln = newLimitListener(nl, cfg.maxConns, cfg.maxPacket, cfg.log)
+	s.ln.connectTimeout = cfg.connectTimeout
 	gcfg := server.Config{
 		Protocol:               "tcp",
 		Address:                nl.Addr().String(),
 		Listener:               s.ln,
 		Version:                "8.0.33-strata",
 		ConnReadTimeout:        cfg.idleTimeout,
+		ConnWriteTimeout:       cfg.writeTimeout,
 		TLSConfig:              tlsCfg,
 		RequireSecureTransport: cfg.requireTLS,
 		ProtocolListenerFactory: func(_ server.Config, lc mysql.ListenerConfig, _ server.ServerEventListener) (server.ProtocolListener, error) {

@@ -73,6 +73,9 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 	h.mu.Lock()
 	h.conns++
 	h.mu.Unlock()
+	if lc := limitConnOf(c.Conn); lc != nil {
+		lc.mc = c // lets the listener see when the client has logged in
+	}
 	h.Handler.NewConnection(c)
 }
 
@@ -100,6 +103,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	h.begin()
 	defer h.end()
+	ctx, stop := watchPeer(ctx, c.Conn)
+	defer stop()
 	return wireErr(h.Handler.ComQuery(ctx, c, query, callback))
 }
 
@@ -110,6 +115,8 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	h.begin()
 	defer h.end()
+	ctx, stop := watchPeer(ctx, c.Conn)
+	defer stop()
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
 	return rest, wireErr(err)
 }
@@ -136,6 +143,8 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	}
 	h.begin()
 	defer h.end()
+	ctx, stop := watchPeer(ctx, c.Conn)
+	defer stop()
 	return wireErr(h.Handler.ComStmtExecute(ctx, c, prepare, callback))
 }
 

@@ -6,6 +6,7 @@ import (
 	"log"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -19,6 +20,10 @@ type limitListener struct {
 	max       int
 	maxPacket int
 	log       *log.Logger
+	// connectTimeout bounds the time from accept to a logged-in session:
+	// a connection that never completes the handshake would otherwise
+	// hold one of the max slots until the idle timeout.
+	connectTimeout time.Duration
 
 	mu    sync.Mutex
 	conns map[*limitConn]struct{} // open connections
@@ -46,6 +51,13 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		lc := &limitConn{Conn: c, l: l}
 		l.conns[lc] = struct{}{}
 		l.mu.Unlock()
+		if l.connectTimeout > 0 {
+			lc.loginBy = time.Now().Add(l.connectTimeout)
+			if err := c.SetReadDeadline(lc.loginBy); err != nil {
+				_ = lc.Close()
+				continue
+			}
+		}
 		return lc, nil
 	}
 }
@@ -97,10 +109,46 @@ type limitConn struct {
 	logical   int  // size of the logical packet so far
 	packets   int  // packets seen
 	tls       bool // the client switched to TLS: framing no longer visible
+
+	// Login state, used on the connection's own goroutine only: the
+	// protocol handler sets mc when the connection starts, and the
+	// handshake sets mc.User once the client is authenticated. Until
+	// then every read must end by loginBy (zero once logged in).
+	mc      *mysql.Conn
+	loginBy time.Time
+}
+
+// loggingIn reports whether the connection has a login deadline still to
+// meet, and drops the deadline once the client has logged in.
+func (c *limitConn) loggingIn() bool {
+	if c.loginBy.IsZero() {
+		return false
+	}
+	if c.mc != nil && c.mc.User != "" {
+		c.loginBy = time.Time{}
+		return false
+	}
+	return true
+}
+
+// SetReadDeadline implements net.Conn: before login, no read may wait
+// past the login deadline, whatever the idle timeout asks.
+func (c *limitConn) SetReadDeadline(t time.Time) error {
+	if c.loggingIn() && (t.IsZero() || t.After(c.loginBy)) {
+		t = c.loginBy
+	}
+	return c.Conn.SetReadDeadline(t)
 }
 
 // Read implements net.Conn.
 func (c *limitConn) Read(b []byte) (int, error) {
+	if !c.loginBy.IsZero() && !c.loggingIn() {
+		// Logged in since the last read: the login deadline no longer
+		// applies (the idle timeout, when set, sets its own per read).
+		if err := c.Conn.SetReadDeadline(time.Time{}); err != nil {
+			return 0, err
+		}
+	}
 	n, err := c.Conn.Read(b)
 	if c.tls || c.l.maxPacket <= 0 {
 		return n, err
