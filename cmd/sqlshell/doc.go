@@ -31,7 +31,10 @@
 //     DATA/files/sql (secure_file_priv); the engine never checks the FILE
 //     privilege.
 //   - At most --max-connections connections (more get error 1040); idle
-//     connections close after --idle-timeout; a packet larger than
+//     connections close after --idle-timeout, connections that have not
+//     logged in after --connect-timeout, and clients that take no result
+//     data for --write-timeout; a statement whose client hangs up is
+//     cancelled; a packet larger than
 //     --max-allowed-packet closes the connection with error 1153 before it
 //     is buffered (for TLS connections the statement size is checked).
 //   - With --require-secure-transport a client that does not use TLS fails
