@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
@@ -90,38 +91,86 @@ func (d *DB) newMultiScan(ctx context.Context, b *Batch, ranges []ScanRange, o *
 	return s, nil
 }
 
+// maxConcurrentPrepares bounds the tables a MultiScan with AsyncIO
+// prepares at once.
+const maxConcurrentPrepares = 8
+
+// prepareJob is one table of a MultiScan to prepare.
+type prepareJob struct {
+	file  *manifest.FileMetadata
+	sub   []table.ScanRange
+	entry *tableEntry
+	scan  *table.PreparedScan
+	err   error
+}
+
 // prepare prepares every table of the read state that a range touches.
+// With AsyncIO the tables are prepared concurrently, so that reading one
+// table's blocks overlaps with walking the next one's index; without it,
+// one after another, on the caller's goroutine only.
 func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) error {
 	d := s.d
-	po := table.PrepareOptions{Async: o.AsyncIO, DontFillCache: o.DontFillCache, Stats: o.Stats}
-	var sub []table.ScanRange
+	po := table.PrepareOptions{Async: o.AsyncIO, DontFillCache: o.DontFillCache, Stats: o.Stats,
+		CoalesceThreshold: o.CoalesceThreshold}
+	var jobs []prepareJob
 	for level := 0; level < manifest.NumLevels; level++ {
 		for _, f := range rs.v.Overlaps(level, o.LowerBound, o.UpperBound) {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			sub = sub[:0]
+			var sub []table.ScanRange
 			for _, r := range s.ranges {
 				if f.Overlaps(r.Start, r.End) && !(bytes.Equal(f.SmallestUserKey(), r.End)) {
 					sub = append(sub, table.ScanRange{Start: r.Start, End: r.End})
 				}
 			}
-			if len(sub) == 0 {
-				continue
+			if len(sub) > 0 {
+				jobs = append(jobs, prepareJob{file: f, sub: sub})
 			}
-			e, err := d.tables.get(f.FileNum)
-			if err != nil {
-				return err
-			}
-			s.entries = append(s.entries, e)
-			p, err := e.reader.PrepareScan(ctx, sub, po)
-			if err != nil {
-				return err
-			}
-			s.prepared[f.FileNum] = p
 		}
 	}
-	return nil
+	run := func(j *prepareJob) {
+		if j.err = ctx.Err(); j.err != nil {
+			return
+		}
+		if j.entry, j.err = d.tables.get(j.file.FileNum); j.err != nil {
+			return
+		}
+		j.scan, j.err = j.entry.reader.PrepareScan(ctx, j.sub, po)
+	}
+	if o.AsyncIO && len(jobs) > 1 {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, maxConcurrentPrepares)
+		for i := range jobs {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(j *prepareJob) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				run(j)
+			}(&jobs[i])
+		}
+		wg.Wait()
+	} else {
+		for i := range jobs {
+			if run(&jobs[i]); jobs[i].err != nil {
+				break
+			}
+		}
+	}
+	// Everything opened or prepared is recorded before the first error is
+	// returned, so that release frees it.
+	var first error
+	for i := range jobs {
+		j := &jobs[i]
+		if j.entry != nil {
+			s.entries = append(s.entries, j.entry)
+		}
+		if j.scan != nil {
+			s.prepared[j.file.FileNum] = j.scan
+		}
+		if j.err != nil && first == nil {
+			first = j.err
+		}
+	}
+	return first
 }
 
 // SeekRange positions the scan on the first key of range r and reports

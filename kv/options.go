@@ -296,4 +296,10 @@ type IterOptions struct {
 	// bound. Forward moves check the upper bound, backward moves the lower;
 	// tables use the bounds to avoid reading blocks beyond them.
 	LowerBound, UpperBound []byte
+	// CoalesceThreshold, for a MultiScan only, is the largest gap in bytes
+	// between two data blocks that still lets one read fetch both (the gap
+	// is read and dropped). Zero means 16 KiB; negative merges nothing,
+	// not even adjacent blocks. Raise it when ranges are a few blocks
+	// apart: one larger read costs less than several small ones.
+	CoalesceThreshold int64
 }

@@ -134,3 +134,77 @@ func TestFileOpensBoundedByTableCache(t *testing.T) {
 	}
 	require.LessOrEqual(t, d.Stats().Get(stats.FileOpens)-before, int64(files), "opens are bounded by the files, not the seeks")
 }
+
+// TestMultiScanManyTables prepares a scan over several overlapping level-0
+// tables, one after another and (with AsyncIO) concurrently: both return
+// every key of the ranges, in order, and read no file after Prepare.
+func TestMultiScanManyTables(t *testing.T) {
+	d, err := Open(t.TempDir(), &Options{FS: vfs.Default, CacheSize: 64 << 10, Compression: 0,
+		L0CompactionTrigger: 100, L0SlowdownWritesTrigger: 200, L0StopWritesTrigger: 300})
+	require.NoError(t, err)
+	defer d.Close()
+	const n, tables = 20000, 5
+	for f := range tables {
+		b := d.NewBatch()
+		for i := f; i < n; i += tables {
+			require.NoError(t, b.Set(fmt.Appendf(nil, "k%08d", i), fmt.Appendf(nil, "%0100d", i)))
+		}
+		require.NoError(t, b.Commit(NoSync))
+		require.NoError(t, d.Flush())
+	}
+	require.GreaterOrEqual(t, d.Metrics().Levels[0].NumFiles, tables)
+	var ranges []ScanRange
+	var want []string
+	for r := range 12 {
+		start := r*1500 + 7
+		ranges = append(ranges, ScanRange{Start: fmt.Appendf(nil, "k%08d", start), End: fmt.Appendf(nil, "k%08d", start+60)})
+		for i := start; i < start+60; i++ {
+			want = append(want, fmt.Sprintf("k%08d", i))
+		}
+	}
+	for _, async := range []bool{false, true} {
+		var op stats.Counters
+		s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: &op, AsyncIO: async}})
+		require.NoError(t, err)
+		afterPrepare := op.Get(stats.FileReadCount)
+		var got []string
+		for r := range ranges {
+			for ok := s.SeekRange(r); ok; ok = s.Next() {
+				got = append(got, string(s.Key()))
+			}
+			require.NoError(t, s.Error())
+		}
+		require.Equal(t, want, got, "async=%v", async)
+		require.Equal(t, afterPrepare, op.Get(stats.FileReadCount), "async=%v: iteration read a file", async)
+		require.NoError(t, s.Close())
+	}
+}
+
+// TestMultiScanCoalesceThreshold: ranges about 40 KB apart share no read
+// under the default threshold (16 KiB) and one read when the threshold
+// spans the gaps.
+func TestMultiScanCoalesceThreshold(t *testing.T) {
+	d := readPathDB(t, 20000, nil)
+	var ranges []ScanRange
+	for r := range 8 {
+		start := r * 400
+		ranges = append(ranges, ScanRange{Start: fmt.Appendf(nil, "k%08d", start), End: fmt.Appendf(nil, "k%08d", start+20)})
+	}
+	reads := func(threshold int64) int64 {
+		var op stats.Counters
+		ro := ReadOptions{Stats: &op, DontFillCache: true}
+		s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ro, CoalesceThreshold: threshold})
+		require.NoError(t, err)
+		n := 0
+		for r := range ranges {
+			for ok := s.SeekRange(r); ok; ok = s.Next() {
+				n++
+			}
+		}
+		require.Equal(t, 160, n)
+		require.NoError(t, s.Close())
+		return op.Get(stats.FileReadCount)
+	}
+	require.EqualValues(t, len(ranges), reads(0))
+	require.EqualValues(t, 1, reads(64<<10))
+}

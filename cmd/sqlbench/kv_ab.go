@@ -43,6 +43,7 @@ var kvABFlags = []*kvABFlag{
 	{name: "use_direct_reads", field: func(r *kvRun) any { return &r.open.directReads }},
 	{name: "multiread_batched", field: func(r *kvRun) any { return &r.multiReadBatched }},
 	{name: "multiscan_prepare", field: func(r *kvRun) any { return &r.multiScanPrepare }},
+	{name: "multiscan_coalesce", field: func(r *kvRun) any { return &r.iter.coalesceThreshold }, min: -1},
 }
 
 // kvABFlagNames returns the names -ab accepts, comma-separated.

@@ -40,6 +40,7 @@ type kvConfig struct {
 	multiScanSize    int64 // ranges per multiscan
 	multiScanStride  int64 // keys between two ranges of a multiscan
 	multiScanPrepare bool  // a prepared MultiScan; false: one iterator per range
+	multiScanGap     int64 // largest gap between blocks one prepared read spans; 0: default
 	// ab, when not nil, runs each read workload twice with one flag
 	// changed (-ab, -ab_value; see kv_ab.go).
 	ab *kvAB
@@ -110,6 +111,7 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.Int64Var(&c.multiScanSize, "multiscan_size", 10, "key ranges per multiscan")
 	fs.Int64Var(&c.multiScanStride, "multiscan_stride", 100, "keys between the end of one multiscan range and the start of the next")
 	fs.BoolVar(&c.multiScanPrepare, "multiscan_prepare", true, "multiscan prepares all its ranges with one MultiScan; false: one iterator per range")
+	fs.Int64Var(&c.multiScanGap, "multiscan_coalesce", 0, "largest gap in bytes between data blocks that one read of a prepared multiscan spans; 0: the engine's default (16 KiB), -1: none")
 	fs.StringVar(&abFlag, "ab", "", "run each read workload twice, each time on the database reopened with an empty block cache: A with the flags as given, then B with this flag changed (one of "+kvABFlagNames()+")")
 	fs.StringVar(&abValue, "ab_value", "", "the -ab flag's value for B; default: a boolean flipped, -readahead_size 0")
 	fs.BoolVar(&c.sync, "sync", false, "sync the write-ahead log on every write batch")

@@ -211,9 +211,10 @@ func (s *kvStrataDB) get(key, dst []byte) ([]byte, bool, error) {
 // kvStrataIterOptions maps a run's iterator settings to the engine's.
 func kvStrataIterOptions(o kvIterOptions) *kv.IterOptions {
 	return &kv.IterOptions{
-		ReadOptions: kv.ReadOptions{ReadaheadSize: o.readaheadSize, AsyncIO: o.asyncIO},
-		LowerBound:  o.lowerBound,
-		UpperBound:  o.upperBound,
+		ReadOptions:       kv.ReadOptions{ReadaheadSize: o.readaheadSize, AsyncIO: o.asyncIO},
+		LowerBound:        o.lowerBound,
+		UpperBound:        o.upperBound,
+		CoalesceThreshold: o.coalesceThreshold,
 	}
 }
 
