@@ -42,10 +42,13 @@ func appendIndexValue(dst []byte, h BlockHandle, first []byte) []byte {
 // the data region. First keys alias block; separators, which may share
 // prefixes, are copied into one arena.
 func decodeIndex(block []byte, file string, off uint64) ([]indexEntry, uint64, error) {
+	// Sized up front: a table of a few thousand blocks would otherwise
+	// spend most of its open growing these slices.
+	n := countEntries(block)
 	var (
-		entries []indexEntry
-		arena   []byte
-		spans   [][2]int // separators in arena, fixed up once it stops growing
+		entries = make([]indexEntry, 0, n)
+		arena   = make([]byte, 0, len(block))
+		spans   = make([][2]int, 0, n) // separators in arena, fixed up once it stops growing
 		dataEnd uint64
 	)
 	corrupt := func(format string, args ...any) error {
@@ -99,4 +102,22 @@ func decodeIndex(block []byte, file string, off uint64) ([]indexEntry, uint64, e
 		entries[i].sep = arena[s[0]:s[1]:s[1]]
 	}
 	return entries, dataEnd, nil
+}
+
+// countEntries returns the number of entries of a block, or 0 if the block
+// is malformed (walkBlock then reports it).
+func countEntries(block []byte) int {
+	end, _, err := blockLayout(block, "", 0)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for off := 0; off < end; n++ {
+		_, unshared, vlen, p, ok := decodeEntryHeader(block, off, end)
+		if !ok {
+			return 0
+		}
+		off = p + unshared + vlen
+	}
+	return n
 }
