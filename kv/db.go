@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/internal/leveliter"
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/memtable"
@@ -200,6 +201,32 @@ type readState struct {
 	mem  *memTable
 	imms []*memTable // oldest first
 	v    *manifest.Version
+	// files holds, for L1 and below, the level's files as a level
+	// iterator takes them, and rangeDels whether any file of the level has
+	// range deletions. Built once per state, so that making an iterator
+	// costs nothing per file of the tree.
+	files     [manifest.NumLevels][]leveliter.File
+	rangeDels [manifest.NumLevels]bool
+}
+
+// initLevels fills rs.files and rs.rangeDels from rs.v.
+func (rs *readState) initLevels() {
+	for level := range manifest.NumLevels {
+		files := rs.v.Levels[level]
+		if level > 0 {
+			lf := make([]leveliter.File, len(files))
+			for i, f := range files {
+				lf[i] = leveliter.File{Smallest: f.Smallest, Largest: f.Largest, Data: f}
+			}
+			rs.files[level] = lf
+		}
+		for _, f := range files {
+			if f.NumRangeDeletes > 0 {
+				rs.rangeDels[level] = true
+				break
+			}
+		}
+	}
 }
 
 func (rs *readState) unref() {
@@ -228,6 +255,7 @@ func (d *DB) updateReadStateLocked() {
 	v := d.mu.versions.Current()
 	v.Ref()
 	rs := &readState{db: d, mem: d.mu.mem, imms: append([]*memTable(nil), d.mu.imms...), v: v}
+	rs.initLevels()
 	rs.refs.Store(1)
 	rs.mem.ref()
 	for _, m := range rs.imms {

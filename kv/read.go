@@ -275,11 +275,21 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uin
 		upperIncl = upper
 	}
 	for level := 0; level < manifest.NumLevels; level++ {
-		files := rs.v.Overlaps(level, lower, upperIncl)
+		var files []*manifest.FileMetadata
+		var lf []leveliter.File
+		if level == 0 {
+			files = rs.v.Overlaps(0, lower, upperIncl)
+		} else {
+			i, j := rs.v.OverlapIndices(level, lower, upperIncl)
+			files, lf = rs.v.Levels[level][i:j], rs.files[level][i:j:j]
+		}
 		if len(files) == 0 {
 			continue
 		}
 		for _, f := range files {
+			if !rs.rangeDels[level] {
+				break
+			}
 			if f.NumRangeDeletes == 0 {
 				continue
 			}
@@ -301,10 +311,6 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uin
 				iters = append(iters, ti)
 			}
 			continue
-		}
-		lf := make([]leveliter.File, len(files))
-		for i, f := range files {
-			lf[i] = leveliter.File{Smallest: f.Smallest, Largest: f.Largest, Data: f}
 		}
 		iters = append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
 			num := f.Data.(*manifest.FileMetadata).FileNum

@@ -131,6 +131,15 @@ func (v *Version) Overlaps(level int, lower, upper []byte) []*FileMetadata {
 	return overlapsSorted(files, lower, upper)
 }
 
+// OverlapIndices is Overlaps for L1 and below as indices: the files of
+// level that may hold a user key in [lower, upper] are Levels[level][i:j].
+func (v *Version) OverlapIndices(level int, lower, upper []byte) (i, j int) {
+	if level <= 0 || level >= NumLevels || (lower != nil && upper != nil && bytes.Compare(lower, upper) > 0) {
+		return 0, 0
+	}
+	return userOverlapIndices(v.Levels[level], lower, upper)
+}
+
 // overlapsSorted is Overlaps over one sorted, non-overlapping level.
 func overlapsSorted(files []*FileMetadata, lower, upper []byte) []*FileMetadata {
 	i, j := userOverlapIndices(files, lower, upper)
