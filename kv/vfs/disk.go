@@ -33,11 +33,7 @@ func (diskFS) Open(name string, opts ...OpenOption) (File, error) {
 	for _, opt := range opts {
 		o |= opt
 	}
-	flags := unix.O_RDONLY | unix.O_CLOEXEC
-	if o&DirectIO != 0 {
-		flags |= unix.O_DIRECT
-	}
-	fd, err := unix.Open(name, flags, 0)
+	fd, err := openRead(name, o&DirectIO != 0)
 	if err != nil {
 		if o&DirectIO != 0 && errors.Is(err, unix.EINVAL) {
 			return nil, fmt.Errorf("vfs: open %s: direct I/O is not supported by this filesystem: %w", name, err)
@@ -50,23 +46,9 @@ func (diskFS) Open(name string, opts ...OpenOption) (File, error) {
 	}
 	if o&RandomAccess != 0 {
 		// A hint; a filesystem that ignores it is not an error.
-		_ = unix.Fadvise(fd, 0, 0, unix.FADV_RANDOM)
+		adviseRandom(fd)
 	}
 	return f, nil
-}
-
-// directAlignment asks the kernel for the file's direct-I/O alignment and
-// falls back to 4096, which every Linux block device accepts.
-func directAlignment(name string) int {
-	var st unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, name, 0, unix.STATX_DIOALIGN, &st); err == nil &&
-		st.Mask&unix.STATX_DIOALIGN != 0 && st.Dio_offset_align > 0 {
-		a := int(max(st.Dio_offset_align, st.Dio_mem_align))
-		if a&(a-1) == 0 {
-			return a
-		}
-	}
-	return 4096
 }
 
 func (diskFS) OpenDir(name string) (File, error) {
@@ -113,8 +95,8 @@ func (diskFS) Lock(name string) (io.Closer, error) {
 }
 
 func (f *diskFile) Sync() error {
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
-		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: err}
+	if err := syncData(f.File); err != nil {
+		return &os.PathError{Op: "sync", Path: f.Name(), Err: err}
 	}
 	return nil
 }
@@ -127,16 +109,9 @@ func (f *diskFile) Size() (int64, error) {
 	return st.Size(), nil
 }
 
-func (f *diskFile) Prefetch(off, n int64) error {
-	// readahead(2) starts the reads and returns without waiting for them.
-	_, _, errno := unix.Syscall(unix.SYS_READAHEAD, f.Fd(), uintptr(off), uintptr(n))
-	if errno != 0 {
-		return unix.Fadvise(int(f.Fd()), off, n, unix.FADV_WILLNEED)
-	}
-	return nil
-}
+func (f *diskFile) Prefetch(off, n int64) error { return prefetch(f.File, off, n) }
 
-func (f *diskFile) Evict() error { return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED) }
+func (f *diskFile) Evict() error { return evict(f.File) }
 
 func (f *diskFile) Alignment() int { return f.align }
 

@@ -1,0 +1,5 @@
+//go:build freebsd || netbsd || openbsd || dragonfly
+
+package vfs
+
+func noCache(int) {}
