@@ -82,7 +82,7 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	}
 	key := gsql.RemoveSpaceAndDelimiter(query, ';')
 	sctx := c.newContext(ctx, query)
-	if _, err := c.sh.engine.PrepareQuery(sctx, query); err != nil {
+	if err := sqlstore.Prepare(sctx, c.sh.engine, query); err != nil {
 		return nil, mysqlErr(err)
 	}
 	parsed, ok := c.sh.engine.PreparedDataCache.GetCachedStmt(c.sess.ID(), key)
@@ -146,7 +146,7 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 			one = rest
 		}
 		sctx = c.newContext(ctx, one)
-		_, iter, _, err := c.sh.engine.QueryWithBindings(sctx, one, parsed, nil, nil)
+		_, iter, err := sqlstore.Query(sctx, c.sh.engine, one, parsed, nil)
 		if err != nil {
 			return nil, mysqlErr(err)
 		}
@@ -238,7 +238,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return st.QueryContext(ctx, args)
 	}
 	sctx := c.newContext(ctx, query)
-	schema, iter, _, err := c.sh.engine.QueryWithBindings(sctx, query, nil, nil, nil)
+	schema, iter, err := sqlstore.Query(sctx, c.sh.engine, query, nil, nil)
 	if err != nil {
 		return nil, mysqlErr(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql/driver"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 var (
@@ -68,7 +70,7 @@ func (s *Stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 		return nil, err
 	}
 	sctx := s.conn.newContext(ctx, s.query)
-	_, iter, _, err := s.conn.sh.engine.QueryWithBindings(sctx, s.query, s.parsed, bindings, nil)
+	_, iter, err := sqlstore.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings)
 	if err != nil {
 		return nil, mysqlErr(err)
 	}
@@ -85,7 +87,7 @@ func (s *Stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 		return nil, err
 	}
 	sctx := s.conn.newContext(ctx, s.query)
-	schema, iter, _, err := s.conn.sh.engine.QueryWithBindings(sctx, s.query, s.parsed, bindings, nil)
+	schema, iter, err := sqlstore.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings)
 	if err != nil {
 		return nil, mysqlErr(err)
 	}

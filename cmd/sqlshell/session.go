@@ -57,7 +57,7 @@ func (s *session) run(ctx context.Context, q string) (*result, error) {
 		gsql.WithPid(s.pids.Add(1)),
 		gsql.WithMemoryManager(s.engine.MemoryManager),
 		gsql.WithProcessList(s.engine.ProcessList))
-	schema, iter, _, err := s.engine.QueryWithBindings(sctx, q, nil, nil, nil)
+	schema, iter, err := sqlstore.Query(sctx, s.engine, q, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -146,7 +146,7 @@ func fuzzRun(st *store, sess *sqlstore.Session, q string) {
 	c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	ctx := sql.NewContext(c, sql.WithSession(sess))
-	_, iter, _, err := st.e.Query(ctx, q)
+	_, iter, err := sqlstore.Query(ctx, st.e, q, nil, nil)
 	if err != nil {
 		return
 	}

@@ -1,0 +1,66 @@
+package sqlstore
+
+import (
+	"fmt"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// GMS panics on some inputs (v0.20.0, for example, on EXECUTE of a
+// statement whose PREPARE failed). The server survives them, since the
+// protocol layer recovers per connection, but an embedded caller would
+// lose its whole process. Query, Prepare and the iterators Query returns
+// turn such a panic into an error for the statement alone.
+
+// Query runs a statement through e, as e.QueryWithBindings does, and
+// returns a panic inside the engine as MySQL error 1105.
+func Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr) (schema sql.Schema, iter sql.RowIter, err error) {
+	defer recoverInto(&err, query)
+	schema, iter, _, err = e.QueryWithBindings(ctx, query, parsed, bindings, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return schema, &guardedIter{RowIter: iter, query: query}, nil
+}
+
+// Prepare parses and caches a statement for execution with bindings, as
+// e.PrepareQuery does, and returns a panic inside the engine as an error.
+func Prepare(ctx *sql.Context, e *sqle.Engine, query string) (err error) {
+	defer recoverInto(&err, query)
+	_, err = e.PrepareQuery(ctx, query)
+	return err
+}
+
+// guardedIter returns a panic of Next or Close as an error.
+type guardedIter struct {
+	sql.RowIter
+	query string
+}
+
+func (g *guardedIter) Next(ctx *sql.Context) (row sql.Row, err error) {
+	defer recoverInto(&err, g.query)
+	return g.RowIter.Next(ctx)
+}
+
+func (g *guardedIter) Close(ctx *sql.Context) (err error) {
+	defer recoverInto(&err, g.query)
+	return g.RowIter.Close(ctx)
+}
+
+// recoverInto turns a panic in progress into *err.
+func recoverInto(err *error, query string) {
+	if r := recover(); r != nil {
+		*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+			"internal error in the SQL engine running %q: %v", truncate(query, 200), r)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s...", s[:n])
+}
