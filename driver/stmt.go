@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 
+	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/strata-db/strata/sqlstore"
@@ -62,34 +63,35 @@ func named(args []driver.Value) []driver.NamedValue {
 
 // ExecContext implements driver.StmtExecContext.
 func (s *Stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	if s.closed || s.conn.closed {
-		return nil, ErrClosed
-	}
-	bindings, err := bind(args)
+	sctx, _, iter, err := s.start(ctx, args)
 	if err != nil {
 		return nil, err
-	}
-	sctx := s.conn.newContext(ctx, s.query)
-	_, iter, err := sqlstore.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings)
-	if err != nil {
-		return nil, mysqlErr(err)
 	}
 	return s.conn.drain(sctx, iter)
 }
 
 // QueryContext implements driver.StmtQueryContext.
 func (s *Stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	sctx, schema, iter, err := s.start(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	return newRows(s.conn, sctx, schema, iter), nil
+}
+
+// start binds args and starts the statement.
+func (s *Stmt) start(ctx context.Context, args []driver.NamedValue) (*gsql.Context, gsql.Schema, gsql.RowIter, error) {
 	if s.closed || s.conn.closed {
-		return nil, ErrClosed
+		return nil, nil, nil, ErrClosed
 	}
 	bindings, err := bind(args)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	sctx := s.conn.newContext(ctx, s.query)
 	schema, iter, err := sqlstore.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings)
 	if err != nil {
-		return nil, mysqlErr(err)
+		return nil, nil, nil, mysqlErr(err)
 	}
-	return newRows(s.conn, sctx, schema, iter), nil
+	return sctx, schema, iter, nil
 }
