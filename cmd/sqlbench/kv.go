@@ -33,7 +33,7 @@ func init() {
 
 func runKV(args []string) error {
 	var progress io.Writer
-	if kvIsTerminal(os.Stderr) {
+	if isTerminal(os.Stderr) {
 		progress = os.Stderr
 	}
 	return kvMain(args, os.Stdout, os.Stderr, progress)

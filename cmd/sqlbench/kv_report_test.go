@@ -155,23 +155,23 @@ func TestKVHistogram(t *testing.T) {
 func TestKVProgressLine(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		p        *kvProgress
+		p        *progress
 		done     int64
 		elapsed  time.Duration
 		contains []string
 	}{
 		{
-			name: "by operations", p: &kvProgress{name: "fillrandom", total: 1000000},
+			name: "by operations", p: &progress{name: "fillrandom", total: 1000000},
 			done: 450000, elapsed: 2 * time.Second,
 			contains: []string{"fillrandom   [#########-----------]  45%", "450000/1000000 ops", "225.0k ops/s", "ETA 2.4s"},
 		},
 		{
-			name: "by time", p: &kvProgress{name: "readrandom", total: 1000, duration: 10 * time.Second},
+			name: "by time", p: &progress{name: "readrandom", total: 1000, duration: 10 * time.Second},
 			done: 3000000, elapsed: 5 * time.Second,
 			contains: []string{"[##########----------]  50%", "3000000 ops", "600.0k ops/s", "5s of 10s"},
 		},
 		{
-			name: "over the estimate", p: &kvProgress{name: "readseq", total: 10},
+			name: "over the estimate", p: &progress{name: "readseq", total: 10},
 			done: 20, elapsed: time.Second,
 			contains: []string{"[####################] 100%", "20 ops/s"},
 		},
@@ -185,15 +185,15 @@ func TestKVProgressLine(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	p := startKVProgress(&out, "fillseq", 100, 0)
+	p := startProgress(&out, "fillseq", 100, 0)
 	p.add(50)
-	time.Sleep(kvProgressInterval + 100*time.Millisecond)
+	time.Sleep(progressInterval + 100*time.Millisecond)
 	p.stop()
 	p.stop() // idempotent
 	require.Contains(t, out.String(), "fillseq")
 	require.True(t, strings.HasSuffix(out.String(), "\r\033[K"), "the bar is erased: %q", out.String())
 
-	var none *kvProgress = startKVProgress(nil, "x", 1, 0)
+	var none *progress = startProgress(nil, "x", 1, 0)
 	none.add(1)
 	none.stop()
 }

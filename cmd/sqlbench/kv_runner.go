@@ -155,7 +155,7 @@ type kvThread struct {
 
 	hist     *kvHistogram
 	lastOp   time.Time
-	progress *kvProgress
+	progress *progress
 	unshown  int64 // finished operations not yet passed to progress
 }
 
@@ -404,7 +404,7 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	fmt.Fprintf(b.stdout, "DB path: [%s]\n", b.dir)
 
 	total := r.ops * int64(r.threads)
-	prog := startKVProgress(b.progress, r.name, total, r.duration)
+	prog := startProgress(b.progress, r.name, total, r.duration)
 	var failed atomic.Bool
 	threads := make([]*kvThread, r.threads)
 	for i := range threads {

@@ -51,7 +51,7 @@ func init() {
 
 func runSQL(args []string) error {
 	var progress io.Writer
-	if sqlIsTerminal(os.Stderr) {
+	if isTerminal(os.Stderr) {
 		progress = os.Stderr
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -73,7 +73,7 @@ func sqlLoad(ctx context.Context, db *sql.DB, cfg *sqlConfig, progress io.Writer
 		}
 	}
 	r := rand.New(rand.NewPCG(cfg.seed, 0x5b7e57))
-	bar := startSQLProgress(progress, "load sbtest", int64(cfg.rows), 0)
+	bar := startProgress(progress, "load sbtest", int64(cfg.rows), 0)
 	defer bar.stop()
 	var sb strings.Builder
 	for lo := 1; lo <= cfg.rows; lo += sqlLoadBatch {

@@ -199,7 +199,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 			return nil, err
 		}
 	}
-	bar := startSQLProgress(b.progress, q.name+" "+mode, 0, c.duration)
+	bar := startProgress(b.progress, q.name+" "+mode, 0, c.duration)
 	start := time.Now()
 	err := b.loop(ctx, threads, c.duration, bar, true)
 	elapsed := time.Since(start)
@@ -265,7 +265,7 @@ func (t *sqlThread) close() {
 }
 
 // loop runs every thread for d, all started together.
-func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Duration, bar *sqlProgress, timed bool) error {
+func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Duration, bar *progress, timed bool) error {
 	deadline := time.Now().Add(d)
 	errs := make([]error, len(threads))
 	var wg sync.WaitGroup
@@ -280,7 +280,7 @@ func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Durati
 	return errors.Join(errs...)
 }
 
-func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.Time, bar *sqlProgress, timed bool) error {
+func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.Time, bar *progress, timed bool) error {
 	// Statements run without ctx's cancellation, which would cost each
 	// query a goroutine in database/sql; the loop checks ctx instead.
 	qctx := context.WithoutCancel(ctx)

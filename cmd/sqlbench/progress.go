@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// kvProgress draws a one-line progress bar for a benchmark phase on a
+// progress draws a one-line progress bar for a benchmark phase (kv or sql) on a
 // terminal, redrawn a few times a second from its own goroutine:
 //
 //	fillrandom   [#########-----------]  45%   450000/1000000 ops  351.2k ops/s  ETA 1.6s
@@ -19,7 +19,7 @@ import (
 // them), so the bar costs the hot loops one atomic add per chunk. A phase
 // bounded by time (-duration) shows elapsed against the duration instead of
 // operations. stop erases the line, so that report lines print cleanly.
-type kvProgress struct {
+type progress struct {
 	w        io.Writer
 	name     string
 	total    int64         // operations expected; 0 when unknown
@@ -32,25 +32,25 @@ type kvProgress struct {
 	exited   chan struct{}
 }
 
-// kvProgressInterval is the redraw period.
-const kvProgressInterval = 200 * time.Millisecond
+// progressInterval is the redraw period.
+const progressInterval = 200 * time.Millisecond
 
-// kvProgressWidth is the number of cells in the bar.
-const kvProgressWidth = 20
+// progressWidth is the number of cells in the bar.
+const progressWidth = 20
 
-// kvIsTerminal reports whether f is a character device (a terminal).
-func kvIsTerminal(f *os.File) bool {
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// startKVProgress starts drawing to w; a nil w gives a nil *kvProgress,
+// startProgress starts drawing to w; a nil w gives a nil *progress,
 // whose methods do nothing.
-func startKVProgress(w io.Writer, name string, total int64, duration time.Duration) *kvProgress {
+func startProgress(w io.Writer, name string, total int64, duration time.Duration) *progress {
 	if w == nil {
 		return nil
 	}
-	p := &kvProgress{
+	p := &progress{
 		w: w, name: name, total: total, duration: duration, start: time.Now(),
 		quit: make(chan struct{}), exited: make(chan struct{}),
 	}
@@ -59,14 +59,14 @@ func startKVProgress(w io.Writer, name string, total int64, duration time.Durati
 }
 
 // add counts n finished operations. Safe for concurrent use.
-func (p *kvProgress) add(n int64) {
+func (p *progress) add(n int64) {
 	if p != nil {
 		p.done.Add(n)
 	}
 }
 
 // stop stops drawing and erases the bar.
-func (p *kvProgress) stop() {
+func (p *progress) stop() {
 	if p == nil {
 		return
 	}
@@ -74,9 +74,9 @@ func (p *kvProgress) stop() {
 	<-p.exited
 }
 
-func (p *kvProgress) loop() {
+func (p *progress) loop() {
 	defer close(p.exited)
-	t := time.NewTicker(kvProgressInterval)
+	t := time.NewTicker(progressInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -90,7 +90,7 @@ func (p *kvProgress) loop() {
 }
 
 // line renders the bar for done operations after elapsed time.
-func (p *kvProgress) line(done int64, elapsed time.Duration) string {
+func (p *progress) line(done int64, elapsed time.Duration) string {
 	frac := -1.0 // unknown
 	switch {
 	case p.duration > 0:
@@ -106,15 +106,15 @@ func (p *kvProgress) line(done int64, elapsed time.Duration) string {
 	fmt.Fprintf(&b, "%-12s ", p.name)
 	if frac >= 0 {
 		frac = min(frac, 1)
-		filled := int(frac * kvProgressWidth)
-		fmt.Fprintf(&b, "[%s%s] %3d%%  ", strings.Repeat("#", filled), strings.Repeat("-", kvProgressWidth-filled), int(frac*100))
+		filled := int(frac * progressWidth)
+		fmt.Fprintf(&b, "[%s%s] %3d%%  ", strings.Repeat("#", filled), strings.Repeat("-", progressWidth-filled), int(frac*100))
 	}
 	if p.total > 0 && p.duration == 0 {
 		fmt.Fprintf(&b, "%d/%d ops", done, p.total)
 	} else {
 		fmt.Fprintf(&b, "%d ops", done)
 	}
-	fmt.Fprintf(&b, "  %s ops/s", kvHumanRate(rate))
+	fmt.Fprintf(&b, "  %s ops/s", humanRate(rate))
 	switch {
 	case p.duration > 0:
 		fmt.Fprintf(&b, "  %s of %s", elapsed.Round(time.Second), p.duration)
@@ -125,8 +125,8 @@ func (p *kvProgress) line(done int64, elapsed time.Duration) string {
 	return b.String()
 }
 
-// kvHumanRate renders a rate with a k or M suffix.
-func kvHumanRate(v float64) string {
+// humanRate renders a rate with a k or M suffix.
+func humanRate(v float64) string {
 	switch {
 	case v >= 1e6:
 		return fmt.Sprintf("%.2fM", v/1e6)
