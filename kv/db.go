@@ -255,7 +255,15 @@ func (d *DB) updateReadStateLocked() {
 	v := d.mu.versions.Current()
 	v.Ref()
 	rs := &readState{db: d, mem: d.mu.mem, imms: append([]*memTable(nil), d.mu.imms...), v: v}
-	rs.initLevels()
+	d.rsMu.Lock()
+	old := d.readState
+	d.rsMu.Unlock()
+	if old != nil && old.v == v {
+		// Only the memtables changed: the level lists still hold.
+		rs.files, rs.rangeDels = old.files, old.rangeDels
+	} else {
+		rs.initLevels()
+	}
 	rs.refs.Store(1)
 	rs.mem.ref()
 	for _, m := range rs.imms {
@@ -263,7 +271,6 @@ func (d *DB) updateReadStateLocked() {
 	}
 	d.l0Files.Store(int32(v.NumFiles(0)))
 	d.rsMu.Lock()
-	old := d.readState
 	d.readState = rs
 	d.rsMu.Unlock()
 	if old != nil {

@@ -112,8 +112,7 @@ func (m *multiGet) init(keys [][]byte) {
 	}
 	slices.SortFunc(m.order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
 	// The arena outlives the call (the values point into it), so it is not
-	// pooled: MultiGet allocates it.
-	m.arena = nil
+	// pooled: MultiGet allocates a new one for every call.
 }
 
 func (m *multiGet) release() {

@@ -288,7 +288,7 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uin
 		}
 		for _, f := range files {
 			if !rs.rangeDels[level] {
-				break
+				break // no file of the level has range deletions
 			}
 			if f.NumRangeDeletes == 0 {
 				continue
