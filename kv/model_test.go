@@ -215,7 +215,13 @@ func (mt *modelTest) checkMultiGet(r Reader, ro *ReadOptions, m kvModel, what st
 	for i := range keys {
 		keys[i] = []byte(mt.key())
 	}
-	vals, err := r.MultiGet(keys, ro, nil)
+	// Half the time with async I/O: the batch's block reads issued at once.
+	var o ReadOptions
+	if ro != nil {
+		o = *ro
+	}
+	o.AsyncIO = mt.rng.IntN(2) == 0
+	vals, err := r.MultiGet(keys, &o, nil)
 	require.NoError(t, err)
 	for i, k := range keys {
 		want, ok := m[string(k)]

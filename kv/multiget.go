@@ -38,6 +38,8 @@ func (d *DB) MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, e
 	}
 	seq := d.readSeq(ro)
 	st := opStats(ro)
+	// Blocks read at once go through the cache, so not with DontFillCache.
+	async := ro != nil && ro.AsyncIO && !ro.DontFillCache
 	sink := stats.Sink{DB: &d.stats, Op: st}
 	rs := d.loadReadState()
 	defer rs.unref()
@@ -56,7 +58,7 @@ func (d *DB) MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, e
 		end := min(start+MultiGetMaxBatch, len(keys))
 		sink.Add(stats.MultiGetBatches, 1)
 		sink.Add(stats.MultiGetKeys, int64(end-start))
-		if err := m.run(d, rs, seq, st, m.order[start:end]); err != nil {
+		if err := m.run(d, rs, seq, st, async, m.order[start:end]); err != nil {
 			return nil, err
 		}
 	}
@@ -87,6 +89,11 @@ type multiGet struct {
 	subH   []uint64
 	subIdx []int
 	subRes []table.GetResult
+
+	// Per-level scratch: the tables to search and, with async I/O, the
+	// blocks to read at once.
+	groups []mgGroup
+	loads  table.BlockLoads
 }
 
 // mgResult is the state of one key.
@@ -135,7 +142,7 @@ func (m *multiGet) decide(i int, kind base.Kind, seq base.SeqNum, start, end int
 }
 
 // run looks up one batch of keys (indexes into keys, sorted by key).
-func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters, batch []int) error {
+func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters, async bool, batch []int) error {
 	// Memtables, newest first.
 	for j := len(rs.imms); j >= 0; j-- {
 		mem, immutable := rs.mem, false
@@ -161,7 +168,8 @@ func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters
 	// Level 0, newest first: every table whose bounds hold a pending key.
 	l0 := rs.v.Levels[0]
 	for j := len(l0) - 1; j >= 0; j-- {
-		if err := m.lookupTable(d, l0[j], seq, st, batch); err != nil {
+		m.groups = append(m.groups[:0], mgGroup{f: l0[j], keys: batch})
+		if err := m.searchGroups(d, seq, st, async); err != nil {
 			return err
 		}
 	}
@@ -171,6 +179,7 @@ func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters
 		if len(files) == 0 {
 			continue
 		}
+		m.groups = m.groups[:0]
 		for k := 0; k < len(batch); {
 			if m.res[batch[k]].done {
 				k++
@@ -191,18 +200,76 @@ func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters
 				k++
 				continue
 			}
-			if err := m.lookupTable(d, f, seq, st, batch[k:end]); err != nil {
-				return err
-			}
+			m.groups = append(m.groups, mgGroup{f: f, keys: batch[k:end]})
 			k = end
+		}
+		if err := m.searchGroups(d, seq, st, async); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// lookupTable looks up, in one table, the pending keys of batch that its
-// bounds may hold.
-func (m *multiGet) lookupTable(d *DB, f *manifest.FileMetadata, seq base.SeqNum, st *stats.Counters, batch []int) error {
+// mgGroup is a table and the run of a batch's keys its bounds may hold.
+type mgGroup struct {
+	f    *manifest.FileMetadata
+	keys []int
+	e    *tableEntry // while searchGroups holds it
+}
+
+// searchGroups looks up each group's keys in its table. With async, it
+// first has every table name the blocks it will miss in the block cache
+// and reads them all at once on the I/O pool (table.BlockLoads), so that
+// the lookups wait for one round of reads instead of one read after
+// another.
+func (m *multiGet) searchGroups(d *DB, seq base.SeqNum, st *stats.Counters, async bool) error {
+	if len(m.groups) == 0 {
+		return nil
+	}
+	defer func() {
+		for k := range m.groups {
+			if m.groups[k].e != nil {
+				d.tables.release(m.groups[k].e)
+			}
+			m.groups[k] = mgGroup{}
+		}
+		m.groups = m.groups[:0]
+		m.loads.Release()
+	}()
+	for k := range m.groups {
+		g := &m.groups[k]
+		if !m.collect(g.f, g.keys) {
+			continue
+		}
+		e, err := d.tables.get(g.f.FileNum)
+		if err != nil {
+			return err
+		}
+		g.e = e
+		if async {
+			e.reader.PlanMultiGet(m.sub, m.subH, seq, m.subRes, &m.loads, st)
+		}
+	}
+	if m.loads.Len() > 0 {
+		if err := m.loads.Load(d.ioPool, st); err != nil {
+			return err
+		}
+	}
+	for k := range m.groups {
+		g := &m.groups[k]
+		if g.e == nil || !m.collect(g.f, g.keys) {
+			continue
+		}
+		if err := m.lookupTable(g.e, seq, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collect gathers into the per-table scratch the pending keys of batch
+// that f's bounds may hold, and reports whether there are any.
+func (m *multiGet) collect(f *manifest.FileMetadata, batch []int) bool {
 	m.sub, m.subH, m.subIdx, m.subRes = m.sub[:0], m.subH[:0], m.subIdx[:0], m.subRes[:0]
 	for _, i := range batch {
 		if !m.res[i].done && pointInFile(f, m.keys[i]) {
@@ -212,14 +279,11 @@ func (m *multiGet) lookupTable(d *DB, f *manifest.FileMetadata, seq base.SeqNum,
 			m.subRes = append(m.subRes, table.GetResult{})
 		}
 	}
-	if len(m.sub) == 0 {
-		return nil
-	}
-	e, err := d.tables.get(f.FileNum)
-	if err != nil {
-		return err
-	}
-	defer d.tables.release(e)
+	return len(m.sub) > 0
+}
+
+// lookupTable looks up, in the table of e, the keys collect gathered.
+func (m *multiGet) lookupTable(e *tableEntry, seq base.SeqNum, st *stats.Counters) error {
 	if e.tombs != nil {
 		for _, i := range m.subIdx {
 			m.res[i].tomb = max(m.res[i].tomb, e.tombs.MaxCoveringSeq(m.keys[i], seq))
@@ -227,6 +291,7 @@ func (m *multiGet) lookupTable(d *DB, f *manifest.FileMetadata, seq base.SeqNum,
 	}
 	// The table appends the values it finds to the arena; a value a range
 	// tombstone hides stays there unused.
+	var err error
 	m.arena, err = e.reader.MultiGet(m.sub, m.subH, seq, m.subRes, m.arena, st)
 	if err != nil {
 		return err

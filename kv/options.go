@@ -284,7 +284,8 @@ type ReadOptions struct {
 	// AsyncIO, for iterators and prepared scans, reads ahead in the
 	// background: while the iterator consumes one region of a table, the
 	// next is read into a second buffer; a prepared scan issues all its
-	// reads at once.
+	// reads at once; MultiGet reads the blocks a batch misses in the block
+	// cache at one level all at once (not with DontFillCache).
 	AsyncIO bool
 }
 

@@ -12,13 +12,15 @@ import (
 
 // readPathDB returns a database on disk holding n keys "k%08d" with
 // 100-byte values, compacted into tables, and a block cache too small to
-// hold them, so that reads go to the files.
+// hold them (unless opts sets CacheSize), so that reads go to the files.
 func readPathDB(t *testing.T, n int, opts *Options) *DB {
 	if opts == nil {
 		opts = &Options{}
 	}
 	opts.FS = vfs.Default
-	opts.CacheSize = 64 << 10
+	if opts.CacheSize == 0 {
+		opts.CacheSize = 64 << 10
+	}
 	opts.Compression = 0 // blocks of a predictable size
 	d, err := Open(t.TempDir(), opts)
 	require.NoError(t, err)
@@ -64,6 +66,52 @@ func TestMultiGetBatches(t *testing.T) {
 	require.NoError(t, err)
 	lookups := op2.Get(stats.BlockCacheHit) + op2.Get(stats.BlockCacheMiss)
 	require.Less(t, lookups, int64(len(seqKeys)/4), "64 adjacent keys span a few blocks")
+}
+
+// TestMultiGetAsyncLoads checks that with AsyncIO a batch's blocks that the
+// cache lacks are read at once on the I/O pool, with or without direct
+// reads, and that the values are those of Get.
+func TestMultiGetAsyncLoads(t *testing.T) {
+	for _, direct := range []bool{false, true} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			// A cache that holds the batch's blocks but starts empty.
+			d := readPathDB(t, 20000, &Options{UseDirectReads: direct, CacheSize: 4 << 20})
+			var keys [][]byte
+			for i := range 32 {
+				keys = append(keys, fmt.Appendf(nil, "k%08d", (i*613)%20000))
+			}
+			keys = append(keys, []byte("k00000000x")) // absent, between keys
+			var op stats.Counters
+			vals, err := d.MultiGet(keys, &ReadOptions{Stats: &op, AsyncIO: true}, nil)
+			require.NoError(t, err)
+			for i, k := range keys {
+				want, err := d.Get(k, nil)
+				if i == len(keys)-1 {
+					require.ErrorIs(t, err, ErrNotFound)
+					require.Nil(t, vals[i])
+					continue
+				}
+				require.NoError(t, err)
+				require.Equal(t, want, vals[i], "key %q", k)
+			}
+			// 32 keys 613 apart lie in 32 distinct blocks, which the
+			// cache lacks: they are read together, in the background
+			// (a level whose tables need only one block reads it
+			// inline).
+			loaded := op.Get(stats.MultiGetBlocksLoaded)
+			require.EqualValues(t, 32, loaded)
+			require.EqualValues(t, loaded, op.Get(stats.BlockCacheMiss))
+			require.GreaterOrEqual(t, op.Get(stats.AsyncReadCount), loaded-2)
+			require.EqualValues(t, loaded, op.Get(stats.FileReadCount), "the lookups read nothing more")
+
+			// Without AsyncIO the same batch reads in turn.
+			var seqOp stats.Counters
+			_, err = d.MultiGet(keys, &ReadOptions{Stats: &seqOp, DontFillCache: true}, nil)
+			require.NoError(t, err)
+			require.Zero(t, seqOp.Get(stats.AsyncReadCount))
+			require.Zero(t, seqOp.Get(stats.MultiGetBlocksLoaded))
+		})
+	}
 }
 
 func TestMultiScanPreparedReadsNothing(t *testing.T) {

@@ -64,8 +64,9 @@ type kvMultiGetter interface {
 	// multiGet returns the values of keys, in the order of keys: nil for a
 	// key not found, a non-nil (maybe empty) slice for one found. It may
 	// reuse dst for the result; the values stay valid until the next
-	// multiGet with that dst.
-	multiGet(keys, dst [][]byte) ([][]byte, error)
+	// multiGet with that dst. o carries the read-path switches (async I/O
+	// reads a batch's uncached blocks at once).
+	multiGet(keys, dst [][]byte, o kvIterOptions) ([][]byte, error)
 }
 
 // kvMultiScanner is an engine that prepares a scan of several key ranges

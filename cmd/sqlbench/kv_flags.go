@@ -105,7 +105,7 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.Int64Var(&c.writeBufferSize, "write_buffer_size", 64<<20, "memtable bytes")
 	fs.BoolVar(&c.useDirectReads, "use_direct_reads", false, "read tables with O_DIRECT")
 	fs.Int64Var(&c.readaheadSize, "readahead_size", 0, "explicit readahead of iterators in bytes; 0 leaves it automatic, -1 turns it off")
-	fs.BoolVar(&c.asyncIO, "async_io", false, "iterators and prepared scans read ahead in the background (0/1 or false/true)")
+	fs.BoolVar(&c.asyncIO, "async_io", false, "iterators and prepared scans read ahead in the background, MultiGet reads a batch's uncached blocks at once (0/1 or false/true)")
 	fs.Int64Var(&c.multiReadStride, "multiread_stride", 0, "multireadrandom looks up keys r, r+S, r+2S, ... from a random r; 0 draws every key")
 	fs.BoolVar(&c.multiReadBatched, "multiread_batched", true, "multireadrandom looks each batch up with one MultiGet; false: one Get per key")
 	fs.Int64Var(&c.multiScanSize, "multiscan_size", 10, "key ranges per multiscan")

@@ -226,8 +226,8 @@ func (s *kvStrataDB) newIter(o kvIterOptions) (kvIter, error) {
 	return it, nil
 }
 
-func (s *kvStrataDB) multiGet(keys, dst [][]byte) ([][]byte, error) {
-	return s.db.MultiGet(keys, nil, dst)
+func (s *kvStrataDB) multiGet(keys, dst [][]byte, o kvIterOptions) ([][]byte, error) {
+	return s.db.MultiGet(keys, &kvStrataIterOptions(o).ReadOptions, dst)
 }
 
 func (s *kvStrataDB) newMultiScan(ranges []kvRange, o kvIterOptions) (kvMultiScan, error) {

@@ -25,7 +25,7 @@ package main
 //     clear error when the engine lacks it:
 //
 //	type kvMultiGetter interface {
-//		multiGet(keys, dst [][]byte) ([][]byte, error)
+//		multiGet(keys, dst [][]byte, o kvIterOptions) ([][]byte, error)
 //	}
 
 import (
@@ -305,7 +305,7 @@ func kvMultiReadRandom(t *kvThread) error {
 		}
 		if mg != nil {
 			var err error
-			if values, err = mg.multiGet(ks, values); err != nil {
+			if values, err = mg.multiGet(ks, values, r.iter); err != nil {
 				return fmt.Errorf("MultiGet of %d keys from key %d: %w", n, kvKeyNumber(ks[0]), err)
 			}
 			for i, v := range values {

@@ -44,11 +44,12 @@ const (
 	AsyncWaitCount      // async.wait.count: times a reader waited for a background read
 	AsyncWaitMicros     // async.wait.micros: time spent waiting for background reads
 
-	GetCalls          // get.calls: point lookups
-	IterSeeks         // iter.seeks: iterator seeks (SeekGE, SeekLT, First, Last)
-	MultiGetBatches   // multiget.batches: MultiGet batches
-	MultiGetKeys      // multiget.keys: keys looked up by MultiGet
-	MultiGetKeysFound // multiget.keys.found: keys MultiGet found
+	GetCalls             // get.calls: point lookups
+	IterSeeks            // iter.seeks: iterator seeks (SeekGE, SeekLT, First, Last)
+	MultiGetBatches      // multiget.batches: MultiGet batches
+	MultiGetKeys         // multiget.keys: keys looked up by MultiGet
+	MultiGetKeysFound    // multiget.keys.found: keys MultiGet found
+	MultiGetBlocksLoaded // multiget.blocks.loaded: blocks MultiGet read at once with async I/O
 
 	MultiScanPrepares         // multiscan.prepares: MultiScan Prepare calls
 	MultiScanRanges           // multiscan.ranges: ranges prepared
@@ -100,6 +101,7 @@ var names = [NumCounters]string{
 	MultiGetBatches:           "multiget.batches",
 	MultiGetKeys:              "multiget.keys",
 	MultiGetKeysFound:         "multiget.keys.found",
+	MultiGetBlocksLoaded:      "multiget.blocks.loaded",
 	MultiScanPrepares:         "multiscan.prepares",
 	MultiScanRanges:           "multiscan.ranges",
 	MultiScanBlocksPrefetched: "multiscan.blocks.prefetched",
