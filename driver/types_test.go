@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"database/sql"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -105,4 +106,45 @@ func TestScanIntoTypedValues(t *testing.T) {
 	require.JSONEq(t, `{"k": 1}`, string(j))
 	require.Equal(t, time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), dt)
 	require.False(t, n.Valid)
+}
+
+// TestIntArgumentTypes checks that an integer argument has the value and
+// the type the same digits written into the statement would have: the
+// driver builds integer literals itself, choosing their type as the SQL
+// parser does.
+func TestIntArgumentTypes(t *testing.T) {
+	db, _ := openDB(t)
+	for _, x := range []any{
+		int64(0), int64(-128), int64(127), int64(128), int64(255), int64(256), int64(-129),
+		int64(math.MaxInt16), int64(math.MaxInt16 + 1), int64(math.MaxUint16), int64(math.MaxUint16 + 1),
+		int64(math.MinInt32), int64(math.MaxInt32), int64(math.MaxUint32), int64(math.MaxUint32 + 1),
+		int64(math.MinInt64), int64(math.MaxInt64), uint64(math.MaxInt64), uint64(math.MaxInt64 + 1),
+		uint64(math.MaxUint64), true, false,
+	} {
+		digits := fmt.Sprint(x)
+		switch x {
+		case true:
+			digits = "1"
+		case false:
+			digits = "0"
+		}
+		describe := func(q string, args ...any) (string, string, string) {
+			rows, err := db.Query(q, args...)
+			require.NoError(t, err, q)
+			defer rows.Close()
+			cts, err := rows.ColumnTypes()
+			require.NoError(t, err)
+			require.True(t, rows.Next())
+			var v, w string
+			require.NoError(t, rows.Scan(&v, &w))
+			return cts[0].DatabaseTypeName() + " " + cts[1].DatabaseTypeName(), v, w
+		}
+		// The argument alone and in arithmetic, whose result type
+		// follows the operand's.
+		gotType, gotV, gotW := describe("SELECT ?, ? + 1", x, x)
+		wantType, wantV, wantW := describe("SELECT " + digits + ", " + digits + " + 1")
+		require.Equal(t, wantType, gotType, "%v", x)
+		require.Equal(t, wantV, gotV, "%v", x)
+		require.Equal(t, wantW, gotW, "%v", x)
+	}
 }
