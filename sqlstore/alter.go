@@ -761,7 +761,7 @@ func (t *Table) DropCheck(ctx *sql.Context, name string) error {
 
 // decodeStored decodes a stored row with its table's full schema.
 func decodeStored(def *tableDef, value []byte) (sql.Row, error) {
-	return def.decodeRow(value, nil)
+	return def.decodeRow(value, nil, nil)
 }
 
 var _ sql.CollationAlterableTable = (*Table)(nil)

@@ -165,7 +165,7 @@ func (e *editor) getRow(key []byte) (sql.Row, []byte, bool, error) {
 	if err != nil || !ok {
 		return nil, nil, false, err
 	}
-	row, err := e.def.decodeRow(v, nil)
+	row, err := e.def.decodeRow(v, nil, nil)
 	if err != nil {
 		return nil, nil, false, err
 	}

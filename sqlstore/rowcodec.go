@@ -63,9 +63,16 @@ func (d *tableDef) encodeRow(dst []byte, row sql.Row) ([]byte, error) {
 	return codec.AppendRow(dst, d.storage, row)
 }
 
-// decodeRow decodes a stored row into dst (reused when large enough).
-func (d *tableDef) decodeRow(value []byte, dst sql.Row) (sql.Row, error) {
-	row, err := codec.DecodeRow(value, d.storage, dst)
+// decodeRow decodes a stored row into dst (reused when large enough), or,
+// when dst is nil and a is not, into memory from a.
+func (d *tableDef) decodeRow(value []byte, dst sql.Row, a *codec.Arena) (sql.Row, error) {
+	var row sql.Row
+	var err error
+	if dst == nil && a != nil {
+		row, err = a.DecodeRow(value, d.storage)
+	} else {
+		row, err = codec.DecodeRow(value, d.storage, dst)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: table %s: %w", d.name, err)
 	}
@@ -80,9 +87,16 @@ func (d *tableDef) decodeRow(value []byte, dst sql.Row) (sql.Row, error) {
 	return row, nil
 }
 
-// decodeColumns decodes the columns with ordinals cols of a stored row.
-func (d *tableDef) decodeColumns(value []byte, cols []int, dst sql.Row) (sql.Row, error) {
-	row, err := codec.DecodeRowColumns(value, d.storage, cols, dst)
+// decodeColumns decodes the columns with ordinals cols of a stored row,
+// into memory from a when it is not nil.
+func (d *tableDef) decodeColumns(value []byte, cols []int, a *codec.Arena) (sql.Row, error) {
+	var row sql.Row
+	var err error
+	if a != nil {
+		row, err = a.DecodeRowColumns(value, d.storage, cols)
+	} else {
+		row, err = codec.DecodeRowColumns(value, d.storage, cols, nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: table %s: %w", d.name, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/planner"
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 var (
@@ -68,7 +69,8 @@ type rowIter struct {
 	src   entrySource
 	fetch *fetcher // nil for the primary index
 
-	full sql.Row // scratch for residual checks
+	full  sql.Row     // scratch for residual checks
+	arena codec.Arena // memory of the rows returned
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, plan *lookupPlan) (*rowIter, error) {
@@ -217,7 +219,7 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return nil, io.EOF
 		}
 		_, value, sp := ri.src.entry()
-		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full)
+		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, &ri.arena)
 		if err != nil {
 			return nil, err
 		}
@@ -229,10 +231,10 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 
 // decodeRow decodes a stored row into the table's projection, after the
 // span's residual checks (sp may be nil).
-func (t *Table) decodeRow(ctx *sql.Context, value []byte, sp *span, ix *indexDef, scratch *sql.Row) (sql.Row, bool, error) {
+func (t *Table) decodeRow(ctx *sql.Context, value []byte, sp *span, ix *indexDef, scratch *sql.Row, a *codec.Arena) (sql.Row, bool, error) {
 	d := t.def
 	if sp != nil && len(sp.residual) > 0 {
-		full, err := d.decodeRow(value, (*scratch)[:0])
+		full, err := d.decodeRow(value, (*scratch)[:0], nil)
 		if err != nil {
 			return nil, false, err
 		}
@@ -251,13 +253,13 @@ func (t *Table) decodeRow(ctx *sql.Context, value []byte, sp *span, ix *indexDef
 		return out, true, nil
 	}
 	if t.proj == nil {
-		row, err := d.decodeRow(value, nil)
+		row, err := d.decodeRow(value, nil, a)
 		if err != nil {
 			return nil, false, err
 		}
 		return row, true, nil
 	}
-	row, err := d.decodeColumns(value, t.proj, nil)
+	row, err := d.decodeColumns(value, t.proj, a)
 	if err != nil {
 		return nil, false, err
 	}

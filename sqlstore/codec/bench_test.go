@@ -105,3 +105,20 @@ func BenchmarkDecodeRowColumns(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeRowArena decodes rows as a scan does, through an Arena.
+func BenchmarkDecodeRowArena(b *testing.B) {
+	sch, row := benchRow()
+	enc, err := AppendRow(nil, sch, row)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(enc)))
+	b.ReportAllocs()
+	var a Arena
+	for b.Loop() {
+		if _, err := a.DecodeRow(enc, sch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -255,9 +255,9 @@ func FuzzDecodeKey(f *testing.F) {
 // of its columns a fuzz case uses.
 var fuzzRowSchema = rowSchema(rowTypes())
 
-// FuzzDecodeRow feeds arbitrary bytes to DecodeRow and DecodeRowColumns: they
-// must not panic, must agree, and a decoded row must encode and decode again
-// to the same values.
+// FuzzDecodeRow feeds arbitrary bytes to DecodeRow and DecodeRowColumns, with
+// and without an Arena: they must not panic, must agree, and a decoded row
+// must encode and decode again to the same values.
 func FuzzDecodeRow(f *testing.F) {
 	f.Add([]byte{3, rowFormatV1, 3, 0, 1, 2, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -272,6 +272,11 @@ func FuzzDecodeRow(f *testing.F) {
 			cols = append(cols, i)
 		}
 		proj, perr := DecodeRowColumns(b, sch, cols, nil)
+		var a Arena
+		arow, aerr := a.DecodeRow(b, sch)
+		aproj, aperr := a.DecodeRowColumns(b, sch, cols)
+		require.Equal(t, err == nil, aerr == nil, "with an arena: %v", aerr)
+		require.Equal(t, perr == nil, aperr == nil, "columns with an arena: %v", aperr)
 		if err != nil {
 			require.ErrorIs(t, err, ErrCorrupt)
 			if perr != nil {
@@ -282,6 +287,10 @@ func FuzzDecodeRow(f *testing.F) {
 		require.NoError(t, perr)
 		for j, c := range cols {
 			sameRowValue(t, sch[c].Type, row[c], proj[j])
+			sameRowValue(t, sch[c].Type, row[c], aproj[j])
+		}
+		for c := range sch {
+			sameRowValue(t, sch[c].Type, row[c], arow[c])
 		}
 		enc, err := AppendRow(nil, sch, row)
 		require.NoError(t, err, "re-encoding %#v", row)

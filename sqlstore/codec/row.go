@@ -215,6 +215,10 @@ func readRowHeader(b []byte, sch sql.Schema) (rowHeader, error) {
 // aliases of b. Columns the row was written without decode as NULL. Malformed
 // input is ErrCorrupt.
 func DecodeRow(b []byte, sch sql.Schema, dst sql.Row) (sql.Row, error) {
+	return decodeRow(b, sch, dst, nil)
+}
+
+func decodeRow(b []byte, sch sql.Schema, dst sql.Row, a *Arena) (sql.Row, error) {
 	h, err := readRowHeader(b, sch)
 	if err != nil {
 		return dst, fmt.Errorf("codec: row: %w", err)
@@ -226,7 +230,7 @@ func DecodeRow(b []byte, sch sql.Schema, dst sql.Row) (sql.Row, error) {
 			row[i] = nil
 			continue
 		}
-		v, n, err := decodeValue(b[off:], col.Type)
+		v, n, err := decodeValue(b[off:], col.Type, a)
 		if err != nil {
 			return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, col.Name, off, err)
 		}
@@ -243,6 +247,10 @@ func DecodeRow(b []byte, sch sql.Schema, dst sql.Row) (sql.Row, error) {
 // into sch), in that order, skipping the others without decoding them. It
 // reuses dst like DecodeRow and returns len(cols) values.
 func DecodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row) (sql.Row, error) {
+	return decodeRowColumns(b, sch, cols, dst, nil)
+}
+
+func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Arena) (sql.Row, error) {
 	h, err := readRowHeader(b, sch)
 	if err != nil {
 		return dst, fmt.Errorf("codec: row: %w", err)
@@ -275,7 +283,7 @@ func DecodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row) (sql.Ro
 			row[j] = nil
 			continue
 		}
-		v, _, err := decodeValue(b[offs[c]:], sch[c].Type)
+		v, _, err := decodeValue(b[offs[c]:], sch[c].Type, a)
 		if err != nil {
 			return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", c, sch[c].Name, offs[c], err)
 		}
@@ -292,8 +300,9 @@ func resizeRow(dst sql.Row, n int) sql.Row {
 }
 
 // decodeValue decodes the row encoding of one non-NULL value of typ from the
-// front of b and returns it with its length.
-func decodeValue(b []byte, typ sql.Type) (any, int, error) {
+// front of b and returns it with its length. Strings take their bytes from
+// a when it is not nil.
+func decodeValue(b []byte, typ sql.Type, a *Arena) (any, int, error) {
 	k := kindOf(typ)
 	switch k {
 	case kindInt8, kindUint8:
@@ -350,6 +359,9 @@ func decodeValue(b []byte, typ sql.Type) (any, int, error) {
 		}
 		switch k {
 		case kindString:
+			if a != nil {
+				return a.string(body), n, nil
+			}
 			return string(body), n, nil
 		case kindBytes:
 			return append(make([]byte, 0, len(body)), body...), n, nil
