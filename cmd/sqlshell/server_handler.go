@@ -14,8 +14,9 @@ import (
 // handler wraps GMS's protocol handler: errors leave with MySQL's error
 // number and SQLSTATE (sqlstore.ServerError), statements longer than the
 // maximum packet are refused (for TLS connections, whose framing the
-// listener cannot see), and the running commands and open connections are
-// counted for a clean shutdown.
+// listener cannot see), a panic inside GMS fails the command instead of
+// closing the connection (see survive), and the running commands and open
+// connections are counted for a clean shutdown.
 type handler struct {
 	*server.Handler
 	maxPacket int
@@ -43,6 +44,30 @@ func (h *handler) end() {
 	h.running--
 	h.cond.Broadcast()
 	h.mu.Unlock()
+}
+
+// survive, deferred by every command, turns a panic inside GMS (v0.20.0
+// panics on some statements, for example EXECUTE of an INSERT whose
+// parameter is a string that is not UTF-8) into MySQL error 1105 for that
+// command. Left alone, the protocol layer would recover it by closing the
+// client's connection. The session is reset as COM_RESET_CONNECTION
+// resets it (its transaction rolled back, its variables and prepared
+// statements dropped), because the statement stopped at an unknown point;
+// the client keeps its connection and learns what happened.
+func (h *handler) survive(c *mysql.Conn, what string, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+		"internal error in the SQL engine during %s; the session was reset: %v", what, r)
+	defer func() {
+		if r2 := recover(); r2 != nil {
+			*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+				"internal error in the SQL engine during %s, and again resetting the session: %v", what, r2)
+		}
+	}()
+	_ = h.Handler.ComResetConnection(c)
 }
 
 // waitConnsClosed blocks until every connection has been closed.
@@ -90,50 +115,54 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 }
 
 // ComInitDB implements mysql.Handler.
-func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) (err error) {
 	h.begin()
 	defer h.end()
+	defer h.survive(c, "COM_INIT_DB", &err)
 	return wireErr(h.Handler.ComInitDB(c, schemaName))
 }
 
 // ComQuery implements mysql.Handler.
-func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (err error) {
 	if err := h.tooLarge(len(query)); err != nil {
 		return err
 	}
 	h.begin()
 	defer h.end()
+	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
 	return wireErr(h.Handler.ComQuery(ctx, c, query, callback))
 }
 
 // ComMultiQuery implements mysql.Handler.
-func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (rest string, err error) {
 	if err := h.tooLarge(len(query)); err != nil {
 		return "", err
 	}
 	h.begin()
 	defer h.end()
+	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
+	rest, err = h.Handler.ComMultiQuery(ctx, c, query, callback)
 	return rest, wireErr(err)
 }
 
 // ComPrepare implements mysql.Handler.
-func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) (f []*querypb.Field, err error) {
 	if err := h.tooLarge(len(query)); err != nil {
 		return nil, err
 	}
 	h.begin()
 	defer h.end()
-	f, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	defer h.survive(c, "COM_STMT_PREPARE", &err)
+	f, err = h.Handler.ComPrepare(ctx, c, query, prepare)
 	return f, wireErr(err)
 }
 
 // ComStmtExecute implements mysql.Handler.
-func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
 	n := 0
 	for _, bv := range prepare.BindVars {
 		n += len(bv.Value)
@@ -143,6 +172,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	}
 	h.begin()
 	defer h.end()
+	defer h.survive(c, "COM_STMT_EXECUTE", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
 	return wireErr(h.Handler.ComStmtExecute(ctx, c, prepare, callback))

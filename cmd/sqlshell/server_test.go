@@ -372,3 +372,51 @@ func TestServerShutdownRollsBack(t *testing.T) {
 	require.NoError(t, rows.Err())
 	require.Equal(t, []int{1}, ids)
 }
+
+// TestServerSurvivesEnginePanic runs a statement on which GMS v0.20.0
+// panics (EXECUTE of an INSERT whose parameter is a string that is not
+// UTF-8): the client gets error 1105 and keeps its connection, whose
+// session was reset, so the transaction open before it was rolled back.
+func TestServerSurvivesEnginePanic(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw"})
+	db := client(t, s.addr(), "root", "pw", "")
+	ctx := context.Background()
+	_, err := db.ExecContext(ctx, "CREATE TABLE k (id INT PRIMARY KEY, s VARCHAR(20))")
+	require.NoError(t, err)
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	var connID int64
+	require.NoError(t, conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&connID))
+	for _, q := range []string{
+		"BEGIN",
+		"INSERT INTO k VALUES (1, 'uncommitted')",
+		"PREPARE s2 FROM 'INSERT INTO k VALUES (?, ?)'",
+		"SET @x = 3",
+		"SET @y = 'pr;\tr\xb4\x05ep'",
+	} {
+		_, err := conn.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	_, err = conn.ExecContext(ctx, "EXECUTE s2 USING @x, @y")
+	if err == nil {
+		t.Skip("this GMS no longer panics on EXECUTE with a non-UTF-8 string")
+	}
+	require.EqualValues(t, 1105, mysqlNumber(err), "%v", err)
+	require.Contains(t, err.Error(), "session was reset")
+
+	// The same connection answers, with a new session: the transaction
+	// was rolled back and the prepared statement is gone.
+	var again int64
+	require.NoError(t, conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&again))
+	require.Equal(t, connID, again, "the same connection")
+	var n int
+	require.NoError(t, conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM k").Scan(&n))
+	require.Zero(t, n, "the open transaction was rolled back")
+	_, err = conn.ExecContext(ctx, "EXECUTE s2 USING @x, @x")
+	require.Error(t, err, "the session's prepared statements were dropped")
+	_, err = conn.ExecContext(ctx, "INSERT INTO k VALUES (2, 'after')")
+	require.NoError(t, err)
+	require.NoError(t, db.QueryRowContext(ctx, "SELECT COUNT(*) FROM k").Scan(&n))
+	require.Equal(t, 1, n)
+}
