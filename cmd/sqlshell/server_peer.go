@@ -57,31 +57,46 @@ func watchPeer(ctx context.Context, c net.Conn) (context.Context, func()) {
 	if err != nil {
 		return ctx, func() {}
 	}
+	// No goroutine until the statement has run for a poll interval: most
+	// finish sooner, and then cost only a timer.
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(peerPollInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if hungUp(raw) {
-				cancel()
-				return
-			}
-		}
-	}()
-	return ctx, func() {
-		close(done)
-		wg.Wait()
-		cancel()
+	w := &peerWatch{raw: raw, cancel: cancel}
+	w.mu.Lock()
+	w.timer = time.AfterFunc(peerPollInterval, w.poll)
+	w.mu.Unlock()
+	return ctx, w.stop
+}
+
+// peerWatch polls a statement's client from a timer.
+type peerWatch struct {
+	raw    syscall.RawConn
+	cancel context.CancelFunc
+
+	mu      sync.Mutex // held by a poll in progress
+	timer   *time.Timer
+	stopped bool
+}
+
+// poll runs on the timer's goroutine: it cancels the statement if the
+// client hung up, else sets the timer again.
+func (w *peerWatch) poll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
 	}
+	if hungUp(w.raw) {
+		w.cancel()
+		return
+	}
+	w.timer.Reset(peerPollInterval)
+}
+
+// stop ends the watch; after it returns no poll runs.
+func (w *peerWatch) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.timer.Stop()
+	w.mu.Unlock()
+	w.cancel()
 }
