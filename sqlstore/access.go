@@ -213,14 +213,15 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-// estimate returns a table's committed row count and bytes, exact or not;
-// known is false until the count was established (the first RowCount
-// after Open, which GMS asks for when it plans a query on the table).
+// estimate returns a table's committed row count and bytes, exact or
+// approximate; known is false until either was taken (the first lookup
+// after Open approximates the count from the engine, a RowCount
+// establishes it).
 func (c *rowCounters) estimate(id uint64) (rows, bytes int64, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rc, ok := c.m[id]
-	if !ok || !rc.known {
+	if !ok || !(rc.known || rc.approx) {
 		return 0, 0, false
 	}
 	return max(rc.rows, 0), max(rc.bytes, 0), true

@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/strata-db/strata/kv/stats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -108,4 +110,53 @@ func TestAutoIncrementNeverReissued(t *testing.T) {
 	d.reopen()
 	d.exec("INSERT INTO a (v) VALUES (6)")
 	require.Equal(t, []sql.Row{{int32(100)}}, d.exec("SELECT id FROM a WHERE v = 6"))
+}
+
+// TestFirstLookupAfterOpenDoesNotScan: the planner's first estimate of a
+// table after Open comes from the engine's table properties, not from a
+// scan of the table, and is close to the truth; COUNT(*) still counts
+// exactly.
+func TestFirstLookupAfterOpenDoesNotScan(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))")
+	const n = 4000
+	for i := 0; i < n; i += 500 {
+		var b strings.Builder
+		b.WriteString("INSERT INTO t VALUES ")
+		for j := i; j < i+500; j++ {
+			if j > i {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "(%d, REPEAT('x', 100))", j)
+		}
+		d.exec(b.String())
+	}
+	require.NoError(t, d.s.db.Flush())
+	d.reopen()
+
+	before := d.s.db.Stats()
+	require.Equal(t, []sql.Row{{strings.Repeat("x", 100)}}, d.exec("SELECT v FROM t WHERE id = 1234"))
+	after := d.s.db.Stats()
+	blocks := after.Get(stats.BlockCacheHit) + after.Get(stats.BlockCacheMiss) -
+		before.Get(stats.BlockCacheHit) - before.Get(stats.BlockCacheMiss)
+	// The table spans over a hundred 4 KiB blocks; a point lookup reads
+	// one, and the catalog a few.
+	require.Less(t, blocks, int64(10), "block reads of the first lookup after Open")
+
+	d.s.counters.mu.Lock()
+	var counts []rowCounter
+	for _, rc := range d.s.counters.m {
+		if rc.approx || rc.known {
+			counts = append(counts, *rc)
+		}
+	}
+	d.s.counters.mu.Unlock()
+	require.Len(t, counts, 1)
+	require.True(t, counts[0].approx)
+	require.False(t, counts[0].known)
+	require.InDelta(t, n, counts[0].rows, n*0.05)
+
+	require.Equal(t, []sql.Row{{int64(n)}}, d.exec("SELECT COUNT(*) FROM t"))
+	d.exec("INSERT INTO t VALUES (-1, 'y')")
+	require.Equal(t, []sql.Row{{int64(n + 1)}}, d.exec("SELECT COUNT(*) FROM t"))
 }

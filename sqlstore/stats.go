@@ -22,14 +22,18 @@ var _ sql.StatsProvider = (*StatsProvider)(nil)
 // pending. A reader whose snapshot is at seq sees an exact count when
 // pending == 0 and lastSeq <= seq; otherwise the count is an estimate and
 // COUNT(*) scans. Counts are kept in memory only: after Open a table's count
-// is unknown until a scan establishes it (countRows).
+// is unknown until a scan establishes it (Table.count). The planner does not
+// wait for that scan: its first lookup on a table takes an approximate
+// count from the engine's table properties (Table.approximateCount), which
+// commits then adjust like an exact one.
 type rowCounters struct {
 	mu sync.Mutex
 	m  map[uint64]*rowCounter
 }
 
 type rowCounter struct {
-	known   bool
+	known   bool // rows and bytes are exact as of lastSeq
+	approx  bool // rows and bytes are an estimate (not known)
 	rows    int64
 	bytes   int64
 	lastSeq uint64
@@ -102,6 +106,26 @@ func (c *rowCounters) drop(id uint64) {
 	c.mu.Unlock()
 }
 
+// approximate sets a table's count to an estimate, unless it has one.
+func (c *rowCounters) approximate(id uint64, rows, bytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rc := c.getLocked(id)
+	if rc.known || rc.approx {
+		return
+	}
+	rc.approx, rc.rows, rc.bytes = true, rows, bytes
+}
+
+// hasEstimate reports whether a table's count is established or
+// approximated.
+func (c *rowCounters) hasEstimate(id uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rc := c.getLocked(id)
+	return rc.known || rc.approx
+}
+
 // isKnown reports whether a table's count has been established.
 func (c *rowCounters) isKnown(id uint64) bool {
 	c.mu.Lock()
@@ -128,7 +152,7 @@ func (c *rowCounters) establish(id uint64, seq uint64, rows, bytes int64) {
 	if rc.known || rc.pending != 0 || rc.lastSeq > seq {
 		return
 	}
-	rc.known, rc.rows, rc.bytes = true, rows, bytes
+	rc.known, rc.approx, rc.rows, rc.bytes = true, false, rows, bytes
 }
 
 // StatsProvider is the engine's statistics provider: histograms come from

@@ -243,10 +243,10 @@ func (it *indexedTable) plan(ctx *sql.Context, lookup sql.IndexLookup, probe boo
 		return nil, err
 	}
 	lp.probe = lp.probe || probe
-	if !lp.probe && !it.store.counters.isKnown(it.def.id) {
-		// The planner's estimates start from the table's row count, which
-		// the first count after Open establishes (one scan of the table).
-		if _, _, _, err := it.count(ctx); err != nil {
+	if !lp.probe && !it.store.counters.hasEstimate(it.def.id) {
+		// The planner's estimates start from the table's row count: after
+		// Open, an approximation from the engine until a RowCount counts.
+		if err := it.approximateCount(); err != nil {
 			return nil, err
 		}
 	}
@@ -369,6 +369,20 @@ func (t *Table) count(ctx *sql.Context) (rows, bytes int64, exact bool, err erro
 	}
 	dr, db := tx.rowDelta(id)
 	return rows + dr, bytes + db, exact, nil
+}
+
+// approximateCount sets the table's row counter, when it has no value yet,
+// to the engine's estimate of the primary index from table properties and
+// index blocks: no scan, so that the first lookup after Open does not read
+// the whole table to plan itself.
+func (t *Table) approximateCount() error {
+	prefix := appendIndexPrefix(nil, t.def.id, primaryIndexID)
+	est, err := t.store.db.EstimateRange(prefix, prefixEnd(prefix))
+	if err != nil {
+		return wrapf(err, "sqlstore: estimating the size of %s", t.def.name)
+	}
+	t.store.counters.approximate(t.def.id, est.Keys, est.Bytes)
+	return nil
 }
 
 // countSnapshot counts the committed rows a transaction's snapshot sees.

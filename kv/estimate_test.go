@@ -1,0 +1,72 @@
+package kv
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEstimateRange(t *testing.T) {
+	const n = 20000
+	d := readPathDB(t, n, nil)
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%08d", i) }
+	entryBytes := int64(len(key(0)) + 100)
+
+	within := func(t *testing.T, got RangeEstimate, keys int64, tolerance float64) {
+		t.Helper()
+		require.InDelta(t, float64(keys), float64(got.Keys), tolerance*float64(keys)+1, "keys")
+		require.InDelta(t, float64(keys*entryBytes), float64(got.Bytes), tolerance*float64(keys*entryBytes)+1, "bytes")
+	}
+	before := d.Stats()
+	for _, tc := range []struct {
+		name       string
+		start, end []byte
+		keys       int64
+	}{
+		{"all", nil, nil, n},
+		{"prefix", []byte("k"), []byte("l"), n},
+		{"first half", nil, key(n / 2), n / 2},
+		{"middle", key(5000), key(15000), 10000},
+		{"last quarter", key(3 * n / 4), nil, n / 4},
+		{"past the end", []byte("z"), nil, 0},
+		{"before the start", []byte("a"), []byte("b"), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			est, err := d.EstimateRange(tc.start, tc.end)
+			require.NoError(t, err)
+			// Block granularity: a few blocks of 30-odd entries either way.
+			within(t, est, tc.keys, 0.02)
+		})
+	}
+	after := d.Stats()
+	require.Equal(t, before.Get(stats.BlockCacheMiss), after.Get(stats.BlockCacheMiss), "estimates read no data block")
+	require.Equal(t, before.Get(stats.BlockCacheHit), after.Get(stats.BlockCacheHit), "estimates read no data block")
+
+	// The memtable counts exactly: new keys add, deletions subtract.
+	b := d.NewBatch()
+	for i := range 1000 {
+		require.NoError(t, b.Set(fmt.Appendf(nil, "m%08d", i), make([]byte, 100)))
+	}
+	for i := range 500 {
+		require.NoError(t, b.Delete(key(i)))
+	}
+	require.NoError(t, b.Commit(NoSync))
+	est, err := d.EstimateRange([]byte("m"), []byte("n"))
+	require.NoError(t, err)
+	require.Equal(t, RangeEstimate{Keys: 1000, Bytes: 1000 * entryBytes}, est)
+	est, err = d.EstimateRange(nil, nil)
+	require.NoError(t, err)
+	within(t, est, n+1000-500, 0.02)
+
+	// Flushed and compacted, the deletions are gone and so are the keys.
+	require.NoError(t, d.Compact(nil, nil))
+	est, err = d.EstimateRange(key(0), key(1000))
+	require.NoError(t, err)
+	within(t, est, 500, 0.1)
+
+	require.NoError(t, d.Close())
+	_, err = d.EstimateRange(nil, nil)
+	require.ErrorIs(t, err, ErrClosed)
+}
