@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/driver"
+	"github.com/strata-db/strata/sqlstore"
 )
 
 func TestParseDSN(t *testing.T) {
@@ -174,6 +176,11 @@ func TestStoreSharedAndClosedWithLastDB(t *testing.T) {
 
 	_, err = sql.Open("strata", dir+"?sync=false")
 	require.ErrorIs(t, err, driver.ErrOptionsMismatch)
+	_, err = sql.Open("strata", dir+"?cache=1MiB")
+	require.ErrorIs(t, err, driver.ErrOptionsMismatch)
+	d, err := sql.Open("strata", dir+fmt.Sprintf("?db=x&cache=%d", sqlstore.DefaultCacheSize))
+	require.NoError(t, err, "the default cache, named")
+	require.NoError(t, d.Close())
 	require.NoError(t, b.Close())
 
 	// Closed for real: opening again works and sees the data.

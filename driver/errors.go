@@ -17,7 +17,8 @@ var (
 	ErrBadDSN = errors.New("strata: bad data source name")
 
 	// ErrOptionsMismatch is returned when a folder that this process has
-	// already opened is opened again with a different sync option.
+	// already opened is opened again with a different sync or cache option:
+	// one store serves every connector of a folder, with the first one's.
 	ErrOptionsMismatch = errors.New("strata: store already open with other options")
 
 	// ErrIsolation is returned by BeginTx for an isolation level other

@@ -18,12 +18,13 @@ import (
 // this process that names the same folder. It is closed when the last
 // connector using it closes.
 type shared struct {
-	dir    string
-	noSync bool
-	store  *sqlstore.Store
-	engine *sqle.Engine
-	pids   atomic.Uint64 // process IDs of statements, for the engine's process list
-	refs   int           // guarded by registry.mu
+	dir       string
+	noSync    bool
+	cacheSize int64 // the block cache's bytes
+	store     *sqlstore.Store
+	engine    *sqle.Engine
+	pids      atomic.Uint64 // process IDs of statements, for the engine's process list
+	refs      int           // guarded by registry.mu
 }
 
 // registry maps folders to open stores.
@@ -41,6 +42,9 @@ func acquire(cfg *Config) (*shared, error) {
 		if s.noSync != cfg.NoSync {
 			return nil, fmt.Errorf("%w: %s is open with sync=%t", ErrOptionsMismatch, cfg.Dir, !s.noSync)
 		}
+		if c := cacheSizeOf(cfg); c != s.cacheSize {
+			return nil, fmt.Errorf("%w: %s is open with cache=%d, not %d", ErrOptionsMismatch, cfg.Dir, s.cacheSize, c)
+		}
 		s.refs++
 		return s, nil
 	}
@@ -55,12 +59,20 @@ func acquire(cfg *Config) (*shared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	s := &shared{dir: cfg.Dir, noSync: cfg.NoSync, store: st, engine: st.NewEngine(), refs: 1}
+	s := &shared{dir: cfg.Dir, noSync: cfg.NoSync, cacheSize: cacheSizeOf(cfg), store: st, engine: st.NewEngine(), refs: 1}
 	if registry.stores == nil {
 		registry.stores = make(map[string]*shared)
 	}
 	registry.stores[cfg.Dir] = s
 	return s, nil
+}
+
+// cacheSizeOf returns the block cache a store opened with cfg gets.
+func cacheSizeOf(cfg *Config) int64 {
+	if cfg.CacheSize > 0 {
+		return cfg.CacheSize
+	}
+	return sqlstore.DefaultCacheSize
 }
 
 // release drops one reference; the last one closes the engine and the store.

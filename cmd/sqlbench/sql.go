@@ -104,5 +104,9 @@ func sqlMain(ctx context.Context, args []string, stdout, stderr, progress io.Wri
 
 // sqlDSN is the data source name of the benchmark's database.
 func sqlDSN(dir string, cfg *sqlConfig) string {
-	return fmt.Sprintf("%s?db=sbtest&sync=%t", dir, cfg.sync)
+	dsn := fmt.Sprintf("%s?db=sbtest&sync=%t", dir, cfg.sync)
+	if cfg.cacheSize > 0 {
+		dsn += fmt.Sprintf("&cache=%d", cfg.cacheSize)
+	}
+	return dsn
 }

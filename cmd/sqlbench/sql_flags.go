@@ -25,6 +25,7 @@ type sqlConfig struct {
 	statistics bool
 	cold       bool
 	sync       bool
+	cacheSize  int64
 	seed       uint64
 	cpuProfile string
 }
@@ -73,6 +74,7 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	fs.BoolVar(&c.statistics, "statistics", false, "print engine counters per query and the last query's access plan")
 	fs.BoolVar(&c.cold, "cold", false, "drop the OS page cache of the tables before every query (not timed)")
 	fs.BoolVar(&c.sync, "sync", false, "sync the write-ahead log at every commit")
+	fs.Int64Var(&c.cacheSize, "cache_size", 0, "block cache bytes; 0 for the store's default (sqlstore.DefaultCacheSize)")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the workloads to this file")
 	if err := parseFlags(fs, args); err != nil {
@@ -93,6 +95,9 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	}
 	if c.rows < 100 {
 		errs = append(errs, fmt.Errorf("-rows=%d: want at least 100", c.rows))
+	}
+	if c.cacheSize < 0 {
+		errs = append(errs, fmt.Errorf("-cache_size=%d: want 0 (the default) or a size in bytes", c.cacheSize))
 	}
 	if c.threads < 1 {
 		errs = append(errs, fmt.Errorf("-threads=%d: want at least 1", c.threads))

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // sqlBench runs workloads against one database.
@@ -77,8 +79,12 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 	if c.cold {
 		cache = "OS page cache dropped before every query"
 	}
-	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
-		c.rows, c.threads, c.duration, cache, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
+	blockCache := int64(sqlstore.DefaultCacheSize)
+	if c.cacheSize > 0 {
+		blockCache = c.cacheSize
+	}
+	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, %d MiB block cache, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
+		c.rows, c.threads, c.duration, cache, blockCache>>20, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
 	fmt.Fprintf(b.stdout, "%-20s %-15s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "rows/q", "errors")
 	for _, spec := range c.workloads {
 		q := sqlWorkloads[spec.name].build(b, spec.size)

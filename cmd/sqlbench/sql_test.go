@@ -36,6 +36,11 @@ func TestSQLFlags(t *testing.T) {
 			errs: []string{`unknown workload "nope"`, "point_select takes no size", `"in_list:x": size must be`, `unknown mode "fast"`, "-threads=0", "-rows=10"}},
 		{name: "size above rows", args: []string{"-rows=1000", "-workloads=simple_range:5000"}, errs: []string{"size above -rows"}},
 		{name: "stray argument", args: []string{"extra"}, errs: []string{"unexpected arguments"}},
+		{name: "negative cache", args: []string{"-cache_size=-1"}, errs: []string{"-cache_size=-1"}},
+		{name: "cache size", args: []string{"-cache_size=536870912"}, check: func(t *testing.T, c *sqlConfig) {
+			require.EqualValues(t, 512<<20, c.cacheSize)
+			require.Equal(t, "/d?db=sbtest&sync=false&cache=536870912", sqlDSN("/d", c))
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := parseSQLFlags(tc.args, io.Discard)
