@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/internal/merging"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/stats"
 )
@@ -273,13 +274,19 @@ func (i *Iterator) Prev() bool {
 	return i.findPrevEntry(i.iterKV)
 }
 
-// setBounds changes the bounds the iterator applies. The internal
-// iterators keep the bounds they were made with, which must contain the new
-// ones.
+// setBounds changes the bounds the iterator applies, which must lie within
+// the bounds it was made with (its tables were chosen by those), and leaves
+// it unpositioned. The level iterators take the new bounds too, so that a
+// scan reaching the end of a range stops there instead of opening the
+// level's next table and reading its first block; the other internal
+// iterators keep their bounds, and this one applies the new ones.
 func (i *Iterator) setBounds(lower, upper []byte) {
 	i.lower, i.upper = lower, upper
 	i.valid = false
 	i.dir = 0
+	if bs, ok := i.iter.(merging.BoundsSetter); ok {
+		bs.SetBounds(lower, upper)
+	}
 }
 
 // Valid reports whether the iterator is on a key.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/stretchr/testify/require"
@@ -140,6 +141,36 @@ func TestMultiScanPreparedReadsNothing(t *testing.T) {
 		require.EqualValues(t, 1, op.Get(stats.MultiScanPrepares))
 		require.NoError(t, s.Close())
 	}
+}
+
+// TestMultiScanStopsAtRangeEnd: over a level of many tables, iterating a
+// prepared range to its end touches no block and opens no table beyond the
+// range's own: the level iterator takes each range's bounds, instead of
+// moving on to the next table and reading its first block.
+func TestMultiScanStopsAtRangeEnd(t *testing.T) {
+	d := readPathDB(t, 50000, &Options{TargetFileSize: 256 << 10})
+	require.Greater(t, d.Metrics().Levels[manifest.NumLevels-1].NumFiles, 10)
+	var ranges []ScanRange
+	for i := range 10 {
+		start := i*5000 + 17
+		ranges = append(ranges, ScanRange{Start: fmt.Appendf(nil, "k%08d", start), End: fmt.Appendf(nil, "k%08d", start+20)})
+	}
+	var op stats.Counters
+	s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: &op}})
+	require.NoError(t, err)
+	afterPrepare := op.Snapshot()
+	n := 0
+	for r := range ranges {
+		for ok := s.SeekRange(r); ok; ok = s.Next() {
+			n++
+		}
+		require.NoError(t, s.Error())
+	}
+	require.Equal(t, 200, n)
+	for _, c := range []stats.Counter{stats.FileReadCount, stats.BlockCacheHit, stats.BlockCacheMiss} {
+		require.Equal(t, afterPrepare.Get(c), op.Get(c), "%s during iteration", c)
+	}
+	require.NoError(t, s.Close())
 }
 
 func TestReadaheadFewerReads(t *testing.T) {

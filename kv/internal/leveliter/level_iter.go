@@ -78,24 +78,51 @@ func (it *Iter) Init(files []File, open OpenFunc, lower, upper []byte) {
 	*it = Iter{
 		files:    files,
 		open:     open,
-		lower:    lower,
-		upper:    upper,
 		lowerKey: it.lowerKey[:0],
 		upperKey: it.upperKey[:0],
-		lo:       0,
-		hi:       len(files),
 		idx:      -1,
 	}
+	it.setBounds(lower, upper)
+}
+
+// SetBounds changes the user-key bounds to [lower, upper) (nil: unbounded)
+// and leaves the Iter unpositioned: seek or call First or Last next. The
+// open file stays open when it lies wholly inside the new bounds and was
+// opened without bounds of its own (it did not straddle the old ones), so
+// that seeking from range to range within one file does not reopen it;
+// otherwise it is closed, and a Close error stops the Iter as usual.
+func (it *Iter) SetBounds(lower, upper []byte) {
+	keep := it.iter != nil && !it.checkLower && !it.checkUpper
+	if keep {
+		f := &it.files[it.idx]
+		keep = (lower == nil || bytes.Compare(base.UserKey(f.Smallest), lower) >= 0) &&
+			(upper == nil || below(f, upper))
+	}
+	if !keep {
+		it.closeFile()
+	}
+	it.setBounds(lower, upper)
+	if it.state != failed {
+		it.state = unpositioned
+	}
+}
+
+// setBounds sets the bounds and the range of files they allow; the open
+// file, if any, must lie wholly inside them.
+func (it *Iter) setBounds(lower, upper []byte) {
+	it.lower, it.upper = lower, upper
+	it.lo, it.hi = 0, len(it.files)
+	it.lowerKey, it.upperKey = it.lowerKey[:0], it.upperKey[:0]
 	if lower != nil {
 		it.lowerKey = base.MakeSearchKey(it.lowerKey, lower, base.SeqNumMax)
 		// The first file that can hold a point key >= lower.
-		it.lo = sort.Search(len(files), func(i int) bool { return !below(&files[i], lower) })
+		it.lo = sort.Search(len(it.files), func(i int) bool { return !below(&it.files[i], lower) })
 	}
 	if upper != nil {
 		it.upperKey = base.MakeSearchKey(it.upperKey, upper, base.SeqNumMax)
 		// The first file whose keys are all >= upper.
-		it.hi = sort.Search(len(files), func(i int) bool {
-			return bytes.Compare(base.UserKey(files[i].Smallest), upper) >= 0
+		it.hi = sort.Search(len(it.files), func(i int) bool {
+			return bytes.Compare(base.UserKey(it.files[i].Smallest), upper) >= 0
 		})
 	}
 	if it.hi < it.lo {

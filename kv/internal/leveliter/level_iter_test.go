@@ -565,3 +565,103 @@ func BenchmarkNext(b *testing.B) {
 		}
 	}
 }
+
+// TestSetBounds moves one Iter from bounds to bounds over random levels and
+// checks, after each SetBounds, that seeks and moves return what a new Iter
+// with those bounds returns, and that no file wholly outside the bounds is
+// opened: a scan that reaches the upper bound stops there.
+func TestSetBounds(t *testing.T) {
+	for seed := range 300 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		l := randomLevel(rng)
+		ref := &level{files: l.files, contents: l.contents}
+		it := New(l.files, l.openFile, nil, nil)
+		for round := range 20 {
+			var lower, upper []byte
+			if rng.IntN(4) != 0 {
+				lower = randomUserKey(rng)
+			}
+			if rng.IntN(4) != 0 {
+				upper = randomUserKey(rng)
+			}
+			it.SetBounds(lower, upper)
+			l.opened = l.opened[:0]
+			want := New(ref.files, ref.openFile, lower, upper)
+			var got, exp []string
+			record := func(dst *[]string, kv *base.KV) { *dst = append(*dst, formatKV(kv)) }
+			switch rng.IntN(3) {
+			case 0:
+				key := randomSearchKey(rng)
+				record(&got, it.SeekGE(key))
+				record(&exp, want.SeekGE(key))
+			case 1:
+				record(&got, it.First())
+				record(&exp, want.First())
+			default:
+				record(&got, it.Last())
+				record(&exp, want.Last())
+			}
+			forward := rng.IntN(3) != 0
+			for range 1 + rng.IntN(8) {
+				if forward {
+					record(&got, it.Next())
+					record(&exp, want.Next())
+				} else {
+					record(&got, it.Prev())
+					record(&exp, want.Prev())
+				}
+			}
+			require.Equal(t, exp, got, "seed %d round %d bounds [%s, %s)", seed, round, lower, upper)
+			require.NoError(t, it.Error())
+			require.NoError(t, want.Close())
+			for _, i := range l.opened {
+				f := &l.files[i]
+				outside := (upper != nil && bytes.Compare(base.UserKey(f.Smallest), upper) >= 0) ||
+					(lower != nil && below(f, lower))
+				require.False(t, outside, "seed %d round %d: opened file %d outside [%s, %s)", seed, round, i, lower, upper)
+			}
+		}
+		require.NoError(t, it.Close())
+		require.Zero(t, l.numOpen(), "seed %d", seed)
+	}
+}
+
+// TestSetBoundsKeepsFile: moving the bounds within one file that lies
+// wholly inside them does not reopen it; a file that straddles the new
+// bounds is reopened with them.
+func TestSetBoundsKeepsFile(t *testing.T) {
+	l := &level{}
+	for i, keys := range [][]string{{"a", "b", "c"}, {"d", "e", "f"}, {"g", "h"}} {
+		var kvs []base.KV
+		for _, k := range keys {
+			kvs = append(kvs, base.KV{K: base.AppendKey(nil, []byte(k), 1, base.KindSet), V: []byte(k)})
+		}
+		l.files = append(l.files, File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: i})
+		l.contents = append(l.contents, kvs)
+	}
+	seek := func(it *Iter, k string) *base.KV {
+		return it.SeekGE(base.MakeSearchKey(nil, []byte(k), base.SeqNumMax))
+	}
+	it := New(l.files, l.openFile, nil, nil)
+	require.Equal(t, "d#1,SET:d", formatKV(seek(it, "d")))
+	require.Equal(t, []string{"open 1"}, l.events)
+	l.events = nil
+
+	// File 1 lies inside [c, g): kept.
+	it.SetBounds([]byte("c"), []byte("g"))
+	require.Equal(t, "e#1,SET:e", formatKV(seek(it, "e")))
+	require.Empty(t, l.events)
+
+	// The end of the bounds ends the scan without opening file 2.
+	require.Equal(t, "f#1,SET:f", formatKV(it.Next()))
+	require.Nil(t, it.Next())
+	require.Equal(t, []string{"close 1"}, l.events)
+	l.events = nil
+
+	// File 1 straddles [d, e): opened with the bound it straddles.
+	it.SetBounds([]byte("d"), []byte("e"))
+	require.Equal(t, "d#1,SET:d", formatKV(seek(it, "a")))
+	require.Nil(t, it.Next())
+	require.Equal(t, []string{"open 1 upper=e"}, l.events)
+	require.NoError(t, it.Close())
+}
