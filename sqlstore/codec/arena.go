@@ -18,16 +18,26 @@ import (
 // chunk alive, which is the price (at most a chunk per row kept). Strings
 // from an Arena point into a chunk that nothing writes again. The zero
 // Arena is ready for use; an Arena is not safe for concurrent use.
+//
+// Chunks start small and double up to a limit, so that a statement that
+// decodes one row (a point select makes a new Arena) does not allocate
+// and clear memory for hundreds.
 type Arena struct {
 	slots []any
 	bytes []byte
+	// nslots and nbytes are the sizes of the last chunks made.
+	nslots, nbytes int
 }
 
-// Chunk sizes: about 64 rows of a few columns, and 8 KiB of string bytes.
-// A string longer than a quarter chunk gets its own allocation.
+// Chunk sizes: from a row or two of a few columns and 512 bytes of strings
+// up to about 64 rows and 8 KiB. A string longer than a quarter of the
+// current byte chunk gets its own allocation, as does a row wider than a
+// quarter of the largest value chunk.
 const (
-	arenaSlots = 256
-	arenaBytes = 8 << 10
+	arenaFirstSlots = 16
+	arenaSlots      = 256
+	arenaFirstBytes = 512
+	arenaBytes      = 8 << 10
 )
 
 // DecodeRow is DecodeRow with the row and its strings taken from a.
@@ -47,7 +57,8 @@ func (a *Arena) row(n int) sql.Row {
 		return make(sql.Row, 0, n)
 	}
 	if len(a.slots) < n {
-		a.slots = make([]any, arenaSlots)
+		a.nslots = min(max(2*a.nslots, arenaFirstSlots, n), arenaSlots)
+		a.slots = make([]any, a.nslots)
 	}
 	r := a.slots[:0:n]
 	a.slots = a.slots[n:]
@@ -64,7 +75,12 @@ func (a *Arena) string(b []byte) string {
 		return string(b)
 	}
 	if len(a.bytes) < n {
-		a.bytes = make([]byte, arenaBytes)
+		a.nbytes = min(max(2*a.nbytes, arenaFirstBytes), arenaBytes)
+		if n > a.nbytes/4 {
+			// Too long to share this chunk size; the next chunk is larger.
+			return string(b)
+		}
+		a.bytes = make([]byte, a.nbytes)
 	}
 	c := a.bytes[:n:n]
 	a.bytes = a.bytes[n:]

@@ -293,3 +293,32 @@ func TestArenaRows(t *testing.T) {
 		require.Equal(t, want[i][1:], rows[i][1:4], "row %d", i)
 	}
 }
+
+// TestArenaChunksGrow: a fresh Arena's first chunks fit a row or two, so a
+// statement that decodes one row allocates little; a long scan's chunks
+// grow to the largest size.
+func TestArenaChunksGrow(t *testing.T) {
+	sch := sql.Schema{
+		{Name: "id", Type: types.Int32},
+		{Name: "c", Type: types.MustCreateString(sqltypes.Char, 120, sql.Collation_Default)},
+	}
+	enc := mustRow(t, sch, sql.Row{int32(1), strings.Repeat("c", 100)})
+	var a Arena
+	_, err := a.DecodeRow(enc, sch)
+	require.NoError(t, err)
+	require.Equal(t, arenaFirstSlots, a.nslots)
+	require.Equal(t, arenaFirstBytes, a.nbytes)
+	for range 1000 {
+		_, err = a.DecodeRow(enc, sch)
+		require.NoError(t, err)
+	}
+	require.Equal(t, arenaSlots, a.nslots)
+	require.Equal(t, arenaBytes, a.nbytes)
+	fresh := testing.AllocsPerRun(100, func() {
+		var a Arena
+		if _, err := a.DecodeRow(enc, sch); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.LessOrEqual(t, fresh, 4.0, "a row, its string chunk and the boxed values")
+}
