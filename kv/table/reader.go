@@ -32,6 +32,7 @@ type Reader struct {
 	baseCtx uint32
 
 	index   []indexEntry
+	seps    sepSearch
 	dataEnd uint64
 	// filter is valid when hasFilter; it aliases filterData.
 	filter     filter.Reader
@@ -180,6 +181,7 @@ func (r *Reader) open() error {
 	if r.index, r.dataEnd, err = decodeIndex(indexBlock, r.name, ft.index.Offset); err != nil {
 		return err
 	}
+	r.seps = newSepSearch(r.index)
 	if filterH != nil {
 		fb, err := metaBlock(*filterH)
 		if err != nil {
@@ -282,17 +284,7 @@ func (r *Reader) Close() error {
 // never stored, so a block whose separator equals it holds only smaller
 // keys and is skipped too.
 func (r *Reader) seekIndex(key []byte) int {
-	skipEqual := base.KindOfKey(key) == base.KindMax
-	lo, hi := 0, len(r.index)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if c := base.Compare(r.index[m].sep, key); c < 0 || c == 0 && skipEqual {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
+	return r.seps.search(r.index, key)
 }
 
 // seekIndexUser is seekIndex for the first entry of user key ukey.

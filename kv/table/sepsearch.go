@@ -1,0 +1,95 @@
+package table
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/strata-db/strata/kv/internal/base"
+)
+
+// sepSearch finds a key among a table's index separators with few cache
+// misses. A binary search over the separators themselves touches, at each
+// step, an index entry and the separator's bytes elsewhere in memory: two
+// cache misses per step once the index is not in the CPU's caches, which is
+// the common case for a random lookup in a large database. The separators
+// of a table usually share a long prefix (in a SQL table, the table and
+// index identifiers and the high bytes of the key), so sepSearch keeps that
+// prefix once and, for each separator, the next 8 bytes of its user key as
+// a big-endian integer in one dense array. Most steps then compare two
+// integers in that array; only separators whose 8 bytes equal the key's are
+// compared in full.
+//
+// The abbreviation is exact where it decides: zero-padded truncation keeps
+// byte order (a < b implies abbrev(a) <= abbrev(b)), so differing
+// abbreviations order the user keys, hence the internal keys, as the keys
+// themselves would; equal ones fall back to base.Compare.
+type sepSearch struct {
+	prefix []byte   // shared by every separator's user key
+	abbr   []uint64 // abbr[i]: 8 bytes of separator i's user key after prefix
+}
+
+func newSepSearch(index []indexEntry) sepSearch {
+	if len(index) == 0 {
+		return sepSearch{}
+	}
+	// Sorted keys: what the first and last share, all share.
+	first, last := base.UserKey(index[0].sep), base.UserKey(index[len(index)-1].sep)
+	n := 0
+	for n < len(first) && n < len(last) && first[n] == last[n] {
+		n++
+	}
+	s := sepSearch{prefix: first[:n:n], abbr: make([]uint64, len(index))}
+	for i := range index {
+		s.abbr[i] = abbrev(base.UserKey(index[i].sep)[n:])
+	}
+	return s
+}
+
+// abbrev returns the first 8 bytes of b as a big-endian integer, b padded
+// with zeros when shorter.
+func abbrev(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var buf [8]byte
+	copy(buf[:], b)
+	return binary.BigEndian.Uint64(buf[:])
+}
+
+// search returns the position of the first entry of index (the one s was
+// built from) whose separator is >= key, or > key when key has kind
+// base.KindMax (see Reader.seekIndex).
+func (s *sepSearch) search(index []indexEntry, key []byte) int {
+	ukey := base.UserKey(key)
+	p := s.prefix
+	if len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
+		// key lies before every separator (it sorts below the prefix, or
+		// is a proper prefix of it) or after every one.
+		if bytes.Compare(ukey[:min(len(ukey), len(p))], p) <= 0 {
+			return 0
+		}
+		return len(index)
+	}
+	skipEqual := base.KindOfKey(key) == base.KindMax
+	ka := abbrev(ukey[len(p):])
+	lo, hi := 0, len(index)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		var below bool // separator m sorts before key
+		switch a := s.abbr[m]; {
+		case a < ka:
+			below = true
+		case a > ka:
+			below = false
+		default:
+			c := base.Compare(index[m].sep, key)
+			below = c < 0 || c == 0 && skipEqual
+		}
+		if below {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}

@@ -1,0 +1,89 @@
+package table
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/stretchr/testify/require"
+)
+
+// seekIndexPlain is the binary search sepSearch replaces.
+func seekIndexPlain(index []indexEntry, key []byte) int {
+	skipEqual := base.KindOfKey(key) == base.KindMax
+	return sortSearch(len(index), func(m int) bool {
+		c := base.Compare(index[m].sep, key)
+		return !(c < 0 || c == 0 && skipEqual)
+	})
+}
+
+func sortSearch(n int, f func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if !f(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// TestSepSearch compares sepSearch with a plain binary search over random
+// separators that share prefixes of every length, with user keys that are
+// prefixes of one another and bytes 0x00 and 0xff (which zero padding and
+// the prefix check must not confuse), and search keys of every kind.
+func TestSepSearch(t *testing.T) {
+	alphabet := []byte{0x00, 0x01, 'a', 'b', 0xfe, 0xff}
+	randomUser := func(rng *rand.Rand, prefix []byte) []byte {
+		k := slices.Clone(prefix[:rng.IntN(len(prefix)+1)])
+		for range rng.IntN(12) {
+			k = append(k, alphabet[rng.IntN(len(alphabet))])
+		}
+		return k
+	}
+	for seed := range 500 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 3))
+		prefix := make([]byte, rng.IntN(20))
+		for i := range prefix {
+			prefix[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		var keys [][]byte
+		for range 1 + rng.IntN(60) {
+			uk := randomUser(rng, prefix)
+			if rng.IntN(3) > 0 {
+				uk = append(slices.Clone(prefix), uk...) // most share the prefix
+			}
+			keys = append(keys, base.AppendKey(nil, uk, base.SeqNum(rng.IntN(4)), base.KindSet))
+		}
+		slices.SortFunc(keys, base.Compare)
+		keys = slices.CompactFunc(keys, func(a, b []byte) bool { return base.Compare(a, b) == 0 })
+		index := make([]indexEntry, len(keys))
+		for i, k := range keys {
+			index[i].sep = k
+		}
+		s := newSepSearch(index)
+		for range 200 {
+			var key []byte
+			uk := randomUser(rng, prefix)
+			if rng.IntN(2) == 0 {
+				uk = append(slices.Clone(prefix), uk...)
+			}
+			switch rng.IntN(4) {
+			case 0:
+				key = base.MakeSearchKey(nil, uk, base.SeqNumMax)
+			case 1:
+				key = slices.Clone(keys[rng.IntN(len(keys))]) // a separator itself
+			case 2:
+				key = base.AppendKey(nil, base.UserKey(keys[rng.IntN(len(keys))]), base.SeqNum(rng.IntN(5)), base.KindSet)
+			default:
+				key = base.AppendKey(nil, uk, base.SeqNum(rng.IntN(5)), base.KindDelete)
+			}
+			require.Equal(t, seekIndexPlain(index, key), s.search(index, key), "seed %d key %s", seed, base.FormatKey(key))
+		}
+	}
+	var empty sepSearch
+	require.Equal(t, 0, empty.search(nil, base.MakeSearchKey(nil, []byte("k"), base.SeqNumMax)))
+}
