@@ -108,23 +108,22 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 // readLimit returns the offset forward reads of an iterator bounded by
 // upper never need to pass: the start of the first block whose first key is
 // at or past upper (no forward move loads it), or the end of the data.
+//
+// Blocks before the first separator at or past upper hold only smaller user
+// keys, and the block after it starts past that separator, so the answer is
+// that block or the next, as its first key says.
 func (r *Reader) readLimit(upper []byte) uint64 {
 	if upper == nil {
 		return r.dataEnd
 	}
-	lo, hi := 0, len(r.index)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if bytes.Compare(base.UserKey(r.index[m].first), upper) < 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	i := r.seekIndexUser(upper)
+	if i < len(r.index) && bytes.Compare(base.UserKey(r.index[i].first), upper) < 0 {
+		i++
 	}
-	if lo == len(r.index) {
+	if i >= len(r.index) {
 		return r.dataEnd
 	}
-	return r.index[lo].h.Offset
+	return r.index[i].h.Offset
 }
 
 // start clears the error before a seek, First or Last; false means the

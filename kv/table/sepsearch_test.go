@@ -1,6 +1,7 @@
 package table
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -86,4 +87,43 @@ func TestSepSearch(t *testing.T) {
 	}
 	var empty sepSearch
 	require.Equal(t, 0, empty.search(nil, base.MakeSearchKey(nil, []byte("k"), base.SeqNumMax)))
+}
+
+// TestReadLimit compares readLimit with its definition, the start of the
+// first block whose first user key is at or past upper, on random indexes
+// whose blocks split the versions of one user key, too.
+func TestReadLimit(t *testing.T) {
+	for seed := range 300 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 5))
+		var keys [][]byte // internal keys, sorted
+		for range 2 + rng.IntN(80) {
+			uk := []byte{'k', byte('a' + rng.IntN(6)), byte('a' + rng.IntN(6))}
+			keys = append(keys, base.AppendKey(nil, uk[:1+rng.IntN(3)], base.SeqNum(rng.IntN(3)), base.KindSet))
+		}
+		slices.SortFunc(keys, base.Compare)
+		keys = slices.CompactFunc(keys, func(a, b []byte) bool { return base.Compare(a, b) == 0 })
+		r := &Reader{}
+		var off uint64
+		for i := 0; i < len(keys); {
+			j := min(len(keys), i+1+rng.IntN(4))
+			r.index = append(r.index, indexEntry{first: keys[i], sep: keys[j-1], h: BlockHandle{Offset: off, Length: 100}})
+			off += 100 + TrailerLen
+			i = j
+		}
+		r.dataEnd = off
+		r.seps = newSepSearch(r.index)
+		for range 50 {
+			upper := []byte{'k', byte('a' - 1 + rng.IntN(8)), byte('a' - 1 + rng.IntN(8))}
+			upper = upper[:1+rng.IntN(3)]
+			want := r.dataEnd
+			for _, e := range r.index {
+				if bytes.Compare(base.UserKey(e.first), upper) >= 0 {
+					want = e.h.Offset
+					break
+				}
+			}
+			require.Equal(t, want, r.readLimit(upper), "seed %d upper %q", seed, upper)
+		}
+		require.Equal(t, r.dataEnd, r.readLimit(nil))
+	}
 }
