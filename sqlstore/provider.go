@@ -102,6 +102,32 @@ func readDatabase(t *txn, name string) (*databaseRecord, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
+	return decodeDatabase(v, name)
+}
+
+// lookupDatabase returns a database's record as ctx's transaction sees it,
+// or, for a context without one, as the last commit left it. The latter
+// answers from the catalog cache when it can: go-mysql-server's
+// authorization check looks up the database "mysql" before a statement's
+// transaction begins, at every statement, and a transaction made only for
+// that lookup (a snapshot and a batch) cost more than the lookup.
+func (p *Provider) lookupDatabase(ctx *sql.Context, name string) (*databaseRecord, bool, error) {
+	if t := txnOf(ctx); t == nil || t.store != p.store || t.isDone() {
+		s := p.store
+		if e, ok := s.catalog.lookup(catalogKey(kindDatabase, name), s.db.LastSeq()); ok {
+			if !e.found {
+				return nil, false, nil
+			}
+			return decodeDatabase(e.value, name)
+		}
+	}
+	t, release := p.store.view(ctx)
+	defer release()
+	return readDatabase(t, name)
+}
+
+// decodeDatabase decodes the stored record v of database name.
+func decodeDatabase(v []byte, name string) (*databaseRecord, bool, error) {
 	if rec, ok := decodedDatabases.Load(string(v)); ok {
 		return rec.(*databaseRecord), true, nil
 	}
@@ -146,9 +172,7 @@ var (
 
 // Database implements sql.DatabaseProvider.
 func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
-	t, release := p.store.view(ctx)
-	defer release()
-	rec, ok, err := readDatabase(t, name)
+	rec, ok, err := p.lookupDatabase(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -160,9 +184,7 @@ func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 
 // HasDatabase implements sql.DatabaseProvider.
 func (p *Provider) HasDatabase(ctx *sql.Context, name string) bool {
-	t, release := p.store.view(ctx)
-	defer release()
-	_, ok, err := readDatabase(t, name)
+	_, ok, err := p.lookupDatabase(ctx, name)
 	return err == nil && ok
 }
 
