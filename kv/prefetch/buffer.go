@@ -169,6 +169,15 @@ func (b *Buffer) Init(f io.ReaderAt, opts Options) {
 	}
 }
 
+// SetLimit changes the offset no read goes past (zero or less: none), for
+// an iterator whose bounds changed. What was read before stays buffered.
+func (b *Buffer) SetLimit(limit int64) {
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
+	b.limit = limit
+}
+
 // Enabled reports whether the buffer ever reads ahead; when false, Read
 // always leaves the read to the caller.
 func (b *Buffer) Enabled() bool { return b.ra.Enabled() }

@@ -105,6 +105,25 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 	return it
 }
 
+// SetBounds changes the bounds to [lower, upper), as IterOptions.Lower and
+// Upper set them (they are not copied either), and leaves the iterator
+// unpositioned: seek or call First or Last next. The block it holds stays
+// held, so a seek that lands in it again reads nothing, and no read ahead
+// passes the block holding the new upper bound.
+func (it *Iter) SetBounds(lower, upper []byte) {
+	it.lower, it.upper, it.fwdUpper = lower, upper, upper
+	if lower != nil {
+		it.lowerKey = base.MakeSearchKey(it.lowerKey[:0], lower, base.SeqNumMax)
+	}
+	if upper != nil {
+		it.upperKey = base.MakeSearchKey(it.upperKey[:0], upper, base.SeqNumMax)
+	}
+	it.pos = posNone
+	if it.env.pf != nil {
+		it.pf.SetLimit(int64(it.r.readLimit(upper)))
+	}
+}
+
 // readLimit returns the offset forward reads of an iterator bounded by
 // upper never need to pass: the start of the first block whose first key is
 // at or past upper (no forward move loads it), or the end of the data.

@@ -469,3 +469,52 @@ func TestReadaheadAllocs(t *testing.T) {
 		require.NoError(t, r.Close())
 	}
 }
+
+// TestIterSetBounds moves one iterator from bounds to bounds and checks it
+// against the model of each, in every readahead mode, with and without a
+// cache and alignment; without async reads (whose reads in flight were
+// issued under the old bounds) no read passes the new upper bound's block.
+func TestIterSetBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	n, steps, rounds := 3000, 100, 6
+	if raceEnabled {
+		n, steps, rounds = 800, 40, 3
+	}
+	es := randomEntries(rng, n, true)
+	data := buildTable(t, es, nil, WriterOptions{BlockSize: 300, Compression: SnappyCompression})
+	pool := prefetch.NewPool(4)
+	defer pool.Close()
+	for _, align := range []int{1, 512} {
+		for _, withCache := range []bool{false, true} {
+			for _, mode := range readaheadModes {
+				t.Run(fmt.Sprintf("align=%d/cache=%t/%s", align, withCache, mode.name), func(t *testing.T) {
+					ro := ReaderOptions{Pool: pool}
+					if withCache {
+						ro.Cache = cache.New(16 << 10)
+					}
+					r, cf := openAligned(t, data, align, ro)
+					defer r.Close()
+					it := r.NewIter(mode.opts)
+					for range rounds {
+						lower, upper := randomBound(rng, es), randomBound(rng, es)
+						if lower != nil && upper != nil && bytes.Compare(lower, upper) > 0 {
+							lower, upper = upper, lower
+						}
+						it.SetBounds(lower, upper)
+						if !mode.opts.AsyncIO && align == 1 {
+							cf.mu.Lock()
+							cf.maxEnd = int64(r.readLimit(upper))
+							cf.mu.Unlock()
+						}
+						checkIter(t, rng, it, newModel(es, lower, upper), es, steps)
+					}
+					require.NoError(t, it.Close())
+					require.Empty(t, cf.errors())
+					if withCache {
+						require.Zero(t, ro.Cache.Pinned())
+					}
+				})
+			}
+		}
+	}
+}

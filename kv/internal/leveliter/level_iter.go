@@ -86,25 +86,51 @@ func (it *Iter) Init(files []File, open OpenFunc, lower, upper []byte) {
 }
 
 // SetBounds changes the user-key bounds to [lower, upper) (nil: unbounded)
-// and leaves the Iter unpositioned: seek or call First or Last next. The
-// open file stays open when it lies wholly inside the new bounds and was
-// opened without bounds of its own (it did not straddle the old ones), so
-// that seeking from range to range within one file does not reopen it;
-// otherwise it is closed, and a Close error stops the Iter as usual.
+// and leaves the Iter unpositioned: seek or call First or Last next. When
+// the open file still overlaps the new bounds it stays open, so that
+// seeking from range to range within one file does not reopen it: its
+// iterator takes the new bounds if it can (a BoundsSetter), else it stays
+// only if it lies wholly inside them and was opened without bounds of its
+// own. Otherwise the file is closed, and a Close error stops the Iter as
+// usual.
 func (it *Iter) SetBounds(lower, upper []byte) {
-	keep := it.iter != nil && !it.checkLower && !it.checkUpper
-	if keep {
-		f := &it.files[it.idx]
-		keep = (lower == nil || bytes.Compare(base.UserKey(f.Smallest), lower) >= 0) &&
+	keep := false
+	var f *File
+	if it.iter != nil {
+		f = &it.files[it.idx]
+		overlaps := (upper == nil || bytes.Compare(base.UserKey(f.Smallest), upper) < 0) &&
+			(lower == nil || !below(f, lower))
+		within := (lower == nil || bytes.Compare(base.UserKey(f.Smallest), lower) >= 0) &&
 			(upper == nil || below(f, upper))
+		_, settable := it.iter.(BoundsSetter)
+		keep = overlaps && (settable || within && !it.checkLower && !it.checkUpper)
 	}
 	if !keep {
 		it.closeFile()
 	}
 	it.setBounds(lower, upper)
+	if keep {
+		it.checkLower = lower != nil && bytes.Compare(base.UserKey(f.Smallest), lower) < 0
+		it.checkUpper = upper != nil && !below(f, upper)
+		if bs, ok := it.iter.(BoundsSetter); ok {
+			var fl, fu []byte
+			if it.checkLower {
+				fl = lower
+			}
+			if it.checkUpper {
+				fu = upper
+			}
+			bs.SetBounds(fl, fu)
+		}
+	}
 	if it.state != failed {
 		it.state = unpositioned
 	}
+}
+
+// BoundsSetter is a file iterator whose bounds can change (see SetBounds).
+type BoundsSetter interface {
+	SetBounds(lower, upper []byte)
 }
 
 // setBounds sets the bounds and the range of files they allow; the open
@@ -307,6 +333,14 @@ func (it *Iter) forward(kv *base.KV) *base.KV {
 		if err := it.iter.Error(); err != nil {
 			return it.fail(err)
 		}
+		if it.checkUpper {
+			// The file reaches past the upper bound, so its iterator
+			// stopped at the bound (or at a prepared range's end), and no
+			// later file is in range: the end, as when an entry passes the
+			// bound. The file stays open for a seek after SetBounds.
+			it.state = atEnd
+			return nil
+		}
 		if it.idx+1 >= it.hi {
 			return it.exhaustForward()
 		}
@@ -330,6 +364,10 @@ func (it *Iter) backward(kv *base.KV) *base.KV {
 		}
 		if err := it.iter.Error(); err != nil {
 			return it.fail(err)
+		}
+		if it.checkLower {
+			it.state = atStart
+			return nil
 		}
 		if it.idx-1 < it.lo {
 			return it.exhaustBackward()

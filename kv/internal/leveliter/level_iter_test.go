@@ -30,6 +30,28 @@ type level struct {
 	fileFailAt func() int // failAt for each new file iterator
 	fires      int        // injected failures so far
 	closeErr   error      // returned by every file iterator's Close
+	settable   bool       // file iterators take new bounds (BoundsSetter)
+	setBounds  int        // SetBounds calls on file iterators
+}
+
+// settableIter is a file iterator that takes new bounds. Like sliceIter it
+// ignores them: the Iter applies the bounds of files that straddle them.
+type settableIter struct {
+	*sliceIter
+	l *level
+	i int
+}
+
+func (s *settableIter) SetBounds(lower, upper []byte) {
+	s.l.setBounds++
+	ev := fmt.Sprintf("bounds %d", s.i)
+	if lower != nil {
+		ev += fmt.Sprintf(" lower=%s", lower)
+	}
+	if upper != nil {
+		ev += fmt.Sprintf(" upper=%s", upper)
+	}
+	s.l.events = append(s.l.events, ev)
 }
 
 func (l *level) openFile(f *File, lower, upper []byte) (base.InternalIterator, error) {
@@ -63,6 +85,9 @@ func (l *level) openFile(f *File, lower, upper []byte) (base.InternalIterator, e
 		return l.closeErr
 	}
 	l.current = s
+	if l.settable {
+		return &settableIter{sliceIter: s, l: l, i: i}, nil
+	}
 	return s, nil
 }
 
@@ -571,9 +596,11 @@ func BenchmarkNext(b *testing.B) {
 // with those bounds returns, and that no file wholly outside the bounds is
 // opened: a scan that reaches the upper bound stops there.
 func TestSetBounds(t *testing.T) {
+	settable := 0
 	for seed := range 300 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		l := randomLevel(rng)
+		l.settable = seed%2 == 1
 		ref := &level{files: l.files, contents: l.contents}
 		it := New(l.files, l.openFile, nil, nil)
 		for round := range 20 {
@@ -623,7 +650,9 @@ func TestSetBounds(t *testing.T) {
 		}
 		require.NoError(t, it.Close())
 		require.Zero(t, l.numOpen(), "seed %d", seed)
+		settable += l.setBounds
 	}
+	require.Positive(t, settable, "file iterators took new bounds")
 }
 
 // TestSetBoundsKeepsFile: moving the bounds within one file that lies
@@ -664,4 +693,72 @@ func TestSetBoundsKeepsFile(t *testing.T) {
 	require.Nil(t, it.Next())
 	require.Equal(t, []string{"open 1 upper=e"}, l.events)
 	require.NoError(t, it.Close())
+}
+
+// TestSetBoundsSettableFile: a file iterator that takes new bounds stays
+// open while the file overlaps them, and gets the bounds the file
+// straddles.
+func TestSetBoundsSettableFile(t *testing.T) {
+	l := &level{settable: true}
+	for i, keys := range [][]string{{"a", "b", "c"}, {"d", "e", "f"}, {"g", "h"}} {
+		var kvs []base.KV
+		for _, k := range keys {
+			kvs = append(kvs, base.KV{K: base.AppendKey(nil, []byte(k), 1, base.KindSet), V: []byte(k)})
+		}
+		l.files = append(l.files, File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: i})
+		l.contents = append(l.contents, kvs)
+	}
+	seek := func(it *Iter, k string) *base.KV {
+		return it.SeekGE(base.MakeSearchKey(nil, []byte(k), base.SeqNumMax))
+	}
+	it := New(l.files, l.openFile, nil, nil)
+	require.Equal(t, "d#1,SET:d", formatKV(seek(it, "d")))
+	l.events = nil
+
+	// [e, f) lies inside file 1: it stays open with both bounds.
+	it.SetBounds([]byte("e"), []byte("f"))
+	require.Equal(t, []string{"bounds 1 lower=e upper=f"}, l.events)
+	l.events = nil
+	require.Equal(t, "e#1,SET:e", formatKV(seek(it, "a")))
+	require.Nil(t, it.Next())
+	require.Empty(t, l.events, "no file opened past the bound")
+
+	// [c, e) still overlaps file 1, which now straddles only the upper bound.
+	it.SetBounds([]byte("c"), []byte("e"))
+	require.Equal(t, []string{"bounds 1 upper=e"}, l.events)
+	l.events = nil
+
+	// [g, h) does not: file 1 closes.
+	it.SetBounds([]byte("g"), []byte("h"))
+	require.Equal(t, []string{"close 1"}, l.events)
+	require.Equal(t, "g#1,SET:g", formatKV(seek(it, "a")))
+	require.NoError(t, it.Close())
+}
+
+// TestExhaustedAtBoundKeepsFile: a scan that runs out at the upper bound
+// inside a file that reaches past it (its iterator returns nothing more,
+// as a prepared or bounded table iterator does) ends there with the file
+// still open, and a seek under new bounds in the same file reuses it.
+func TestExhaustedAtBoundKeepsFile(t *testing.T) {
+	l := &level{settable: true}
+	var kvs []base.KV
+	for _, k := range []string{"a", "b", "c"} {
+		kvs = append(kvs, base.KV{K: base.AppendKey(nil, []byte(k), 1, base.KindSet), V: []byte(k)})
+	}
+	// Point keys a..c, and a range tombstone to e.
+	l.files = []File{{Smallest: kvs[0].K, Largest: base.MakeRangeDeleteSentinel(nil, []byte("e")), Data: 0}}
+	l.contents = [][]base.KV{kvs}
+	it := New(l.files, l.openFile, nil, nil)
+	it.SetBounds([]byte("b"), []byte("d"))
+	require.Equal(t, "b#1,SET:b", formatKV(it.SeekGE(base.MakeSearchKey(nil, []byte("b"), base.SeqNumMax))))
+	require.Equal(t, "c#1,SET:c", formatKV(it.Next()))
+	require.Nil(t, it.Next())
+	require.Nil(t, it.Next())
+	require.Equal(t, []string{"open 0 lower=b upper=d"}, l.events)
+	l.events = nil
+	it.SetBounds([]byte("a"), []byte("b"))
+	require.Equal(t, "a#1,SET:a", formatKV(it.First()))
+	require.Equal(t, []string{"bounds 0 upper=b"}, l.events)
+	require.NoError(t, it.Close())
+	require.Zero(t, l.numOpen())
 }
