@@ -51,6 +51,23 @@ func TestIterReadahead(t *testing.T) {
 		n, steps, boundsPerCase = 800, 80, 2
 	}
 	es := randomEntries(rng, n, true)
+	eachReadaheadCase(t, es, func(t *testing.T, r *Reader, _ *checkedFile, mode IterOptions) {
+		for range boundsPerCase {
+			lower, upper := randomBounds(rng, es)
+			opts := mode
+			opts.Lower, opts.Upper = lower, upper
+			it := r.NewIter(opts)
+			checkIter(t, rng, it, newModel(es, lower, upper), es, steps)
+			require.NoError(t, it.Close())
+		}
+	})
+}
+
+// eachReadaheadCase runs f on a table of es in every readahead mode, with
+// aligned (direct) reads and without, with a block cache far smaller than
+// the table and without; afterwards the file saw no misuse and the cache
+// holds no pin.
+func eachReadaheadCase(t *testing.T, es []entry, f func(t *testing.T, r *Reader, cf *checkedFile, mode IterOptions)) {
 	data := buildTable(t, es, nil, WriterOptions{BlockSize: 300, Compression: SnappyCompression})
 	pool := prefetch.NewPool(4)
 	defer pool.Close()
@@ -60,22 +77,12 @@ func TestIterReadahead(t *testing.T) {
 				t.Run(fmt.Sprintf("align=%d/cache=%t/%s", align, withCache, mode.name), func(t *testing.T) {
 					ro := ReaderOptions{Pool: pool}
 					if withCache {
-						ro.Cache = cache.New(16 << 10) // far smaller than the file
+						ro.Cache = cache.New(16 << 10)
 					}
-					r, af := openAligned(t, data, align, ro)
+					r, cf := openAligned(t, data, align, ro)
 					defer r.Close()
-					for range boundsPerCase {
-						lower, upper := randomBound(rng, es), randomBound(rng, es)
-						if lower != nil && upper != nil && bytes.Compare(lower, upper) > 0 {
-							lower, upper = upper, lower
-						}
-						opts := mode.opts
-						opts.Lower, opts.Upper = lower, upper
-						it := r.NewIter(opts)
-						checkIter(t, rng, it, newModel(es, lower, upper), es, steps)
-						require.NoError(t, it.Close())
-					}
-					require.Empty(t, af.errors())
+					f(t, r, cf, mode.opts)
+					require.Empty(t, cf.errors())
 					if withCache {
 						require.Zero(t, ro.Cache.Pinned())
 					}
@@ -83,6 +90,15 @@ func TestIterReadahead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomBounds returns random bounds near es, lower <= upper.
+func randomBounds(rng *rand.Rand, es []entry) (lower, upper []byte) {
+	lower, upper = randomBound(rng, es), randomBound(rng, es)
+	if lower != nil && upper != nil && bytes.Compare(lower, upper) > 0 {
+		lower, upper = upper, lower
+	}
+	return lower, upper
 }
 
 // checkedFile is a file that records misuse: unaligned reads when align >
@@ -481,40 +497,18 @@ func TestIterSetBounds(t *testing.T) {
 		n, steps, rounds = 800, 40, 3
 	}
 	es := randomEntries(rng, n, true)
-	data := buildTable(t, es, nil, WriterOptions{BlockSize: 300, Compression: SnappyCompression})
-	pool := prefetch.NewPool(4)
-	defer pool.Close()
-	for _, align := range []int{1, 512} {
-		for _, withCache := range []bool{false, true} {
-			for _, mode := range readaheadModes {
-				t.Run(fmt.Sprintf("align=%d/cache=%t/%s", align, withCache, mode.name), func(t *testing.T) {
-					ro := ReaderOptions{Pool: pool}
-					if withCache {
-						ro.Cache = cache.New(16 << 10)
-					}
-					r, cf := openAligned(t, data, align, ro)
-					defer r.Close()
-					it := r.NewIter(mode.opts)
-					for range rounds {
-						lower, upper := randomBound(rng, es), randomBound(rng, es)
-						if lower != nil && upper != nil && bytes.Compare(lower, upper) > 0 {
-							lower, upper = upper, lower
-						}
-						it.SetBounds(lower, upper)
-						if !mode.opts.AsyncIO && align == 1 {
-							cf.mu.Lock()
-							cf.maxEnd = int64(r.readLimit(upper))
-							cf.mu.Unlock()
-						}
-						checkIter(t, rng, it, newModel(es, lower, upper), es, steps)
-					}
-					require.NoError(t, it.Close())
-					require.Empty(t, cf.errors())
-					if withCache {
-						require.Zero(t, ro.Cache.Pinned())
-					}
-				})
+	eachReadaheadCase(t, es, func(t *testing.T, r *Reader, cf *checkedFile, mode IterOptions) {
+		it := r.NewIter(mode)
+		for range rounds {
+			lower, upper := randomBounds(rng, es)
+			it.SetBounds(lower, upper)
+			if !mode.AsyncIO && cf.align == 1 {
+				cf.mu.Lock()
+				cf.maxEnd = int64(r.readLimit(upper))
+				cf.mu.Unlock()
 			}
+			checkIter(t, rng, it, newModel(es, lower, upper), es, steps)
 		}
-	}
+		require.NoError(t, it.Close())
+	})
 }

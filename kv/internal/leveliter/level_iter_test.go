@@ -655,11 +655,10 @@ func TestSetBounds(t *testing.T) {
 	require.Positive(t, settable, "file iterators took new bounds")
 }
 
-// TestSetBoundsKeepsFile: moving the bounds within one file that lies
-// wholly inside them does not reopen it; a file that straddles the new
-// bounds is reopened with them.
-func TestSetBoundsKeepsFile(t *testing.T) {
-	l := &level{}
+// lettersLevel returns a level of three files: a-c, d-f and g-h, one
+// version of each key.
+func lettersLevel(settable bool) *level {
+	l := &level{settable: settable}
 	for i, keys := range [][]string{{"a", "b", "c"}, {"d", "e", "f"}, {"g", "h"}} {
 		var kvs []base.KV
 		for _, k := range keys {
@@ -668,17 +667,27 @@ func TestSetBoundsKeepsFile(t *testing.T) {
 		l.files = append(l.files, File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: i})
 		l.contents = append(l.contents, kvs)
 	}
-	seek := func(it *Iter, k string) *base.KV {
-		return it.SeekGE(base.MakeSearchKey(nil, []byte(k), base.SeqNumMax))
-	}
+	return l
+}
+
+// seekUser seeks it to the first entry of user key k.
+func seekUser(it *Iter, k string) *base.KV {
+	return it.SeekGE(base.MakeSearchKey(nil, []byte(k), base.SeqNumMax))
+}
+
+// TestSetBoundsKeepsFile: moving the bounds within one file that lies
+// wholly inside them does not reopen it; a file that straddles the new
+// bounds is reopened with them.
+func TestSetBoundsKeepsFile(t *testing.T) {
+	l := lettersLevel(false)
 	it := New(l.files, l.openFile, nil, nil)
-	require.Equal(t, "d#1,SET:d", formatKV(seek(it, "d")))
+	require.Equal(t, "d#1,SET:d", formatKV(seekUser(it, "d")))
 	require.Equal(t, []string{"open 1"}, l.events)
 	l.events = nil
 
 	// File 1 lies inside [c, g): kept.
 	it.SetBounds([]byte("c"), []byte("g"))
-	require.Equal(t, "e#1,SET:e", formatKV(seek(it, "e")))
+	require.Equal(t, "e#1,SET:e", formatKV(seekUser(it, "e")))
 	require.Empty(t, l.events)
 
 	// The end of the bounds ends the scan without opening file 2.
@@ -689,7 +698,7 @@ func TestSetBoundsKeepsFile(t *testing.T) {
 
 	// File 1 straddles [d, e): opened with the bound it straddles.
 	it.SetBounds([]byte("d"), []byte("e"))
-	require.Equal(t, "d#1,SET:d", formatKV(seek(it, "a")))
+	require.Equal(t, "d#1,SET:d", formatKV(seekUser(it, "a")))
 	require.Nil(t, it.Next())
 	require.Equal(t, []string{"open 1 upper=e"}, l.events)
 	require.NoError(t, it.Close())
@@ -699,27 +708,16 @@ func TestSetBoundsKeepsFile(t *testing.T) {
 // open while the file overlaps them, and gets the bounds the file
 // straddles.
 func TestSetBoundsSettableFile(t *testing.T) {
-	l := &level{settable: true}
-	for i, keys := range [][]string{{"a", "b", "c"}, {"d", "e", "f"}, {"g", "h"}} {
-		var kvs []base.KV
-		for _, k := range keys {
-			kvs = append(kvs, base.KV{K: base.AppendKey(nil, []byte(k), 1, base.KindSet), V: []byte(k)})
-		}
-		l.files = append(l.files, File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: i})
-		l.contents = append(l.contents, kvs)
-	}
-	seek := func(it *Iter, k string) *base.KV {
-		return it.SeekGE(base.MakeSearchKey(nil, []byte(k), base.SeqNumMax))
-	}
+	l := lettersLevel(true)
 	it := New(l.files, l.openFile, nil, nil)
-	require.Equal(t, "d#1,SET:d", formatKV(seek(it, "d")))
+	require.Equal(t, "d#1,SET:d", formatKV(seekUser(it, "d")))
 	l.events = nil
 
 	// [e, f) lies inside file 1: it stays open with both bounds.
 	it.SetBounds([]byte("e"), []byte("f"))
 	require.Equal(t, []string{"bounds 1 lower=e upper=f"}, l.events)
 	l.events = nil
-	require.Equal(t, "e#1,SET:e", formatKV(seek(it, "a")))
+	require.Equal(t, "e#1,SET:e", formatKV(seekUser(it, "a")))
 	require.Nil(t, it.Next())
 	require.Empty(t, l.events, "no file opened past the bound")
 
@@ -731,7 +729,7 @@ func TestSetBoundsSettableFile(t *testing.T) {
 	// [g, h) does not: file 1 closes.
 	it.SetBounds([]byte("g"), []byte("h"))
 	require.Equal(t, []string{"close 1"}, l.events)
-	require.Equal(t, "g#1,SET:g", formatKV(seek(it, "a")))
+	require.Equal(t, "g#1,SET:g", formatKV(seekUser(it, "a")))
 	require.NoError(t, it.Close())
 }
 
@@ -750,7 +748,7 @@ func TestExhaustedAtBoundKeepsFile(t *testing.T) {
 	l.contents = [][]base.KV{kvs}
 	it := New(l.files, l.openFile, nil, nil)
 	it.SetBounds([]byte("b"), []byte("d"))
-	require.Equal(t, "b#1,SET:b", formatKV(it.SeekGE(base.MakeSearchKey(nil, []byte("b"), base.SeqNumMax))))
+	require.Equal(t, "b#1,SET:b", formatKV(seekUser(it, "b")))
 	require.Equal(t, "c#1,SET:c", formatKV(it.Next()))
 	require.Nil(t, it.Next())
 	require.Nil(t, it.Next())
