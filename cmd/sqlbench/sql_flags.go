@@ -72,7 +72,7 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	fs.IntVar(&c.rangeSize, "range_size", 100, "rows of simple_range, sum_range, order_range and distinct_range")
 	fs.IntVar(&c.inListSize, "in_list_size", 10, "ids of in_list")
 	fs.BoolVar(&c.statistics, "statistics", false, "print engine counters per query and the last query's access plan")
-	fs.BoolVar(&c.cold, "cold", false, "drop the OS page cache of the tables before every query (not timed)")
+	fs.BoolVar(&c.cold, "cold", false, "drop the OS page cache of the tables before every query (not timed: qps counts the queries' time only)")
 	fs.BoolVar(&c.sync, "sync", false, "sync the write-ahead log at every commit")
 	fs.Int64Var(&c.cacheSize, "cache_size", 0, "block cache bytes; 0 for the store's default (sqlstore.DefaultCacheSize)")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
