@@ -2,9 +2,11 @@ package kv
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/manifest"
+	"github.com/strata-db/strata/kv/internal/rangedel"
 )
 
 // RangeEstimate approximates what a key range holds.
@@ -36,9 +38,13 @@ func (c *rangeCount) add(o rangeCount) {
 // unbounded) without reading a data block. Each table contributes its
 // properties' entry counts and raw sizes scaled by the share of its data
 // blocks the range spans, found in its index, so a range within one block
-// of a table may count nothing there; the memtables are walked. Use it
-// where a scan would cost too much: a planner's first guess at a table's
-// size after Open, say.
+// of a table may count nothing there, and a table whose entries differ in
+// size from one part to another (rows and the index entries after them,
+// say) skews the count toward the smaller ones. The memtables are walked.
+// Range deletions count: the parts of a table that a tombstone newer than
+// all its entries covers, and the memtable entries a newer tombstone
+// covers, are left out. Use it where a scan would cost too much: a
+// planner's first guess at a table's size after Open, say.
 func (d *DB) EstimateRange(start, end []byte) (RangeEstimate, error) {
 	if d.closed.Load() {
 		return RangeEstimate{}, ErrClosed
@@ -46,16 +52,20 @@ func (d *DB) EstimateRange(start, end []byte) (RangeEstimate, error) {
 	var sum rangeCount
 	rs := d.loadReadState()
 	defer rs.unref()
+	tombs, err := d.rangeTombstones(rs, start, end)
+	if err != nil {
+		return RangeEstimate{}, err
+	}
 	for i := len(rs.imms); i >= 0; i-- {
 		m := rs.mem
 		if i < len(rs.imms) {
 			m = rs.imms[i]
 		}
-		sum.add(countMemtable(m, start, end))
+		sum.add(countMemtable(m, start, end, tombs))
 	}
 	for level := range manifest.NumLevels {
 		for _, f := range rs.v.Overlaps(level, start, end) {
-			c, err := d.countTable(f, start, end)
+			c, err := d.countTable(f, start, end, tombs)
 			if err != nil {
 				return RangeEstimate{}, err
 			}
@@ -69,9 +79,49 @@ func (d *DB) EstimateRange(start, end []byte) (RangeEstimate, error) {
 	return RangeEstimate{Keys: int64(live), Bytes: int64(sum.bytes * live / sum.sets)}, nil
 }
 
-// countMemtable counts the entries of m in [start, end).
-func countMemtable(m *memTable, start, end []byte) rangeCount {
+// rangeTombstones returns the range tombstones of rs that overlap [start,
+// end), or nil when there are none.
+func (d *DB) rangeTombstones(rs *readState, start, end []byte) (*rangedel.Set, error) {
+	var ts []rangedel.Tombstone
+	for i := len(rs.imms); i >= 0; i-- {
+		m := rs.mem
+		if i < len(rs.imms) {
+			m = rs.imms[i]
+		}
+		if m.HasRangeDeletes() {
+			ts = append(ts, m.collectTombstones(base.SeqNumMax)...)
+		}
+	}
+	for level := range manifest.NumLevels {
+		for _, f := range rs.v.Overlaps(level, start, end) {
+			if f.NumRangeDeletes == 0 {
+				continue
+			}
+			e, err := d.tables.get(f.FileNum)
+			if err != nil {
+				return nil, err
+			}
+			ts = tombstonesOf(e.tombs, base.SeqNumMax, ts)
+			d.tables.release(e)
+		}
+	}
+	ts = slices.DeleteFunc(ts, func(t rangedel.Tombstone) bool {
+		return (end != nil && bytes.Compare(t.Start, end) >= 0) || (start != nil && bytes.Compare(t.End, start) <= 0)
+	})
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	return rangedel.NewSet(ts), nil
+}
+
+// countMemtable counts the entries of m in [start, end) that no newer
+// tombstone of tombs covers.
+func countMemtable(m *memTable, start, end []byte, tombs *rangedel.Set) rangeCount {
 	var c rangeCount
+	var cur rangedel.Cursor
+	if tombs != nil {
+		cur.Init(tombs)
+	}
 	it := m.NewIter()
 	defer it.Close()
 	var kv *base.KV
@@ -86,6 +136,9 @@ func countMemtable(m *memTable, start, end []byte) rangeCount {
 		if end != nil && bytes.Compare(uk, end) >= 0 {
 			break
 		}
+		if tombs != nil && cur.Covers(uk, base.SeqOf(base.Trailer(kv.K)), base.SeqNumMax) {
+			continue
+		}
 		if kv.Kind() == base.KindDelete {
 			c.dels++
 			continue
@@ -97,8 +150,9 @@ func countMemtable(m *memTable, start, end []byte) rangeCount {
 }
 
 // countTable scales table f's properties by the share of its data blocks
-// that [start, end) spans.
-func (d *DB) countTable(f *manifest.FileMetadata, start, end []byte) (rangeCount, error) {
+// that [start, end) spans, less the spans that tombstones newer than every
+// entry of f cover.
+func (d *DB) countTable(f *manifest.FileMetadata, start, end []byte, tombs *rangedel.Set) (rangeCount, error) {
 	e, err := d.tables.get(f.FileNum)
 	if err != nil {
 		return rangeCount{}, err
@@ -119,7 +173,20 @@ func (d *DB) countTable(f *manifest.FileMetadata, start, end []byte) (rangeCount
 	if hi <= lo {
 		return rangeCount{}, nil
 	}
-	share := float64(hi-lo) / float64(dataEnd)
+	span := hi - lo
+	if tombs != nil {
+		for _, fr := range tombs.Fragments() {
+			if fr.MaxSeq(base.SeqNumMax) <= f.LargestSeq {
+				continue // not newer than all of f's entries
+			}
+			a, b := r.ApproximateOffset(fr.Start), r.ApproximateOffset(fr.End)
+			a, b = max(a, lo), min(b, hi)
+			if b > a {
+				span -= min(b-a, span)
+			}
+		}
+	}
+	share := float64(span) / float64(dataEnd)
 	p := r.Properties()
 	trailers := p.NumEntries * base.TrailerLen
 	raw := p.RawValueSize

@@ -70,3 +70,29 @@ func TestEstimateRange(t *testing.T) {
 	_, err = d.EstimateRange(nil, nil)
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// TestEstimateRangeDeletions: keys a range tombstone deletes do not count,
+// whether the tombstone is in a memtable or flushed to a table, and keys
+// written after it do.
+func TestEstimateRangeDeletions(t *testing.T) {
+	const n = 20000
+	d := readPathDB(t, n, nil)
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%08d", i) }
+	check := func(what string, keys int64) {
+		t.Helper()
+		est, err := d.EstimateRange(nil, nil)
+		require.NoError(t, err)
+		require.InDelta(t, float64(keys), float64(est.Keys), 0.03*n, what)
+	}
+	check("before", n)
+	require.NoError(t, d.DeleteRange(key(0), key(n/2), nil))
+	check("tombstone in the memtable", n/2)
+	require.NoError(t, d.Set(key(7), []byte("again"), nil))
+	est, err := d.EstimateRange(key(0), key(n/2))
+	require.NoError(t, err)
+	require.EqualValues(t, 1, est.Keys, "the key written after the tombstone")
+	require.NoError(t, d.Flush())
+	check("tombstone in a table", n/2)
+	require.NoError(t, d.Compact(nil, nil))
+	check("compacted", n/2)
+}

@@ -112,7 +112,7 @@ func readDatabase(t *txn, name string) (*databaseRecord, bool, error) {
 // transaction begins, at every statement, and a transaction made only for
 // that lookup (a snapshot and a batch) cost more than the lookup.
 func (p *Provider) lookupDatabase(ctx *sql.Context, name string) (*databaseRecord, bool, error) {
-	if t := txnOf(ctx); t == nil || t.store != p.store || t.isDone() {
+	if t := txnOf(ctx); (t == nil || t.store != p.store || t.isDone()) && !p.store.closed.Load() {
 		s := p.store
 		if e, ok := s.catalog.lookup(catalogKey(kindDatabase, name), s.db.LastSeq()); ok {
 			if !e.found {

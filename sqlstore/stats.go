@@ -106,12 +106,16 @@ func (c *rowCounters) drop(id uint64) {
 	c.mu.Unlock()
 }
 
-// approximate sets a table's count to an estimate, unless it has one.
-func (c *rowCounters) approximate(id uint64, rows, bytes int64) {
+// approximate sets a table's count to an estimate taken when the engine's
+// last sequence number was seq, unless the count has a value, or a commit
+// that may change the table is in flight or landed after seq (its delta
+// and the estimate could then count its rows twice, or not at all: the
+// next lookup tries again).
+func (c *rowCounters) approximate(id uint64, seq uint64, rows, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rc := c.getLocked(id)
-	if rc.known || rc.approx {
+	if rc.known || rc.approx || rc.pending != 0 || rc.lastSeq > seq {
 		return
 	}
 	rc.approx, rc.rows, rc.bytes = true, rows, bytes
@@ -122,8 +126,8 @@ func (c *rowCounters) approximate(id uint64, rows, bytes int64) {
 func (c *rowCounters) hasEstimate(id uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rc := c.getLocked(id)
-	return rc.known || rc.approx
+	rc := c.m[id]
+	return rc != nil && (rc.known || rc.approx)
 }
 
 // isKnown reports whether a table's count has been established.

@@ -98,7 +98,7 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 			p.iters.Add(1)
 		}
 	}
-	if po := opts.prefetchOptions(r.opts.Pool, r.readLimit(opts.Upper), it.env.sink); po.Enabled() {
+	if po := opts.prefetchOptions(r.opts.Pool, r.prefetchLimit(opts.Upper), it.env.sink); po.Enabled() {
 		it.pf.Init(r.file, po)
 		it.env.pf = &it.pf
 	}
@@ -120,8 +120,15 @@ func (it *Iter) SetBounds(lower, upper []byte) {
 	}
 	it.pos = posNone
 	if it.env.pf != nil {
-		it.pf.SetLimit(int64(it.r.readLimit(upper)))
+		it.pf.SetLimit(int64(it.r.prefetchLimit(upper)))
 	}
+}
+
+// prefetchLimit is readLimit as a prefetch buffer's limit, for which 0
+// means none: an upper bound at or before the first block gives 1, which
+// lets nothing be read ahead.
+func (r *Reader) prefetchLimit(upper []byte) uint64 {
+	return max(r.readLimit(upper), 1)
 }
 
 // readLimit returns the offset forward reads of an iterator bounded by

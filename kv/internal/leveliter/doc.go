@@ -5,7 +5,9 @@
 // file's iterator, through a callback, only when the scan or a seek reaches
 // that file, and closes it as soon as the scan moves on to another file, so
 // a table cache can bound the number of open files however many levels and
-// iterators are live. The package knows nothing of manifests or tables: a
+// iterators are live. A scan that ends at a bound inside a file leaves that
+// file open until a seek elsewhere or Close, so that a seek after SetBounds
+// can use it again. The package knows nothing of manifests or tables: a
 // level is a []File, each with its smallest and largest internal keys and an
 // opaque Data field for the engine (a file number, a *FileMetadata...).
 //

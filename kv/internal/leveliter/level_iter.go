@@ -54,6 +54,9 @@ type Iter struct {
 	// file is open.
 	iter base.InternalIterator
 	idx  int
+	// stale: SetBounds left the open file behind; the next load closes it
+	// (reporting a Close error from a positioning call, as loads do).
+	stale bool
 	// checkLower and checkUpper say whether files[idx] straddles the lower
 	// or upper bound, so that its entries must be compared with it.
 	checkLower, checkUpper bool
@@ -91,8 +94,8 @@ func (it *Iter) Init(files []File, open OpenFunc, lower, upper []byte) {
 // seeking from range to range within one file does not reopen it: its
 // iterator takes the new bounds if it can (a BoundsSetter), else it stays
 // only if it lies wholly inside them and was opened without bounds of its
-// own. Otherwise the file is closed, and a Close error stops the Iter as
-// usual.
+// own. Otherwise the file is closed by the next seek, First or Last, which
+// reports an error from its Close.
 func (it *Iter) SetBounds(lower, upper []byte) {
 	keep := false
 	var f *File
@@ -105,9 +108,7 @@ func (it *Iter) SetBounds(lower, upper []byte) {
 		_, settable := it.iter.(BoundsSetter)
 		keep = overlaps && (settable || within && !it.checkLower && !it.checkUpper)
 	}
-	if !keep {
-		it.closeFile()
-	}
+	it.stale = it.iter != nil && !keep
 	it.setBounds(lower, upper)
 	if keep {
 		it.checkLower = lower != nil && bytes.Compare(base.UserKey(f.Smallest), lower) < 0
@@ -401,7 +402,7 @@ func (it *Iter) lastInFile() *base.KV {
 // open already. It reports false, with err set, when closing or opening
 // failed.
 func (it *Iter) load(i int) bool {
-	if it.idx == i && it.iter != nil {
+	if it.idx == i && it.iter != nil && !it.stale {
 		return true
 	}
 	if !it.closeFile() {
@@ -438,7 +439,7 @@ func (it *Iter) closeFile() bool {
 	}
 	err := it.iter.Close()
 	f := &it.files[it.idx]
-	it.iter, it.idx = nil, -1
+	it.iter, it.idx, it.stale = nil, -1, false
 	if err != nil {
 		it.fail(fmt.Errorf("leveliter: closing file %s-%s: %w",
 			base.FormatKey(f.Smallest), base.FormatKey(f.Largest), err))

@@ -726,10 +726,11 @@ func TestSetBoundsSettableFile(t *testing.T) {
 	require.Equal(t, []string{"bounds 1 upper=e"}, l.events)
 	l.events = nil
 
-	// [g, h) does not: file 1 closes.
+	// [g, h) does not: the next seek closes file 1.
 	it.SetBounds([]byte("g"), []byte("h"))
-	require.Equal(t, []string{"close 1"}, l.events)
+	require.Empty(t, l.events)
 	require.Equal(t, "g#1,SET:g", formatKV(seekUser(it, "a")))
+	require.Equal(t, []string{"close 1", "open 2 upper=h"}, l.events)
 	require.NoError(t, it.Close())
 }
 
@@ -757,6 +758,22 @@ func TestExhaustedAtBoundKeepsFile(t *testing.T) {
 	it.SetBounds([]byte("a"), []byte("b"))
 	require.Equal(t, "a#1,SET:a", formatKV(it.First()))
 	require.Equal(t, []string{"bounds 0 upper=b"}, l.events)
+	require.NoError(t, it.Close())
+	require.Zero(t, l.numOpen())
+}
+
+// TestSetBoundsCloseError: a file left behind by SetBounds is closed by the
+// next seek, which reports the close's error.
+func TestSetBoundsCloseError(t *testing.T) {
+	l := lettersLevel(false)
+	it := New(l.files, l.openFile, nil, nil)
+	require.Equal(t, "b#1,SET:b", formatKV(seekUser(it, "b")))
+	l.closeErr = errInjected
+	it.SetBounds([]byte("d"), []byte("e"))
+	require.Nil(t, seekUser(it, "d"))
+	require.ErrorIs(t, it.Error(), errInjected)
+	l.closeErr = nil
+	require.Equal(t, "d#1,SET:d", formatKV(seekUser(it, "d")))
 	require.NoError(t, it.Close())
 	require.Zero(t, l.numOpen())
 }
