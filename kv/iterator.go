@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/strata-db/strata/kv/internal/base"
-	"github.com/strata-db/strata/kv/internal/merging"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/stats"
 )
@@ -276,15 +275,16 @@ func (i *Iterator) Prev() bool {
 
 // setBounds changes the bounds the iterator applies, which must lie within
 // the bounds it was made with (its tables were chosen by those), and leaves
-// it unpositioned. The level iterators take the new bounds too, so that a
-// scan reaching the end of a range stops there instead of opening the
-// level's next table and reading its first block; the other internal
-// iterators keep their bounds, and this one applies the new ones.
+// it unpositioned. The level iterators and level-0 table iterators take the
+// new bounds too, so that a scan reaching the end of a range stops there
+// instead of opening the level's next table and reading its first block,
+// and a seek into the same table reuses its iterator; the memtable and
+// batch iterators keep their bounds, and this one applies the new ones.
 func (i *Iterator) setBounds(lower, upper []byte) {
 	i.lower, i.upper = lower, upper
 	i.valid = false
 	i.dir = 0
-	if bs, ok := i.iter.(merging.BoundsSetter); ok {
+	if bs, ok := i.iter.(base.BoundsSetter); ok {
 		bs.SetBounds(lower, upper)
 	}
 }

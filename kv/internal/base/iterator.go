@@ -48,3 +48,11 @@ type InternalIterator interface {
 	Error() error
 	Close() error
 }
+
+// BoundsSetter is an internal iterator whose user-key bounds [lower,
+// upper) can change between seeks; SetBounds leaves it unpositioned. A
+// level iterator and a table iterator are; a merging iterator passes new
+// bounds on to its children that are.
+type BoundsSetter interface {
+	SetBounds(lower, upper []byte)
+}

@@ -92,7 +92,7 @@ func (it *Iter) Init(files []File, open OpenFunc, lower, upper []byte) {
 // and leaves the Iter unpositioned: seek or call First or Last next. When
 // the open file still overlaps the new bounds it stays open, so that
 // seeking from range to range within one file does not reopen it: its
-// iterator takes the new bounds if it can (a BoundsSetter), else it stays
+// iterator takes the new bounds if it can (a base.BoundsSetter), else it stays
 // only if it lies wholly inside them and was opened without bounds of its
 // own. Otherwise the file is closed by the next seek, First or Last, which
 // reports an error from its Close.
@@ -105,7 +105,7 @@ func (it *Iter) SetBounds(lower, upper []byte) {
 			(lower == nil || !below(f, lower))
 		within := (lower == nil || bytes.Compare(base.UserKey(f.Smallest), lower) >= 0) &&
 			(upper == nil || below(f, upper))
-		_, settable := it.iter.(BoundsSetter)
+		_, settable := it.iter.(base.BoundsSetter)
 		keep = overlaps && (settable || within && !it.checkLower && !it.checkUpper)
 	}
 	it.stale = it.iter != nil && !keep
@@ -113,7 +113,7 @@ func (it *Iter) SetBounds(lower, upper []byte) {
 	if keep {
 		it.checkLower = lower != nil && bytes.Compare(base.UserKey(f.Smallest), lower) < 0
 		it.checkUpper = upper != nil && !below(f, upper)
-		if bs, ok := it.iter.(BoundsSetter); ok {
+		if bs, ok := it.iter.(base.BoundsSetter); ok {
 			var fl, fu []byte
 			if it.checkLower {
 				fl = lower
@@ -127,11 +127,6 @@ func (it *Iter) SetBounds(lower, upper []byte) {
 	if it.state != failed {
 		it.state = unpositioned
 	}
-}
-
-// BoundsSetter is a file iterator whose bounds can change (see SetBounds).
-type BoundsSetter interface {
-	SetBounds(lower, upper []byte)
 }
 
 // setBounds sets the bounds and the range of files they allow; the open

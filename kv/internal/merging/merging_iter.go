@@ -71,14 +71,8 @@ func (m *Iter) Init(iters ...base.InternalIterator) {
 	*m = Iter{children: children, heap: m.heap[:0]}
 }
 
-// BoundsSetter is a child iterator whose bounds can change between seeks
-// (a level iterator, say).
-type BoundsSetter interface {
-	SetBounds(lower, upper []byte)
-}
-
 // SetBounds passes new user-key bounds [lower, upper) to the children that
-// take them (BoundsSetter) and leaves m unpositioned: seek or call First or
+// take them (base.BoundsSetter) and leaves m unpositioned: seek or call First or
 // Last next. Children that do not take bounds keep theirs, so the caller
 // applies the bounds it sets; the point is to let a child stop early, for
 // example a level iterator that would otherwise open the next file when its
@@ -87,7 +81,7 @@ func (m *Iter) SetBounds(lower, upper []byte) {
 	for i := range m.children {
 		c := &m.children[i]
 		c.kv = nil
-		if bs, ok := c.iter.(BoundsSetter); ok {
+		if bs, ok := c.iter.(base.BoundsSetter); ok {
 			bs.SetBounds(lower, upper)
 		}
 	}
