@@ -229,6 +229,19 @@ func (rs *readState) initLevels() {
 	}
 }
 
+// numMemtables returns the number of memtables rs reads: the mutable one
+// and the immutable ones.
+func (rs *readState) numMemtables() int { return len(rs.imms) + 1 }
+
+// memtable returns the i-th memtable of rs, newest first (0 is the mutable
+// one), and whether it is immutable.
+func (rs *readState) memtable(i int) (m *memTable, immutable bool) {
+	if i == 0 {
+		return rs.mem, false
+	}
+	return rs.imms[len(rs.imms)-i], true
+}
+
 func (rs *readState) unref() {
 	if rs.refs.Add(-1) == 0 {
 		rs.mem.unref()

@@ -56,11 +56,8 @@ func (d *DB) EstimateRange(start, end []byte) (RangeEstimate, error) {
 	if err != nil {
 		return RangeEstimate{}, err
 	}
-	for i := len(rs.imms); i >= 0; i-- {
-		m := rs.mem
-		if i < len(rs.imms) {
-			m = rs.imms[i]
-		}
+	for i := range rs.numMemtables() {
+		m, _ := rs.memtable(i)
 		sum.add(countMemtable(m, start, end, tombs))
 	}
 	for level := range manifest.NumLevels {
@@ -83,12 +80,8 @@ func (d *DB) EstimateRange(start, end []byte) (RangeEstimate, error) {
 // end), or nil when there are none.
 func (d *DB) rangeTombstones(rs *readState, start, end []byte) (*rangedel.Set, error) {
 	var ts []rangedel.Tombstone
-	for i := len(rs.imms); i >= 0; i-- {
-		m := rs.mem
-		if i < len(rs.imms) {
-			m = rs.imms[i]
-		}
-		if m.HasRangeDeletes() {
+	for i := range rs.numMemtables() {
+		if m, _ := rs.memtable(i); m.HasRangeDeletes() {
 			ts = append(ts, m.collectTombstones(base.SeqNumMax)...)
 		}
 	}
@@ -176,8 +169,8 @@ func (d *DB) countTable(f *manifest.FileMetadata, start, end []byte, tombs *rang
 	span := hi - lo
 	if tombs != nil {
 		for _, fr := range tombs.Fragments() {
-			if fr.MaxSeq(base.SeqNumMax) <= f.LargestSeq {
-				continue // not newer than all of f's entries
+			if fr.MaxSeq(base.SeqNumMax) <= f.LargestSeq || !f.Overlaps(fr.Start, fr.End) {
+				continue // older than some of f's entries, or not in f
 			}
 			a, b := r.ApproximateOffset(fr.Start), r.ApproximateOffset(fr.End)
 			a, b = max(a, lo), min(b, hi)

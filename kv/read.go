@@ -72,12 +72,8 @@ func (d *DB) get(rs *readState, key []byte, seq base.SeqNum, st *stats.Counters,
 		}
 		return value, true, nil
 	}
-	mems := [1]*memTable{rs.mem}
-	for i := len(rs.imms); i >= 0; i-- {
-		m, immutable := mems[0], false
-		if i < len(rs.imms) {
-			m, immutable = rs.imms[i], true
-		}
+	for i := range rs.numMemtables() {
+		m, immutable := rs.memtable(i)
 		if m.HasRangeDeletes() {
 			maxTomb = max(maxTomb, m.maxCoveringSeq(key, seq, immutable))
 		}
@@ -258,10 +254,9 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uin
 			tombs = append(tombs, rangedel.Tombstone{Start: start, End: end, Seq: seqBatchBit | base.SeqNum(r.ord)})
 		}
 	}
-	for i := len(rs.imms); i >= 0; i-- {
-		m := rs.mem
-		if i < len(rs.imms) {
-			m = rs.imms[i]
+	for i := range rs.numMemtables() {
+		m, immutable := rs.memtable(i)
+		if immutable {
 			tombs = tombstonesOf(m.rangeDels(true), seq, tombs)
 		} else if m.HasRangeDeletes() {
 			tombs = append(tombs, m.collectTombstones(seq)...)

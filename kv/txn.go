@@ -64,11 +64,8 @@ func (d *DB) newestSeq(key []byte) (base.SeqNum, error) {
 	defer rs.unref()
 	var newest base.SeqNum
 	seq := base.SeqNum(d.visibleSeq.Load())
-	for i := len(rs.imms); i >= 0; i-- {
-		m, immutable := rs.mem, false
-		if i < len(rs.imms) {
-			m, immutable = rs.imms[i], true
-		}
+	for i := range rs.numMemtables() {
+		m, immutable := rs.memtable(i)
 		if m.HasRangeDeletes() {
 			newest = max(newest, m.maxCoveringSeq(key, seq, immutable))
 		}

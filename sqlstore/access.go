@@ -221,7 +221,7 @@ func (c *rowCounters) estimate(id uint64) (rows, bytes int64, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rc, ok := c.m[id]
-	if !ok || !(rc.known || rc.approx) {
+	if !ok || !rc.valued() {
 		return 0, 0, false
 	}
 	return max(rc.rows, 0), max(rc.bytes, 0), true

@@ -106,19 +106,17 @@ func (c *rowCounters) drop(id uint64) {
 	c.mu.Unlock()
 }
 
-// approximate sets a table's count to an estimate taken when the engine's
-// last sequence number was seq, unless the count has a value, or a commit
-// that may change the table is in flight or landed after seq (its delta
-// and the estimate could then count its rows twice, or not at all: the
-// next lookup tries again).
-func (c *rowCounters) approximate(id uint64, seq uint64, rows, bytes int64) {
+// approximate sets a table's count to an estimate, unless it has a value.
+// A commit to the table in flight meanwhile may be counted twice (in the
+// estimate and in its delta) or not at all, which an estimate can take;
+// refusing the estimate instead would send every lookup of a busy table
+// back to the engine for a new one.
+func (c *rowCounters) approximate(id uint64, rows, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rc := c.getLocked(id)
-	if rc.known || rc.approx || rc.pending != 0 || rc.lastSeq > seq {
-		return
+	if rc := c.getLocked(id); !rc.valued() {
+		rc.approx, rc.rows, rc.bytes = true, rows, bytes
 	}
-	rc.approx, rc.rows, rc.bytes = true, rows, bytes
 }
 
 // hasEstimate reports whether a table's count is established or
@@ -127,8 +125,11 @@ func (c *rowCounters) hasEstimate(id uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rc := c.m[id]
-	return rc != nil && (rc.known || rc.approx)
+	return rc != nil && rc.valued()
 }
+
+// valued reports whether rc holds a count, exact or approximate.
+func (rc *rowCounter) valued() bool { return rc.known || rc.approx }
 
 // isKnown reports whether a table's count has been established.
 func (c *rowCounters) isKnown(id uint64) bool {

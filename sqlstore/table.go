@@ -377,12 +377,11 @@ func (t *Table) count(ctx *sql.Context) (rows, bytes int64, exact bool, err erro
 // the whole table to plan itself.
 func (t *Table) approximateCount() error {
 	prefix := appendIndexPrefix(nil, t.def.id, primaryIndexID)
-	seq := t.store.db.LastSeq()
 	est, err := t.store.db.EstimateRange(prefix, prefixEnd(prefix))
 	if err != nil {
 		return wrapf(err, "sqlstore: estimating the size of %s", t.def.name)
 	}
-	t.store.counters.approximate(t.def.id, seq, est.Keys, est.Bytes)
+	t.store.counters.approximate(t.def.id, est.Keys, est.Bytes)
 	return nil
 }
 

@@ -660,14 +660,20 @@ func TestSetBounds(t *testing.T) {
 func lettersLevel(settable bool) *level {
 	l := &level{settable: settable}
 	for i, keys := range [][]string{{"a", "b", "c"}, {"d", "e", "f"}, {"g", "h"}} {
-		var kvs []base.KV
-		for _, k := range keys {
-			kvs = append(kvs, base.KV{K: base.AppendKey(nil, []byte(k), 1, base.KindSet), V: []byte(k)})
-		}
+		kvs := letterKVs(keys...)
 		l.files = append(l.files, File{Smallest: kvs[0].K, Largest: kvs[len(kvs)-1].K, Data: i})
 		l.contents = append(l.contents, kvs)
 	}
 	return l
+}
+
+// letterKVs returns one version of each key, its value the key.
+func letterKVs(keys ...string) []base.KV {
+	var kvs []base.KV
+	for _, k := range keys {
+		kvs = append(kvs, base.KV{K: base.AppendKey(nil, []byte(k), 1, base.KindSet), V: []byte(k)})
+	}
+	return kvs
 }
 
 // seekUser seeks it to the first entry of user key k.
@@ -740,10 +746,7 @@ func TestSetBoundsSettableFile(t *testing.T) {
 // still open, and a seek under new bounds in the same file reuses it.
 func TestExhaustedAtBoundKeepsFile(t *testing.T) {
 	l := &level{settable: true}
-	var kvs []base.KV
-	for _, k := range []string{"a", "b", "c"} {
-		kvs = append(kvs, base.KV{K: base.AppendKey(nil, []byte(k), 1, base.KindSet), V: []byte(k)})
-	}
+	kvs := letterKVs("a", "b", "c")
 	// Point keys a..c, and a range tombstone to e.
 	l.files = []File{{Smallest: kvs[0].K, Largest: base.MakeRangeDeleteSentinel(nil, []byte("e")), Data: 0}}
 	l.contents = [][]base.KV{kvs}
