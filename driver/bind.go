@@ -48,24 +48,49 @@ func checkArg(v any) (any, bool) {
 }
 
 // bind turns arguments into the engine's bindings: ? placeholders are named
-// v1, v2, ... by position, :name placeholders by name.
-func bind(args []driver.NamedValue) (map[string]sqlparser.Expr, error) {
+// v1, v2, ... by position, :name placeholders by name. With values, it
+// also returns the arguments' values by the same names.
+func bind(args []driver.NamedValue, values bool) (map[string]sqlparser.Expr, map[string]any, error) {
 	if len(args) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	out := make(map[string]sqlparser.Expr, len(args))
+	var vals map[string]any
+	if values {
+		vals = make(map[string]any, len(args))
+	}
 	for _, a := range args {
 		name := a.Name
 		if name == "" {
-			name = "v" + strconv.Itoa(a.Ordinal)
+			name = argName(a.Ordinal)
 		}
 		e, err := literal(a.Value)
 		if err != nil {
-			return nil, fmt.Errorf("strata: argument %s: %w", name, err)
+			return nil, nil, fmt.Errorf("strata: argument %s: %w", name, err)
 		}
 		out[name] = e
+		if vals != nil {
+			vals[name] = a.Value
+		}
 	}
-	return out, nil
+	return out, vals, nil
+}
+
+// argNames are the names of the first placeholders, made once.
+var argNames = func() []string {
+	n := make([]string, 64)
+	for i := range n {
+		n[i] = "v" + strconv.Itoa(i)
+	}
+	return n
+}()
+
+// argName is the name of the i-th ? placeholder (from 1).
+func argName(i int) string {
+	if i < len(argNames) {
+		return argNames[i]
+	}
+	return "v" + strconv.Itoa(i)
 }
 
 // datetimeLayout is how time.Time arguments are written.

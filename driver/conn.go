@@ -90,7 +90,11 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 		return nil, fmt.Errorf("strata: prepare %q: parsed statement not cached", query)
 	}
 	c.prepared[key]++
-	return &Stmt{conn: c, query: key, parsed: parsed, numInput: countParams(parsed)}, nil
+	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: countParams(parsed)}
+	if st.numInput > 0 {
+		st.sel = sqlstore.NewPreparedSelect(parsed)
+	}
+	return st, nil
 }
 
 // parseOne parses a one-shot statement with arguments and caches it like a

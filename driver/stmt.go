@@ -25,6 +25,9 @@ type Stmt struct {
 	parsed   sqlparser.Statement
 	numInput int
 	closed   bool
+	// sel, for a prepared SELECT of the shape sqlstore.PreparedSelect
+	// describes, reuses its plan across executions.
+	sel *sqlstore.PreparedSelect
 }
 
 // NumInput implements driver.Stmt: the number of distinct placeholders, or
@@ -84,12 +87,18 @@ func (s *Stmt) start(ctx context.Context, args []driver.NamedValue) (*gsql.Conte
 	if s.closed || s.conn.closed {
 		return nil, nil, nil, ErrClosed
 	}
-	bindings, err := bind(args)
+	bindings, values, err := bind(args, s.sel != nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	sctx := s.conn.newContext(ctx, s.query)
-	schema, iter, err := sqlstore.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings)
+	var schema gsql.Schema
+	var iter gsql.RowIter
+	if s.sel != nil && len(args) > 0 {
+		schema, iter, err = s.sel.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings, values)
+	} else {
+		schema, iter, err = sqlstore.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings)
+	}
 	if err != nil {
 		return nil, nil, nil, mysqlErr(err)
 	}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 )
@@ -35,6 +36,9 @@ type Session struct {
 	// stmt counts what the running statement reads and keeps the last
 	// statement's figures (stmtstats.go).
 	stmt stmtStats
+	// plansReused counts executions of prepared statements that ran on a
+	// reused plan (prepared.go): Strata_plans_reused.
+	plansReused atomic.Int64
 }
 
 func newSession(base *sql.BaseSession, s *Store) *Session {

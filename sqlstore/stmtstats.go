@@ -180,6 +180,8 @@ func (s *Session) statusVars() map[string]sql.StatusVarValue {
 	}
 	name := lastPrefix + "access"
 	m[name] = &sql.ImmutableStatusVarValue{Var: statusVar(name, types.LongText, ""), Val: strings.Join(access, "; ")}
+	name = statusPrefix + "plans_reused"
+	m[name] = &sql.ImmutableStatusVarValue{Var: statusVar(name, types.Int64, int64(0)), Val: s.plansReused.Load()}
 	return m
 }
 
@@ -188,7 +190,8 @@ func statusVar(name string, typ sql.Type, def any) *sql.MySQLStatusVariable {
 }
 
 // GetAllStatusVariables implements sql.Session: GMS's status variables
-// and this package's Strata_last_* and Strata_engine_* ones.
+// and this package's Strata_last_*, Strata_engine_* and
+// Strata_plans_reused ones.
 func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusVarValue {
 	m := s.BaseSession.GetAllStatusVariables(ctx)
 	for k, v := range s.statusVars() {
@@ -221,8 +224,8 @@ func stmtStatsOf(ctx *sql.Context) *stmtStats {
 }
 
 func init() {
-	// The session variable is registered once for the process; sessions
-	// made before it exist would not see it, hence init.
+	// The session variables are registered once for the process; sessions
+	// made before they exist would not see them, hence init.
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
 		Name:              accessVar,
 		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
@@ -230,5 +233,11 @@ func init() {
 		SetVarHintApplies: true,
 		Type:              types.NewSystemEnumType(accessVar, accessDefault, accessPlanned, accessNaive),
 		Default:           accessDefault,
+	}, &sql.MysqlSystemVariable{
+		Name:    planReuseVar,
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic: true,
+		Type:    types.NewSystemBoolType(planReuseVar),
+		Default: int8(1),
 	}})
 }

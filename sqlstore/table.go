@@ -49,6 +49,12 @@ type Table struct {
 	// running statement's writes included (foreign key checks); otherwise
 	// they read the statement view (stmtview.go).
 	readsCurrent bool
+	// planPinned marks the table of a prepared plan reused across
+	// statements (prepared.go): its lookups first check that the
+	// statement's transaction reads the catalog at planVersion, since the
+	// definition and the plan were made from that catalog.
+	planPinned  bool
+	planVersion uint64
 }
 
 func newTable(db *Database, def *tableDef) *Table {
@@ -221,6 +227,11 @@ type indexedTable struct {
 // spans now, because GMS reuses the lookup's ranges for the next one, and
 // chooses its access plan.
 func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
+	if it.planPinned {
+		if v, ok := txnOf(ctx).catalogVersion(); !ok || v != it.planVersion {
+			return nil, errStalePlan
+		}
+	}
 	lp, err := it.plan(ctx, lookup, it.lookups.Add(1) > 1)
 	if err != nil {
 		return nil, err

@@ -228,6 +228,19 @@ func (t *txn) readOpts() *kv.ReadOptions {
 	return &kv.ReadOptions{Snapshot: t.snap}
 }
 
+// catalogVersion returns the catalog version the transaction reads (see
+// catalogCache); ok is false when it reads an older catalog or one it
+// changed itself, and for a nil or finished transaction.
+func (t *txn) catalogVersion() (v uint64, ok bool) {
+	if t == nil {
+		return 0, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v = t.store.catalog.version.Load()
+	return v, !t.done && !t.ddl && t.snap.Seq() >= v
+}
+
 // get reads key as the transaction sees it; found is false when absent.
 func (t *txn) get(key []byte) (value []byte, found bool, err error) {
 	t.mu.Lock()

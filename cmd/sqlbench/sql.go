@@ -21,7 +21,11 @@ package main
 // Access modes are the planner's (package planner): planned chooses Get,
 // MultiGet, readahead and MultiScan per lookup; naive reads every lookup
 // with a plain iterator per range and a Get per fetched row, the baseline.
-// A connection selects one with SET strata_access.
+// A connection selects one with SET strata_access. Both reuse the plan of a
+// prepared statement across executions where the store can
+// (sqlstore.PreparedSelect); replan is planned with every execution
+// planned in full by the SQL engine (SET strata_plan_reuse = OFF), to
+// measure what that reuse saves.
 //
 // Each workload prints queries per second and the mean, p95 and p99
 // latency; with two modes, the ratio of the first to the second. -repeat

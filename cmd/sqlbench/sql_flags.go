@@ -64,7 +64,7 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	fs.StringVar(&c.dir, "db", "", "database folder (kept; reused when it holds the table with -rows rows); default: a temporary folder")
 	fs.IntVar(&c.rows, "rows", 100000, "rows in sbtest")
 	fs.StringVar(&workloads, "workloads", sqlDefaultWorkloads, "comma-separated workloads, each name or name:size")
-	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive")
+	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive, replan")
 	fs.IntVar(&c.threads, "threads", 1, "client threads, each with its own connection")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time each workload runs in each access mode")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "untimed run before each timed one (not with -cold)")
@@ -87,10 +87,10 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	}
 	for _, a := range strings.Split(access, ",") {
 		switch a = strings.TrimSpace(a); a {
-		case "planned", "naive":
+		case "planned", "naive", "replan":
 			c.access = append(c.access, a)
 		default:
-			errs = append(errs, fmt.Errorf("-access: unknown mode %q (want planned or naive)", a))
+			errs = append(errs, fmt.Errorf("-access: unknown mode %q (want planned, naive or replan)", a))
 		}
 	}
 	if c.rows < 100 {

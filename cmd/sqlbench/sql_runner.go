@@ -263,7 +263,11 @@ func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed
 		return nil, err
 	}
 	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
-	if _, err := conn.ExecContext(ctx, "SET strata_access = '"+mode+"'"); err != nil {
+	access, reuse := mode, "ON"
+	if mode == "replan" {
+		access, reuse = "planned", "OFF"
+	}
+	if _, err := conn.ExecContext(ctx, "SET strata_access = '"+access+"', strata_plan_reuse = "+reuse); err != nil {
 		t.close()
 		return nil, err
 	}

@@ -1,0 +1,165 @@
+package driver_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// rowsOf reads every row of a query as strings.
+func rowsOf(t testing.TB, rows *sql.Rows, err error) [][]string {
+	t.Helper()
+	require.NoError(t, err)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	require.NoError(t, err)
+	var out [][]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = fmt.Sprint(v.String, v.Valid)
+		}
+		out = append(out, row)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestPlanReuse runs prepared selects on a connection that reuses plans
+// and on one that plans every execution, and compares the rows.
+func TestPlanReuse(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_idx (k))")
+	for i := 0; i < 300; i++ {
+		mustExec(t, db, "INSERT INTO t VALUES (?, ?, ?)", i*2, i%17, fmt.Sprintf("c%d", i))
+	}
+	ctx := context.Background()
+	reuse, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer reuse.Close()
+	replan, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer replan.Close()
+	_, err = replan.ExecContext(ctx, "SET strata_plan_reuse = OFF")
+	require.NoError(t, err)
+
+	r := rand.New(rand.NewPCG(3, 4))
+	arg := func() any {
+		switch r.IntN(12) {
+		case 0:
+			return nil
+		case 1:
+			return "7"
+		case 2:
+			return uint64(1) << 63
+		case 3:
+			return 2.0
+		}
+		return int64(r.IntN(700) - 50)
+	}
+	for _, q := range []struct {
+		text  string
+		nargs int
+	}{
+		{"SELECT c FROM t WHERE id = ?", 1},
+		{"SELECT c FROM t WHERE id IN (?, ?, ?, ?)", 4},
+		{"SELECT id, c FROM t WHERE id BETWEEN ? AND ? OR id BETWEEN ? AND ?", 4},
+		{"SELECT SUM(k) FROM t WHERE id BETWEEN ? AND ?", 2},
+		{"SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", 2},
+		{"SELECT id, c FROM t WHERE k = ?", 1},
+	} {
+		s1, err := reuse.PrepareContext(ctx, q.text)
+		require.NoError(t, err)
+		s2, err := replan.PrepareContext(ctx, q.text)
+		require.NoError(t, err)
+		for i := 0; i < 200; i++ {
+			args := make([]any, q.nargs)
+			for j := range args {
+				args[j] = arg()
+			}
+			r1, err1 := s1.QueryContext(ctx, args...)
+			r2, err2 := s2.QueryContext(ctx, args...)
+			require.Equal(t, rowsOf(t, r2, err2), rowsOf(t, r1, err1), "%s %v", q.text, args)
+		}
+		require.NoError(t, s1.Close())
+		require.NoError(t, s2.Close())
+	}
+	// The reusing connection reused plans; the other never did.
+	reused := func(c *sql.Conn) int64 {
+		var name string
+		var n int64
+		require.NoError(t, c.QueryRowContext(ctx, "SHOW STATUS LIKE 'Strata_plans_reused'").Scan(&name, &n))
+		return n
+	}
+	require.Greater(t, reused(reuse), int64(300))
+	require.Zero(t, reused(replan))
+}
+
+// TestPlanReuseConcurrentDDL runs prepared selects on several connections
+// while another one adds and drops a column: every result has the columns
+// of a table definition that existed, and no statement fails.
+func TestPlanReuseConcurrentDDL(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(20))")
+	for i := 0; i < 100; i++ {
+		mustExec(t, db, "INSERT INTO t VALUES (?, ?)", i, fmt.Sprint(i))
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stmt, err := db.Prepare("SELECT * FROM t WHERE id IN (?, ?)")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer stmt.Close()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				rows, err := stmt.Query(i%100, (i+50)%100)
+				if err != nil {
+					errs <- err
+					return
+				}
+				cols, _ := rows.Columns()
+				n := 0
+				for rows.Next() {
+					n++
+				}
+				rows.Close()
+				if n != 2 || (len(cols) != 2 && len(cols) != 3) {
+					errs <- fmt.Errorf("%d rows of columns %v", n, cols)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		mustExec(t, db, "ALTER TABLE t ADD COLUMN z INT DEFAULT 1")
+		mustExec(t, db, "ALTER TABLE t DROP COLUMN z")
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
