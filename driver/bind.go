@@ -48,32 +48,30 @@ func checkArg(v any) (any, bool) {
 }
 
 // bind turns arguments into the engine's bindings: ? placeholders are named
-// v1, v2, ... by position, :name placeholders by name. With values, it
-// also returns the arguments' values by the same names.
-func bind(args []driver.NamedValue, values bool) (map[string]sqlparser.Expr, map[string]any, error) {
+// v1, v2, ... by position, :name placeholders by name.
+func bind(args []driver.NamedValue) (map[string]sqlparser.Expr, error) {
 	if len(args) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	out := make(map[string]sqlparser.Expr, len(args))
-	var vals map[string]any
-	if values {
-		vals = make(map[string]any, len(args))
-	}
 	for _, a := range args {
-		name := a.Name
-		if name == "" {
-			name = argName(a.Ordinal)
-		}
+		name := argName(a)
 		e, err := literal(a.Value)
 		if err != nil {
-			return nil, nil, fmt.Errorf("strata: argument %s: %w", name, err)
+			return nil, fmt.Errorf("strata: argument %s: %w", name, err)
 		}
 		out[name] = e
-		if vals != nil {
-			vals[name] = a.Value
-		}
 	}
-	return out, vals, nil
+	return out, nil
+}
+
+// argValues returns the arguments' values by the names bind gives them.
+func argValues(args []driver.NamedValue) map[string]any {
+	out := make(map[string]any, len(args))
+	for _, a := range args {
+		out[argName(a)] = a.Value
+	}
+	return out
 }
 
 // argNames are the names of the first placeholders, made once.
@@ -85,12 +83,16 @@ var argNames = func() []string {
 	return n
 }()
 
-// argName is the name of the i-th ? placeholder (from 1).
-func argName(i int) string {
-	if i < len(argNames) {
-		return argNames[i]
+// argName is the placeholder name of an argument: its own for :name, vN
+// for the N-th ?.
+func argName(a driver.NamedValue) string {
+	if a.Name != "" {
+		return a.Name
 	}
-	return "v" + strconv.Itoa(i)
+	if a.Ordinal < len(argNames) {
+		return argNames[a.Ordinal]
+	}
+	return "v" + strconv.Itoa(a.Ordinal)
 }
 
 // datetimeLayout is how time.Time arguments are written.

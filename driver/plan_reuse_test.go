@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -104,6 +105,24 @@ func TestPlanReuse(t *testing.T) {
 	}
 	require.Greater(t, reused(reuse), int64(300))
 	require.Zero(t, reused(replan))
+}
+
+// TestPlanReuseBadArgument checks that an argument the engine cannot take
+// is reported as such whether or not the statement's plan is reused.
+func TestPlanReuseBadArgument(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(20))")
+	mustExec(t, db, "INSERT INTO t VALUES (1, 'a')")
+	stmt, err := db.Prepare("SELECT c FROM t WHERE id IN (?, ?)")
+	require.NoError(t, err)
+	defer stmt.Close()
+	for i := 0; i < 3; i++ { // the first execution plans, the others reuse
+		var c string
+		require.NoError(t, stmt.QueryRow(1, 2).Scan(&c))
+		require.Equal(t, "a", c)
+		_, err := stmt.Query(1, math.NaN())
+		require.ErrorContains(t, err, "argument v2: NaN is not a SQL number")
+	}
 }
 
 // TestPlanReuseConcurrentDDL runs prepared selects on several connections

@@ -87,16 +87,27 @@ func (s *Stmt) start(ctx context.Context, args []driver.NamedValue) (*gsql.Conte
 	if s.closed || s.conn.closed {
 		return nil, nil, nil, ErrClosed
 	}
-	bindings, values, err := bind(args, s.sel != nil)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	sctx := s.conn.newContext(ctx, s.query)
 	var schema gsql.Schema
 	var iter gsql.RowIter
+	var err error
 	if s.sel != nil && len(args) > 0 {
-		schema, iter, err = s.sel.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings, values)
+		// Bindings are made only if the engine plans this execution.
+		var bindErr error
+		bindings := func() (map[string]sqlparser.Expr, error) {
+			b, err := bind(args)
+			bindErr = err
+			return b, err
+		}
+		schema, iter, err = s.sel.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings, argValues(args))
+		if bindErr != nil {
+			return nil, nil, nil, bindErr
+		}
 	} else {
+		bindings, bErr := bind(args)
+		if bErr != nil {
+			return nil, nil, nil, bErr
+		}
 		schema, iter, err = sqlstore.Query(sctx, s.conn.sh.engine, s.query, s.parsed, bindings)
 	}
 	if err != nil {

@@ -222,12 +222,20 @@ func (p *PreparedSelect) numArgs() int {
 }
 
 // Query runs the statement with args, the arguments by placeholder name
-// ("v1", "v2", ... for ? placeholders), which bindings holds as the
-// engine's expressions: through the template when it fits, else planned by
-// GMS (and kept as the template when it is one).
-func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, args map[string]any) (schema sql.Schema, iter sql.RowIter, err error) {
-	if e.Analyzer.Catalog.MySQLDb.Enabled() || !planReuse(ctx) {
+// ("v1", "v2", ... for ? placeholders): through the template when it fits,
+// else planned by GMS (and kept as the template when it is one). bind
+// returns the arguments as the engine's bindings; it is called only when
+// GMS plans the execution.
+func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement, bind func() (map[string]sqlparser.Expr, error), args map[string]any) (schema sql.Schema, iter sql.RowIter, err error) {
+	planned := func() (sql.Schema, sql.RowIter, error) {
+		bindings, err := bind()
+		if err != nil {
+			return nil, nil, err
+		}
 		return Query(ctx, e, query, parsed, bindings)
+	}
+	if e.Analyzer.Catalog.MySQLDb.Enabled() || !planReuse(ctx) {
+		return planned()
 	}
 	if t := p.tmpl; t != nil && !t.fits(ctx) {
 		p.tmpl, p.tries = nil, 0
@@ -235,7 +243,7 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 	if t := p.tmpl; t != nil {
 		lookup, ok := p.lookup(ctx, t, args)
 		if !ok {
-			return Query(ctx, e, query, parsed, bindings)
+			return planned()
 		}
 		schema, iter, err = p.run(ctx, e, query, func() (sql.Node, error) {
 			return t.with(ctx, lookup)
@@ -249,9 +257,13 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 		p.tmpl, p.tries = nil, 0 // planned afresh below
 	}
 	if p.tries >= maxLearn {
-		return Query(ctx, e, query, parsed, bindings)
+		return planned()
 	}
 	return p.run(ctx, e, query, func() (sql.Node, error) {
+		bindings, err := bind()
+		if err != nil {
+			return nil, err
+		}
 		n, err := e.BoundQueryPlan(ctx, query, parsed, bindings)
 		if err != nil {
 			return nil, err

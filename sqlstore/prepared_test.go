@@ -57,7 +57,8 @@ func bindArgs(args []any) (map[string]sqlparser.Expr, map[string]any) {
 // run executes the statement through its PreparedSelect.
 func (p *preparedStmt) run(args ...any) ([]sql.Row, error) {
 	b, v := bindArgs(args)
-	_, iter, err := p.sel.Query(p.ctx, p.d.e, p.key, p.parsed, b, v)
+	bind := func() (map[string]sqlparser.Expr, error) { return b, nil }
+	_, iter, err := p.sel.Query(p.ctx, p.d.e, p.key, p.parsed, bind, v)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,72 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BenchmarkPreparedSelect runs prepared selects on 10,000 cached rows with
+// plans reused and with every execution planned in full:
+//
+//	go test ./driver -run '^$' -bench PreparedSelect -benchmem
+func BenchmarkPreparedSelect(b *testing.B) {
+	db, _ := openDB(b)
+	mustExec(b, db, "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(120), KEY k_idx (k))")
+	tx, err := db.Begin()
+	require.NoError(b, err)
+	for i := 0; i < 10000; i++ {
+		mustExec(b, tx, "INSERT INTO t VALUES (?, ?, REPEAT('x', 120))", i, i%1000)
+	}
+	require.NoError(b, tx.Commit())
+	queries := []struct {
+		name, text string
+		args       func(i int) []any
+	}{
+		{"point", "SELECT c FROM t WHERE id = ?", func(i int) []any { return []any{i * 7919 % 10000} }},
+		{"in_list:10", "SELECT c FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", func(i int) []any {
+			a := make([]any, 10)
+			for j := range a {
+				a[j] = (i*7919 + j*997) % 10000
+			}
+			return a
+		}},
+		{"range:100", "SELECT c FROM t WHERE id BETWEEN ? AND ?", func(i int) []any {
+			lo := i * 7919 % 9900
+			return []any{lo, lo + 99}
+		}},
+	}
+	ctx := context.Background()
+	for _, q := range queries {
+		for _, reuse := range []string{"ON", "OFF"} {
+			b.Run(q.name+"/reuse="+reuse, func(b *testing.B) {
+				conn, err := db.Conn(ctx)
+				require.NoError(b, err)
+				defer conn.Close()
+				_, err = conn.ExecContext(ctx, "SET strata_plan_reuse = "+reuse)
+				require.NoError(b, err)
+				stmt, err := conn.PrepareContext(ctx, q.text)
+				require.NoError(b, err)
+				defer stmt.Close()
+				var c string
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					rows, err := stmt.QueryContext(ctx, q.args(i)...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for rows.Next() {
+						if err := rows.Scan(&c); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := rows.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
