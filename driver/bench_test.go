@@ -2,13 +2,16 @@ package driver_test
 
 import (
 	"context"
+	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// BenchmarkPreparedSelect runs prepared selects on 10,000 cached rows with
-// plans reused and with every execution planned in full:
+// BenchmarkPreparedSelect runs selects with arguments on 10,000 cached
+// rows, prepared or one-shot (db.Query with arguments), with plans reused
+// and with every execution planned in full:
 //
 //	go test ./driver -run '^$' -bench PreparedSelect -benchmem
 func BenchmarkPreparedSelect(b *testing.B) {
@@ -39,21 +42,27 @@ func BenchmarkPreparedSelect(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, q := range queries {
-		for _, reuse := range []string{"ON", "OFF"} {
-			b.Run(q.name+"/reuse="+reuse, func(b *testing.B) {
+		for _, mode := range []string{"reuse=ON", "reuse=OFF", "oneshot/reuse=ON", "oneshot/reuse=OFF"} {
+			b.Run(q.name+"/"+mode, func(b *testing.B) {
 				conn, err := db.Conn(ctx)
 				require.NoError(b, err)
 				defer conn.Close()
-				_, err = conn.ExecContext(ctx, "SET strata_plan_reuse = "+reuse)
+				reuse, oneShot := strings.CutPrefix(mode, "oneshot/")
+				_, err = conn.ExecContext(ctx, "SET strata_plan_reuse = "+strings.TrimPrefix(reuse, "reuse="))
 				require.NoError(b, err)
-				stmt, err := conn.PrepareContext(ctx, q.text)
-				require.NoError(b, err)
-				defer stmt.Close()
+				// A prepared statement, or db.Query with arguments.
+				query := func(args ...any) (*sql.Rows, error) { return conn.QueryContext(ctx, q.text, args...) }
+				if !oneShot {
+					stmt, err := conn.PrepareContext(ctx, q.text)
+					require.NoError(b, err)
+					defer stmt.Close()
+					query = func(args ...any) (*sql.Rows, error) { return stmt.QueryContext(ctx, args...) }
+				}
 				var c string
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					rows, err := stmt.QueryContext(ctx, q.args(i)...)
+					rows, err := query(q.args(i)...)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
@@ -37,7 +38,11 @@ type Conn struct {
 	// prepared counts the open statements per prepared query text; the
 	// engine caches one parsed statement per session and text.
 	prepared map[string]int
-	closed   bool
+	// oneShots are the statements of recent queries run with arguments
+	// without Prepare, by text; oneShotOrder their texts, oldest first.
+	oneShots     map[string]*Stmt
+	oneShotOrder []string
+	closed       bool
 }
 
 func newConn(sh *shared) *Conn {
@@ -97,10 +102,26 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	return st, nil
 }
 
-// parseOne parses a one-shot statement with arguments and caches it like a
-// prepared one (the engine binds arguments only to cached statements).
+// oneShotCache is how many statements run with arguments but without
+// Prepare (db.Query(q, args...)) a connection keeps parsed, with their
+// reused plans, so that running the same text again parses and plans as a
+// prepared statement would.
+const oneShotCache = 64
+
+// parseOne returns the statement of a one-shot query with arguments:
+// the connection's cached one for the same text and sql_mode, or a new one,
+// parsed and cached like a prepared statement (the engine binds arguments
+// only to cached statements). The least recently made one is dropped when
+// the cache is full.
 func (c *Conn) parseOne(sctx *gsql.Context, query string) (*Stmt, error) {
 	key := gsql.RemoveSpaceAndDelimiter(query, ';')
+	mode, _ := sctx.GetSessionVariable(sctx, gsql.SqlModeSessionVar)
+	if st, ok := c.oneShots[key]; ok {
+		if st.sqlMode == mode {
+			return st, nil
+		}
+		c.forgetOneShot(key)
+	}
 	parsed, _, err := c.sh.engine.Parser.ParseOneWithOptions(sctx, key, gsql.LoadSqlMode(sctx).ParserOptions())
 	if err != nil {
 		return nil, mysqlErr(err)
@@ -109,7 +130,31 @@ func (c *Conn) parseOne(sctx *gsql.Context, query string) (*Stmt, error) {
 		c.sh.engine.PreparedDataCache.CacheStmt(c.sess.ID(), key, parsed)
 	}
 	c.prepared[key]++
-	return &Stmt{conn: c, query: key, parsed: parsed, numInput: -1}, nil
+	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: -1, sqlMode: mode}
+	if countParams(parsed) > 0 {
+		st.sel = sqlstore.NewPreparedSelect(parsed)
+	}
+	if len(c.oneShotOrder) >= oneShotCache {
+		c.forgetOneShot(c.oneShotOrder[0])
+	}
+	if c.oneShots == nil {
+		c.oneShots = make(map[string]*Stmt)
+	}
+	c.oneShots[key] = st
+	c.oneShotOrder = append(c.oneShotOrder, key)
+	return st, nil
+}
+
+// forgetOneShot drops a cached one-shot statement.
+func (c *Conn) forgetOneShot(key string) {
+	st := c.oneShots[key]
+	delete(c.oneShots, key)
+	if i := slices.Index(c.oneShotOrder, key); i >= 0 {
+		c.oneShotOrder = slices.Delete(c.oneShotOrder, i, i+1)
+	}
+	if st != nil {
+		_ = st.Close()
+	}
 }
 
 // unprepare drops one reference to a prepared text.
@@ -135,7 +180,6 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		if err != nil {
 			return nil, err
 		}
-		defer st.Close()
 		return st.ExecContext(ctx, args)
 	}
 	total := &Result{}
@@ -238,7 +282,6 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		if err != nil {
 			return nil, err
 		}
-		defer st.Close()
 		return st.QueryContext(ctx, args)
 	}
 	sctx := c.newContext(ctx, query)

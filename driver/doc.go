@@ -37,7 +37,15 @@
 //
 // Prepare parses and binds a statement once, reporting unknown tables and
 // columns then; each execution binds its arguments to the ? placeholders
-// (or :name ones, with sql.Named) and plans the statement. Exec without
+// (or :name ones, with sql.Named) and plans the statement. A prepared
+// SELECT whose arguments are all in =, IN or BETWEEN predicates (joined by
+// OR) on one integer column that begins an index plans only its first
+// execution: later ones reuse that plan with their own arguments
+// (sqlstore.PreparedSelect states when it is replanned; SET
+// strata_plan_reuse = OFF turns it off, and SHOW STATUS LIKE
+// 'Strata_plans_reused' counts it). Keep such statements prepared, with
+// db.Prepare or a *sql.Stmt, rather than passing arguments to db.Query,
+// which prepares and plans anew every time. Exec without
 // arguments accepts several statements separated by semicolons. Errors of
 // SQL statements are *mysql.SQLError values with MySQL's error number and
 // SQLSTATE; a cancelled or expired context stops a running statement and

@@ -182,3 +182,57 @@ func TestPlanReuseConcurrentDDL(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestOneShotReuse checks that queries run with arguments but without
+// Prepare keep their parse and plan on the connection: reused, evicted
+// when many texts pass, parsed again when sql_mode changes.
+func TestOneShotReuse(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(20))")
+	for i := 0; i < 100; i++ {
+		mustExec(t, db, "INSERT INTO t VALUES (?, ?)", i, fmt.Sprint("c", i))
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	reused := func() int64 {
+		var name string
+		var n int64
+		require.NoError(t, conn.QueryRowContext(ctx, "SHOW STATUS LIKE 'Strata_plans_reused'").Scan(&name, &n))
+		return n
+	}
+	get := func(q string, id int) string {
+		var c string
+		require.NoError(t, conn.QueryRowContext(ctx, q, id).Scan(&c), q)
+		return c
+	}
+	for i := 0; i < 10; i++ {
+		require.Equal(t, fmt.Sprint("c", i), get("SELECT c FROM t WHERE id = ?", i))
+	}
+	require.Equal(t, int64(9), reused())
+
+	// More texts than the cache holds: the first is parsed and planned
+	// again, and still right.
+	for i := 0; i < 2*64; i++ {
+		require.Equal(t, fmt.Sprint("c", i%100), get(fmt.Sprintf("SELECT c FROM t WHERE id = ? AND %d = %d", i, i), i%100))
+	}
+	require.Equal(t, "c5", get("SELECT c FROM t WHERE id = ?", 5))
+
+	// Another sql_mode parses the same text another way.
+	const q = `SELECT "c" FROM t WHERE id = ?`
+	require.Equal(t, "c", get(q, 7), "a string literal")
+	_, err = conn.ExecContext(ctx, "SET sql_mode = 'ANSI_QUOTES'")
+	require.NoError(t, err)
+	require.Equal(t, "c7", get(q, 7), "a quoted column")
+	_, err = conn.ExecContext(ctx, "SET sql_mode = DEFAULT")
+	require.NoError(t, err)
+	require.Equal(t, "c", get(q, 7))
+
+	// Writes with arguments go through the cache too.
+	for i := 100; i < 110; i++ {
+		_, err := conn.ExecContext(ctx, "INSERT INTO t VALUES (?, 'w')", i)
+		require.NoError(t, err)
+	}
+	require.Equal(t, "w", get("SELECT c FROM t WHERE id = ?", 109))
+}

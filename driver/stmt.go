@@ -28,6 +28,8 @@ type Stmt struct {
 	// sel, for a prepared SELECT of the shape sqlstore.PreparedSelect
 	// describes, reuses its plan across executions.
 	sel *sqlstore.PreparedSelect
+	// sqlMode is the sql_mode a one-shot statement was parsed under.
+	sqlMode any
 }
 
 // NumInput implements driver.Stmt: the number of distinct placeholders, or
