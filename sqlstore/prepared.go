@@ -55,8 +55,13 @@ import (
 const planReuseVar = "strata_plan_reuse"
 
 // maxLearn is how many executions with fitting arguments a PreparedSelect
-// plans in full hoping for a template before it stops looking.
-const maxLearn = 3
+// plans in full hoping for a template before it looks only at every
+// relearnEvery-th execution (what made the plan no template, such as
+// sql_select_limit, may change).
+const (
+	maxLearn     = 3
+	relearnEvery = 16
+)
 
 // errStalePlan is returned by a lookup that serves a template made at
 // another catalog version than the statement's transaction reads.
@@ -71,6 +76,7 @@ type PreparedSelect struct {
 	terms []term // the predicate's disjuncts
 	tmpl  *planTemplate
 	tries int // executions planned in full without a template resulting
+	skips int // executions planned by GMS since the last look, past maxLearn
 
 	set intervalSet // reused per execution
 }
@@ -245,6 +251,7 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 		if !ok {
 			return planned()
 		}
+		sql.IncrementStatusVariable(ctx, "Questions", 1)
 		schema, iter, err = p.run(ctx, e, query, func() (sql.Node, error) {
 			return t.with(ctx, lookup)
 		})
@@ -254,10 +261,15 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 			}
 			return schema, iter, err
 		}
-		p.tmpl, p.tries = nil, 0 // planned afresh below
-	}
-	if p.tries >= maxLearn {
-		return planned()
+		p.tmpl, p.tries = nil, 0 // planned afresh below, the same question
+	} else {
+		if p.tries >= maxLearn {
+			if p.skips++; p.skips < relearnEvery {
+				return planned()
+			}
+			p.skips = 0
+		}
+		sql.IncrementStatusVariable(ctx, "Questions", 1)
 	}
 	return p.run(ctx, e, query, func() (sql.Node, error) {
 		bindings, err := bind()
@@ -287,13 +299,12 @@ func planReuse(ctx *sql.Context) bool {
 	return err != nil || on
 }
 
-// run executes the plan build returns as GMS's QueryWithBindings would:
-// the session validated, the transaction begun, then the plan built, its
-// iterators made and wrapped (commit of autocommit statements, process
-// list, FOUND_ROWS).
+// run executes the plan build returns as GMS's QueryWithBindings would
+// (the caller counts the statement in Questions): the session validated,
+// the transaction begun, then the plan built, its iterators made and
+// wrapped (commit of autocommit statements, process list, FOUND_ROWS).
 func (p *PreparedSelect) run(ctx *sql.Context, e *sqle.Engine, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
-	sql.IncrementStatusVariable(ctx, "Questions", 1)
 	if err := ctx.Session.ValidateSession(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -308,8 +319,11 @@ func (p *PreparedSelect) run(ctx *sql.Context, e *sqle.Engine, query string, bui
 	}
 	ctx.ClearWarnings() // the statement's own warnings only, as in GMS
 	n, err := build()
-	if err == nil && (e.IsReadOnly() || e.IsServerLocked) && !plan.IsReadOnly(n) {
-		err = sql.ErrReadOnly.New()
+	if err == nil {
+		sql.IncrementStatusVariable(ctx, "Com_select", 1)
+		if (e.IsReadOnly() || e.IsServerLocked) && !plan.IsReadOnly(n) {
+			err = sql.ErrReadOnly.New()
+		}
 	}
 	if err == nil {
 		iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
@@ -321,7 +335,6 @@ func (p *PreparedSelect) run(ctx *sql.Context, e *sqle.Engine, query string, bui
 		clearAutocommit(ctx)
 		return nil, nil, err
 	}
-	sql.IncrementStatusVariable(ctx, "Com_select", 1)
 	if schema == nil {
 		schema = n.Schema()
 	}
@@ -340,8 +353,9 @@ func clearAutocommit(ctx *sql.Context) {
 }
 
 // learn returns n as a template, or nil when it is not one (see the top of
-// this file). fit is false when the arguments did not fit the column, and
-// so say nothing of the plan for others.
+// this file). fit is false when the arguments did not fit the column, or
+// the transaction reads an older catalog: those say nothing of the plan of
+// later executions.
 func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any) (t *planTemplate, fit bool) {
 	// Odd arguments (NULL, a string, a value outside the column's type,
 	// an empty interval) make GMS plan otherwise; they say nothing of the
@@ -420,8 +434,16 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 		return nil, true
 	}
 	version, current := tx.catalogVersion()
+	if !current {
+		return nil, false // an older snapshot's catalog: try again later
+	}
+	// The table node must hold the lookup's table itself: a wrapper (the
+	// one that computes virtual columns) would be lost in the swap.
 	rt, isRT := ita.TableNode.(*plan.ResolvedTable)
-	if !current || !isRT || tbl.store != tx.store {
+	if !isRT || tbl.store != tx.store {
+		return nil, true
+	}
+	if _, direct := rt.WrappedTable().(*indexedTable); !direct {
 		return nil, true
 	}
 	pinned := *tbl

@@ -306,3 +306,58 @@ func TestPreparedSelectErrors(t *testing.T) {
 	require.Error(t, err2)
 	require.Equal(t, err2.Error(), err1.Error())
 }
+
+// TestPreparedSelectLearnsAgain checks that executions which could not
+// make a template (a setting that changes the plan, an older snapshot's
+// catalog) do not stop the statement from making one later, and that a
+// replanned execution counts once in Questions.
+func TestPreparedSelectLearnsAgain(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(20))")
+	d.exec("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+	p := d.prepare(d.ctx, "SELECT c FROM t WHERE id IN (?, ?)")
+	run := func() {
+		t.Helper()
+		_, err := p.run(int64(1), int64(2))
+		require.NoError(t, err)
+	}
+
+	// sql_select_limit puts a Limit in GMS's plan: no template, however
+	// many executions; once it is gone, one is made within relearnEvery.
+	d.exec("SET sql_select_limit = 1")
+	for i := 0; i < 2*maxLearn; i++ {
+		run()
+	}
+	require.Nil(t, p.sel.tmpl)
+	d.exec("SET sql_select_limit = DEFAULT")
+	for i := 0; i < relearnEvery && p.sel.tmpl == nil; i++ {
+		run()
+	}
+	require.NotNil(t, p.sel.tmpl)
+
+	// A transaction reading the catalog before another session's DDL
+	// plans in full; after it, a template is made again at once.
+	d.exec("START TRANSACTION")
+	run()
+	_, err := query(d.e, d.newCtx(), "CREATE TABLE u (id INT PRIMARY KEY)")
+	require.NoError(t, err)
+	for i := 0; i < 2*maxLearn; i++ {
+		run()
+		require.Nil(t, p.sel.tmpl)
+	}
+	d.exec("COMMIT")
+	run()
+	require.NotNil(t, p.sel.tmpl)
+
+	// A stale template replanned: one question.
+	questions := func() int64 {
+		v, err := d.ctx.Session.GetStatusVariable(d.ctx, "Questions")
+		require.NoError(t, err)
+		return int64(v.(uint64))
+	}
+	_, err = query(d.e, d.newCtx(), "ALTER TABLE t ADD COLUMN z INT")
+	require.NoError(t, err)
+	before := questions()
+	run()
+	require.Equal(t, before+1, questions())
+}
