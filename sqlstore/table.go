@@ -104,9 +104,11 @@ func (t *Table) GetChecks(ctx *sql.Context) ([]sql.CheckDefinition, error) {
 	return append([]sql.CheckDefinition(nil), t.liveDef(ctx).checks...), nil
 }
 
-// WithProjections implements sql.ProjectedTable.
+// WithProjections implements sql.ProjectedTable. A table with a virtual
+// generated column is never projected: GMS computes those columns in a
+// wrapper whose expressions index the table's full rows.
 func (t *Table) WithProjections(colNames []string) sql.Table {
-	if len(colNames) == 0 && colNames == nil {
+	if len(colNames) == 0 && colNames == nil || hasVirtual(t.def.schema) {
 		nt := *t
 		nt.proj, nt.projNames, nt.sch = nil, nil, copySchema(t.def.schema)
 		return &nt
@@ -127,6 +129,16 @@ func (t *Table) WithProjections(colNames []string) sql.Table {
 	}
 	nt.projNames = colNames
 	return &nt
+}
+
+// hasVirtual reports whether a schema has a virtual generated column.
+func hasVirtual(sch sql.Schema) bool {
+	for _, c := range sch {
+		if c.Virtual {
+			return true
+		}
+	}
+	return false
 }
 
 // Projections implements sql.ProjectedTable.
