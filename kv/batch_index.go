@@ -22,7 +22,7 @@ type batchIndex struct {
 	data   []byte
 	head   batchNode
 	height int
-	rng    *rand.Rand
+	rng    rand.PCG // tower heights; a value, so an index is one allocation
 	// prev is scratch for add: the rightmost node before the new key at
 	// each level.
 	prev [batchMaxHeight]*batchNode
@@ -37,7 +37,9 @@ type batchNode struct {
 }
 
 func newBatchIndex(b *Batch) *batchIndex {
-	return &batchIndex{b: b, height: 1, rng: rand.New(rand.NewPCG(uint64(len(b.data)), 0x5eed))}
+	x := &batchIndex{b: b, height: 1}
+	x.rng.Seed(uint64(len(b.data)), 0x5eed)
+	return x
 }
 
 func (x *batchIndex) keyOf(n *batchNode) []byte {
@@ -56,7 +58,7 @@ func (x *batchIndex) add(off int, ord uint32) {
 	_, key, _, _, _ := decodeEntry(x.data[off:])
 	n := &batchNode{off: off, ord: ord}
 	h := 1
-	for h < batchMaxHeight && x.rng.Uint32()&3 == 0 {
+	for h < batchMaxHeight && x.rng.Uint64()&3 == 0 {
 		h++
 	}
 	cur := &x.head

@@ -62,6 +62,7 @@ type txn struct {
 	deltas []countDelta
 	// written holds the IDs of the tables this transaction wrote rows to;
 	// the commit fails if one of them was dropped or rewritten meanwhile.
+	// nil until the first write: most transactions only read.
 	written map[uint64]struct{}
 	// ddl is set once the transaction writes the catalog: its commit then
 	// runs alone (Store.ddlMu) and updates the set of live tables.
@@ -116,7 +117,6 @@ func (s *Store) beginTxn(readOnly bool) *txn {
 		readOnly: readOnly,
 		snap:     s.db.NewSnapshot(),
 		batch:    s.db.NewIndexedBatch(),
-		written:  make(map[uint64]struct{}),
 	}
 	t.stmt = t.mark()
 	return t
@@ -345,6 +345,9 @@ func (t *txn) noteDDL(key []byte) {
 // wrote records a write to a table's rows and its row-count change.
 func (t *txn) wrote(table uint64, rows, bytes int64) {
 	t.mu.Lock()
+	if t.written == nil {
+		t.written = make(map[uint64]struct{})
+	}
 	t.written[table] = struct{}{}
 	if rows != 0 || bytes != 0 {
 		t.deltas = append(t.deltas, countDelta{table: table, rows: rows, bytes: bytes})
