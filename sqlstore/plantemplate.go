@@ -1,0 +1,282 @@
+package sqlstore
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// Plan templates: how a PreparedSelect (prepared.go) recognises a plan it
+// may reuse, and how it runs that plan with another execution's lookup.
+
+// planTemplate is an analyzed plan whose lookup is replaced at every
+// execution.
+type planTemplate struct {
+	root    sql.Node
+	node    sql.TableNode // the lookup's table, pinned to the catalog version
+	index   sql.Index
+	typ     sql.Type // the lookup column's type
+	reverse bool
+
+	db       string
+	sqlMode  any
+	selLimit any
+}
+
+// learn returns n as a template, or nil when it is not one (see the top of
+// this file). fit is false when the arguments did not fit the column, or
+// the transaction reads an older catalog: those say nothing of the plan of
+// later executions.
+func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any) (t *planTemplate, fit bool) {
+	// Odd arguments (NULL, a string, a value outside the column's type,
+	// an empty interval) make GMS plan otherwise; they say nothing of the
+	// plan for the others.
+	if !p.argsFit(ctx, n, args) {
+		return nil, false
+	}
+	var ita *plan.IndexedTableAccess
+	ok := true
+	transform.Inspect(n, func(c sql.Node) bool {
+		switch c := c.(type) {
+		case *plan.Project, *plan.GroupBy, *plan.Sort, *plan.Distinct, *plan.OrderedDistinct:
+		case *plan.IndexedTableAccess:
+			ok = ok && ita == nil && c.Typ == plan.ItaTypeStatic
+			ita = c
+			return false
+		case nil:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok || ita == nil {
+		return nil, true
+	}
+	lookup, err := ita.GetLookup(ctx, nil)
+	if err != nil || lookup.IsPointLookup || lookup.IsEmptyRange || lookup.IsSpatialLookup {
+		return nil, true
+	}
+	ranges, isRanges := lookup.Ranges.(sql.MySQLRangeCollection)
+	index, isOurs := lookup.Index.(*Index)
+	tbl, isTable := ita.UnderlyingTable().(*Table)
+	if !isRanges || len(ranges) == 0 || !isOurs || !isTable || tbl.planPinned {
+		return nil, true
+	}
+	// The index begins with the predicate's column, an integer.
+	col := index.t.schema[index.ix.cols[0]]
+	if !strings.EqualFold(col.Name, p.col) || (p.qual != "" && p.qual != strings.ToLower(ita.Name())) {
+		return nil, true
+	}
+	typ := ranges[0][0].Typ
+	if typ == nil || !types.IsInteger(typ) || typ.Type() != col.Type.Type() {
+		return nil, true
+	}
+	t = &planTemplate{
+		index: lookup.Index, typ: typ, reverse: lookup.IsReverse,
+		db: ctx.GetCurrentDatabase(),
+	}
+	t.sqlMode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
+	t.selLimit, _ = ctx.GetSessionVariable(ctx, "sql_select_limit")
+	// GMS's lookup is the one built here.
+	mine, built := p.lookup(ctx, t, args)
+	if !built {
+		return nil, false
+	}
+	if !sameRanges(ctx, typ, mine.Ranges.(sql.MySQLRangeCollection), ranges) {
+		return nil, true
+	}
+	transform.InspectExpressions(n, func(x sql.Expression) bool {
+		switch x := x.(type) {
+		case *expression.GetField, *expression.Alias, *expression.Star,
+			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg:
+		case *expression.Literal:
+			ok = ok && !equalsArg(x.Value(), args)
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok {
+		return nil, true
+	}
+	// Pin the table to the catalog version this transaction reads.
+	tx := txnOf(ctx)
+	if tx == nil {
+		return nil, true
+	}
+	version, current := tx.catalogVersion()
+	if !current {
+		return nil, false // an older snapshot's catalog: try again later
+	}
+	// The table node must hold the lookup's table itself: a wrapper (the
+	// one that computes virtual columns) would be lost in the swap.
+	rt, isRT := ita.TableNode.(*plan.ResolvedTable)
+	if !isRT || tbl.store != tx.store {
+		return nil, true
+	}
+	if _, direct := rt.WrappedTable().(*indexedTable); !direct {
+		return nil, true
+	}
+	pinned := *tbl
+	pinned.planPinned, pinned.planVersion = true, version
+	node, err := rt.ReplaceTable(&pinned)
+	if err != nil {
+		return nil, true
+	}
+	t.node = node.(sql.TableNode)
+	t.root = n
+	return t, true
+}
+
+// argsFit reports whether args are integers within the type of the
+// predicate's column in the table n reads, and no interval is empty.
+func (p *PreparedSelect) argsFit(ctx *sql.Context, n sql.Node, args map[string]any) bool {
+	var tbl *Table
+	transform.Inspect(n, func(c sql.Node) bool {
+		if tn, ok := c.(sql.TableNode); ok && tbl == nil {
+			tbl, _ = tn.UnderlyingTable().(*Table)
+		}
+		return tbl == nil
+	})
+	if tbl == nil {
+		return true // no table of ours: not a template either way
+	}
+	o := tbl.def.schema.IndexOfColName(p.col)
+	if o < 0 {
+		return true
+	}
+	typ := tbl.def.schema[o].Type
+	for _, tm := range p.terms {
+		lo, ok1 := intArg(args[tm.lo])
+		hi, ok2 := intArg(args[tm.hi])
+		if !ok1 || !ok2 || lo > hi {
+			return false
+		}
+		if _, ok := fromInt64(ctx, typ, lo); !ok {
+			return false
+		}
+		if _, ok := fromInt64(ctx, typ, hi); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// equalsArg reports whether v is a number equal to an argument (all
+// integers by then).
+func equalsArg(v any, args map[string]any) bool {
+	x, ok := toFloat(v)
+	if !ok {
+		return false
+	}
+	for _, a := range args {
+		if y, ok := toFloat(a); ok && x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// fits reports whether the session is as it was when t was made.
+func (t *planTemplate) fits(ctx *sql.Context) bool {
+	if ctx.GetCurrentDatabase() != t.db {
+		return false
+	}
+	mode, _ := ctx.GetSessionVariable(ctx, "sql_mode")
+	limit, _ := ctx.GetSessionVariable(ctx, "sql_select_limit")
+	return mode == t.sqlMode && limit == t.selLimit
+}
+
+// with returns the template's plan reading lookup.
+func (t *planTemplate) with(ctx *sql.Context, lookup sql.IndexLookup) (sql.Node, error) {
+	ita, err := plan.NewStaticIndexedAccessForTableNode(ctx, t.node, lookup)
+	if err != nil {
+		return nil, err
+	}
+	n, _, err := transform.Node(t.root, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if _, ok := c.(*plan.IndexedTableAccess); ok {
+			return ita, transform.NewTree, nil
+		}
+		return c, transform.SameTree, nil
+	})
+	return n, err
+}
+
+// lookup builds the lookup of one execution, as search.go builds it from
+// the same predicate with literals; ok is false when an argument is not an
+// integer within the column's type or no interval is left.
+func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[string]any) (sql.IndexLookup, bool) {
+	set := p.set[:0]
+	for _, tm := range p.terms {
+		lo, ok1 := intArg(args[tm.lo])
+		hi, ok2 := intArg(args[tm.hi])
+		if !ok1 || !ok2 {
+			return sql.IndexLookup{}, false
+		}
+		set = append(set, interval{lo, hi})
+	}
+	p.set = set
+	set = set.normalize()
+	if len(set) == 0 {
+		return sql.IndexLookup{}, false
+	}
+	ranges := make(sql.MySQLRangeCollection, len(set))
+	for i, iv := range set {
+		lo, ok1 := fromInt64(ctx, t.typ, iv.lo)
+		hi, ok2 := fromInt64(ctx, t.typ, iv.hi)
+		if !ok1 || !ok2 {
+			return sql.IndexLookup{}, false
+		}
+		ranges[i] = sql.MySQLRange{sql.ClosedRangeColumnExpr(lo, hi, t.typ)}
+	}
+	return sql.NewIndexLookup(t.index, ranges, false, false, false, t.reverse), true
+}
+
+// intArg returns an integer argument.
+func intArg(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+// sameRanges reports whether two single-column range collections are
+// equal.
+func sameRanges(ctx *sql.Context, typ sql.Type, a, b sql.MySQLRangeCollection) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != 1 || len(b[i]) != 1 {
+			return false
+		}
+		x, y := a[i][0], b[i][0]
+		if !sameCut(ctx, typ, x.LowerBound, y.LowerBound) || !sameCut(ctx, typ, x.UpperBound, y.UpperBound) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameCut(ctx *sql.Context, typ sql.Type, a, b sql.MySQLRangeCut) bool {
+	ka, ok1 := cutKey(a)
+	kb, ok2 := cutKey(b)
+	_, belowA := a.(sql.Below)
+	_, belowB := b.(sql.Below)
+	if !ok1 || !ok2 || belowA != belowB || ka == nil || kb == nil {
+		return false
+	}
+	c, err := typ.Compare(ctx, ka, kb)
+	return err == nil && c == 0
+}
