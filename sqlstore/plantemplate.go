@@ -134,8 +134,8 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	return t, true
 }
 
-// argsFit reports whether args are integers within the type of the
-// predicate's column in the table n reads, and no interval is empty.
+// argsFit reports whether args leave intervals that the type of the
+// predicate's column in the table n reads can hold.
 func (p *PreparedSelect) argsFit(ctx *sql.Context, n sql.Node, args map[string]any) bool {
 	var tbl *Table
 	transform.Inspect(n, func(c sql.Node) bool {
@@ -151,17 +151,15 @@ func (p *PreparedSelect) argsFit(ctx *sql.Context, n sql.Node, args map[string]a
 	if o < 0 {
 		return true
 	}
+	set, ok := p.intervals(args)
+	if !ok {
+		return false
+	}
 	typ := tbl.def.schema[o].Type
-	for _, tm := range p.terms {
-		lo, ok1 := intArg(args[tm.lo])
-		hi, ok2 := intArg(args[tm.hi])
-		if !ok1 || !ok2 || lo > hi {
-			return false
-		}
-		if _, ok := fromInt64(ctx, typ, lo); !ok {
-			return false
-		}
-		if _, ok := fromInt64(ctx, typ, hi); !ok {
+	for _, iv := range set {
+		_, ok1 := fromInt64(ctx, typ, iv.lo)
+		_, ok2 := fromInt64(ctx, typ, iv.hi)
+		if !ok1 || !ok2 {
 			return false
 		}
 	}
@@ -208,22 +206,48 @@ func (t *planTemplate) with(ctx *sql.Context, lookup sql.IndexLookup) (sql.Node,
 	return n, err
 }
 
-// lookup builds the lookup of one execution, as search.go builds it from
-// the same predicate with literals; ok is false when an argument is not an
-// integer within the column's type or no interval is left.
-func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[string]any) (sql.IndexLookup, bool) {
-	set := p.set[:0]
-	for _, tm := range p.terms {
-		lo, ok1 := intArg(args[tm.lo])
-		hi, ok2 := intArg(args[tm.hi])
-		if !ok1 || !ok2 {
-			return sql.IndexLookup{}, false
+// intervals returns the values the predicate allows with args: sorted,
+// disjoint closed intervals, as search.go makes them from the same
+// predicate with literals. ok is false when an argument is not an integer,
+// no interval is left, or one is unbounded on a side. The set is scratch
+// memory of p, valid until the next call.
+func (p *PreparedSelect) intervals(args map[string]any) (set intervalSet, ok bool) {
+	set = p.set[:0]
+	for _, t := range p.terms {
+		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+		empty := false
+		for _, b := range t {
+			v, ok := intArg(args[b.arg])
+			if !ok {
+				return nil, false
+			}
+			switch b.op {
+			case ">=":
+				lo = max(lo, v)
+			case ">":
+				empty = empty || v == math.MaxInt64
+				lo = max(lo, v+1)
+			case "<=":
+				hi = min(hi, v)
+			case "<":
+				empty = empty || v == math.MinInt64
+				hi = min(hi, v-1)
+			}
 		}
-		set = append(set, interval{lo, hi})
+		if !empty {
+			set = append(set, interval{lo, hi})
+		}
 	}
 	p.set = set
 	set = set.normalize()
-	if len(set) == 0 {
+	return set, len(set) > 0 && set.bounded()
+}
+
+// lookup builds the lookup of one execution; ok is false when the
+// arguments leave no intervals the column's type holds (see intervals).
+func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[string]any) (sql.IndexLookup, bool) {
+	set, ok := p.intervals(args)
+	if !ok {
 		return sql.IndexLookup{}, false
 	}
 	ranges := make(sql.MySQLRangeCollection, len(set))

@@ -19,6 +19,7 @@ import (
 //	SELECT <columns, aggregates> FROM t WHERE c = ?
 //	                                 | c IN (?, ...)
 //	                                 | c BETWEEN ? AND ?
+//	                                 | c >= ? AND c < ?  (any of =, <, <=, >, >=)
 //	                                 | <any of those> OR <any of those>
 //	[GROUP BY ...] [ORDER BY ...]
 //
@@ -40,7 +41,8 @@ import (
 // stale template is dropped and the statement planned afresh); and
 // arguments that are integers within the column's type and leave at least
 // one interval (others, such as NULL or 5000000000 for an INT column, go to
-// GMS, whose answer stays the reference). With the privilege system on, as
+// GMS, whose answer stays the reference), and leave every interval
+// bounded on both sides (id > ? alone goes to GMS). With the privilege system on, as
 // in the MySQL server, every execution is planned, so that grants are
 // checked.
 
@@ -69,6 +71,7 @@ type PreparedSelect struct {
 	col   string // the predicate's column, lower case
 	qual  string // its table qualifier, lower case, or ""
 	terms []term // the predicate's disjuncts
+	nargs int    // the placeholders in the predicate
 	tmpl  *planTemplate
 	tries int // executions planned in full without a template resulting
 	skips int // executions planned by GMS since the last look, past maxLearn
@@ -76,9 +79,12 @@ type PreparedSelect struct {
 	set intervalSet // reused per execution
 }
 
-// term is one disjunct: a closed interval between two placeholders (by
-// name, without the colon), or a point when lo == hi.
-type term struct{ lo, hi string }
+// term is one disjunct of the predicate: the conjunction of its bounds.
+type term []bound
+
+// bound compares the column with a placeholder (by name, without the
+// colon): op is one of >=, >, <=, < (= is a >= and a <=).
+type bound struct{ op, arg string }
 
 // NewPreparedSelect returns the PreparedSelect of a parsed statement, or
 // nil when the statement does not have the shape described above.
@@ -115,13 +121,14 @@ func NewPreparedSelect(stmt sqlparser.Statement) *PreparedSelect {
 		}
 		return simple, nil
 	}, stmt)
-	if !simple || args != p.numArgs() {
+	if !simple || args != p.nargs {
 		return nil
 	}
 	return p
 }
 
-// predicate reads the WHERE clause into p.terms.
+// predicate reads the WHERE clause into p.terms: a disjunction of IN
+// lists and conjunctions.
 func (p *PreparedSelect) predicate(e sqlparser.Expr) bool {
 	switch e := e.(type) {
 	case *sqlparser.ParenExpr:
@@ -129,24 +136,9 @@ func (p *PreparedSelect) predicate(e sqlparser.Expr) bool {
 	case *sqlparser.OrExpr:
 		return p.predicate(e.Left) && p.predicate(e.Right)
 	case *sqlparser.ComparisonExpr:
-		if e.Escape != nil {
-			return false
-		}
-		switch e.Operator {
-		case sqlparser.EqualStr:
-			col, val := e.Left, e.Right
-			if _, isCol := col.(*sqlparser.ColName); !isCol {
-				col, val = val, col
-			}
-			name, ok := placeholder(val)
-			if !ok || !p.column(col) {
-				return false
-			}
-			p.terms = append(p.terms, term{name, name})
-			return true
-		case sqlparser.InStr:
+		if e.Operator == sqlparser.InStr {
 			tuple, ok := e.Right.(sqlparser.ValTuple)
-			if !ok || len(tuple) == 0 || !p.column(e.Left) {
+			if !ok || len(tuple) == 0 || e.Escape != nil || !p.column(e.Left) {
 				return false
 			}
 			for _, v := range tuple {
@@ -154,10 +146,47 @@ func (p *PreparedSelect) predicate(e sqlparser.Expr) bool {
 				if !ok {
 					return false
 				}
-				p.terms = append(p.terms, term{name, name})
+				p.nargs++
+				p.terms = append(p.terms, term{{">=", name}, {"<=", name}})
 			}
 			return true
 		}
+	}
+	var t term
+	if !p.conjunct(e, &t) {
+		return false
+	}
+	p.terms = append(p.terms, t)
+	return true
+}
+
+// conjunct adds to t the bounds of a conjunction of comparisons and
+// BETWEENs of the column with placeholders.
+func (p *PreparedSelect) conjunct(e sqlparser.Expr, t *term) bool {
+	switch e := e.(type) {
+	case *sqlparser.ParenExpr:
+		return p.conjunct(e.Expr, t)
+	case *sqlparser.AndExpr:
+		return p.conjunct(e.Left, t) && p.conjunct(e.Right, t)
+	case *sqlparser.ComparisonExpr:
+		op, col, val := e.Operator, e.Left, e.Right
+		if _, isCol := col.(*sqlparser.ColName); !isCol {
+			op, col, val = flipped[op], val, col
+		}
+		name, ok := placeholder(val)
+		if e.Escape != nil || !ok || !p.column(col) {
+			return false
+		}
+		switch op {
+		case "=":
+			*t = append(*t, bound{">=", name}, bound{"<=", name})
+		case ">", ">=", "<", "<=":
+			*t = append(*t, bound{op, name})
+		default:
+			return false
+		}
+		p.nargs++
+		return true
 	case *sqlparser.RangeCond:
 		if e.Operator != sqlparser.BetweenStr || !p.column(e.Left) {
 			return false
@@ -167,7 +196,8 @@ func (p *PreparedSelect) predicate(e sqlparser.Expr) bool {
 		if !ok1 || !ok2 {
 			return false
 		}
-		p.terms = append(p.terms, term{lo, hi})
+		p.nargs += 2
+		*t = append(*t, bound{">=", lo}, bound{"<=", hi})
 		return true
 	}
 	return false
@@ -195,17 +225,6 @@ func placeholder(e sqlparser.Expr) (string, bool) {
 		return "", false
 	}
 	return strings.TrimPrefix(string(v.Val), ":"), true
-}
-
-func (p *PreparedSelect) numArgs() int {
-	n := 0
-	for _, t := range p.terms {
-		n++
-		if t.hi != t.lo {
-			n++
-		}
-	}
-	return n
 }
 
 // Query runs the statement with args, the arguments by placeholder name
