@@ -38,14 +38,15 @@
 // Prepare parses and binds a statement once, reporting unknown tables and
 // columns then; each execution binds its arguments to the ? placeholders
 // (or :name ones, with sql.Named) and plans the statement. A prepared
-// SELECT whose arguments are all in =, IN or BETWEEN predicates (joined by
-// OR) on one integer column that begins an index plans only its first
+// SELECT whose arguments all bound one integer column that begins an index
+// (=, IN, BETWEEN, or comparisons joined by AND, any of those joined by
+// OR, as in WHERE id >= ? AND id < ?) plans only its first
 // execution: later ones reuse that plan with their own arguments
 // (sqlstore.PreparedSelect states when it is replanned; SET
 // strata_plan_reuse = OFF turns it off, and SHOW STATUS LIKE
-// 'Strata_plans_reused' counts it). Keep such statements prepared, with
-// db.Prepare or a *sql.Stmt, rather than passing arguments to db.Query,
-// which prepares and plans anew every time. Exec without
+// 'Strata_plans_reused' counts it). Queries run with arguments but without
+// Prepare (db.Query(q, args...)) get the same: each connection keeps the
+// statements of its last 64 such texts. Exec without
 // arguments accepts several statements separated by semicolons. Errors of
 // SQL statements are *mysql.SQLError values with MySQL's error number and
 // SQLSTATE; a cancelled or expired context stops a running statement and
