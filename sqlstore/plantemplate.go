@@ -44,7 +44,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	ok := true
 	transform.Inspect(n, func(c sql.Node) bool {
 		switch c := c.(type) {
-		case *plan.Project, *plan.GroupBy, *plan.Sort, *plan.Distinct, *plan.OrderedDistinct:
+		case *plan.Project, *plan.GroupBy, *plan.Sort, *plan.Distinct, *plan.OrderedDistinct, *plan.Limit, *plan.TopN:
 		case *plan.IndexedTableAccess:
 			ok = ok && ita == nil && c.Typ == plan.ItaTypeStatic
 			ita = c

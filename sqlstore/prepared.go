@@ -21,7 +21,7 @@ import (
 //	                                 | c BETWEEN ? AND ?
 //	                                 | c >= ? AND c < ?  (any of =, <, <=, >, >=)
 //	                                 | <any of those> OR <any of those>
-//	[GROUP BY ...] [ORDER BY ...]
+//	[GROUP BY ...] [ORDER BY ...] [LIMIT <constant>]
 //
 // where c is an integer column that begins an index, the arguments reach
 // the analyzed plan only through the index lookup at its leaf. A
@@ -30,7 +30,7 @@ import (
 // duplicates dropped, overlapping intervals merged, as GMS builds it.
 //
 // A plan becomes a template only when it provably is one: nothing but
-// projections, grouping, sorting and DISTINCT over one static
+// projections, grouping, sorting, DISTINCT and a constant LIMIT over one static
 // IndexedTableAccess on an index whose first column is c; no filter left
 // above it; no literal outside the lookup equal to an argument (a value
 // that could have come from one); and the lookup GMS built equal to the one
@@ -91,7 +91,7 @@ type bound struct{ op, arg string }
 func NewPreparedSelect(stmt sqlparser.Statement) *PreparedSelect {
 	sel, ok := stmt.(*sqlparser.Select)
 	if !ok || sel.With != nil || sel.Into != nil || sel.Lock != "" || sel.Having != nil ||
-		len(sel.Window) > 0 || sel.Limit != nil || sel.QueryOpts.SQLCalcFoundRows ||
+		len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows ||
 		sel.Where == nil || sel.Where.Type != sqlparser.WhereStr || len(sel.From) != 1 {
 		return nil
 	}
