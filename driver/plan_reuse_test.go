@@ -79,6 +79,8 @@ func TestPlanReuse(t *testing.T) {
 		{"SELECT SUM(k) FROM t WHERE id BETWEEN ? AND ?", 2},
 		{"SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", 2},
 		{"SELECT id, c FROM t WHERE k = ?", 1},
+		{"SELECT id FROM t WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT 5", 2},
+		{"SELECT c FROM t WHERE (id > ? AND id <= ?) OR k = ?", 3},
 	} {
 		s1, err := reuse.PrepareContext(ctx, q.text)
 		require.NoError(t, err)
