@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 var _ sql.IndexSearchableTable = (*Table)(nil)
@@ -32,10 +33,12 @@ var _ sql.IndexSearchableTable = (*Table)(nil)
 //     predicates bound every range on both sides (points, BETWEEN, closed
 //     intervals), else the first single-column secondary index (unique
 //     ones first) that such predicates bound;
-//   - a conjunct on an aliased table (its columns carry the alias), with
-//     a NULL or a non-integer value, or with a value outside the column's
-//     type, is not understood; when no index qualifies, or the ranges
-//     intersect to nothing, it declines.
+//   - a conjunct on an aliased table (its columns carry the alias), or
+//     with a NULL or a non-integer value, is not understood; when no index
+//     qualifies, or the ranges intersect to nothing, it declines;
+//   - values outside the column's type match no row: the ranges are cut
+//     to the type, to an empty lookup if nothing is left (GMS would
+//     clamp them into the type and find the row at its end).
 //
 // The ranges are those GMS would build: one interval of the column per
 // range, sorted, without overlaps; a unique key's points are exact points
@@ -79,6 +82,12 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
 	colType := d.schema[col].Type
+	// Values outside the column's type match no row. GMS would convert
+	// them into the type, clamping (id = 5000000000 on an INT column
+	// became id = 2147483647): drop them here, even to no range at all.
+	if lo, hi, ok := intTypeRange(colType); ok {
+		set = set.intersect(intervalSet{{lo, hi}})
+	}
 	ranges := make(sql.MySQLRangeCollection, 0, len(set))
 	for _, iv := range set {
 		lo, ok1 := fromInt64(ctx, colType, iv.lo)
@@ -268,6 +277,33 @@ func intLiteral(e sql.Expression) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// intTypeRange returns the values of an integer type that fit an int64.
+func intTypeRange(typ sql.Type) (lo, hi int64, ok bool) {
+	switch typ.Type() {
+	case sqltypes.Int8:
+		return math.MinInt8, math.MaxInt8, true
+	case sqltypes.Uint8:
+		return 0, math.MaxUint8, true
+	case sqltypes.Int16:
+		return math.MinInt16, math.MaxInt16, true
+	case sqltypes.Uint16:
+		return 0, math.MaxUint16, true
+	case sqltypes.Int24:
+		return -1 << 23, 1<<23 - 1, true
+	case sqltypes.Uint24:
+		return 0, 1<<24 - 1, true
+	case sqltypes.Int32:
+		return math.MinInt32, math.MaxInt32, true
+	case sqltypes.Uint32:
+		return 0, math.MaxUint32, true
+	case sqltypes.Int64:
+		return math.MinInt64, math.MaxInt64, true
+	case sqltypes.Uint64:
+		return 0, math.MaxInt64, true
+	}
+	return 0, 0, false
 }
 
 // fromInt64 converts a bound to the column type's Go value, clamping the

@@ -75,7 +75,9 @@ func TestLookupForExpressions(t *testing.T) {
 		{"IN with NULL", "t", []sql.Expression{in(id, 1, nil)}, "", "", ""},
 		{"float", "t", []sql.Expression{expression.NewEquals(id, lit(1.5))}, "", "", ""},
 		{"string", "t", []sql.Expression{expression.NewEquals(id, lit("5"))}, "", "", ""},
-		{"out of the column's range", "t", []sql.Expression{expression.NewEquals(id, lit(int64(5000000000)))}, "", "", ""},
+		{"out of the column's range", "t", []sql.Expression{expression.NewEquals(id, lit(int64(5000000000)))}, "PRIMARY", "[]", ""},
+		{"IN partly out of range", "t", []sql.Expression{in(id, int64(5000000000), 1)}, "PRIMARY", "[{[1, 1]}]", ""},
+		{"BETWEEN clamped to the type", "t", []sql.Expression{between(id, -5000000000, 5)}, "PRIMARY", "[{[-2147483648, 5]}]", ""},
 		{"string column", "t", []sql.Expression{expression.NewEquals(c, lit("x"))}, "", "", ""},
 		{"OR across columns", "t", []sql.Expression{expression.NewOr(expression.NewEquals(id, lit(1)), expression.NewEquals(k, lit(2)))}, "", "", ""},
 		{"composite primary key prefix", "p", []sql.Expression{expression.NewEquals(col("p", "x", types.Int32), lit(1))}, "", "", ""},
@@ -117,5 +119,36 @@ func TestLookupForExpressionsResults(t *testing.T) {
 			d.t = t
 			require.Equal(t, d.exec(tc.costed), d.exec(tc.fast))
 		})
+	}
+}
+
+// TestOutOfRangeLiterals checks that values outside an integer column's
+// type match no row. GMS converts them into the type, clamping, so that
+// id = 5000000000 on an INT column found the row 2147483647.
+func TestOutOfRangeLiterals(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k TINYINT, KEY k_idx (k))")
+	d.exec("INSERT INTO t VALUES (-2147483648, -128), (1, 1), (2147483647, 127)")
+	d.exec("CREATE TABLE u (id BIGINT UNSIGNED PRIMARY KEY)")
+	d.exec("INSERT INTO u VALUES (0), (18446744073709551611)")
+	for _, tc := range []struct {
+		q    string
+		want []sql.Row
+	}{
+		{"SELECT id FROM t WHERE id = 5000000000", nil},
+		{"SELECT id FROM t WHERE id = -5000000000", nil},
+		{"SELECT id FROM t WHERE id IN (5000000000, 1)", []sql.Row{{int32(1)}}},
+		{"SELECT id FROM t WHERE id BETWEEN 1 AND 5000000000", []sql.Row{{int32(1)}, {int32(2147483647)}}},
+		{"SELECT id FROM t WHERE id BETWEEN 3000000000 AND 5000000000", nil},
+		{"SELECT id FROM t WHERE k = 300", nil},
+		{"SELECT id FROM t WHERE k IN (-300, 1)", []sql.Row{{int32(1)}}},
+		{"SELECT id FROM u WHERE id = -5", nil},
+		{"SELECT id FROM u WHERE id BETWEEN -5 AND 0", []sql.Row{{uint64(0)}}},
+	} {
+		got := d.exec(tc.q)
+		if len(got) == 0 {
+			got = nil
+		}
+		require.Equal(t, tc.want, got, tc.q)
 	}
 }
