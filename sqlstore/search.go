@@ -35,10 +35,12 @@ var _ sql.IndexSearchableTable = (*Table)(nil)
 //     ones first) that such predicates bound;
 //   - a conjunct on an aliased table (its columns carry the alias), or
 //     with a NULL or a non-integer value, is not understood; when no index
-//     qualifies, or the ranges intersect to nothing, it declines;
-//   - values outside the column's type match no row: the ranges are cut
-//     to the type, to an empty lookup if nothing is left (GMS would
-//     clamp them into the type and find the row at its end).
+//     qualifies, it declines; when the ranges intersect to nothing, the
+//     lookup is empty;
+//   - values outside the column's type match no row: a set with a bound
+//     outside the type is cut to the type (which bounds it), to an empty
+//     lookup if nothing is left. GMS would clamp such values into the type
+//     and find the row at its end, or miss it under a strict comparison.
 //
 // The ranges are those GMS would build: one interval of the column per
 // range, sorted, without overlaps; a unique key's points are exact points
@@ -72,15 +74,20 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	if len(sets) == 0 {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
+	// A bound outside the column's type (id > -5000000000 on an INT) is
+	// cut to the type here, which also bounds the set: GMS would clamp the
+	// value into the type and turn > into a bound that excludes a row.
+	for c, set := range sets {
+		if lo, hi, ok := intTypeRange(d.schema[c].Type); ok && outsideType(set, lo, hi) {
+			sets[c] = set.intersect(intervalSet{{lo, hi}})
+		}
+	}
 	ix := t.searchIndex(sets)
 	if ix == nil {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
 	col := ix.cols[0]
 	set := sets[col]
-	if len(set) == 0 {
-		return sql.IndexLookup{}, nil, nil, false, nil
-	}
 	colType := d.schema[col].Type
 	// Values outside the column's type match no row. GMS would convert
 	// them into the type, clamping (id = 5000000000 on an INT column
@@ -277,6 +284,17 @@ func intLiteral(e sql.Expression) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// outsideType reports whether an end of an interval of s that a value set
+// (not the unbounded ends) lies outside [lo, hi].
+func outsideType(s intervalSet, lo, hi int64) bool {
+	for _, iv := range s {
+		if (iv.lo != math.MinInt64 && (iv.lo < lo || iv.lo > hi)) || (iv.hi != math.MaxInt64 && (iv.hi < lo || iv.hi > hi)) {
+			return true
+		}
+	}
+	return false
 }
 
 // intTypeRange returns the values of an integer type that fit an int64.
