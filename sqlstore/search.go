@@ -89,12 +89,8 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	col := ix.cols[0]
 	set := sets[col]
 	colType := d.schema[col].Type
-	// Values outside the column's type match no row. GMS would convert
-	// them into the type, clamping (id = 5000000000 on an INT column
-	// became id = 2147483647): drop them here, even to no range at all.
-	if lo, hi, ok := intTypeRange(colType); ok {
-		set = set.intersect(intervalSet{{lo, hi}})
-	}
+	// The set is bounded (searchIndex) and cut to the type above, so every
+	// end converts; an empty set is an empty lookup.
 	ranges := make(sql.MySQLRangeCollection, 0, len(set))
 	for _, iv := range set {
 		lo, ok1 := fromInt64(ctx, colType, iv.lo)
