@@ -40,7 +40,7 @@ func TestSepSearch(t *testing.T) {
 	alphabet := []byte{0x00, 0x01, 'a', 'b', 0xfe, 0xff}
 	randomUser := func(rng *rand.Rand, prefix []byte) []byte {
 		k := slices.Clone(prefix[:rng.IntN(len(prefix)+1)])
-		for range rng.IntN(12) {
+		for range rng.IntN(30) {
 			k = append(k, alphabet[rng.IntN(len(alphabet))])
 		}
 		return k
