@@ -112,20 +112,7 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 	d := s.d
 	po := table.PrepareOptions{Async: o.AsyncIO, DontFillCache: o.DontFillCache, Stats: o.Stats,
 		CoalesceThreshold: o.CoalesceThreshold}
-	var jobs []prepareJob
-	for level := 0; level < manifest.NumLevels; level++ {
-		for _, f := range rs.v.Overlaps(level, o.LowerBound, o.UpperBound) {
-			var sub []table.ScanRange
-			for _, r := range s.ranges {
-				if f.Overlaps(r.Start, r.End) && !(bytes.Equal(f.SmallestUserKey(), r.End)) {
-					sub = append(sub, table.ScanRange{Start: r.Start, End: r.End})
-				}
-			}
-			if len(sub) > 0 {
-				jobs = append(jobs, prepareJob{file: f, sub: sub})
-			}
-		}
-	}
+	jobs := s.collect(rs.v, o)
 	run := func(j *prepareJob) {
 		if j.err = ctx.Err(); j.err != nil {
 			return
@@ -171,6 +158,53 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 		}
 	}
 	return first
+}
+
+// collect returns, in level and file order, the tables of v that some
+// range touches, each with the ranges it does. A range touches a table
+// when the table may hold a key in [Start, End): its key span overlaps
+// [Start, End] and does not begin at End.
+//
+// L0's tables may overlap one another, so each is checked against every
+// range. Below L0 a level is sorted, so each range finds its tables by
+// binary search: the cost grows with the ranges and the tables they touch,
+// not with ranges times tables.
+func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
+	var jobs []prepareJob
+	touches := func(f *manifest.FileMetadata, r ScanRange) bool {
+		return f.Overlaps(r.Start, r.End) && !bytes.Equal(f.SmallestUserKey(), r.End)
+	}
+	for _, f := range v.Overlaps(0, o.LowerBound, o.UpperBound) {
+		var sub []table.ScanRange
+		for _, r := range s.ranges {
+			if touches(f, r) {
+				sub = append(sub, table.ScanRange{Start: r.Start, End: r.End})
+			}
+		}
+		if len(sub) > 0 {
+			jobs = append(jobs, prepareJob{file: f, sub: sub})
+		}
+	}
+	for level := 1; level < manifest.NumLevels; level++ {
+		files := v.Levels[level]
+		first := len(jobs) // this level's jobs are jobs[first:]
+		for _, r := range s.ranges {
+			i, j := v.OverlapIndices(level, r.Start, r.End)
+			for _, f := range files[i:j] {
+				if !touches(f, r) {
+					continue
+				}
+				// Ranges ascend and do not overlap, so a table is met
+				// again only by the next range, as the last job.
+				if n := len(jobs); n > first && jobs[n-1].file == f {
+					jobs[n-1].sub = append(jobs[n-1].sub, table.ScanRange{Start: r.Start, End: r.End})
+					continue
+				}
+				jobs = append(jobs, prepareJob{file: f, sub: []table.ScanRange{{Start: r.Start, End: r.End}}})
+			}
+		}
+	}
+	return jobs
 }
 
 // SeekRange positions the scan on the first key of range r and reports

@@ -84,10 +84,12 @@ type Buffer struct {
 	f     io.ReaderAt
 	align int
 	limit int64
-	sink  stats.Sink
-	ra    Readahead
-	async bool
-	pool  *Pool
+	// limitSrc, when not nil, replaces limit before the next read.
+	limitSrc LimitSource
+	sink     stats.Sink
+	ra       Readahead
+	async    bool
+	pool     *Pool
 
 	// slots hold the buffered regions. Synchronous mode uses slots[0] only.
 	// In async mode slots[head] is the region at the lower offset and,
@@ -172,11 +174,24 @@ func (b *Buffer) Init(f io.ReaderAt, opts Options) {
 // SetLimit changes the offset no read goes past (zero or less: none), for
 // an iterator whose bounds changed. What was read before stays buffered.
 func (b *Buffer) SetLimit(limit int64) {
+	b.limitSrc = nil
 	if limit <= 0 {
 		limit = math.MaxInt64
 	}
 	b.limit = limit
 }
+
+// LimitSource supplies a Buffer's limit when the buffer first needs it.
+type LimitSource interface {
+	// ReadLimit returns the limit, as Options.Limit.
+	ReadLimit() int64
+}
+
+// SetLimitSource changes the limit as SetLimit does, but asks src for it
+// only before the next Read. Working out a limit may cost a search (of a
+// table's index, for an iterator's upper bound); an iterator whose blocks
+// all come from a cache never reads and never pays it.
+func (b *Buffer) SetLimitSource(src LimitSource) { b.limitSrc = src }
 
 // Enabled reports whether the buffer ever reads ahead; when false, Read
 // always leaves the read to the caller.
@@ -202,6 +217,10 @@ func (b *Buffer) Read(off int64, n int, a Access) (p []byte, ok bool, err error)
 		return nil, false, ErrClosed
 	case !b.ra.Enabled() || n <= 0 || off < 0:
 		return nil, false, nil
+	}
+	if b.limitSrc != nil {
+		b.SetLimit(b.limitSrc.ReadLimit())
+		b.limitSrc = nil
 	}
 	b.ra.Record(off, int64(n))
 	switch {

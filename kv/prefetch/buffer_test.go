@@ -369,3 +369,46 @@ func TestBufferScanCounters(t *testing.T) {
 		})
 	}
 }
+
+// countingLimit is a LimitSource that counts its calls.
+type countingLimit struct {
+	limit int64
+	calls int
+}
+
+func (c *countingLimit) ReadLimit() int64 { c.calls++; return c.limit }
+
+// TestLimitSource checks that a LimitSource is asked only when a Read comes
+// (Observe does not ask), once per SetLimitSource, and that its limit then
+// holds: no read ahead goes past it, with and without a SetLimit before.
+func TestLimitSource(t *testing.T) {
+	const blockLen = 4096
+	f := newTestFile(64*blockLen, 1)
+	src := &countingLimit{limit: 8 * blockLen}
+	f.maxEnd.Store(src.limit)
+	var b Buffer
+	b.Init(f, Options{ReadaheadSize: 32 * blockLen})
+	defer b.Close()
+	b.SetLimitSource(src)
+	b.Observe(0, blockLen)
+	require.Zero(t, src.calls, "Observe needs no limit")
+	for i := range 8 {
+		p, ok, err := b.Read(int64(i*blockLen), blockLen, Forward)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, f.data[i*blockLen:(i+1)*blockLen], p)
+	}
+	require.Equal(t, 1, src.calls, "asked once, at the first read")
+	require.Empty(t, f.errs)
+
+	// SetLimit replaces a pending source: it is never asked.
+	src2 := &countingLimit{limit: blockLen}
+	b.SetLimitSource(src2)
+	b.SetLimit(16 * blockLen)
+	f.maxEnd.Store(16 * blockLen)
+	_, ok, err := b.Read(8*blockLen, blockLen, Forward)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Zero(t, src2.calls)
+	require.Empty(t, f.errs)
+}

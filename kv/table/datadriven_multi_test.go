@@ -81,7 +81,7 @@ func ddMultiScan(t *testing.T, d *datadriven.TestData, r *Reader, st *stats.Coun
 	var b strings.Builder
 	for k := range ranges {
 		var idxs []string
-		for _, pb := range p.blocks[p.spans[k][0]:p.spans[k][1]] {
+		for _, pb := range p.blocks[p.spans[k].lo:p.spans[k].hi] {
 			idxs = append(idxs, strconv.Itoa(pb.idx))
 		}
 		if len(idxs) == 0 {

@@ -98,12 +98,20 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 			p.iters.Add(1)
 		}
 	}
-	if po := opts.prefetchOptions(r.opts.Pool, r.prefetchLimit(opts.Upper), it.env.sink); po.Enabled() {
+	if po := opts.prefetchOptions(r.opts.Pool, 0, it.env.sink); po.Enabled() {
 		it.pf.Init(r.file, po)
+		it.pf.SetLimitSource((*limitSource)(it))
 		it.env.pf = &it.pf
 	}
 	return it
 }
+
+// limitSource is an Iter as its prefetch buffer's prefetch.LimitSource:
+// the buffer asks for the limit of the current upper bound only when it is
+// about to read.
+type limitSource Iter
+
+func (l *limitSource) ReadLimit() int64 { return int64(l.r.prefetchLimit(l.upper)) }
 
 // SetBounds changes the bounds to [lower, upper), as IterOptions.Lower and
 // Upper set them (they are not copied either), and leaves the iterator
@@ -120,7 +128,7 @@ func (it *Iter) SetBounds(lower, upper []byte) {
 	}
 	it.pos = posNone
 	if it.env.pf != nil {
-		it.pf.SetLimit(int64(it.r.prefetchLimit(upper)))
+		it.pf.SetLimitSource((*limitSource)(it))
 	}
 }
 
@@ -167,15 +175,30 @@ func (it *Iter) start() bool {
 }
 
 // boundForward sets the bound of forward moves after a seek to ukey: the
-// End of the prepared range holding ukey, if any, within Upper.
-func (it *Iter) boundForward(ukey []byte) {
+// End of the prepared range holding ukey, if any, within Upper. When ukey
+// is that range's Start, it returns the index position the prepare found
+// for it; otherwise -1.
+//
+// The position is that of the first block that can hold any version of
+// Start; a seek to an older version may belong a block or two later (see
+// advance).
+func (it *Iter) boundForward(ukey []byte) int {
 	it.fwdUpper = it.upper
 	if it.prep == nil {
-		return
+		return -1
 	}
-	if end, ok := it.prep.rangeEnd(ukey); ok && end != nil && (it.upper == nil || bytes.Compare(end, it.upper) < 0) {
-		it.fwdUpper = end
+	k, ok := it.prep.rangeOf(ukey)
+	if !ok {
+		return -1
 	}
+	rg := &it.prep.ranges[k]
+	if rg.End != nil && (it.upper == nil || bytes.Compare(rg.End, it.upper) < 0) {
+		it.fwdUpper = rg.End
+	}
+	if bytes.Equal(rg.Start, ukey) {
+		return it.prep.spans[k].start
+	}
+	return -1
 }
 
 // loadBlock makes data block i current, reading it unless it is the block
@@ -281,8 +304,12 @@ func (it *Iter) SeekGE(key []byte) *base.KV {
 	if it.lower != nil && bytes.Compare(base.UserKey(key), it.lower) < 0 {
 		key = it.lowerKey
 	}
-	it.boundForward(base.UserKey(key))
-	n := it.r.seekIndex(key)
+	n := it.boundForward(base.UserKey(key))
+	if n < 0 {
+		n = it.r.seekIndex(key)
+	} else {
+		n = advance(it.r.index, n, key)
+	}
 	if n >= len(it.r.index) || (it.fwdUpper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.fwdUpper) >= 0) {
 		it.pos = posAtEnd
 		return nil

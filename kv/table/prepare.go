@@ -76,12 +76,20 @@ type PrepareOptions struct {
 type PreparedScan struct {
 	r      *Reader
 	ranges []ScanRange
-	// blocks are the prepared blocks in file order, spans[k] the positions
-	// in blocks of range k's blocks.
+	// blocks are the prepared blocks in file order, spans[k] range k's.
 	blocks []preparedBlock
-	spans  [][2]int
+	spans  []rangeSpan
 	iters  atomic.Int32
 	closed atomic.Bool
+}
+
+// rangeSpan is what the collect step found for one range.
+type rangeSpan struct {
+	// lo and hi delimit the range's blocks in PreparedScan.blocks.
+	lo, hi int
+	// start is the index position of the range's Start: a seek to exactly
+	// Start goes there without searching the index again.
+	start int
 }
 
 type preparedBlock struct {
@@ -111,12 +119,13 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 	// The caller counts its MultiScan (multiscan.prepares, .ranges); a
 	// table counts the tables it prepares.
 	sink.Add(stats.MultiScanTablePrepares, 1)
-	p := &PreparedScan{r: r, ranges: ranges, spans: make([][2]int, len(ranges))}
+	p := &PreparedScan{r: r, ranges: ranges, spans: make([]rangeSpan, len(ranges))}
 
 	// Collect the blocks, each once.
 	for k, rg := range ranges {
 		lo := len(p.blocks)
 		j := r.seekIndexUser(rg.Start)
+		p.spans[k].start = j
 		if lo > 0 && p.blocks[lo-1].idx == j {
 			lo-- // the range starts in the previous range's last block
 			j++
@@ -127,7 +136,7 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 			}
 			p.blocks = append(p.blocks, preparedBlock{idx: j})
 		}
-		p.spans[k] = [2]int{lo, len(p.blocks)}
+		p.spans[k].lo, p.spans[k].hi = lo, len(p.blocks)
 	}
 
 	// Pin the cached ones; plan the reads of the others.
@@ -281,10 +290,11 @@ func (p *PreparedScan) NumBlocks() int { return len(p.blocks) }
 
 // RangeBlocks returns the number of prepared blocks range k covers (a block
 // shared with the range before counts for both).
-func (p *PreparedScan) RangeBlocks(k int) int { return p.spans[k][1] - p.spans[k][0] }
+func (p *PreparedScan) RangeBlocks(k int) int { return p.spans[k].hi - p.spans[k].lo }
 
-// rangeEnd returns the End of the range holding ukey, and whether one does.
-func (p *PreparedScan) rangeEnd(ukey []byte) ([]byte, bool) {
+// rangeOf returns the position of the range holding ukey, and whether one
+// does.
+func (p *PreparedScan) rangeOf(ukey []byte) (int, bool) {
 	// The last range starting at or before ukey.
 	lo, hi := 0, len(p.ranges)
 	for lo < hi {
@@ -296,13 +306,12 @@ func (p *PreparedScan) rangeEnd(ukey []byte) ([]byte, bool) {
 		}
 	}
 	if lo == 0 {
-		return nil, false
+		return 0, false
 	}
-	rg := &p.ranges[lo-1]
-	if rg.End != nil && bytes.Compare(ukey, rg.End) >= 0 {
-		return nil, false
+	if end := p.ranges[lo-1].End; end != nil && bytes.Compare(ukey, end) >= 0 {
+		return 0, false
 	}
-	return rg.End, true
+	return lo - 1, true
 }
 
 // block returns the prepared data of the block at index position i.

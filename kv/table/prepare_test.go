@@ -200,9 +200,15 @@ func TestPreparedIterAnyMove(t *testing.T) {
 					got, want, op = it.Last(), m.last(), "Last"
 				case x < 4:
 					var k []byte
-					if rng.IntN(2) == 0 {
-						k = base.MakeSearchKey(nil, ranges[rng.IntN(len(ranges))].Start, base.SeqNumMax)
-					} else {
+					switch start := ranges[rng.IntN(len(ranges))].Start; rng.IntN(3) {
+					case 0:
+						k = base.MakeSearchKey(nil, start, base.SeqNumMax)
+					case 1:
+						// A range's Start at an older version: the
+						// prepared position lies before the answer's
+						// block when versions span blocks.
+						k = base.MakeSearchKey(nil, start, base.SeqNum(rng.IntN(1000)))
+					default:
 						k = randomSearchKey(rng, es)
 					}
 					got, want, op = it.SeekGE(k), m.seekGE(k), "SeekGE "+base.FormatKey(k)
