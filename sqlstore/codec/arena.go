@@ -10,8 +10,8 @@ import (
 // on its own allocates its slice of values and a copy of each string; a
 // scan decodes thousands of rows, and these allocations were a quarter of
 // its decoding time. Through an Arena, the value slices of many rows come
-// from one allocation, and so do the bytes of their strings. What is left
-// per row is what boxing its values in interfaces costs.
+// from one allocation, and so do the bytes of their strings and the
+// interfaces that box their values (box.go).
 //
 // The rows stay valid for as long as anything refers to them, like rows
 // decoded without an Arena (go-mysql-server may keep them): a row keeps its
@@ -25,8 +25,23 @@ import (
 type Arena struct {
 	slots []any
 	bytes []byte
-	// nslots and nbytes are the sizes of the last chunks made.
-	nslots, nbytes int
+	// words and strs are the slots values are boxed in (see box.go).
+	words []uint64
+	strs  []string
+	// nslots, nbytes, nwords and nstrs are the sizes of the last chunks
+	// made.
+	nslots, nbytes, nwords, nstrs int
+
+	// rows counts the rows decoded. The first is decoded as without an
+	// Arena but for its slice and strings: slabs and kinds pay off from
+	// the second row on, and a statement that reads one row (a point
+	// select) should not pay for them.
+	rows int
+
+	// kinds are the column kinds of the schema whose columns are at
+	// kindsSch (schemas are not modified once made).
+	kinds    []kind
+	kindsSch **sql.Column
 }
 
 // Chunk sizes: from a row or two of a few columns and 512 bytes of strings
@@ -42,12 +57,14 @@ const (
 
 // DecodeRow is DecodeRow with the row and its strings taken from a.
 func (a *Arena) DecodeRow(b []byte, sch sql.Schema) (sql.Row, error) {
+	a.rows++
 	return decodeRow(b, sch, a.row(len(sch)), a)
 }
 
 // DecodeRowColumns is DecodeRowColumns with the row and its strings taken
 // from a.
 func (a *Arena) DecodeRowColumns(b []byte, sch sql.Schema, cols []int) (sql.Row, error) {
+	a.rows++
 	return decodeRowColumns(b, sch, cols, a.row(len(cols)), a)
 }
 

@@ -9,8 +9,8 @@ import (
 )
 
 // kind is the encoding family of a SQL type together with the Go type GMS
-// uses for its values. It is derived from sql.Type.Type() on every call, so
-// that the package keeps no per-type state.
+// uses for its values. It is derived from sql.Type.Type(); only an Arena
+// keeps it, for the one schema whose rows it decodes.
 type kind uint8
 
 const (

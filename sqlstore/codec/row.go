@@ -223,6 +223,7 @@ func decodeRow(b []byte, sch sql.Schema, dst sql.Row, a *Arena) (sql.Row, error)
 	if err != nil {
 		return dst, fmt.Errorf("codec: row: %w", err)
 	}
+	kinds := a.kindsOf(sch)
 	row := resizeRow(dst, len(sch))
 	off := h.off
 	for i, col := range sch {
@@ -230,7 +231,7 @@ func decodeRow(b []byte, sch sql.Schema, dst sql.Row, a *Arena) (sql.Row, error)
 			row[i] = nil
 			continue
 		}
-		v, n, err := decodeValue(b[off:], col.Type, a)
+		v, n, err := decodeValue(b[off:], col.Type, kindAt(kinds, i, col.Type), a)
 		if err != nil {
 			return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, col.Name, off, err)
 		}
@@ -262,6 +263,7 @@ func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Aren
 		}
 		last = max(last, c)
 	}
+	kinds := a.kindsOf(sch)
 	// Offsets of the columns up to the last one wanted that the row holds.
 	var offBuf [32]int
 	offs := offBuf[:0]
@@ -271,7 +273,7 @@ func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Aren
 		if h.isNull(i) {
 			continue
 		}
-		n, err := skipValue(b[off:], sch[i].Type)
+		n, err := skipValue(b[off:], sch[i].Type, kindAt(kinds, i, sch[i].Type))
 		if err != nil {
 			return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, sch[i].Name, off, err)
 		}
@@ -283,7 +285,7 @@ func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Aren
 			row[j] = nil
 			continue
 		}
-		v, _, err := decodeValue(b[offs[c]:], sch[c].Type, a)
+		v, _, err := decodeValue(b[offs[c]:], sch[c].Type, kindAt(kinds, c, sch[c].Type), a)
 		if err != nil {
 			return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", c, sch[c].Name, offs[c], err)
 		}
@@ -299,11 +301,11 @@ func resizeRow(dst sql.Row, n int) sql.Row {
 	return make(sql.Row, n)
 }
 
-// decodeValue decodes the row encoding of one non-NULL value of typ from the
-// front of b and returns it with its length. Strings take their bytes from
-// a when it is not nil.
-func decodeValue(b []byte, typ sql.Type, a *Arena) (any, int, error) {
-	k := kindOf(typ)
+// decodeValue decodes the row encoding of one non-NULL value of typ, of
+// kind k, from the front of b and returns it with its length. With an Arena
+// a, strings take their bytes from it and values their boxes.
+func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
+	box := a.boxer()
 	switch k {
 	case kindInt8, kindUint8:
 		if len(b) < 1 {
@@ -318,6 +320,10 @@ func decodeValue(b []byte, typ sql.Type, a *Arena) (any, int, error) {
 		if n <= 0 {
 			return nil, 0, corruptf("bad varint")
 		}
+		if box != nil {
+			v, err := box.intValue(k, x)
+			return v, n, err
+		}
 		v, err := intValue(k, x)
 		return v, n, err
 	case kindUint16, kindUint32, kindUint64, kindEnum, kindSet, kindBit:
@@ -328,18 +334,30 @@ func decodeValue(b []byte, typ sql.Type, a *Arena) (any, int, error) {
 		if !validUint(typ, k, x) {
 			return nil, 0, corruptf("%d is not a value of %s", x, typeName(typ))
 		}
+		if box != nil {
+			v, err := box.uintValue(k, x)
+			return v, n, err
+		}
 		v, err := uintValue(k, x)
 		return v, n, err
 	case kindFloat32:
 		if len(b) < 4 {
 			return nil, 0, corruptf("truncated FLOAT")
 		}
-		return math.Float32frombits(binary.LittleEndian.Uint32(b)), 4, nil
+		f := math.Float32frombits(binary.LittleEndian.Uint32(b))
+		if box != nil {
+			return boxWord(box, float32Type, f), 4, nil
+		}
+		return f, 4, nil
 	case kindFloat64:
 		if len(b) < 8 {
 			return nil, 0, corruptf("truncated DOUBLE")
 		}
-		return math.Float64frombits(binary.LittleEndian.Uint64(b)), 8, nil
+		f := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		if box != nil {
+			return boxWord(box, float64Type, f), 8, nil
+		}
+		return f, 8, nil
 	case kindDecimal:
 		return decodeDecimalValue(b)
 	case kindDate, kindDatetime:
@@ -359,7 +377,10 @@ func decodeValue(b []byte, typ sql.Type, a *Arena) (any, int, error) {
 		}
 		switch k {
 		case kindString:
-			if a != nil {
+			switch {
+			case box != nil:
+				return box.boxString(box.string(body)), n, nil
+			case a != nil:
 				return a.string(body), n, nil
 			}
 			return string(body), n, nil
@@ -373,9 +394,8 @@ func decodeValue(b []byte, typ sql.Type, a *Arena) (any, int, error) {
 }
 
 // skipValue returns the length of the row encoding of one non-NULL value of
-// typ at the front of b.
-func skipValue(b []byte, typ sql.Type) (int, error) {
-	k := kindOf(typ)
+// typ, of kind k, at the front of b.
+func skipValue(b []byte, typ sql.Type, k kind) (int, error) {
 	switch k {
 	case kindInt8, kindUint8, kindFloat32, kindFloat64:
 		n := 1
