@@ -131,7 +131,57 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	}
 	t.node = node.(sql.TableNode)
 	t.root = n
+	t.trimProject(ita, rt, &pinned)
 	return t, true
+}
+
+// trimProject drops a Project that only picks columns of the table access
+// below it, when the table can be read projected to exactly those columns:
+// GMS projects the table to the columns of the whole query, including the
+// ones only the lookup used (the id of WHERE id BETWEEN ...), and then
+// copies each row into a new one without them. The table read with the
+// Project's columns returns the Project's rows itself, with the same
+// schema, which is checked.
+func (t *planTemplate) trimProject(ita *plan.IndexedTableAccess, rt *plan.ResolvedTable, tbl *Table) {
+	pr, ok := t.root.(*plan.Project)
+	if !ok || pr.Child != ita {
+		return
+	}
+	child := ita.Schema()
+	names := make([]string, 0, len(pr.Projections))
+	seen := make(map[int]bool, len(pr.Projections))
+	for _, x := range pr.Projections {
+		gf, ok := x.(*expression.GetField)
+		if !ok || gf.Index() < 0 || gf.Index() >= len(child) || seen[gf.Index()] {
+			return
+		}
+		seen[gf.Index()] = true
+		names = append(names, child[gf.Index()].Name)
+	}
+	trimmed, ok := tbl.WithProjections(names).(*Table)
+	if !ok || trimmed.proj == nil {
+		return
+	}
+	node, err := rt.ReplaceTable(trimmed)
+	if err != nil || !sameColumns(pr.Schema(), node.Schema()) {
+		return
+	}
+	t.node, t.root = node.(sql.TableNode), ita
+}
+
+// sameColumns reports whether two schemas describe the same result
+// columns: names as written, sources, types and nullability.
+func sameColumns(a, b sql.Schema) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Name != y.Name || !strings.EqualFold(x.Source, y.Source) || x.Nullable != y.Nullable || !x.Type.Equals(y.Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // argsFit reports whether args leave intervals that the type of the

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/stretchr/testify/require"
 )
@@ -208,7 +209,58 @@ func TestPreparedSelectMatchesPlanned(t *testing.T) {
 				require.Equal(t, want, got, "args %v", args)
 			}
 			require.Equal(t, tc.reuse, p.sel.tmpl != nil)
+			// The result columns are the same, whatever the template
+			// dropped (a Project, see trimProject).
+			args := make([]any, tc.nargs)
+			for j := range args {
+				args[j] = int64(j)
+			}
+			b, v := bindArgs(args)
+			s1, it1, err := p.sel.Query(p.ctx, p.d.e, p.key, p.parsed, func() (map[string]sqlparser.Expr, error) { return b, nil }, v)
+			require.NoError(t, err)
+			_, err = sql.RowIterToRows(p.ctx, it1)
+			require.NoError(t, err)
+			s2, it2, err := Query(p.ctx, p.d.e, p.key, p.parsed, b)
+			require.NoError(t, err)
+			_, err = sql.RowIterToRows(p.ctx, it2)
+			require.NoError(t, err)
+			require.True(t, sameColumns(s2, s1), "columns %v, planned %v", s1, s2)
 		})
+	}
+}
+
+// TestTemplateDropsProject: a select of some columns by a range of the
+// key reads the table projected to those columns, with no Project above
+// it, once the plan is a template.
+func TestTemplateDropsProject(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20))")
+	d.exec("INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')")
+	for _, tc := range []struct {
+		q       string
+		trimmed bool
+	}{
+		{"SELECT c FROM t WHERE id BETWEEN ? AND ?", true},
+		{"SELECT c, k FROM t WHERE id BETWEEN ? AND ?", true},
+		{"SELECT id, c FROM t WHERE id BETWEEN ? AND ?", true},
+		{"SELECT c AS x FROM t WHERE id BETWEEN ? AND ?", false}, // an alias names the column
+		{"SELECT c, c FROM t WHERE id BETWEEN ? AND ?", false},
+		{"SELECT k + 1 FROM t WHERE id BETWEEN ? AND ?", false},
+	} {
+		p := d.prepare(d.ctx, tc.q)
+		for range 3 {
+			got, err := p.run(int64(1), int64(2))
+			require.NoError(t, err)
+			want, err := p.planned(int64(1), int64(2))
+			require.NoError(t, err)
+			require.Equal(t, want, got, tc.q)
+		}
+		if p.sel.tmpl == nil {
+			require.False(t, tc.trimmed, "%s: no template", tc.q)
+			continue
+		}
+		_, isITA := p.sel.tmpl.root.(*plan.IndexedTableAccess)
+		require.Equal(t, tc.trimmed, isITA, tc.q)
 	}
 }
 
