@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
@@ -91,10 +90,6 @@ func (d *DB) newMultiScan(ctx context.Context, b *Batch, ranges []ScanRange, o *
 	return s, nil
 }
 
-// maxConcurrentPrepares bounds the tables a MultiScan with AsyncIO
-// prepares at once.
-const maxConcurrentPrepares = 8
-
 // prepareJob is one table of a MultiScan to prepare.
 type prepareJob struct {
 	file  *manifest.FileMetadata
@@ -104,60 +99,61 @@ type prepareJob struct {
 	err   error
 }
 
-// prepare prepares every table of the read state that a range touches.
-// With AsyncIO the tables are prepared concurrently, so that reading one
-// table's blocks overlaps with walking the next one's index; without it,
-// one after another, on the caller's goroutine only.
+// prepare prepares every table of the read state that a range touches, in
+// three passes: each table collects its blocks and pins the cached ones;
+// with AsyncIO, when more than one read is left and reads have lately been
+// slow (they reach the device, prefetch.SlowRead), all the tables' reads
+// are issued at once on the I/O pool; then each table reads (or waits for)
+// its blocks. No read is left in flight when prepare returns.
+//
+// Blocks that are all cached cost no read and no hand-off to the pool, and
+// reads the OS page cache serves are made in turn on this goroutine: they
+// take less time than waking another one. The reads of a prepare, made
+// here or on the pool, feed the pool's measure of latency.
 func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) error {
 	d := s.d
 	po := table.PrepareOptions{Async: o.AsyncIO, DontFillCache: o.DontFillCache, Stats: o.Stats,
 		CoalesceThreshold: o.CoalesceThreshold}
 	jobs := s.collect(rs.v, o)
-	run := func(j *prepareJob) {
-		if j.err = ctx.Err(); j.err != nil {
-			return
+	var err error
+	reads := 0
+	for i := range jobs {
+		j := &jobs[i]
+		if err = ctx.Err(); err != nil {
+			break
 		}
-		if j.entry, j.err = d.tables.get(j.file.FileNum); j.err != nil {
-			return
+		if j.entry, err = d.tables.get(j.file.FileNum); err != nil {
+			break
 		}
-		j.scan, j.err = j.entry.reader.PrepareScan(ctx, j.sub, po)
+		if j.scan, err = j.entry.reader.BeginPrepareScan(j.sub, po); err != nil {
+			break
+		}
+		reads += j.scan.Reads()
 	}
-	if o.AsyncIO && len(jobs) > 1 {
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, maxConcurrentPrepares)
+	if err == nil && o.AsyncIO && reads > 1 && d.ioPool.Latency().Slow() {
 		for i := range jobs {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(j *prepareJob) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				run(j)
-			}(&jobs[i])
-		}
-		wg.Wait()
-	} else {
-		for i := range jobs {
-			if run(&jobs[i]); jobs[i].err != nil {
-				break
-			}
+			jobs[i].scan.Submit(ctx)
 		}
 	}
-	// Everything opened or prepared is recorded before the first error is
-	// returned, so that release frees it.
-	var first error
+	// Everything opened is recorded, so that release frees it. After an
+	// error the begun scans are closed instead of finished, which waits
+	// for their submitted reads.
 	for i := range jobs {
 		j := &jobs[i]
 		if j.entry != nil {
 			s.entries = append(s.entries, j.entry)
 		}
-		if j.scan != nil {
-			s.prepared[j.file.FileNum] = j.scan
-		}
-		if j.err != nil && first == nil {
-			first = j.err
+		switch {
+		case j.scan == nil:
+		case err != nil:
+			_ = j.scan.Close() // no iterator is open: it cannot fail
+		default:
+			if err = j.scan.Finish(ctx); err == nil {
+				s.prepared[j.file.FileNum] = j.scan
+			}
 		}
 	}
-	return first
+	return err
 }
 
 // collect returns, in level and file order, the tables of v that some

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
@@ -122,11 +123,27 @@ func TestMultiScanPreparedReadsNothing(t *testing.T) {
 		start := i * 4000
 		ranges = append(ranges, ScanRange{Start: fmt.Appendf(nil, "k%08d", start), End: fmt.Appendf(nil, "k%08d", start+100)})
 	}
-	for _, async := range []bool{false, true} {
+	for _, tc := range []struct{ async, slow bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
+		async := tc.async
+		// The latency the reads of the last prepares measured: page-cache
+		// reads here, unless the test says they were slow.
+		set := time.Duration(0)
+		if tc.slow {
+			set = time.Millisecond
+		}
+		for range 64 { // the moving average converges to set
+			d.ioPool.Latency().Observe(set)
+		}
 		var op stats.Counters
 		s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: &op, AsyncIO: async}})
 		require.NoError(t, err)
 		afterPrepare := op.Get(stats.FileReadCount)
+		require.Greater(t, afterPrepare, int64(1))
+		if async && tc.slow {
+			require.Equal(t, afterPrepare, op.Get(stats.AsyncReadCount), "slow reads: all issued on the pool")
+		} else {
+			require.Zero(t, op.Get(stats.AsyncReadCount), "async=%v slow=%v: reads in turn", async, tc.slow)
+		}
 		require.Positive(t, afterPrepare)
 		require.LessOrEqual(t, afterPrepare, int64(len(ranges)), "one coalesced read per range at most")
 		n := 0
@@ -219,8 +236,9 @@ func TestFileOpensBoundedByTableCache(t *testing.T) {
 }
 
 // TestMultiScanManyTables prepares a scan over several overlapping level-0
-// tables, one after another and (with AsyncIO) concurrently: both return
-// every key of the ranges, in order, and read no file after Prepare.
+// tables, with reads in turn and (with AsyncIO, once reads are slow) all
+// issued at once on the pool: all return every key of the ranges, in
+// order, and read no file after Prepare.
 func TestMultiScanManyTables(t *testing.T) {
 	d, err := Open(t.TempDir(), &Options{FS: vfs.Default, CacheSize: 64 << 10, Compression: 0,
 		L0CompactionTrigger: 100, L0SlowdownWritesTrigger: 200, L0StopWritesTrigger: 300})
@@ -245,11 +263,27 @@ func TestMultiScanManyTables(t *testing.T) {
 			want = append(want, fmt.Sprintf("k%08d", i))
 		}
 	}
-	for _, async := range []bool{false, true} {
+	for _, tc := range []struct{ async, slow bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
+		async := tc.async
+		// The latency the reads of the last prepares measured: page-cache
+		// reads here, unless the test says they were slow.
+		set := time.Duration(0)
+		if tc.slow {
+			set = time.Millisecond
+		}
+		for range 64 { // the moving average converges to set
+			d.ioPool.Latency().Observe(set)
+		}
 		var op stats.Counters
 		s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: &op, AsyncIO: async}})
 		require.NoError(t, err)
 		afterPrepare := op.Get(stats.FileReadCount)
+		require.Greater(t, afterPrepare, int64(1))
+		if async && tc.slow {
+			require.Equal(t, afterPrepare, op.Get(stats.AsyncReadCount), "slow reads: all issued on the pool")
+		} else {
+			require.Zero(t, op.Get(stats.AsyncReadCount), "async=%v slow=%v: reads in turn", async, tc.slow)
+		}
 		var got []string
 		for r := range ranges {
 			for ok := s.SeekRange(r); ok; ok = s.Next() {

@@ -35,10 +35,12 @@
 //  5. Several ranges (points on a non-unique index, prefixes, disjoint
 //     intervals): a MultiScan that prepares up to MultiScanChunk ranges at
 //     a time, reading each range's blocks with coalesced I/O before
-//     iterating; its reads are issued in the background, all at once, when
-//     the ranges' estimated bytes reach MultiScanAsyncBytes or are unknown
-//     (below that, handing small reads to other goroutines costs more than
-//     it saves). Reverse order and probes: Scans, one iterator sought from
+//     iterating; it asks for async reads when the ranges' estimated bytes
+//     reach MultiScanAsyncBytes (default 0: always), and the engine then
+//     issues the reads in the background, all at once, when there are
+//     several and reads have lately been reaching the device (page-cache
+//     reads are made in turn: handing them to other goroutines would cost
+//     more). Reverse order and probes: Scans, one iterator sought from
 //     range to range.
 //
 // A non-covering secondary index adds Fetch: the primary keys the index

@@ -28,6 +28,6 @@ func Example() {
 	// Output:
 	// MultiGet(keys=3, batch=32)
 	// Range(readahead=2MiB, async)
-	// MultiScan(ranges=2) then MultiGet(batch=32) by primary key
+	// MultiScan(ranges=2, async) then MultiGet(batch=32) by primary key
 	// Scans(ranges=2, readahead=off, iterator per range) then Get per row by primary key
 }

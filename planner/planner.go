@@ -116,9 +116,13 @@ type Options struct {
 	// returned that many rows. Default 100 rows.
 	SmallLimit int64
 	// MultiScanAsyncBytes is the estimated size of a MultiScan's ranges
-	// from which its reads are issued in the background, all at once:
-	// below it, handing small reads to other goroutines costs more than
-	// reading them in turn. Unknown sizes count as large. Default 256 KiB.
+	// from which it asks for async reads (unknown sizes count as large; a
+	// negative value: never). Default 0: every MultiScan asks. Asking
+	// costs nothing where it does not pay: the engine issues a prepare's
+	// reads in the background, all at once, only when it has several to
+	// make and reads have lately been reaching the device; blocks in the
+	// block cache or the OS page cache are read in turn, faster than
+	// handing them to other goroutines.
 	MultiScanAsyncBytes int64
 	// MultiScanChunk is the most ranges one MultiScan prepares at once; a
 	// longer list is prepared chunk by chunk, so memory stays bounded and a
@@ -157,9 +161,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SmallLimit <= 0 {
 		o.SmallLimit = 100
-	}
-	if o.MultiScanAsyncBytes <= 0 {
-		o.MultiScanAsyncBytes = 256 << 10
 	}
 	if o.MultiScanChunk <= 0 {
 		o.MultiScanChunk = 256
@@ -278,7 +279,7 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 			}
 			est += ranges[i].EstBytes
 		}
-		p.Async = est < 0 || est >= o.MultiScanAsyncBytes
+		p.Async = o.MultiScanAsyncBytes >= 0 && (est < 0 || est >= o.MultiScanAsyncBytes)
 	}
 	if !idx.Covering && !idx.Primary {
 		p.Fetch = Fetch{Kind: MultiGet, Batch: o.FetchBatch}

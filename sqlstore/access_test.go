@@ -178,7 +178,7 @@ func TestAccessPaths(t *testing.T) {
 		{
 			name:    "k IN on a non-unique index",
 			query:   "SELECT c FROM t WHERE k IN (1, 2, 3)",
-			explain: []string{"MultiScan(ranges=3) then MultiGet(batch=32) by primary key"},
+			explain: []string{"MultiScan(ranges=3, async) then MultiGet(batch=32) by primary key"},
 			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 3, "multiget.keys": 30, "get.calls": 0},
 			rows:    30,
 		},
@@ -206,21 +206,21 @@ func TestAccessPaths(t *testing.T) {
 		{
 			name:    "2 BETWEENs",
 			query:   "SELECT c FROM t WHERE " + betweens(2),
-			explain: []string{"MultiScan(ranges=2)"},
+			explain: []string{"MultiScan(ranges=2, async)"},
 			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 2},
 			rows:    20,
 		},
 		{
 			name:    "10 BETWEENs",
 			query:   "SELECT c FROM t WHERE " + betweens(10),
-			explain: []string{"MultiScan(ranges=10)"},
+			explain: []string{"MultiScan(ranges=10, async)"},
 			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 10, "get.calls": 0},
 			rows:    100,
 		},
 		{
 			name:    "long BETWEENs",
 			query:   "SELECT c FROM t WHERE id BETWEEN 0 AND 399 OR id BETWEEN 500 AND 999",
-			explain: []string{"MultiScan(ranges=2)"},
+			explain: []string{"MultiScan(ranges=2, async)"},
 			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 2},
 			rows:    900,
 		},

@@ -124,7 +124,7 @@ func TestSQLRun(t *testing.T) {
 		require.Regexp(t, "(?m)^"+w+` +naive median +[0-9.]+ `, report)
 		require.Regexp(t, "(?m)^"+w+` +planned/naive: [0-9.]+x qps$`, report)
 	}
-	require.Contains(t, report, "last query: sbtest: MultiScan(ranges=10)")
+	require.Contains(t, report, "last query: sbtest: MultiScan(ranges=10, async)")
 	require.Contains(t, report, "last query: sbtest: Scans(ranges=10, readahead=off, iterator per range)")
 	require.Regexp(t, `last query: sbtest: MultiGet\(keys=[0-9]+, batch=32\)`, report)
 	require.Contains(t, report, "engine per query:")

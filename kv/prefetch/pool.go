@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/strata-db/strata/kv/stats"
 )
@@ -33,10 +34,15 @@ type Pool struct {
 		sync.RWMutex
 		closed bool
 	}
-	reqs  chan *Request
-	depth int
-	wg    sync.WaitGroup
+	reqs    chan *Request
+	depth   int
+	wg      sync.WaitGroup
+	latency Latency
 }
+
+// Latency returns the pool's measure of read latency, which the reads that
+// set Request.Latency to it feed, on the pool or not.
+func (p *Pool) Latency() *Latency { return &p.latency }
 
 // NewPool starts a pool of depth goroutines (DefaultQueueDepth if depth <=
 // 0; at most 1024).
@@ -109,6 +115,8 @@ type Request struct {
 	// Sink receives file.read.count/bytes, and async.read.count/bytes when
 	// the read ran on a pool.
 	Sink stats.Sink
+	// Latency, when not nil, receives the duration of the read.
+	Latency *Latency
 
 	// N is the number of bytes read, Err the read's error. A read that
 	// reaches the end of the file is short with Err io.EOF.
@@ -129,7 +137,14 @@ func (r *Request) init() {
 func (r *Request) Run() { r.run(false) }
 
 func (r *Request) run(async bool) {
+	var start time.Time
+	if r.Latency != nil {
+		start = time.Now()
+	}
 	n, err := r.File.ReadAt(r.Buf, r.Off)
+	if r.Latency != nil {
+		r.Latency.Observe(time.Since(start))
+	}
 	if n == len(r.Buf) && errors.Is(err, io.EOF) {
 		err = nil
 	}

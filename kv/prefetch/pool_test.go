@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/stretchr/testify/require"
@@ -148,4 +149,26 @@ func (f *failingFile) ReadAt(p []byte, off int64) (int, error) {
 	n := max(0, int(f.failFrom-off))
 	copy(p[:n], f.data[off:])
 	return n, nil
+}
+
+// TestLatency checks the moving average: it starts at zero, a run of slow
+// reads makes it slow within a few, fast reads bring it back, and reads
+// that set Request.Latency feed it.
+func TestLatency(t *testing.T) {
+	var l Latency
+	require.Zero(t, l.Get())
+	require.False(t, l.Slow())
+	l.Observe(10 * SlowRead)
+	require.True(t, l.Slow(), "one read of ten times the threshold")
+	for range 30 {
+		l.Observe(time.Microsecond)
+	}
+	require.False(t, l.Slow())
+	require.InDelta(t, float64(time.Microsecond), float64(l.Get()), float64(time.Microsecond))
+
+	var fresh Latency
+	r := Request{File: newTestFile(4096, 1), Buf: make([]byte, 100), Latency: &fresh}
+	r.Run()
+	require.NoError(t, r.Err)
+	require.Positive(t, fresh.Get(), "the read was measured")
 }

@@ -79,8 +79,10 @@ type PreparedScan struct {
 	// blocks are the prepared blocks in file order, spans[k] range k's.
 	blocks []preparedBlock
 	spans  []rangeSpan
-	iters  atomic.Int32
-	closed atomic.Bool
+	// pending are the reads planned by BeginPrepareScan, until Finish.
+	pending *pendingReads
+	iters   atomic.Int32
+	closed  atomic.Bool
 }
 
 // rangeSpan is what the collect step found for one range.
@@ -108,7 +110,30 @@ type preparedBlock struct {
 // multiscan.blocks.prefetched, multiscan.coalesced.reads,
 // multiscan.prefetch.bytes, plus the usual block-cache and file-read
 // counters, in ReaderOptions.Stats and opts.Stats.
+//
+// PrepareScan is BeginPrepareScan, then Submit when opts.Async, then
+// Finish. A caller preparing several tables at once calls the steps
+// itself, so that the reads of all the tables are in flight together.
 func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts PrepareOptions) (*PreparedScan, error) {
+	p, err := r.BeginPrepareScan(ranges, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Async {
+		p.Submit(ctx)
+	}
+	if err := p.Finish(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// BeginPrepareScan does the first steps of PrepareScan: it collects the
+// blocks of ranges, pins those the block cache holds and plans the reads of
+// the others, without issuing them. Submit issues them in the background;
+// Finish reads what was not submitted and waits for the rest. Call Finish
+// (or Close, which releases the pins of an unfinished scan) exactly once.
+func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*PreparedScan, error) {
 	if r.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -165,11 +190,72 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 	if threshold == 0 {
 		threshold = prefetch.DefaultCoalesceThreshold
 	}
-	if err := r.readPrepared(ctx, p, misses, prefetch.Coalesce(extents, threshold, alignmentOf(r.file)), opts, sink); err != nil {
-		p.release()
-		return nil, err
+	ios := prefetch.Coalesce(extents, threshold, alignmentOf(r.file))
+	align := alignmentOf(r.file)
+	pr := &pendingReads{misses: misses, ios: ios, fill: r.opts.Cache != nil && !opts.DontFillCache, sink: sink,
+		reqs: make([]prefetch.Request, len(ios)), submitted: make([]bool, len(ios))}
+	var lat *prefetch.Latency
+	if r.opts.Pool != nil {
+		lat = r.opts.Pool.Latency()
 	}
+	for k, io := range ios {
+		pr.reqs[k] = prefetch.Request{File: r.file, Buf: vfs.AlignedBuffer(int(io.Len), align), Off: io.Off, Sink: sink, Latency: lat}
+	}
+	p.pending = pr
 	return p, nil
+}
+
+// pendingReads are the reads of a PreparedScan between BeginPrepareScan
+// and Finish.
+type pendingReads struct {
+	misses []int // positions in blocks of the blocks to read
+	ios    []prefetch.IORange
+	reqs   []prefetch.Request
+	// submitted[k]: reqs[k] runs on the pool and must be waited for.
+	submitted []bool
+	fill      bool
+	sink      stats.Sink
+}
+
+// Reads returns the number of reads Finish has yet to issue or wait for.
+func (p *PreparedScan) Reads() int {
+	if p.pending == nil {
+		return 0
+	}
+	return len(p.pending.reqs)
+}
+
+// Submit issues the planned reads on the reader's pool (ReaderOptions.Pool;
+// without one, or once ctx is done, Finish issues them itself).
+func (p *PreparedScan) Submit(ctx context.Context) {
+	pr, pool := p.pending, p.r.opts.Pool
+	if pr == nil || pool == nil {
+		return
+	}
+	for k := range pr.reqs {
+		if pr.submitted[k] || ctx.Err() != nil {
+			continue
+		}
+		pr.submitted[k] = pool.Submit(&pr.reqs[k]) == nil
+	}
+}
+
+// Finish reads the blocks that were not submitted, waits for those that
+// were, and materializes them all. On an error (ctx's, a read's or a
+// block's) it waits for every submitted read, releases everything the scan
+// pinned and returns the error; the scan must not be used, but Close may
+// still be called.
+func (p *PreparedScan) Finish(ctx context.Context) error {
+	pr := p.pending
+	if pr == nil {
+		return nil
+	}
+	p.pending = nil
+	if err := p.r.readPrepared(ctx, p, pr); err != nil {
+		p.release()
+		return err
+	}
+	return nil
 }
 
 // checkRanges validates the ranges of a MultiScan.
@@ -193,33 +279,13 @@ func (r *Reader) checkRanges(ranges []ScanRange) error {
 	return nil
 }
 
-// readPrepared issues the reads ios of the blocks p.blocks[misses[...]] and
-// materializes them.
-func (r *Reader) readPrepared(ctx context.Context, p *PreparedScan, misses []int, ios []prefetch.IORange, opts PrepareOptions, sink stats.Sink) error {
-	align := alignmentOf(r.file)
-	reqs := make([]prefetch.Request, len(ios))
-	for k, io := range ios {
-		reqs[k] = prefetch.Request{File: r.file, Buf: vfs.AlignedBuffer(int(io.Len), align), Off: io.Off, Sink: sink}
-	}
-	// submitted[k]: reqs[k] runs on the pool and must be waited for.
-	submitted := make([]bool, len(reqs))
-	pool := r.opts.Pool
-	if !opts.Async {
-		pool = nil
-	}
+// readPrepared runs the reads of pr that were not submitted, waits for
+// those that were, and materializes the blocks p.blocks[pr.misses[...]].
+func (r *Reader) readPrepared(ctx context.Context, p *PreparedScan, pr *pendingReads) error {
 	var err error
-	if pool != nil {
-		for k := range reqs {
-			if err = ctx.Err(); err != nil {
-				break
-			}
-			submitted[k] = pool.Submit(&reqs[k]) == nil
-		}
-	}
-	fill := r.opts.Cache != nil && !opts.DontFillCache
-	for k, io := range ios {
-		rq := &reqs[k]
-		if submitted[k] {
+	for k, io := range pr.ios {
+		rq := &pr.reqs[k]
+		if pr.submitted[k] {
 			rq.Wait()
 		} else if err == nil {
 			if err = ctx.Err(); err == nil {
@@ -229,9 +295,9 @@ func (r *Reader) readPrepared(ctx context.Context, p *PreparedScan, misses []int
 		if err != nil {
 			continue // wait for the rest of what was submitted
 		}
-		sink.Add(stats.MultiScanCoalescedReads, 1)
-		sink.Add(stats.MultiScanPrefetchBytes, int64(rq.N))
-		err = r.materialize(p, misses[io.First:io.First+io.Count], rq, fill, sink)
+		pr.sink.Add(stats.MultiScanCoalescedReads, 1)
+		pr.sink.Add(stats.MultiScanPrefetchBytes, int64(rq.N))
+		err = r.materialize(p, pr.misses[io.First:io.First+io.Count], rq, pr.fill, pr.sink)
 	}
 	return err
 }
@@ -349,6 +415,16 @@ func (p *PreparedScan) Close() error {
 }
 
 func (p *PreparedScan) release() {
+	if pr := p.pending; pr != nil {
+		// Closed before Finish: wait for the submitted reads, which write
+		// into the scan's buffers.
+		for k := range pr.reqs {
+			if pr.submitted[k] {
+				pr.reqs[k].Wait()
+			}
+		}
+		p.pending = nil
+	}
 	for b := range p.blocks {
 		p.blocks[b].h.Release()
 		p.blocks[b] = preparedBlock{idx: p.blocks[b].idx}

@@ -341,6 +341,33 @@ func TestPrepareScanErrors(t *testing.T) {
 		require.Zero(t, c.Pinned())
 	}
 
+	// A scan begun and submitted but closed before Finish waits for its
+	// reads and releases its pins; one finished after Submit holds every
+	// block without another read.
+	for _, finish := range []bool{false, true} {
+		var st stats.Counters
+		c := cache.New(1 << 20)
+		r, err := openBytes(data, ReaderOptions{Cache: c, Pool: pool})
+		require.NoError(t, err)
+		p, err := r.BeginPrepareScan([]ScanRange{{Start: []byte{0}, End: []byte("x")}}, PrepareOptions{Stats: &st})
+		require.NoError(t, err)
+		require.Positive(t, p.Reads(), "nothing cached yet")
+		p.Submit(ctx)
+		if finish {
+			require.NoError(t, p.Finish(ctx))
+			require.Zero(t, p.Reads())
+			reads := st.Get(stats.FileReadCount)
+			it := p.NewIter(IterOptions{})
+			for kv := it.SeekGE(base.MakeSearchKey(nil, []byte{0}, base.SeqNumMax)); kv != nil; kv = it.Next() {
+			}
+			require.NoError(t, it.Close())
+			require.Equal(t, reads, st.Get(stats.FileReadCount), "no read after Finish")
+		}
+		require.NoError(t, p.Close())
+		require.Zero(t, c.Pinned())
+		require.NoError(t, r.Close())
+	}
+
 	// Close fails while an iterator is open.
 	p, err = r.PrepareScan(ctx, all, PrepareOptions{})
 	require.NoError(t, err)
