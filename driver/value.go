@@ -61,10 +61,13 @@ func wire(ctx *gsql.Context, t gsql.Type, v any) (sqltypes.Value, error) {
 	return sv, nil
 }
 
+// The converters return v itself, not x, where v already holds the value
+// database/sql takes: boxing x again would allocate a copy of it.
+
 func convInt(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	switch x := v.(type) {
 	case int64:
-		return x, nil
+		return v, nil
 	case int32:
 		return int64(x), nil
 	case int16:
@@ -119,7 +122,7 @@ func unsigned(u uint64) driver.Value {
 func convFloat(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	switch x := v.(type) {
 	case float64:
-		return x, nil
+		return v, nil
 	case float32:
 		// Through the shortest decimal form, so FLOAT 1.1 reads as 1.1.
 		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
@@ -162,7 +165,7 @@ func convTime(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 func convString(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	switch x := v.(type) {
 	case string:
-		return x, nil
+		return v, nil
 	case []byte:
 		return string(x), nil
 	}
