@@ -1,13 +1,23 @@
 // Package cache is the engine's block cache: decoded blocks of table files,
 // shared by every reader of a database (or of several), bounded by bytes.
 //
-// The cache is split into shards, each an LRU list under its own mutex, so
-// that concurrent readers rarely meet on one lock. A lookup returns a
-// [Handle] that pins the block: a pinned block is never evicted, its bytes
-// stay valid until the handle is released, and the cache may exceed its
-// capacity while everything in it is pinned (as RocksDB's LRU cache without a
-// strict limit). An entry is on its shard's LRU list exactly when nobody but
-// the cache holds it, so eviction never has to skip pinned entries.
+// The cache is split into shards, each under its own mutex, so that
+// concurrent readers rarely meet on one lock. A lookup returns a [Handle]
+// that pins the block: a pinned block is never evicted, its bytes stay valid
+// until the handle is released, and the cache may exceed its capacity while
+// everything in it is pinned (as RocksDB's LRU cache without a strict
+// limit).
+//
+// A shard evicts by CLOCK, not LRU: its entries sit on a ring in the order
+// they were inserted, and a hit only sets the entry's referenced bit. To
+// make room, the hand walks the ring: it skips pinned entries, gives a
+// referenced one a second chance (clearing its bit) and evicts the first
+// that is neither. An LRU list moves an entry to its front on every hit and
+// unlinks it while pinned, which touches two other entries' memory per hit
+// and per release; at hundreds of thousands of blocks those are cache
+// misses, and they were most of a hit's cost. CLOCK also resists scans: a
+// block read once, by a long scan, is evicted before blocks that were hit
+// again.
 //
 // Concurrent misses on one block load it once ([Cache.GetOrLoad]): the
 // first caller reads while the others wait for its result, and if the read
@@ -72,7 +82,8 @@ func New(capacity int64) *Cache {
 		s := &c.shards[i]
 		s.capacity = c.cap / int64(n)
 		s.entries = map[Key]*entry{}
-		s.lru.prev, s.lru.next = &s.lru, &s.lru
+		s.ring.prev, s.ring.next = &s.ring, &s.ring
+		s.hand = &s.ring
 	}
 	return c
 }
@@ -189,12 +200,14 @@ type flight struct {
 // entry is one cached block. refs counts the cache's own reference (while
 // the entry is resident) plus one per outstanding Handle.
 type entry struct {
-	key        Key
-	value      []byte
-	charge     int64
-	refs       int32 // REQUIRES: shard.mu held
-	resident   bool  // in shard.entries; REQUIRES: shard.mu held
-	prev, next *entry
+	key    Key
+	value  []byte
+	charge int64
+	refs   int32 // REQUIRES: shard.mu held
+	// resident: in shard.entries and on the ring. referenced: hit since
+	// the hand last passed. REQUIRES: shard.mu held.
+	resident, referenced bool
+	prev, next           *entry
 }
 
 type shard struct {
@@ -203,33 +216,38 @@ type shard struct {
 	usage    int64 // charge of resident entries
 	entries  map[Key]*entry
 	loading  map[Key]*flight
-	// lru holds the resident entries nobody else references, least recently
-	// used at lru.prev. lru itself is a sentinel.
-	lru    entry
+	// ring holds the resident entries, pinned or not; ring itself is a
+	// sentinel. hand is the next entry eviction looks at; new entries go
+	// just behind it.
+	ring   entry
+	hand   *entry
 	pinned atomic.Int64
 }
 
-func (s *shard) listRemove(e *entry) {
+// ringRemove unlinks e, moving the hand past it if it points there.
+func (s *shard) ringRemove(e *entry) {
+	if s.hand == e {
+		s.hand = e.next
+	}
 	e.prev.next = e.next
 	e.next.prev = e.prev
 	e.prev, e.next = nil, nil
 }
 
-func (s *shard) listPushFront(e *entry) {
-	e.next = s.lru.next
-	e.prev = &s.lru
-	e.next.prev = e
-	s.lru.next = e
+// ringInsert links e just behind the hand, so that the hand reaches it
+// last.
+func (s *shard) ringInsert(e *entry) {
+	e.next = s.hand
+	e.prev = s.hand.prev
+	e.prev.next = e
+	s.hand.prev = e
 }
 
-// refLocked takes a caller's reference on a resident entry.
-// REQUIRES: s.mu held.
+// refLocked takes a caller's reference on a resident entry and marks it
+// referenced. REQUIRES: s.mu held.
 func (s *shard) refLocked(e *entry) {
-	if e.refs == 1 {
-		// Only the cache held it: it was on the LRU list.
-		s.listRemove(e)
-	}
 	e.refs++
+	e.referenced = true
 	s.pinned.Add(1)
 }
 
@@ -241,6 +259,7 @@ func (s *shard) insertLocked(k Key, value []byte) *entry {
 	}
 	e := &entry{key: k, value: value, charge: int64(cap(value)) + entryOverhead, refs: 2, resident: true}
 	s.entries[k] = e
+	s.ringInsert(e)
 	s.usage += e.charge
 	s.pinned.Add(1)
 	s.evictLocked()
@@ -253,20 +272,36 @@ func (s *shard) eraseLocked(e *entry) {
 	delete(s.entries, e.key)
 	e.resident = false
 	s.usage -= e.charge
-	if e.refs == 1 {
-		s.listRemove(e)
-	}
+	s.ringRemove(e)
 	e.refs--
 	if e.refs == 0 {
 		e.value = nil
 	}
 }
 
-// evictLocked drops least recently used unpinned entries until usage fits.
-// REQUIRES: s.mu held.
+// evictLocked moves the hand round the ring, evicting unpinned entries
+// that were not referenced since it last passed, until usage fits. Two
+// turns without a victim mean everything left is pinned: the shard stays
+// over capacity until a release. REQUIRES: s.mu held.
 func (s *shard) evictLocked() {
-	for s.usage > s.capacity && s.lru.prev != &s.lru {
-		s.eraseLocked(s.lru.prev)
+	// Each step evicts or passes an entry; a pass of every entry clears
+	// every referenced bit, so two passes (plus the sentinel) reach every
+	// evictable entry.
+	steps := 2*len(s.entries) + 2
+	for s.usage > s.capacity && steps > 0 {
+		steps--
+		e := s.hand
+		switch {
+		case e == &s.ring:
+			s.hand = e.next
+		case e.refs > 1: // pinned by a caller
+			s.hand = e.next
+		case e.referenced:
+			e.referenced = false
+			s.hand = e.next
+		default:
+			s.eraseLocked(e) // moves the hand on
+		}
 	}
 }
 
@@ -310,8 +345,8 @@ func (h Handle) Release() {
 	s.mu.Lock()
 	e.refs--
 	switch {
-	case e.refs == 1 && e.resident:
-		s.listPushFront(e)
+	case e.refs == 1 && e.resident && s.usage > s.capacity:
+		// Inserted while everything was pinned: make room now.
 		s.evictLocked()
 	case e.refs == 0:
 		e.value = nil

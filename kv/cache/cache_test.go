@@ -58,6 +58,38 @@ func TestEvictionRespectsCapacityAndPins(t *testing.T) {
 	h.Release()
 }
 
+// TestClockSecondChance: a block hit since it was inserted outlives older
+// blocks that were not, and a block read once, by a scan, does not push
+// out a block that keeps being hit.
+func TestClockSecondChance(t *testing.T) {
+	const block = 4096
+	c := New(64 * (block + entryOverhead))
+	require.Len(t, c.shards, 1)
+	for i := range 64 {
+		c.Set(key(i), make([]byte, block)).Release()
+	}
+	h, ok := c.Get(key(0))
+	require.True(t, ok)
+	h.Release()
+	c.Set(key(64), make([]byte, block)).Release()
+	resident := func(i int) bool {
+		c.shards[0].mu.Lock()
+		defer c.shards[0].mu.Unlock()
+		return c.shards[0].entries[key(i)] != nil
+	}
+	require.True(t, resident(0), "hit: a second chance")
+	require.False(t, resident(1), "the oldest block not hit")
+
+	// A scan of many new blocks, with one block hit between each.
+	for i := 100; i < 1000; i++ {
+		c.Set(key(i), make([]byte, block)).Release()
+		h, ok := c.Get(key(0))
+		require.True(t, ok, "the hot block was evicted by block %d", i)
+		h.Release()
+	}
+	require.LessOrEqual(t, c.Usage(), c.Capacity())
+}
+
 func TestPinnedBeyondCapacity(t *testing.T) {
 	c := New(0)
 	var hs []Handle
@@ -176,4 +208,24 @@ func BenchmarkGetHit(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// BenchmarkGetHitLarge hits random blocks of a cache with more entries
+// than the CPU's caches hold, as a large database's block cache has: the
+// cost is the memory a hit and its release touch.
+func BenchmarkGetHitLarge(b *testing.B) {
+	const n = 1 << 18
+	c := New(n * (64 + entryOverhead) * 2)
+	for i := range n {
+		c.Set(key(i), make([]byte, 64)).Release()
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	b.ReportAllocs()
+	for b.Loop() {
+		h, ok := c.Get(key(rng.IntN(n)))
+		if !ok {
+			b.Fatal("miss")
+		}
+		h.Release()
+	}
 }
