@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"errors"
+	"sync"
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/leveliter"
@@ -163,15 +164,26 @@ func (d *DB) NewIter(o *IterOptions) (*Iterator, error) {
 
 // tableIter is a table iterator that releases its table-cache reference
 // when closed.
+// tableIter is a table iterator holding its table open. Table iterators
+// come and go at every file a level iterator moves to and at every range
+// of a MultiScan; a pool keeps them, and the buffers of their table.Iter,
+// from one use to the next. Nothing may use a tableIter after its Close.
 type tableIter struct {
-	*table.Iter
+	table.Iter
 	d *DB
 	e *tableEntry
 }
 
+var tableIterPool = sync.Pool{New: func() any { return new(tableIter) }}
+
 func (t *tableIter) Close() error {
+	if t.e == nil {
+		return nil // closed; already pooled, which a second Close would break
+	}
 	err := t.Iter.Close()
 	t.d.tables.release(t.e)
+	t.d, t.e = nil, nil
+	tableIterPool.Put(t)
 	return err
 }
 
@@ -203,13 +215,14 @@ func (d *DB) openTableIter(fileNum uint64, lower, upper []byte, o table.IterOpti
 		return nil, err
 	}
 	o.Lower, o.Upper = lower, upper
-	var it *table.Iter
+	t := tableIterPool.Get().(*tableIter)
+	t.d, t.e = d, e
 	if o.Prepared != nil {
-		it = o.Prepared.NewIter(o)
+		o.Prepared.InitIter(&t.Iter, o)
 	} else {
-		it = e.reader.NewIter(o)
+		e.reader.InitIter(&t.Iter, o)
 	}
-	return &tableIter{Iter: it, d: d, e: e}, nil
+	return t, nil
 }
 
 func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {

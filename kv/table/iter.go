@@ -74,12 +74,25 @@ type Iter struct {
 // NewIter returns an iterator over the table's point entries. The bounds in
 // opts are not copied: keep them unchanged while the iterator lives.
 func (r *Reader) NewIter(opts IterOptions) *Iter {
-	it := &Iter{r: r, lower: opts.Lower, upper: opts.Upper, fwdUpper: opts.Upper, idx: -1, blockOff: noBlock}
+	it := new(Iter)
+	r.InitIter(it, opts)
+	return it
+}
+
+// InitIter makes it an iterator over the table's point entries, as NewIter
+// would, reusing the buffers of its former life: it must be a zero Iter or
+// one that was closed, and nothing may use it under its former identity
+// (an owner that pools iterators calls it).
+func (r *Reader) InitIter(it *Iter, opts IterOptions) {
+	bufs, lowerKey, upperKey, data := it.bufs, it.lowerKey[:0], it.upperKey[:0], it.data
+	data.Reset()
+	*it = Iter{r: r, lower: opts.Lower, upper: opts.Upper, fwdUpper: opts.Upper, idx: -1, blockOff: noBlock,
+		bufs: bufs, data: data}
 	if opts.Lower != nil {
-		it.lowerKey = base.MakeSearchKey(nil, opts.Lower, base.SeqNumMax)
+		it.lowerKey = base.MakeSearchKey(lowerKey, opts.Lower, base.SeqNumMax)
 	}
 	if opts.Upper != nil {
-		it.upperKey = base.MakeSearchKey(nil, opts.Upper, base.SeqNumMax)
+		it.upperKey = base.MakeSearchKey(upperKey, opts.Upper, base.SeqNumMax)
 	}
 	it.env = readEnv{
 		src:  r.file,
@@ -103,7 +116,6 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 		it.pf.SetLimitSource((*limitSource)(it))
 		it.env.pf = &it.pf
 	}
-	return it
 }
 
 // limitSource is an Iter as its prefetch buffer's prefetch.LimitSource:

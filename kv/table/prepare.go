@@ -348,6 +348,12 @@ func (p *PreparedScan) NewIter(opts IterOptions) *Iter {
 	return p.r.NewIter(opts)
 }
 
+// InitIter is Reader.InitIter with opts.Prepared set to p.
+func (p *PreparedScan) InitIter(it *Iter, opts IterOptions) {
+	opts.Prepared = p
+	p.r.InitIter(it, opts)
+}
+
 // Ranges returns the ranges the scan was prepared for. Do not modify them.
 func (p *PreparedScan) Ranges() []ScanRange { return p.ranges }
 
