@@ -40,6 +40,7 @@ type kvABFlag struct {
 var kvABFlags = []*kvABFlag{
 	{name: "readahead_size", field: func(r *kvRun) any { return &r.iter.readaheadSize }, min: -1},
 	{name: "async_io", field: func(r *kvRun) any { return &r.iter.asyncIO }},
+	{name: "fill_cache", field: func(r *kvRun) any { return &r.iter.fillCache }},
 	{name: "use_direct_reads", field: func(r *kvRun) any { return &r.open.directReads }},
 	{name: "multiread_batched", field: func(r *kvRun) any { return &r.multiReadBatched }},
 	{name: "multiscan_prepare", field: func(r *kvRun) any { return &r.multiScanPrepare }},

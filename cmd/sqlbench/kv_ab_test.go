@@ -51,6 +51,14 @@ func TestKVABSides(t *testing.T) {
 			},
 		},
 		{
+			name: "fill_cache flipped", ab: kvAB{flag: abOf("fill_cache")}, a: "true", b: "false",
+			modified: func(r *kvRun) { r.iter.fillCache = true },
+			check: func(t *testing.T, a, b kvRun) {
+				require.False(t, kvStrataIterOptions(a.iter).DontFillCache)
+				require.True(t, kvStrataIterOptions(b.iter).DontFillCache)
+			},
+		},
+		{
 			name: "direct reads are an open option", ab: kvAB{flag: abOf("use_direct_reads")}, a: "false", b: "true",
 			check: func(t *testing.T, a, b kvRun) {
 				require.Equal(t, kvOpenOptions{}, a.open)

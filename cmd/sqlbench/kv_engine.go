@@ -126,6 +126,9 @@ type kvIterOptions struct {
 	readaheadSize int64
 	// asyncIO reads ahead in the background (-async_io).
 	asyncIO bool
+	// fillCache puts the blocks iterators read into the block cache
+	// (-fill_cache).
+	fillCache bool
 	// coalesceThreshold is the largest gap between blocks a prepared scan
 	// reads in one go (-multiscan_coalesce): 0 for the engine's default.
 	coalesceThreshold int64

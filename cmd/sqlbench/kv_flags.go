@@ -35,6 +35,7 @@ type kvConfig struct {
 	// Read path.
 	readaheadSize    int64 // explicit iterator readahead in bytes; 0 automatic, -1 off
 	asyncIO          bool
+	fillCache        bool  // iterators put the blocks they read into the block cache
 	multiReadStride  int64 // multireadrandom batches r, r+S, r+2S, ...; 0 draws every key
 	multiReadBatched bool  // one MultiGet per batch; false: one Get per key
 	multiScanSize    int64 // ranges per multiscan
@@ -106,6 +107,7 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.BoolVar(&c.useDirectReads, "use_direct_reads", false, "read tables with O_DIRECT")
 	fs.Int64Var(&c.readaheadSize, "readahead_size", 0, "explicit readahead of iterators in bytes; 0 leaves it automatic, -1 turns it off")
 	fs.BoolVar(&c.asyncIO, "async_io", false, "iterators and prepared scans read ahead in the background, MultiGet reads a batch's uncached blocks at once (0/1 or false/true)")
+	fs.BoolVar(&c.fillCache, "fill_cache", true, "iterators and prepared scans put the blocks they read into the block cache; false reads long scans in place from the readahead buffer (0/1 or false/true)")
 	fs.Int64Var(&c.multiReadStride, "multiread_stride", 0, "multireadrandom looks up keys r, r+S, r+2S, ... from a random r; 0 draws every key")
 	fs.BoolVar(&c.multiReadBatched, "multiread_batched", true, "multireadrandom looks each batch up with one MultiGet; false: one Get per key")
 	fs.Int64Var(&c.multiScanSize, "multiscan_size", 10, "key ranges per multiscan")

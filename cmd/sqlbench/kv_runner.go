@@ -89,7 +89,7 @@ func newKVRun(c *kvConfig, w *kvWorkload) kvRun {
 		num: c.num, ops: w.ops(c), threads: c.threads, checkOps: c.opsBetweenDurationChecks,
 		keySize: c.keySize, valueSize: c.valueSize, batchSize: c.batchSize,
 		seekNexts: c.seekNexts, maxScanDistance: c.maxScanDistance, cold: c.cold,
-		iter:            kvIterOptions{readaheadSize: c.readaheadSize, asyncIO: c.asyncIO, coalesceThreshold: c.multiScanGap},
+		iter:            kvIterOptions{readaheadSize: c.readaheadSize, asyncIO: c.asyncIO, fillCache: c.fillCache, coalesceThreshold: c.multiScanGap},
 		multiReadStride: c.multiReadStride, multiReadBatched: c.multiReadBatched,
 		multiScanSize: c.multiScanSize, multiScanStride: c.multiScanStride, multiScanPrepare: c.multiScanPrepare,
 		open: kvOpenOptions{directReads: c.useDirectReads},

@@ -211,7 +211,7 @@ func (s *kvStrataDB) get(key, dst []byte) ([]byte, bool, error) {
 // kvStrataIterOptions maps a run's iterator settings to the engine's.
 func kvStrataIterOptions(o kvIterOptions) *kv.IterOptions {
 	return &kv.IterOptions{
-		ReadOptions:       kv.ReadOptions{ReadaheadSize: o.readaheadSize, AsyncIO: o.asyncIO},
+		ReadOptions:       kv.ReadOptions{ReadaheadSize: o.readaheadSize, AsyncIO: o.asyncIO, DontFillCache: !o.fillCache},
 		LowerBound:        o.lowerBound,
 		UpperBound:        o.upperBound,
 		CoalesceThreshold: o.coalesceThreshold,
