@@ -38,8 +38,11 @@ func (d *DB) MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, e
 	}
 	seq := d.readSeq(ro)
 	st := opStats(ro)
-	// Blocks read at once go through the cache, so not with DontFillCache.
-	async := ro != nil && ro.AsyncIO && !ro.DontFillCache
+	// Blocks read at once go through the cache, so not with DontFillCache;
+	// and only when reads have lately been reaching the device: blocks in
+	// the OS page cache are read faster in turn, as the lookups meet them,
+	// than planned, handed to the pool and looked up again.
+	async := ro != nil && ro.AsyncIO && !ro.DontFillCache && d.ioPool.Latency().Slow()
 	sink := stats.Sink{DB: &d.stats, Op: st}
 	rs := d.loadReadState()
 	defer rs.unref()

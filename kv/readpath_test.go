@@ -71,8 +71,9 @@ func TestMultiGetBatches(t *testing.T) {
 }
 
 // TestMultiGetAsyncLoads checks that with AsyncIO a batch's blocks that the
-// cache lacks are read at once on the I/O pool, with or without direct
-// reads, and that the values are those of Get.
+// cache lacks are read at once on the I/O pool when reads are slow, with or
+// without direct reads, and in turn when they are fast, and that the values
+// are those of Get.
 func TestMultiGetAsyncLoads(t *testing.T) {
 	for _, direct := range []bool{false, true} {
 		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
@@ -83,6 +84,11 @@ func TestMultiGetAsyncLoads(t *testing.T) {
 				keys = append(keys, fmt.Appendf(nil, "k%08d", (i*613)%20000))
 			}
 			keys = append(keys, []byte("k00000000x")) // absent, between keys
+			// Reads that reach the device (the pool's latency says so):
+			// the batch's blocks are read at once.
+			for range 64 {
+				d.ioPool.Latency().Observe(time.Millisecond)
+			}
 			var op stats.Counters
 			vals, err := d.MultiGet(keys, &ReadOptions{Stats: &op, AsyncIO: true}, nil)
 			require.NoError(t, err)
@@ -105,6 +111,22 @@ func TestMultiGetAsyncLoads(t *testing.T) {
 			require.EqualValues(t, loaded, op.Get(stats.BlockCacheMiss))
 			require.GreaterOrEqual(t, op.Get(stats.AsyncReadCount), loaded-2)
 			require.EqualValues(t, loaded, op.Get(stats.FileReadCount), "the lookups read nothing more")
+
+			// Reads from the page cache are fast: AsyncIO asks, but other
+			// blocks are read in turn as the lookups meet them.
+			for range 64 {
+				d.ioPool.Latency().Observe(0)
+			}
+			var other [][]byte
+			for i := range 32 {
+				other = append(other, fmt.Appendf(nil, "k%08d", (i*613+300)%20000))
+			}
+			var fastOp stats.Counters
+			_, err = d.MultiGet(other, &ReadOptions{Stats: &fastOp, AsyncIO: true}, nil)
+			require.NoError(t, err)
+			require.Zero(t, fastOp.Get(stats.AsyncReadCount))
+			require.Zero(t, fastOp.Get(stats.MultiGetBlocksLoaded))
+			require.EqualValues(t, 32, fastOp.Get(stats.FileReadCount))
 
 			// Without AsyncIO the same batch reads in turn.
 			var seqOp stats.Counters

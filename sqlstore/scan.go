@@ -120,7 +120,9 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 	if err != nil {
 		return wrapf(err, "sqlstore: reading %s", ri.d.name)
 	}
-	ro := &kv.ReadOptions{Snapshot: tx.snap, Stats: counters}
+	// AsyncIO lets MultiGet read a batch's uncached blocks at once; the
+	// engine does so only when reads reach the device.
+	ro := &kv.ReadOptions{Snapshot: tx.snap, Stats: counters, AsyncIO: true}
 	newIter := func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
 		tune.stats = counters
 		if frozen {

@@ -105,11 +105,12 @@ func (r *Reader) PlanMultiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, r
 	}
 }
 
-// Load reads the planned blocks, all at once on pool when it is not nil
-// and more than one is planned (else in turn on the calling goroutine),
-// then verifies and decompresses each, inserts it in its table's block
-// cache and pins it there until Release. On error the blocks loaded so far
-// stay pinned until Release.
+// Load reads the planned blocks, all at once on pool when it is not nil,
+// more than one is planned and reads have lately been slow (the pool's
+// prefetch.Latency, which these reads feed); else in turn on the calling
+// goroutine. It then verifies and decompresses each, inserts it in its
+// table's block cache and pins it there until Release. On error the blocks
+// loaded so far stay pinned until Release.
 func (l *BlockLoads) Load(pool *prefetch.Pool, st *stats.Counters) error {
 	n := len(l.loads)
 	if n == 0 {
@@ -122,7 +123,13 @@ func (l *BlockLoads) Load(pool *prefetch.Pool, st *stats.Counters) error {
 	for len(l.bufs) < n {
 		l.bufs = append(l.bufs, nil)
 	}
-	if n < 2 {
+	var lat *prefetch.Latency
+	if pool != nil {
+		lat = pool.Latency()
+	}
+	if n < 2 || lat != nil && !lat.Slow() {
+		// One read, or reads the OS page cache serves: in turn, here, is
+		// faster than a hand-off.
 		pool = nil
 	}
 	for k := range l.loads {
@@ -136,6 +143,7 @@ func (l *BlockLoads) Load(pool *prefetch.Pool, st *stats.Counters) error {
 		rq := &l.reqs[k]
 		rq.File, rq.Buf, rq.Off = ld.r.file, l.bufs[k][:end-off], off
 		rq.Sink = stats.Sink{DB: ld.r.opts.Stats, Op: st}
+		rq.Latency = lat
 	}
 	submitted := 0
 	if pool != nil {
