@@ -138,6 +138,35 @@ func TestMultiGetAsyncLoads(t *testing.T) {
 	}
 }
 
+// asyncModes are the ways a MultiScan's prepare may read: with or without
+// AsyncIO, after reads that were fast (the page cache) or slow (a device).
+var asyncModes = []struct{ async, slow bool }{{false, false}, {false, true}, {true, false}, {true, true}}
+
+// prepareInMode sets the I/O pool's read latency as mode says, prepares a
+// MultiScan of ranges, and checks that its reads went to the pool exactly
+// when AsyncIO was asked for and reads were slow. It returns the scan and
+// the reads its prepare made.
+func prepareInMode(t *testing.T, d *DB, ranges []ScanRange, mode struct{ async, slow bool }, op *stats.Counters) (*MultiScan, int64) {
+	t.Helper()
+	set := time.Duration(0)
+	if mode.slow {
+		set = time.Millisecond
+	}
+	for range 64 { // the moving average converges to set
+		d.ioPool.Latency().Observe(set)
+	}
+	s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: op, AsyncIO: mode.async}})
+	require.NoError(t, err)
+	reads := op.Get(stats.FileReadCount)
+	require.Greater(t, reads, int64(1))
+	if mode.async && mode.slow {
+		require.Equal(t, reads, op.Get(stats.AsyncReadCount), "slow reads: all issued on the pool")
+	} else {
+		require.Zero(t, op.Get(stats.AsyncReadCount), "async=%v slow=%v: reads in turn", mode.async, mode.slow)
+	}
+	return s, reads
+}
+
 func TestMultiScanPreparedReadsNothing(t *testing.T) {
 	d := readPathDB(t, 50000, nil)
 	var ranges []ScanRange
@@ -145,27 +174,9 @@ func TestMultiScanPreparedReadsNothing(t *testing.T) {
 		start := i * 4000
 		ranges = append(ranges, ScanRange{Start: fmt.Appendf(nil, "k%08d", start), End: fmt.Appendf(nil, "k%08d", start+100)})
 	}
-	for _, tc := range []struct{ async, slow bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
-		async := tc.async
-		// The latency the reads of the last prepares measured: page-cache
-		// reads here, unless the test says they were slow.
-		set := time.Duration(0)
-		if tc.slow {
-			set = time.Millisecond
-		}
-		for range 64 { // the moving average converges to set
-			d.ioPool.Latency().Observe(set)
-		}
+	for _, tc := range asyncModes {
 		var op stats.Counters
-		s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: &op, AsyncIO: async}})
-		require.NoError(t, err)
-		afterPrepare := op.Get(stats.FileReadCount)
-		require.Greater(t, afterPrepare, int64(1))
-		if async && tc.slow {
-			require.Equal(t, afterPrepare, op.Get(stats.AsyncReadCount), "slow reads: all issued on the pool")
-		} else {
-			require.Zero(t, op.Get(stats.AsyncReadCount), "async=%v slow=%v: reads in turn", async, tc.slow)
-		}
+		s, afterPrepare := prepareInMode(t, d, ranges, tc, &op)
 		require.Positive(t, afterPrepare)
 		require.LessOrEqual(t, afterPrepare, int64(len(ranges)), "one coalesced read per range at most")
 		n := 0
@@ -285,27 +296,9 @@ func TestMultiScanManyTables(t *testing.T) {
 			want = append(want, fmt.Sprintf("k%08d", i))
 		}
 	}
-	for _, tc := range []struct{ async, slow bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
-		async := tc.async
-		// The latency the reads of the last prepares measured: page-cache
-		// reads here, unless the test says they were slow.
-		set := time.Duration(0)
-		if tc.slow {
-			set = time.Millisecond
-		}
-		for range 64 { // the moving average converges to set
-			d.ioPool.Latency().Observe(set)
-		}
+	for _, tc := range asyncModes {
 		var op stats.Counters
-		s, err := d.NewMultiScan(context.Background(), ranges, &IterOptions{ReadOptions: ReadOptions{Stats: &op, AsyncIO: async}})
-		require.NoError(t, err)
-		afterPrepare := op.Get(stats.FileReadCount)
-		require.Greater(t, afterPrepare, int64(1))
-		if async && tc.slow {
-			require.Equal(t, afterPrepare, op.Get(stats.AsyncReadCount), "slow reads: all issued on the pool")
-		} else {
-			require.Zero(t, op.Get(stats.AsyncReadCount), "async=%v slow=%v: reads in turn", async, tc.slow)
-		}
+		s, afterPrepare := prepareInMode(t, d, ranges, tc, &op)
 		var got []string
 		for r := range ranges {
 			for ok := s.SeekRange(r); ok; ok = s.Next() {
@@ -313,8 +306,8 @@ func TestMultiScanManyTables(t *testing.T) {
 			}
 			require.NoError(t, s.Error())
 		}
-		require.Equal(t, want, got, "async=%v", async)
-		require.Equal(t, afterPrepare, op.Get(stats.FileReadCount), "async=%v: iteration read a file", async)
+		require.Equal(t, want, got, "%+v", tc)
+		require.Equal(t, afterPrepare, op.Get(stats.FileReadCount), "%+v: iteration read a file", tc)
 		require.NoError(t, s.Close())
 	}
 }
