@@ -219,9 +219,12 @@ type shard struct {
 	// ring holds the resident entries, pinned or not; ring itself is a
 	// sentinel. hand is the next entry eviction looks at; new entries go
 	// just behind it.
-	ring   entry
-	hand   *entry
-	pinned atomic.Int64
+	ring entry
+	hand *entry
+	// unpinned counts the resident entries only the cache holds (refs 1):
+	// the ones eviction may take. With none, it does not walk the ring.
+	unpinned int
+	pinned   atomic.Int64
 }
 
 // ringRemove unlinks e, moving the hand past it if it points there.
@@ -246,6 +249,9 @@ func (s *shard) ringInsert(e *entry) {
 // refLocked takes a caller's reference on a resident entry and marks it
 // referenced. REQUIRES: s.mu held.
 func (s *shard) refLocked(e *entry) {
+	if e.refs == 1 {
+		s.unpinned--
+	}
 	e.refs++
 	e.referenced = true
 	s.pinned.Add(1)
@@ -273,6 +279,9 @@ func (s *shard) eraseLocked(e *entry) {
 	e.resident = false
 	s.usage -= e.charge
 	s.ringRemove(e)
+	if e.refs == 1 {
+		s.unpinned--
+	}
 	e.refs--
 	if e.refs == 0 {
 		e.value = nil
@@ -280,15 +289,16 @@ func (s *shard) eraseLocked(e *entry) {
 }
 
 // evictLocked moves the hand round the ring, evicting unpinned entries
-// that were not referenced since it last passed, until usage fits. Two
-// turns without a victim mean everything left is pinned: the shard stays
-// over capacity until a release. REQUIRES: s.mu held.
+// that were not referenced since it last passed, until usage fits. When
+// every entry is pinned it returns at once, and the shard stays over
+// capacity until a release; two turns are always enough otherwise.
+// REQUIRES: s.mu held.
 func (s *shard) evictLocked() {
 	// Each step evicts or passes an entry; a pass of every entry clears
 	// every referenced bit, so two passes (plus the sentinel) reach every
 	// evictable entry.
 	steps := 2*len(s.entries) + 2
-	for s.usage > s.capacity && steps > 0 {
+	for s.usage > s.capacity && s.unpinned > 0 && steps > 0 {
 		steps--
 		e := s.hand
 		switch {
@@ -345,9 +355,18 @@ func (h Handle) Release() {
 	s.mu.Lock()
 	e.refs--
 	switch {
-	case e.refs == 1 && e.resident && s.usage > s.capacity:
-		// Inserted while everything was pinned: make room now.
-		s.evictLocked()
+	case e.refs == 1 && e.resident:
+		s.unpinned++
+		if s.usage > s.capacity {
+			// Inserted while everything was pinned: make room now. An
+			// entry nobody hit since it came in is the victim CLOCK would
+			// pick when the hand reached it; take it without the walk.
+			if !e.referenced {
+				s.eraseLocked(e)
+			} else {
+				s.evictLocked()
+			}
+		}
 	case e.refs == 0:
 		e.value = nil
 	}

@@ -229,3 +229,23 @@ func BenchmarkGetHitLarge(b *testing.B) {
 		h.Release()
 	}
 }
+
+// BenchmarkPinnedBeyondCapacity pins many more blocks than the cache holds,
+// as a large prepared scan does, then releases them: eviction must not walk
+// the pinned entries again for every insert and release.
+func BenchmarkPinnedBeyondCapacity(b *testing.B) {
+	const n = 20000
+	hs := make([]Handle, n)
+	for b.Loop() {
+		c := New(1 << 20)
+		for i := range hs {
+			hs[i] = c.Set(key(i), make([]byte, 4096))
+		}
+		for _, h := range hs {
+			h.Release()
+		}
+		if c.Usage() > c.Capacity() {
+			b.Fatal("over capacity after the releases")
+		}
+	}
+}
