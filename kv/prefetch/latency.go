@@ -23,6 +23,18 @@ type Latency struct {
 	ns atomic.Int64
 }
 
+// maxSampledRead is the largest read Latency samples: a block or a few.
+// A read of megabytes takes longer than SlowRead from the page cache too.
+const maxSampledRead = 64 << 10
+
+// ObserveRead adds the duration of a read of n bytes, if it is small
+// enough to tell the page cache from the device.
+func (l *Latency) ObserveRead(n int, d time.Duration) {
+	if n <= maxSampledRead {
+		l.Observe(d)
+	}
+}
+
 // Observe adds the duration of one read.
 func (l *Latency) Observe(d time.Duration) {
 	old := l.ns.Load()

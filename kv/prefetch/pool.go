@@ -115,7 +115,8 @@ type Request struct {
 	// Sink receives file.read.count/bytes, and async.read.count/bytes when
 	// the read ran on a pool.
 	Sink stats.Sink
-	// Latency, when not nil, receives the duration of the read.
+	// Latency, when not nil, receives the duration of the read (if it is
+	// block-sized, see Latency.ObserveRead).
 	Latency *Latency
 
 	// N is the number of bytes read, Err the read's error. A read that
@@ -143,7 +144,7 @@ func (r *Request) run(async bool) {
 	}
 	n, err := r.File.ReadAt(r.Buf, r.Off)
 	if r.Latency != nil {
-		r.Latency.Observe(time.Since(start))
+		r.Latency.ObserveRead(len(r.Buf), time.Since(start))
 	}
 	if n == len(r.Buf) && errors.Is(err, io.EOF) {
 		err = nil

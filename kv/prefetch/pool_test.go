@@ -171,4 +171,11 @@ func TestLatency(t *testing.T) {
 	r.Run()
 	require.NoError(t, r.Err)
 	require.Positive(t, fresh.Get(), "the read was measured")
+
+	// A large read says nothing of where reads come from.
+	var big Latency
+	big.ObserveRead(1<<20, time.Second)
+	require.Zero(t, big.Get())
+	big.ObserveRead(4096, time.Second)
+	require.True(t, big.Slow())
 }

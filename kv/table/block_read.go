@@ -226,7 +226,7 @@ func (r *Reader) readAt(env readEnv, p []byte, off uint64, need int) error {
 	if r.opts.Pool != nil {
 		// A block's read tells the pool whether reads reach the device
 		// (see prefetch.Latency).
-		r.opts.Pool.Latency().Observe(time.Since(start))
+		r.opts.Pool.Latency().ObserveRead(len(p), time.Since(start))
 	}
 	env.sink.Add(stats.FileReadCount, 1)
 	env.sink.Add(stats.FileReadBytes, int64(got))
