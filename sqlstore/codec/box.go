@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"math"
 	"unsafe"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -72,9 +71,12 @@ func (a *Arena) word() unsafe.Pointer {
 	return p
 }
 
-// boxWord boxes v, a value of at most 8 bytes without pointers, whose type
-// word is typ, in a slot of a.
-func boxWord[T int16 | int32 | int64 | uint16 | uint32 | uint64 | float32 | float64 | types.Timespan](a *Arena, typ unsafe.Pointer, v T) any {
+// box boxes v, a value of at most 8 bytes without pointers whose type word
+// is typ: in a slot of a when a is not nil, else as Go does.
+func box[T int16 | int32 | int64 | uint16 | uint32 | uint64 | float32 | float64 | types.Timespan](a *Arena, typ unsafe.Pointer, v T) any {
+	if a == nil {
+		return v
+	}
 	p := a.word()
 	*(*T)(p) = v
 	return makeAny(typ, p)
@@ -90,46 +92,6 @@ func (a *Arena) boxString(s string) any {
 	a.strs = a.strs[1:]
 	*p = s
 	return makeAny(stringType, unsafe.Pointer(p))
-}
-
-// intValue is the package's intValue with the value boxed in a.
-func (a *Arena) intValue(k kind, x int64) (any, error) {
-	switch k {
-	case kindInt16:
-		if x >= math.MinInt16 && x <= math.MaxInt16 {
-			return boxWord(a, int16Type, int16(x)), nil
-		}
-	case kindYear:
-		if validYear(x) {
-			return boxWord(a, int16Type, int16(x)), nil
-		}
-	case kindInt32:
-		if x >= math.MinInt32 && x <= math.MaxInt32 {
-			return boxWord(a, int32Type, int32(x)), nil
-		}
-	case kindInt64:
-		return boxWord(a, int64Type, x), nil
-	case kindTime:
-		return boxWord(a, timespanType, types.Timespan(x)), nil
-	}
-	return intValue(k, x) // TINYINT boxes without allocating; errors
-}
-
-// uintValue is the package's uintValue with the value boxed in a.
-func (a *Arena) uintValue(k kind, x uint64) (any, error) {
-	switch k {
-	case kindUint16, kindEnum:
-		if x <= math.MaxUint16 {
-			return boxWord(a, uint16Type, uint16(x)), nil
-		}
-	case kindUint32:
-		if x <= math.MaxUint32 {
-			return boxWord(a, uint32Type, uint32(x)), nil
-		}
-	case kindUint64, kindSet, kindBit:
-		return boxWord(a, uint64Type, x), nil
-	}
-	return uintValue(k, x)
 }
 
 // boxer returns a when the values of the row being decoded are to be boxed

@@ -353,12 +353,12 @@ func checkFlag(typ sql.Type, k kind, flag byte) error {
 func fixedValue(typ sql.Type, k kind, u uint64) (any, error) {
 	switch k {
 	case kindInt8, kindInt16, kindInt32, kindInt64, kindYear, kindTime:
-		return intValue(k, int64(u^signBit))
+		return intValue(k, int64(u^signBit), nil)
 	case kindUint8, kindUint16, kindUint32, kindUint64, kindEnum, kindSet, kindBit:
 		if !validUint(typ, k, u) {
 			return nil, corruptf("%d is not a value of %s", u, typeName(typ))
 		}
-		return uintValue(k, u)
+		return uintValue(k, u, nil)
 	case kindFloat32, kindFloat64:
 		f := floatFromOrderedBits(u)
 		if math.IsNaN(f) || (f == 0 && math.Signbit(f)) {
@@ -385,35 +385,37 @@ func fixedValue(typ sql.Type, k kind, u uint64) (any, error) {
 	return nil, unsupportedType(typ, "keys")
 }
 
-// intValue boxes x as the Go type of k, checking its range.
-func intValue(k kind, x int64) (any, error) {
+// intValue boxes x as the Go type of k, checking its range; in a's slabs
+// when a is not nil (see box.go).
+func intValue(k kind, x int64, a *Arena) (any, error) {
 	switch k {
 	case kindInt8:
 		if x >= math.MinInt8 && x <= math.MaxInt8 {
-			return int8(x), nil
+			return int8(x), nil // one byte: Go boxes it without allocating
 		}
 	case kindInt16:
 		if x >= math.MinInt16 && x <= math.MaxInt16 {
-			return int16(x), nil
+			return box(a, int16Type, int16(x)), nil
 		}
 	case kindYear:
 		if validYear(x) {
-			return int16(x), nil
+			return box(a, int16Type, int16(x)), nil
 		}
 	case kindInt32:
 		if x >= math.MinInt32 && x <= math.MaxInt32 {
-			return int32(x), nil
+			return box(a, int32Type, int32(x)), nil
 		}
 	case kindInt64:
-		return x, nil
+		return box(a, int64Type, x), nil
 	case kindTime:
-		return types.Timespan(x), nil
+		return box(a, timespanType, types.Timespan(x)), nil
 	}
 	return nil, corruptf("integer %d out of range", x)
 }
 
-// uintValue boxes x as the Go type of k, checking its range.
-func uintValue(k kind, x uint64) (any, error) {
+// uintValue boxes x as the Go type of k, checking its range; in a's slabs
+// when a is not nil.
+func uintValue(k kind, x uint64, a *Arena) (any, error) {
 	switch k {
 	case kindUint8:
 		if x <= math.MaxUint8 {
@@ -421,14 +423,14 @@ func uintValue(k kind, x uint64) (any, error) {
 		}
 	case kindUint16, kindEnum:
 		if x <= math.MaxUint16 {
-			return uint16(x), nil
+			return box(a, uint16Type, uint16(x)), nil
 		}
 	case kindUint32:
 		if x <= math.MaxUint32 {
-			return uint32(x), nil
+			return box(a, uint32Type, uint32(x)), nil
 		}
 	case kindUint64, kindSet, kindBit:
-		return x, nil
+		return box(a, uint64Type, x), nil
 	}
 	return nil, corruptf("unsigned integer %d out of range", x)
 }

@@ -305,7 +305,7 @@ func resizeRow(dst sql.Row, n int) sql.Row {
 // kind k, from the front of b and returns it with its length. With an Arena
 // a, strings take their bytes from it and values their boxes.
 func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
-	box := a.boxer()
+	ba := a.boxer() // nil for the first row, and without an Arena
 	switch k {
 	case kindInt8, kindUint8:
 		if len(b) < 1 {
@@ -320,11 +320,7 @@ func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
 		if n <= 0 {
 			return nil, 0, corruptf("bad varint")
 		}
-		if box != nil {
-			v, err := box.intValue(k, x)
-			return v, n, err
-		}
-		v, err := intValue(k, x)
+		v, err := intValue(k, x, ba)
 		return v, n, err
 	case kindUint16, kindUint32, kindUint64, kindEnum, kindSet, kindBit:
 		x, n := binary.Uvarint(b)
@@ -334,30 +330,18 @@ func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
 		if !validUint(typ, k, x) {
 			return nil, 0, corruptf("%d is not a value of %s", x, typeName(typ))
 		}
-		if box != nil {
-			v, err := box.uintValue(k, x)
-			return v, n, err
-		}
-		v, err := uintValue(k, x)
+		v, err := uintValue(k, x, ba)
 		return v, n, err
 	case kindFloat32:
 		if len(b) < 4 {
 			return nil, 0, corruptf("truncated FLOAT")
 		}
-		f := math.Float32frombits(binary.LittleEndian.Uint32(b))
-		if box != nil {
-			return boxWord(box, float32Type, f), 4, nil
-		}
-		return f, 4, nil
+		return box(ba, float32Type, math.Float32frombits(binary.LittleEndian.Uint32(b))), 4, nil
 	case kindFloat64:
 		if len(b) < 8 {
 			return nil, 0, corruptf("truncated DOUBLE")
 		}
-		f := math.Float64frombits(binary.LittleEndian.Uint64(b))
-		if box != nil {
-			return boxWord(box, float64Type, f), 8, nil
-		}
-		return f, 8, nil
+		return box(ba, float64Type, math.Float64frombits(binary.LittleEndian.Uint64(b))), 8, nil
 	case kindDecimal:
 		return decodeDecimalValue(b)
 	case kindDate, kindDatetime:
@@ -378,8 +362,8 @@ func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
 		switch k {
 		case kindString:
 			switch {
-			case box != nil:
-				return box.boxString(box.string(body)), n, nil
+			case ba != nil:
+				return ba.boxString(ba.string(body)), n, nil
 			case a != nil:
 				return a.string(body), n, nil
 			}
