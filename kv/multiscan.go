@@ -96,7 +96,6 @@ type prepareJob struct {
 	sub   []table.ScanRange
 	entry *tableEntry
 	scan  *table.PreparedScan
-	err   error
 }
 
 // prepare prepares every table of the read state that a range touches, in
@@ -130,7 +129,7 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 		}
 		reads += j.scan.Reads()
 	}
-	if err == nil && o.AsyncIO && reads > 1 && d.ioPool.Latency().Slow() {
+	if err == nil && o.AsyncIO && d.ioPool.Overlaps(reads) {
 		for i := range jobs {
 			jobs[i].scan.Submit(ctx)
 		}

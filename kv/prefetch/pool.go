@@ -44,6 +44,12 @@ type Pool struct {
 // set Request.Latency to it feed, on the pool or not.
 func (p *Pool) Latency() *Latency { return &p.latency }
 
+// Overlaps reports whether n reads are better issued at once on the pool
+// than in turn by the caller: there are several, and reads have lately
+// been reaching the device. Reads the OS page cache serves take less time
+// than a hand-off to the pool and back.
+func (p *Pool) Overlaps(n int) bool { return n > 1 && p.latency.Slow() }
+
 // NewPool starts a pool of depth goroutines (DefaultQueueDepth if depth <=
 // 0; at most 1024).
 func NewPool(depth int) *Pool {

@@ -126,11 +126,9 @@ func (l *BlockLoads) Load(pool *prefetch.Pool, st *stats.Counters) error {
 	var lat *prefetch.Latency
 	if pool != nil {
 		lat = pool.Latency()
-	}
-	if n < 2 || lat != nil && !lat.Slow() {
-		// One read, or reads the OS page cache serves: in turn, here, is
-		// faster than a hand-off.
-		pool = nil
+		if !pool.Overlaps(n) {
+			pool = nil
+		}
 	}
 	for k := range l.loads {
 		ld := &l.loads[k]

@@ -190,8 +190,8 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	if threshold == 0 {
 		threshold = prefetch.DefaultCoalesceThreshold
 	}
-	ios := prefetch.Coalesce(extents, threshold, alignmentOf(r.file))
 	align := alignmentOf(r.file)
+	ios := prefetch.Coalesce(extents, threshold, align)
 	pr := &pendingReads{misses: misses, ios: ios, fill: r.opts.Cache != nil && !opts.DontFillCache, sink: sink,
 		reqs: make([]prefetch.Request, len(ios)), submitted: make([]bool, len(ios))}
 	var lat *prefetch.Latency
