@@ -81,6 +81,13 @@ type Options struct {
 	// UseDirectReads opens tables with O_DIRECT: reads bypass the operating
 	// system's page cache (all reads are then aligned).
 	UseDirectReads bool
+	// DisableMmapReads stops mapping table files into memory. With the
+	// mapping, a read of one block whose bytes are in the page cache copies
+	// them from the mapping instead of calling pread, which costs several
+	// times more (see vfs.Mapped); readahead, background reads and reads
+	// made while block reads are slow still use pread. Direct reads never
+	// map.
+	DisableMmapReads bool
 	// InitialAutoReadahead and MaxAutoReadahead tune the automatic readahead
 	// of iterators: after two adjacent block reads, the next read brings
 	// InitialAutoReadahead bytes more, doubling on each further adjacent

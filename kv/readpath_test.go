@@ -252,6 +252,43 @@ func TestReadaheadFewerReads(t *testing.T) {
 	require.Less(t, async*50, off)
 }
 
+// TestMappedReads: by default a table file on disk is memory-mapped, and
+// point reads of its blocks copy from the mapping instead of calling pread;
+// DisableMmapReads and direct reads turn that off. The values are the same
+// every way.
+func TestMappedReads(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   Options
+		mapped bool
+	}{
+		{"default", Options{}, true},
+		{"disabled", Options{DisableMmapReads: true}, false},
+		{"direct", Options{UseDirectReads: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			d := readPathDB(t, 20000, &opts)
+			var op stats.Counters
+			ro := &ReadOptions{Stats: &op}
+			for i := range 500 {
+				k := (i * 7919) % 20000
+				v, err := d.Get(fmt.Appendf(nil, "k%08d", k), ro)
+				require.NoError(t, err)
+				require.Equal(t, fmt.Sprintf("%0100d", k), string(v))
+			}
+			reads, mapped := op.Get(stats.FileReadCount), op.Get(stats.FileReadMapped)
+			require.Positive(t, reads)
+			if tc.mapped {
+				// All of them, unless a busy machine made reads look slow.
+				require.Positive(t, mapped)
+			} else {
+				require.Zero(t, mapped)
+			}
+		})
+	}
+}
+
 func TestFileOpensBoundedByTableCache(t *testing.T) {
 	d := readPathDB(t, 20000, nil)
 	before := d.Stats().Get(stats.FileOpens)

@@ -100,6 +100,8 @@ func (c *tableCache) load(fileNum uint64) (*table.Reader, *rangedel.Set, error) 
 	opts := []vfs.OpenOption{vfs.RandomAccess}
 	if d.opts.UseDirectReads {
 		opts = append(opts, vfs.DirectIO)
+	} else if !d.opts.DisableMmapReads {
+		opts = append(opts, vfs.MemoryMap)
 	}
 	f, err := d.fs.Open(name, opts...)
 	if err != nil {

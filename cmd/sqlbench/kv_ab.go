@@ -42,6 +42,7 @@ var kvABFlags = []*kvABFlag{
 	{name: "async_io", field: func(r *kvRun) any { return &r.iter.asyncIO }},
 	{name: "fill_cache", field: func(r *kvRun) any { return &r.iter.fillCache }},
 	{name: "use_direct_reads", field: func(r *kvRun) any { return &r.open.directReads }},
+	{name: "mmap_read", field: func(r *kvRun) any { return &r.open.mmapRead }},
 	{name: "multiread_batched", field: func(r *kvRun) any { return &r.multiReadBatched }},
 	{name: "multiscan_prepare", field: func(r *kvRun) any { return &r.multiScanPrepare }},
 	{name: "multiscan_coalesce", field: func(r *kvRun) any { return &r.iter.coalesceThreshold }, min: -1},
@@ -201,7 +202,7 @@ func (b *kvBench) runAB(w *kvWorkload) error {
 		}
 	}
 	// Later workloads run with the database as the flags open it.
-	if plain := (kvOpenOptions{directReads: b.cfg.useDirectReads}); b.opened != plain {
+	if plain := (kvOpenOptions{directReads: b.cfg.useDirectReads, mmapRead: b.cfg.mmapRead}); b.opened != plain {
 		return b.reopen(plain)
 	}
 	return nil

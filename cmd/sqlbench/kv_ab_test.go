@@ -65,6 +65,14 @@ func TestKVABSides(t *testing.T) {
 				require.Equal(t, kvOpenOptions{directReads: true}, b.open)
 			},
 		},
+		{
+			name: "mmap reads are an open option", ab: kvAB{flag: abOf("mmap_read")}, a: "true", b: "false",
+			modified: func(r *kvRun) { r.open.mmapRead = true },
+			check: func(t *testing.T, a, b kvRun) {
+				require.Equal(t, kvOpenOptions{mmapRead: true}, a.open)
+				require.Equal(t, kvOpenOptions{}, b.open)
+			},
+		},
 		{name: "MultiGet against Gets", ab: kvAB{flag: abOf("multiread_batched")}, a: "true", b: "false"},
 		{name: "prepared against plain", ab: kvAB{flag: abOf("multiscan_prepare"), value: "0", hasValue: true}, a: "true", b: "false"},
 		{

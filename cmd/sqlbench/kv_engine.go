@@ -56,6 +56,8 @@ type kvEngine interface {
 type kvOpenOptions struct {
 	// directReads opens the tables with O_DIRECT (-use_direct_reads).
 	directReads bool
+	// mmapRead maps the tables into memory (-mmap_read).
+	mmapRead bool
 }
 
 // kvMultiGetter is an engine that looks many keys up in one call

@@ -111,6 +111,7 @@ func (b *kvStrataBackend) open(dir string, mustExist bool, oo kvOpenOptions) (kv
 	o := b.opts.Clone()
 	o.ErrorIfNotExist = mustExist
 	o.UseDirectReads = oo.directReads
+	o.DisableMmapReads = !oo.mmapRead
 	db, err := kv.Open(dir, o)
 	if err != nil {
 		return nil, err

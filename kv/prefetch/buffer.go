@@ -321,10 +321,11 @@ func (b *Buffer) fill(s *slot, start, stop, need, keep int64) error {
 
 // readAt reads p at off on this goroutine and counts it.
 func (b *Buffer) readAt(p []byte, off int64) (int, error) {
-	n, err := b.f.ReadAt(p, off)
-	b.sink.Add(stats.FileReadCount, 1)
-	b.sink.Add(stats.FileReadBytes, int64(n))
-	return n, err
+	var lat *Latency
+	if b.pool != nil {
+		lat = b.pool.Latency()
+	}
+	return ReadAt(b.f, p, off, lat, b.sink)
 }
 
 // serve hands out [off, off+n) of the filled region s.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/strata-db/strata/kv/stats"
 )
@@ -144,20 +143,11 @@ func (r *Request) init() {
 func (r *Request) Run() { r.run(false) }
 
 func (r *Request) run(async bool) {
-	var start time.Time
-	if r.Latency != nil {
-		start = time.Now()
-	}
-	n, err := r.File.ReadAt(r.Buf, r.Off)
-	if r.Latency != nil {
-		r.Latency.ObserveRead(len(r.Buf), time.Since(start))
-	}
+	n, err := ReadAt(r.File, r.Buf, r.Off, r.Latency, r.Sink)
 	if n == len(r.Buf) && errors.Is(err, io.EOF) {
 		err = nil
 	}
 	r.N, r.Err = n, err
-	r.Sink.Add(stats.FileReadCount, 1)
-	r.Sink.Add(stats.FileReadBytes, int64(n))
 	if async {
 		r.Sink.Add(stats.AsyncReadCount, 1)
 		r.Sink.Add(stats.AsyncReadBytes, int64(n))

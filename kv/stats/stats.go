@@ -75,6 +75,8 @@ const (
 
 	MultiScanTablePrepares // multiscan.table.prepares: tables a MultiScan prepared
 
+	FileReadMapped // file.read.mapped: of file.read.count, reads copied from a memory mapping of the file
+
 	NumCounters // the number of counters; not a counter
 )
 
@@ -122,6 +124,7 @@ var names = [NumCounters]string{
 	BackgroundErrs:            "background.errors",
 	AsyncReadAbandoned:        "async.read.abandoned",
 	MultiScanTablePrepares:    "multiscan.table.prepares",
+	FileReadMapped:            "file.read.mapped",
 }
 
 // String returns the counter's stable name, e.g. "file.read.count".

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/prefetch"
@@ -218,18 +217,13 @@ func (r *Reader) readRaw(env readEnv, off uint64, n int, buf *[]byte) ([]byte, e
 
 // readAt fills p from env.src at off; at least need bytes must arrive.
 func (r *Reader) readAt(env readEnv, p []byte, off uint64, need int) error {
-	var start time.Time
+	var lat *prefetch.Latency
 	if r.opts.Pool != nil {
-		start = time.Now()
+		// A block's read tells the pool whether reads reach the device,
+		// and whether to copy from a mapping (see prefetch.ReadAt).
+		lat = r.opts.Pool.Latency()
 	}
-	got, err := env.src.ReadAt(p, int64(off))
-	if r.opts.Pool != nil {
-		// A block's read tells the pool whether reads reach the device
-		// (see prefetch.Latency).
-		r.opts.Pool.Latency().ObserveRead(len(p), time.Since(start))
-	}
-	env.sink.Add(stats.FileReadCount, 1)
-	env.sink.Add(stats.FileReadBytes, int64(got))
+	got, err := prefetch.ReadAt(env.src, p, int64(off), lat, env.sink)
 	if got >= need {
 		return nil
 	}

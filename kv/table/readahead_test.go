@@ -147,9 +147,11 @@ func openAligned(t testing.TB, data []byte, align int, ro ReaderOptions) (*Reade
 	return r, cf
 }
 
-// TestIterReadaheadDirectIO runs the readahead modes on a real file opened
-// with O_DIRECT.
-func TestIterReadaheadDirectIO(t *testing.T) {
+// TestIterReadaheadDiskFiles runs the readahead modes on a real file opened
+// with O_DIRECT, and on one that is memory-mapped: the same entries, and
+// each mode's reads take the way the file offers (aligned, or copied from
+// the mapping).
+func TestIterReadaheadDiskFiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	es := randomEntries(rng, 2000, true)
 	data := buildTable(t, es, nil, WriterOptions{BlockSize: 700, Compression: ZstdCompression})
@@ -157,37 +159,59 @@ func TestIterReadaheadDirectIO(t *testing.T) {
 	require.NoError(t, os.WriteFile(name, data, 0o644))
 	pool := prefetch.NewPool(4)
 	defer pool.Close()
-	for _, mode := range readaheadModes {
-		t.Run(mode.name, func(t *testing.T) {
-			f, err := vfs.Default.Open(name, vfs.DirectIO)
-			if err != nil {
-				t.Skipf("the filesystem refuses O_DIRECT: %v", err)
-			}
-			if f.Alignment() <= 1 {
-				t.Fatalf("a file opened with DirectIO reports alignment %d", f.Alignment())
-			}
-			st := &stats.Counters{}
-			r, err := NewReader(f, name, ReaderOptions{Pool: pool, Stats: st})
-			require.NoError(t, err)
-			defer r.Close()
-			opts := mode.opts
-			it := r.NewIter(opts)
-			n := 0
-			for kv := it.First(); kv != nil; kv = it.Next() {
-				require.Equal(t, es[n].k, kv.K)
-				require.True(t, bytes.Equal(es[n].v, kv.V))
-				n++
-			}
-			require.NoError(t, it.Error())
-			require.Equal(t, len(es), n)
-			m := newModel(es, nil, nil)
-			m.pos = len(m.es) // where the scan left the iterator
-			checkIter(t, rng, it, m, es, 200)
-			require.NoError(t, it.Close())
-			if mode.name != "off" {
-				require.Positive(t, st.Get(stats.PrefetchBytesUsed))
-			}
-		})
+	for _, file := range []struct {
+		name string
+		open vfs.OpenOption
+	}{{"direct", vfs.DirectIO}, {"mapped", vfs.MemoryMap}} {
+		for _, mode := range readaheadModes {
+			t.Run(file.name+"/"+mode.name, func(t *testing.T) {
+				f, err := vfs.Default.Open(name, file.open)
+				if err != nil {
+					t.Skipf("the filesystem refuses O_DIRECT: %v", err)
+				}
+				_, mapped := f.(vfs.Mapped)
+				switch file.open {
+				case vfs.DirectIO:
+					if f.Alignment() <= 1 {
+						t.Fatalf("a file opened with DirectIO reports alignment %d", f.Alignment())
+					}
+				case vfs.MemoryMap:
+					require.True(t, mapped)
+				}
+				st := &stats.Counters{}
+				r, err := NewReader(f, name, ReaderOptions{Pool: pool, Stats: st})
+				require.NoError(t, err)
+				defer r.Close()
+				opts := mode.opts
+				it := r.NewIter(opts)
+				n := 0
+				for kv := it.First(); kv != nil; kv = it.Next() {
+					require.Equal(t, es[n].k, kv.K)
+					require.True(t, bytes.Equal(es[n].v, kv.V))
+					n++
+				}
+				require.NoError(t, it.Error())
+				require.Equal(t, len(es), n)
+				m := newModel(es, nil, nil)
+				m.pos = len(m.es) // where the scan left the iterator
+				checkIter(t, rng, it, m, es, 200)
+				require.NoError(t, it.Close())
+				for _, e := range es[:200] {
+					v, _, _, found, err := r.Get(base.UserKey(e.k), base.SeqNumMax, nil, nil)
+					require.NoError(t, err)
+					require.True(t, found)
+					require.True(t, bytes.Equal(getTruth(es, base.UserKey(e.k), base.SeqNumMax).v, v))
+				}
+				if mode.name != "off" {
+					require.Positive(t, st.Get(stats.PrefetchBytesUsed))
+				}
+				if mapped {
+					require.Positive(t, st.Get(stats.FileReadMapped))
+				} else {
+					require.Zero(t, st.Get(stats.FileReadMapped))
+				}
+			})
+		}
 	}
 }
 

@@ -48,6 +48,9 @@ func (diskFS) Open(name string, opts ...OpenOption) (File, error) {
 		// A hint; a filesystem that ignores it is not an error.
 		adviseRandom(fd)
 	}
+	if o&MemoryMap != 0 && o&DirectIO == 0 {
+		return mapFile(f, o&RandomAccess != 0), nil
+	}
 	return f, nil
 }
 

@@ -31,4 +31,4 @@ func syncData(f *os.File) error { return f.Sync() }
 
 func prefetch(*os.File, int64, int64) error { return nil }
 
-func evict(*os.File) error { return nil }
+func evictPages(*os.File) error { return nil }

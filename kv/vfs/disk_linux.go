@@ -46,5 +46,5 @@ func prefetch(f *os.File, off, n int64) error {
 	return nil
 }
 
-// evict drops the file's pages from the page cache.
-func evict(f *os.File) error { return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED) }
+// evictPages drops the file's pages from the page cache.
+func evictPages(f *os.File) error { return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED) }

@@ -42,6 +42,10 @@ const (
 	// DirectIO opens the file with O_DIRECT: reads bypass the page cache and
 	// must be aligned (see File.Alignment).
 	DirectIO
+	// MemoryMap also maps the file into memory, where the filesystem can,
+	// and returns a [Mapped] file. It is ignored with DirectIO, whose point
+	// is to bypass the page cache that a mapping reads through.
+	MemoryMap
 )
 
 // FS is a filesystem.

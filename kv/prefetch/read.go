@@ -1,0 +1,48 @@
+package prefetch
+
+import (
+	"io"
+	"time"
+
+	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/vfs"
+)
+
+// MaxMappedRead is the largest read ReadAt copies from a file's memory
+// mapping. Larger reads are long readahead and coalesced reads, made to
+// reach the device in one request each.
+const MaxMappedRead = 64 << 10
+
+// ReadAt reads p from f at off and counts the read in sink
+// (file.read.count, file.read.bytes, file.read.mapped). It is the one way
+// the engine reads a table's bytes, so that one rule decides how:
+//
+// When f is mapped (vfs.Mapped) and p is small, ReadAt copies from the
+// mapping, unless lat says that reads have lately been slow: then the bytes
+// are probably not in the page cache, and a fault would read them a page at
+// a time where pread reads them in one request. Otherwise it calls
+// f.ReadAt. A nil lat counts as fast.
+//
+// With lat not nil, the read's duration feeds it (Latency.ObserveRead),
+// mapped or not, so that a mapped read that had to wait for the device
+// turns the next reads to pread.
+func ReadAt(f io.ReaderAt, p []byte, off int64, lat *Latency, sink stats.Sink) (int, error) {
+	var start time.Time
+	if lat != nil {
+		start = time.Now()
+	}
+	var n int
+	var err error
+	if m, ok := f.(vfs.Mapped); ok && len(p) <= MaxMappedRead && (lat == nil || !lat.Slow()) {
+		n, err = m.ReadMapped(p, off)
+		sink.Add(stats.FileReadMapped, 1)
+	} else {
+		n, err = f.ReadAt(p, off)
+	}
+	if lat != nil {
+		lat.ObserveRead(len(p), time.Since(start))
+	}
+	sink.Add(stats.FileReadCount, 1)
+	sink.Add(stats.FileReadBytes, int64(n))
+	return n, err
+}
