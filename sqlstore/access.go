@@ -142,6 +142,9 @@ func spanRows(ctx *sql.Context, d *tableDef, ix *indexDef, sp *span, rows int64)
 	if !types.IsInteger(col.Type) {
 		return 0
 	}
+	if sp.rng == nil {
+		return int64(min(sp.width, float64(max(rows, 1))))
+	}
 	ce := sp.rng[sp.rangeCol]
 	var lo, hi float64
 	switch c := ce.LowerBound.(type) {

@@ -33,9 +33,12 @@ type span struct {
 	// the keys equal to start (for a unique index, at most one).
 	point bool
 	// rng is GMS's range, for residual checks; residual lists the index
-	// column positions to check per row (nil: none).
+	// column positions to check per row (nil: none). A span of a plan
+	// template's interval (encodeIntervals) has no rng and no residual;
+	// width is then its number of values, for estimates.
 	rng      sql.MySQLRange
 	residual []int
+	width    float64
 	// rangeCol is the position of the first index column that is not a
 	// point (the one whose bounds end the span), -1 when every column is
 	// one; whole is set when the span covers the whole index.
@@ -63,6 +66,17 @@ func encodeLookup(ctx *sql.Context, d *tableDef, ix *indexDef, lookup sql.IndexL
 	// recognised from the ranges themselves.
 	if lookup.Ranges == nil {
 		return plan, nil
+	}
+	if ir, isIntervals := lookup.Ranges.(*intervalRanges); isIntervals {
+		if p, ok := encodeIntervals(d, ix, ir, lookup.IsReverse); ok {
+			p.probe = lookup.IsPointLookup
+			return p, nil
+		}
+		ranges, ok := ir.mysql()
+		if !ok {
+			return nil, fmt.Errorf("%w: lookup intervals that do not fit their column", ErrUnsupported)
+		}
+		lookup.Ranges = ranges
 	}
 	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
 	if !ok {

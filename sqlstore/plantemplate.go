@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -88,7 +89,8 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	if !built {
 		return nil, false
 	}
-	if !sameRanges(ctx, typ, mine.Ranges.(sql.MySQLRangeCollection), ranges) {
+	myRanges, built := mine.Ranges.(*intervalRanges).mysql()
+	if !built || !sameRanges(ctx, typ, myRanges, ranges) {
 		return nil, true
 	}
 	transform.InspectExpressions(n, func(x sql.Expression) bool {
@@ -300,16 +302,17 @@ func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[stri
 	if !ok {
 		return sql.IndexLookup{}, false
 	}
-	ranges := make(sql.MySQLRangeCollection, len(set))
+	// The bounds must fit the column's type, as GMS's ranges would.
+	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: slices.Clone(set), vals: make([]any, 2*len(set)), reverse: t.reverse}
 	for i, iv := range set {
-		lo, ok1 := fromInt64(ctx, t.typ, iv.lo)
-		hi, ok2 := fromInt64(ctx, t.typ, iv.hi)
+		var ok1, ok2 bool
+		ranges.vals[2*i], ok1 = fromInt64(ctx, t.typ, iv.lo)
+		ranges.vals[2*i+1], ok2 = fromInt64(ctx, t.typ, iv.hi)
 		if !ok1 || !ok2 {
 			return sql.IndexLookup{}, false
 		}
-		ranges[i] = sql.MySQLRange{sql.ClosedRangeColumnExpr(lo, hi, t.typ)}
 	}
-	return sql.NewIndexLookup(t.index, ranges, false, false, false, t.reverse), true
+	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsReverse: t.reverse}, true
 }
 
 // intArg returns an integer argument.

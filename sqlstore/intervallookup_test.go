@@ -1,0 +1,87 @@
+package sqlstore
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEncodeIntervalsMatchesRanges: a template's intervals encode to the
+// spans that GMS's ranges for them encode to, in the same order, on unique,
+// non-unique and multi-column indexes, forward and reverse; and the
+// collection prints and compares as those ranges do.
+func TestEncodeIntervalsMatchesRanges(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k BIGINT, v TINYINT UNSIGNED, KEY k_idx (k), KEY vk (v, k))")
+	db, err := d.s.Provider().Database(d.ctx, "mydb")
+	require.NoError(t, err)
+	tbl, ok, err := db.GetTableInsensitive(d.ctx, "t")
+	require.NoError(t, err)
+	require.True(t, ok)
+	indexes, err := tbl.(*Table).GetIndexes(d.ctx)
+	require.NoError(t, err)
+	require.Len(t, indexes, 3)
+
+	sets := []intervalSet{
+		{{5, 5}},
+		{{0, 0}, {7, 7}, {10, 12}, {100, 255}},
+		{{1, 200}},
+		{{3, 3}, {4, 4}},
+	}
+	for _, idx := range indexes {
+		ix := idx.(*Index)
+		typ := ix.t.schema[ix.ix.cols[0]].Type
+		for _, set := range sets {
+			for _, reverse := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%v/reverse=%t", ix.ix.name, set, reverse), func(t *testing.T) {
+					r := &intervalRanges{ctx: d.ctx, typ: typ, set: set, reverse: reverse}
+					ranges, ok := r.mysql()
+					require.True(t, ok)
+					want, err := encodeLookup(d.ctx, ix.t, ix.ix, sql.IndexLookup{Index: ix, Ranges: ranges, IsReverse: reverse})
+					require.NoError(t, err)
+					got, err := encodeLookup(d.ctx, ix.t, ix.ix, sql.IndexLookup{Index: ix, Ranges: r, IsReverse: reverse})
+					require.NoError(t, err)
+					require.Equal(t, want.reverse, got.reverse)
+					require.Len(t, got.spans, len(want.spans))
+					for i, w := range want.spans {
+						g := got.spans[i]
+						require.Equal(t, w.start, g.start, "span %d start", i)
+						require.Equal(t, w.end, g.end, "span %d end", i)
+						require.Equal(t, w.point, g.point, "span %d point", i)
+						require.Equal(t, w.rangeCol, g.rangeCol, "span %d", i)
+						require.Empty(t, w.residual)
+						require.Nil(t, g.rng)
+						require.Equal(t, spanRows(d.ctx, ix.t, ix.ix, &w, 1000), spanRows(d.ctx, ix.t, ix.ix, &g, 1000), "span %d rows", i)
+					}
+
+					require.Equal(t, ranges.Len(), r.Len())
+					require.Equal(t, ranges.String(), r.String())
+					require.Equal(t, ranges.DebugString(), r.DebugString())
+					eq, err := r.Equals(ranges)
+					require.NoError(t, err)
+					require.True(t, eq)
+					for k, x := range r.ToRanges() {
+						require.Equal(t, ranges[k].String(), x.String())
+						eq, err := x.Equals(ranges[k])
+						require.NoError(t, err)
+						require.True(t, eq)
+					}
+				})
+			}
+		}
+	}
+}
+
+// A bound the column cannot hold is no lookup: the template falls back to
+// planning afresh (TestPreparedSelectMatchesPlanned runs such arguments).
+func TestIntervalRangesOutOfType(t *testing.T) {
+	d := newTestDB(t)
+	r := &intervalRanges{ctx: d.ctx, typ: types.Int8, set: intervalSet{{1, math.MaxInt32}}}
+	_, ok := r.mysql()
+	require.False(t, ok)
+	require.Equal(t, "[]", r.String())
+}
