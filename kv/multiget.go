@@ -263,7 +263,7 @@ func (m *multiGet) searchGroups(d *DB, seq base.SeqNum, st *stats.Counters, asyn
 		if g.e == nil || !m.collect(g.f, g.keys) {
 			continue
 		}
-		if err := m.lookupTable(g.e, seq, st); err != nil {
+		if err := m.lookupTable(g.e, seq, st, m.loads.Len() > 0); err != nil {
 			return err
 		}
 	}
@@ -285,8 +285,9 @@ func (m *multiGet) collect(f *manifest.FileMetadata, batch []int) bool {
 	return len(m.sub) > 0
 }
 
-// lookupTable looks up, in the table of e, the keys collect gathered.
-func (m *multiGet) lookupTable(e *tableEntry, seq base.SeqNum, st *stats.Counters) error {
+// lookupTable looks up, in the table of e, the keys collect gathered;
+// loaded says that a BlockLoads pinned blocks for them in the cache.
+func (m *multiGet) lookupTable(e *tableEntry, seq base.SeqNum, st *stats.Counters, loaded bool) error {
 	if e.tombs != nil {
 		for _, i := range m.subIdx {
 			m.res[i].tomb = max(m.res[i].tomb, e.tombs.MaxCoveringSeq(m.keys[i], seq))
@@ -295,7 +296,11 @@ func (m *multiGet) lookupTable(e *tableEntry, seq base.SeqNum, st *stats.Counter
 	// The table appends the values it finds to the arena; a value a range
 	// tombstone hides stays there unused.
 	var err error
-	m.arena, err = e.reader.MultiGet(m.sub, m.subH, seq, m.subRes, m.arena, st)
+	if loaded {
+		m.arena, err = e.reader.MultiGetLoaded(m.sub, m.subH, seq, m.subRes, m.arena, st)
+	} else {
+		m.arena, err = e.reader.MultiGet(m.sub, m.subH, seq, m.subRes, m.arena, st)
+	}
 	if err != nil {
 		return err
 	}

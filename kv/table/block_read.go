@@ -72,6 +72,9 @@ type readEnv struct {
 	access prefetch.Access
 	// fill inserts blocks read on a miss into the cache.
 	fill bool
+	// viaCache sends every block through the cache, even when a mapped
+	// file would serve it (readsMapped): a BlockLoads pinned them there.
+	viaCache bool
 	// bufs receive blocks that do not go into the cache (no cache, or fill
 	// false): the result aliases them until their next use.
 	bufs *blockBufs
@@ -94,6 +97,10 @@ func (r *Reader) ReadBlock(h BlockHandle, st *stats.Counters) (BlockRef, error) 
 // readBlock returns the block at h as env says. REQUIRES: h lies inside the
 // file (the index was checked at open, and ReadBlock checks its argument).
 func (r *Reader) readBlock(h BlockHandle, env readEnv) (BlockRef, error) {
+	if env.bufs != nil && !env.viaCache && r.readsMapped(h) {
+		data, err := r.loadInto(h, env, env.bufs)
+		return BlockRef{data: data}, err
+	}
 	if c := r.opts.Cache; c != nil {
 		k := cache.Key{NS: r.opts.CacheNS, File: r.opts.FileNum, Offset: h.Offset}
 		if ch, ok := c.Get(k); ok {
@@ -131,6 +138,44 @@ func (r *Reader) readBlock(h BlockHandle, env readEnv) (BlockRef, error) {
 	return BlockRef{data: data}, err
 }
 
+// readsMapped reports whether a read of the block at h is served from the
+// file's memory mapping, bypassing the block cache: the file is mapped,
+// the block small enough to copy (prefetch.MaxMappedRead), reads lately
+// fast (the bytes are in the page cache), and the table's blocks stored
+// raw (at most one load in eight found a compressed block).
+//
+// Then the block is copied into the reader's buffer and verified, which
+// costs less than a block cache hit (a hash probe that misses the CPU's
+// caches, and a pin and unpin) and far less than a miss (an allocation,
+// a copy and an insertion that evicts). The cache keeps serving compressed
+// tables, whose blocks cost a decompression, and files whose reads reach
+// the device; MultiScan's prepare makes the same choice (BeginPrepareScan).
+func (r *Reader) readsMapped(h BlockHandle) bool {
+	return int(h.Length)+TrailerLen <= prefetch.MaxMappedRead && r.mappedFast()
+}
+
+// mappedFast reports whether reads of the table's blocks copy from its
+// mapping, bypassing the cache, block size aside (see readsMapped).
+func (r *Reader) mappedFast() bool {
+	if !r.mapped {
+		return false
+	}
+	if p := r.opts.Pool; p != nil && p.Latency().Slow() {
+		return false
+	}
+	raw, compressed := r.rawLoads.Load(), r.compressedLoads.Load()
+	return compressed*8 <= raw+compressed
+}
+
+// noteLoad counts a loaded block for mappedFast.
+func (r *Reader) noteLoad(c Compression) {
+	if c == NoCompression {
+		r.rawLoads.Add(1)
+	} else {
+		r.compressedLoads.Add(1)
+	}
+}
+
 // loadOwned reads the block at h into memory that nobody else uses, as the
 // cache requires: the stored bytes go through a pooled buffer, the result
 // is a new slice of exactly the block's length.
@@ -145,6 +190,7 @@ func (r *Reader) loadOwned(h BlockHandle, env readEnv) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.noteLoad(c)
 	if c == NoCompression {
 		return slices.Clone(payload), nil
 	}
@@ -161,6 +207,7 @@ func (r *Reader) loadInto(h BlockHandle, env readEnv, bufs *blockBufs) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
+	r.noteLoad(c)
 	if c == NoCompression {
 		return payload, nil
 	}

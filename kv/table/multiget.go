@@ -70,6 +70,19 @@ type multiGetState struct {
 // pooled state is warm. Counts (filter probes, block-cache lookups: one per
 // distinct block, reads) go to the reader's Stats and to st.
 func (r *Reader) MultiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, res []GetResult, arena []byte, st *stats.Counters) ([]byte, error) {
+	return r.multiGet(keys, hashes, seq, res, arena, st, false)
+}
+
+// MultiGetLoaded is MultiGet for keys whose blocks a BlockLoads (see
+// PlanMultiGet) has pinned in the block cache: it reads every block through
+// the cache, where MultiGet would copy the blocks of a mapped file whose
+// reads are fast from the mapping instead (reads turn fast while the loads
+// run when the page cache serves them).
+func (r *Reader) MultiGetLoaded(keys [][]byte, hashes []uint64, seq base.SeqNum, res []GetResult, arena []byte, st *stats.Counters) ([]byte, error) {
+	return r.multiGet(keys, hashes, seq, res, arena, st, true)
+}
+
+func (r *Reader) multiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, res []GetResult, arena []byte, st *stats.Counters, viaCache bool) ([]byte, error) {
 	if r.closed.Load() {
 		return arena, ErrClosed
 	}
@@ -119,7 +132,7 @@ func (r *Reader) MultiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, res [
 		}
 	}
 
-	env := readEnv{src: r.file, sink: sink, fill: true, bufs: &ms.bufs}
+	env := readEnv{src: r.file, sink: sink, fill: true, bufs: &ms.bufs, viaCache: viaCache}
 	var cur BlockRef
 	defer cur.Release()
 	curOff := uint64(noBlock)

@@ -164,8 +164,14 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 		p.spans[k].lo, p.spans[k].hi = lo, len(p.blocks)
 	}
 
-	// Pin the cached ones; plan the reads of the others.
+	// Pin the cached ones; plan the reads of the others. From a mapped
+	// file whose reads are fast the blocks are read in place, bypassing the
+	// cache, as single block reads are (see readsMapped).
 	c := r.opts.Cache
+	inPlace := r.mappedFast()
+	if inPlace {
+		c = nil
+	}
 	var misses []int
 	var extents []prefetch.Extent
 	for b := range p.blocks {
@@ -192,7 +198,7 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	}
 	align := alignmentOf(r.file)
 	ios := prefetch.Coalesce(extents, threshold, align)
-	pr := &pendingReads{misses: misses, ios: ios, fill: r.opts.Cache != nil && !opts.DontFillCache, sink: sink,
+	pr := &pendingReads{misses: misses, ios: ios, fill: r.opts.Cache != nil && !opts.DontFillCache && !inPlace, sink: sink,
 		reqs: make([]prefetch.Request, len(ios)), submitted: make([]bool, len(ios))}
 	var lat *prefetch.Latency
 	if r.opts.Pool != nil {
@@ -321,6 +327,7 @@ func (r *Reader) materialize(p *PreparedScan, blocks []int, rq *prefetch.Request
 		if err != nil {
 			return err
 		}
+		r.noteLoad(comp)
 		data := payload
 		switch {
 		case comp != NoCompression:

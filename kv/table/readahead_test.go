@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/internal/base"
@@ -154,15 +155,22 @@ func openAligned(t testing.TB, data []byte, align int, ro ReaderOptions) (*Reade
 func TestIterReadaheadDiskFiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	es := randomEntries(rng, 2000, true)
-	data := buildTable(t, es, nil, WriterOptions{BlockSize: 700, Compression: ZstdCompression})
-	name := filepath.Join(t.TempDir(), "000001.sst")
-	require.NoError(t, os.WriteFile(name, data, 0o644))
+	zstd := filepath.Join(t.TempDir(), "000001.sst")
+	require.NoError(t, os.WriteFile(zstd, buildTable(t, es, nil, WriterOptions{BlockSize: 700, Compression: ZstdCompression}), 0o644))
+	raw := filepath.Join(t.TempDir(), "000002.sst")
+	require.NoError(t, os.WriteFile(raw, buildTable(t, es, nil, WriterOptions{BlockSize: 700, Compression: NoCompression}), 0o644))
 	pool := prefetch.NewPool(4)
 	defer pool.Close()
 	for _, file := range []struct {
 		name string
+		path string
 		open vfs.OpenOption
-	}{{"direct", vfs.DirectIO}, {"mapped", vfs.MemoryMap}} {
+	}{
+		{"direct", zstd, vfs.DirectIO},
+		{"mapped", zstd, vfs.MemoryMap},
+		{"mapped-raw", raw, vfs.MemoryMap}, // blocks read in place, bypassing the cache
+	} {
+		name := file.path
 		for _, mode := range readaheadModes {
 			t.Run(file.name+"/"+mode.name, func(t *testing.T) {
 				f, err := vfs.Default.Open(name, file.open)
@@ -179,7 +187,8 @@ func TestIterReadaheadDiskFiles(t *testing.T) {
 					require.True(t, mapped)
 				}
 				st := &stats.Counters{}
-				r, err := NewReader(f, name, ReaderOptions{Pool: pool, Stats: st})
+				// With a cache, which a mapped file's reads bypass.
+				r, err := NewReader(f, name, ReaderOptions{Pool: pool, Stats: st, Cache: cache.New(1 << 20)})
 				require.NoError(t, err)
 				defer r.Close()
 				opts := mode.opts
@@ -535,4 +544,76 @@ func TestIterSetBounds(t *testing.T) {
 		}
 		require.NoError(t, it.Close())
 	})
+}
+
+// TestMappedReadsBypassCache: blocks of a mapped file whose reads are fast
+// are copied from the mapping into the reader's buffers, bypassing the
+// block cache, while the table's blocks are stored raw; a compressed table,
+// and reads that have been slow, go through the cache. Every way returns
+// the same values.
+func TestMappedReadsBypassCache(t *testing.T) {
+	es, _ := scanTable(t, 100)
+	for _, tc := range []struct {
+		name        string
+		compression Compression
+		slow        bool
+		bypass      bool
+	}{
+		{"raw", NoCompression, false, true},
+		{"compressed", ZstdCompression, false, false},
+		{"raw, slow reads", NoCompression, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Values that compress, so that zstd blocks are stored
+			// compressed.
+			data := buildTable(t, es[:3000], nil, WriterOptions{BlockSize: 4096, Compression: tc.compression})
+			name := filepath.Join(t.TempDir(), "000001.sst")
+			require.NoError(t, os.WriteFile(name, data, 0o644))
+			f, err := vfs.Default.Open(name, vfs.MemoryMap)
+			require.NoError(t, err)
+			pool := prefetch.NewPool(2)
+			defer pool.Close()
+			st := &stats.Counters{}
+			r, err := NewReader(f, name, ReaderOptions{Pool: pool, Stats: st, Cache: cache.New(16 << 20)})
+			require.NoError(t, err)
+			defer r.Close()
+			before := st.Snapshot()
+			for round := range 2 {
+				for i := 0; i < 3000; i += 7 {
+					if tc.slow {
+						// Each read is fast here; the device is not.
+						pool.Latency().Observe(time.Second)
+					}
+					v, _, _, found, err := r.Get(base.UserKey(es[i].k), base.SeqNumMax, nil, nil)
+					require.NoError(t, err)
+					require.True(t, found)
+					require.Equal(t, es[i].v, v, "round %d key %d", round, i)
+				}
+			}
+			if tc.slow {
+				// The reads were slow (the gauge says so): none was
+				// copied from the mapping. The scan below turns the
+				// gauge fast with its own reads.
+				require.Zero(t, st.Get(stats.FileReadMapped)-before.Get(stats.FileReadMapped))
+			}
+			it := r.NewIter(IterOptions{})
+			n := 0
+			for kv := it.First(); kv != nil; kv = it.Next() {
+				require.Equal(t, es[n].v, kv.V)
+				n++
+			}
+			require.NoError(t, it.Close())
+			require.Equal(t, 3000, n)
+			added := st.Get(stats.BlockCacheAdd) - before.Get(stats.BlockCacheAdd)
+			mapped := st.Get(stats.FileReadMapped) - before.Get(stats.FileReadMapped)
+			if tc.bypass {
+				require.Zero(t, added, "the cache was bypassed")
+				require.Zero(t, st.Get(stats.BlockCacheHit)-before.Get(stats.BlockCacheHit))
+				require.Positive(t, mapped)
+			} else {
+				require.Positive(t, added, "blocks went into the cache")
+				require.Positive(t, st.Get(stats.BlockCacheHit)-before.Get(stats.BlockCacheHit), "and were found there")
+			}
+		})
+	}
 }

@@ -47,6 +47,12 @@ type Reader struct {
 	getPool      sync.Pool
 	multiGetPool sync.Pool
 	closed       atomic.Bool
+
+	// mapped: the file is a vfs.Mapped. rawLoads and compressedLoads count
+	// the blocks loaded that were stored raw and compressed (mappedFast).
+	mapped          bool
+	rawLoads        atomic.Uint64
+	compressedLoads atomic.Uint64
 }
 
 // NewReader opens the table in f, whose name is used in errors and whose
@@ -57,6 +63,7 @@ type Reader struct {
 // (base.IsCorruption) naming the file and the offset.
 func NewReader(f vfs.File, name string, opts ReaderOptions) (*Reader, error) {
 	r := &Reader{file: f, name: name, opts: opts}
+	_, r.mapped = f.(vfs.Mapped)
 	r.bufPool.New = func() any { return new(blockBufs) }
 	r.getPool.New = func() any { return new(getState) }
 	r.multiGetPool.New = func() any { return new(multiGetState) }
