@@ -61,6 +61,21 @@ func getMem(n, align int) *memBuf {
 	return &memBuf{b: vfs.AlignedBuffer(size, memAlign), class: c}
 }
 
+// Mem is a piece of pooled read memory, for readers outside the package
+// (a prepared scan's reads).
+type Mem = memBuf
+
+// GetMem returns pooled memory of at least n bytes whose address is a
+// multiple of align (a power of two). Return it with PutMem.
+func GetMem(n, align int) *Mem { return getMem(n, align) }
+
+// PutMem returns m to its pool; m and its bytes must not be used
+// afterwards. A nil m is ignored.
+func PutMem(m *Mem) { putMem(m) }
+
+// Bytes returns the memory, at least as long as asked for.
+func (m *memBuf) Bytes() []byte { return m.b }
+
 // putMem returns m to its pool. m must not be used afterwards.
 func putMem(m *memBuf) {
 	if m != nil && m.class >= 0 {

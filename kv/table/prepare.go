@@ -11,7 +11,6 @@ import (
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/stats"
-	"github.com/strata-db/strata/kv/vfs"
 )
 
 // MultiScan with Prepare
@@ -81,7 +80,11 @@ type PreparedScan struct {
 	spans  []rangeSpan
 	// pending are the reads planned by BeginPrepareScan, until Finish.
 	pending *pendingReads
-	iters   atomic.Int32
+	// mems hold the reads' bytes: until Finish when the blocks are copied
+	// into the cache, else until the scan is released, since the blocks
+	// are read where they lie.
+	mems  []*prefetch.Mem
+	iters atomic.Int32
 	closed  atomic.Bool
 }
 
@@ -204,8 +207,11 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	if r.opts.Pool != nil {
 		lat = r.opts.Pool.Latency()
 	}
+	p.mems = slices.Grow(p.mems[:0], len(ios))
 	for k, io := range ios {
-		pr.reqs[k] = prefetch.Request{File: r.file, Buf: vfs.AlignedBuffer(int(io.Len), align), Off: io.Off, Sink: sink, Latency: lat}
+		m := prefetch.GetMem(int(io.Len), align)
+		p.mems = append(p.mems, m)
+		pr.reqs[k] = prefetch.Request{File: r.file, Buf: m.Bytes()[:io.Len], Off: io.Off, Sink: sink, Latency: lat}
 	}
 	p.pending = pr
 	return p, nil
@@ -261,7 +267,19 @@ func (p *PreparedScan) Finish(ctx context.Context) error {
 		p.release()
 		return err
 	}
+	if pr.fill {
+		p.putMems() // every block is a copy in the cache
+	}
 	return nil
+}
+
+// putMems returns the reads' memory to its pool.
+func (p *PreparedScan) putMems() {
+	for k, m := range p.mems {
+		prefetch.PutMem(m)
+		p.mems[k] = nil
+	}
+	p.mems = p.mems[:0]
 }
 
 // checkRanges validates the ranges of a MultiScan.
@@ -442,4 +460,5 @@ func (p *PreparedScan) release() {
 		p.blocks[b].h.Release()
 		p.blocks[b] = preparedBlock{idx: p.blocks[b].idx}
 	}
+	p.putMems()
 }
