@@ -83,9 +83,9 @@ type PreparedScan struct {
 	// mems hold the reads' bytes: until Finish when the blocks are copied
 	// into the cache, else until the scan is released, since the blocks
 	// are read where they lie.
-	mems  []*prefetch.Mem
-	iters atomic.Int32
-	closed  atomic.Bool
+	mems   []*prefetch.Mem
+	iters  atomic.Int32
+	closed atomic.Bool
 }
 
 // rangeSpan is what the collect step found for one range.
