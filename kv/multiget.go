@@ -218,6 +218,9 @@ type mgGroup struct {
 	f    *manifest.FileMetadata
 	keys []int
 	e    *tableEntry // while searchGroups holds it
+	// loaded: the table's lookups have blocks that a BlockLoads pinned in
+	// the block cache.
+	loaded bool
 }
 
 // searchGroups looks up each group's keys in its table. With async, it
@@ -250,7 +253,9 @@ func (m *multiGet) searchGroups(d *DB, seq base.SeqNum, st *stats.Counters, asyn
 		}
 		g.e = e
 		if async {
+			before := m.loads.Len()
 			e.reader.PlanMultiGet(m.sub, m.subH, seq, m.subRes, &m.loads, st)
+			g.loaded = m.loads.Len() > before
 		}
 	}
 	if m.loads.Len() > 0 {
@@ -263,7 +268,7 @@ func (m *multiGet) searchGroups(d *DB, seq base.SeqNum, st *stats.Counters, asyn
 		if g.e == nil || !m.collect(g.f, g.keys) {
 			continue
 		}
-		if err := m.lookupTable(g.e, seq, st, m.loads.Len() > 0); err != nil {
+		if err := m.lookupTable(g.e, seq, st, g.loaded); err != nil {
 			return err
 		}
 	}
@@ -286,7 +291,8 @@ func (m *multiGet) collect(f *manifest.FileMetadata, batch []int) bool {
 }
 
 // lookupTable looks up, in the table of e, the keys collect gathered;
-// loaded says that a BlockLoads pinned blocks for them in the cache.
+// loaded says that a BlockLoads pinned blocks for them in the cache, where
+// the lookups must find them.
 func (m *multiGet) lookupTable(e *tableEntry, seq base.SeqNum, st *stats.Counters, loaded bool) error {
 	if e.tombs != nil {
 		for _, i := range m.subIdx {

@@ -82,11 +82,12 @@ type Options struct {
 	// system's page cache (all reads are then aligned).
 	UseDirectReads bool
 	// DisableMmapReads stops mapping table files into memory. With the
-	// mapping, a read of one block whose bytes are in the page cache copies
-	// them from the mapping instead of calling pread, which costs several
-	// times more (see vfs.Mapped); readahead, background reads and reads
-	// made while block reads are slow still use pread. Direct reads never
-	// map.
+	// mapping, a read of up to 64 KiB whose bytes are in the page cache
+	// copies them from the mapping instead of calling pread, which costs
+	// several times more (see vfs.Mapped), and a table whose blocks are
+	// stored raw is read without the block cache; larger reads, and every
+	// read while reads are slow (the bytes are probably not in the page
+	// cache), use pread and the cache. Direct reads never map.
 	DisableMmapReads bool
 	// InitialAutoReadahead and MaxAutoReadahead tune the automatic readahead
 	// of iterators: after two adjacent block reads, the next read brings

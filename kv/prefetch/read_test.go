@@ -1,6 +1,8 @@
 package prefetch
 
 import (
+	"io"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,18 +17,31 @@ import (
 type mappedFile struct {
 	vfs.File // unused; the methods ReadAt needs are below
 	data     []byte
-	preads   int
-	copies   int
+	preads   atomic.Int64
+	copies   atomic.Int64
+	// preadDelay makes each pread take at least this long.
+	preadDelay time.Duration
 }
 
 func (f *mappedFile) ReadAt(p []byte, off int64) (int, error) {
-	f.preads++
-	return copy(p, f.data[off:]), nil
+	f.preads.Add(1)
+	time.Sleep(f.preadDelay)
+	return copyAt(p, f.data, off)
 }
 
 func (f *mappedFile) ReadMapped(p []byte, off int64) (int, error) {
-	f.copies++
-	return copy(p, f.data[off:]), nil
+	f.copies.Add(1)
+	return copyAt(p, f.data, off)
+}
+
+func (f *mappedFile) Alignment() int { return 1 }
+
+func copyAt(p, data []byte, off int64) (int, error) {
+	n := copy(p, data[min(off, int64(len(data))):])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // TestReadAtRoute checks the rule of ReadAt: small reads of a mapped file
@@ -71,12 +86,12 @@ func TestReadAtRoute(t *testing.T) {
 			require.EqualValues(t, 1, c.Get(stats.FileReadCount))
 			require.EqualValues(t, tc.n, c.Get(stats.FileReadBytes))
 			if tc.copied {
-				require.Equal(t, 1, mf.copies)
-				require.Zero(t, mf.preads)
+				require.EqualValues(t, 1, mf.copies.Load())
+				require.Zero(t, mf.preads.Load())
 				require.EqualValues(t, 1, c.Get(stats.FileReadMapped))
 			} else {
-				require.Zero(t, mf.copies)
-				require.Equal(t, 1, mf.preads)
+				require.Zero(t, mf.copies.Load())
+				require.EqualValues(t, 1, mf.preads.Load())
 				require.Zero(t, c.Get(stats.FileReadMapped))
 			}
 		})
@@ -98,7 +113,7 @@ func TestReadAtObservesMappedReads(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.True(t, lat.Slow())
-	require.Positive(t, f.preads, "reads turned to pread once the gauge said slow")
+	require.Positive(t, f.preads.Load(), "reads turned to pread once the gauge said slow")
 }
 
 type slowMapped struct {
@@ -109,4 +124,26 @@ type slowMapped struct {
 func (f *slowMapped) ReadMapped(p []byte, off int64) (int, error) {
 	time.Sleep(f.delay)
 	return f.mappedFile.ReadMapped(p, off)
+}
+
+// TestBufferAsyncReadsFollowGauge: background readahead reads of a mapped
+// file follow the pool's gauge like the others. While preads are slow they
+// stay preads; copying them from the mapping would take a fault per page.
+func TestBufferAsyncReadsFollowGauge(t *testing.T) {
+	pool := NewPool(2)
+	defer pool.Close()
+	const nBlocks, blockLen = 64, 4096
+	f := &mappedFile{data: make([]byte, nBlocks*blockLen), preadDelay: 2 * SlowRead}
+	for range 20 {
+		pool.Latency().Observe(10 * SlowRead)
+	}
+	var b Buffer
+	b.Init(f, Options{ReadaheadSize: 32 << 10, AsyncIO: true, Pool: pool, Limit: nBlocks * blockLen})
+	for i := range nBlocks {
+		_, _, err := b.Read(int64(i*blockLen), blockLen, Forward)
+		require.NoError(t, err)
+	}
+	b.Close()
+	require.Positive(t, f.preads.Load())
+	require.Zero(t, f.copies.Load(), "no read copied from the mapping while reads were slow")
 }

@@ -75,8 +75,9 @@ type readEnv struct {
 	// viaCache sends every block through the cache, even when a mapped
 	// file would serve it (readsMapped): a BlockLoads pinned them there.
 	viaCache bool
-	// bufs receive blocks that do not go into the cache (no cache, or fill
-	// false): the result aliases them until their next use.
+	// bufs receive blocks that do not go into the cache (no cache, fill
+	// false, or read in place from a mapped file): the result aliases them
+	// until their next use.
 	bufs *blockBufs
 }
 
@@ -150,6 +151,7 @@ func (r *Reader) readBlock(h BlockHandle, env readEnv) (BlockRef, error) {
 // a copy and an insertion that evicts). The cache keeps serving compressed
 // tables, whose blocks cost a decompression, and files whose reads reach
 // the device; MultiScan's prepare makes the same choice (BeginPrepareScan).
+// A reader without a pool has no gauge: its reads count as fast.
 func (r *Reader) readsMapped(h BlockHandle) bool {
 	return int(h.Length)+TrailerLen <= prefetch.MaxMappedRead && r.mappedFast()
 }

@@ -32,7 +32,8 @@ var _ base.InternalIterator = (*Iter)(nil)
 // It is two-level: a position in the reader's in-memory index selects a
 // data block, which a BlockIter walks. The iterator holds the current data
 // block (pinned in the block cache, or in its own buffer when there is no
-// cache) and keeps it while a seek lands in the same block again.
+// cache, with DontFillCache, or when the block is read in place from a
+// mapped file) and keeps it while a seek lands in the same block again.
 //
 // Iter implements base.InternalIterator. After a forward move returns nil,
 // Prev acts as Last; after a backward move returns nil, Next acts as First.
@@ -104,11 +105,10 @@ func (r *Reader) InitIter(it *Iter, opts IterOptions) {
 		switch {
 		case p.r != r:
 			it.initErr = fmt.Errorf("table: %s: IterOptions.Prepared was prepared on %s", r.name, p.r.name)
-		case p.closed.Load():
+		case !p.acquire():
 			it.initErr = fmt.Errorf("table: %s: IterOptions.Prepared is closed", r.name)
 		default:
 			it.prep = p
-			p.iters.Add(1)
 		}
 	}
 	if po := opts.prefetchOptions(r.opts.Pool, 0, it.env.sink); po.Enabled() {

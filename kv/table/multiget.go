@@ -67,8 +67,9 @@ type multiGetState struct {
 // caller checks RangeDeletes.
 //
 // Beyond growing the arena, MultiGet does not allocate per key once its
-// pooled state is warm. Counts (filter probes, block-cache lookups: one per
-// distinct block, reads) go to the reader's Stats and to st.
+// pooled state is warm. Counts (filter probes, block reads: one per
+// distinct block, through the cache or in place from a mapped file, see
+// readsMapped) go to the reader's Stats and to st.
 func (r *Reader) MultiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, res []GetResult, arena []byte, st *stats.Counters) ([]byte, error) {
 	return r.multiGet(keys, hashes, seq, res, arena, st, false)
 }

@@ -23,13 +23,15 @@ import (
 //     keys prune the rest). A block shared by adjacent ranges is taken
 //     once; a range no block covers costs nothing.
 //  2. Cache: every block is looked up in the block cache; hits are pinned.
+//     A mapped file whose blocks are read in place (readsMapped) skips
+//     this: every block is read, into the scan's own buffers.
 //  3. Coalesce: the misses, in file order, merge into one read each when
 //     adjacent or within CoalesceThreshold bytes (prefetch.Coalesce), with
 //     direct-I/O rounding. Gap bytes are read and dropped: more bytes for
 //     far fewer read calls.
 //  4. Read: the reads are issued in turn, or all at once on the reader's
-//     pool with Async; each block is verified, decompressed, inserted into
-//     the block cache and pinned.
+//     pool with Async; each block is verified, decompressed, and inserted
+//     into the block cache and pinned, or kept in the scan's buffers.
 //
 // The pins are held until the PreparedScan is closed, so iterating the
 // prepared ranges (IterOptions.Prepared) never reads the file.
@@ -59,7 +61,8 @@ type PrepareOptions struct {
 }
 
 // PreparedScan holds the data blocks of a prepared MultiScan: pinned in the
-// block cache, or in its own memory without a cache. Iterate it with
+// block cache, or in its own memory (without a cache, with DontFillCache,
+// or read in place from a mapped file). Iterate it with
 // NewIter (or IterOptions.Prepared): seek to each range's Start in order
 // and move forward with Next. An iterator positioned by a seek (or First)
 // into a prepared range stops at that range's End, as if End were its upper
@@ -83,9 +86,11 @@ type PreparedScan struct {
 	// mems hold the reads' bytes: until Finish when the blocks are copied
 	// into the cache, else until the scan is released, since the blocks
 	// are read where they lie.
-	mems   []*prefetch.Mem
-	iters  atomic.Int32
-	closed atomic.Bool
+	mems []*prefetch.Mem
+	// iters counts the open iterators; -1 once the scan is closed. One
+	// word for both, so that an iterator cannot start while Close
+	// returns the scan's memory.
+	iters atomic.Int32
 }
 
 // rangeSpan is what the collect step found for one range.
@@ -168,8 +173,9 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	}
 
 	// Pin the cached ones; plan the reads of the others. From a mapped
-	// file whose reads are fast the blocks are read in place, bypassing the
-	// cache, as single block reads are (see readsMapped).
+	// file whose reads are fast every block is read and kept in the scan's
+	// buffers, bypassing the cache, as single block reads are (see
+	// readsMapped; blocks over its 64 KiB too, since they are read anyway).
 	c := r.opts.Cache
 	inPlace := r.mappedFast()
 	if inPlace {
@@ -435,14 +441,30 @@ func (p *PreparedScan) block(i int, hint *int) ([]byte, bool) {
 // Close releases the scan's blocks. It fails, releasing nothing, while an
 // iterator over the scan is open; a second Close does nothing.
 func (p *PreparedScan) Close() error {
-	if n := p.iters.Load(); n > 0 {
-		return fmt.Errorf("table: %s: closing a prepared scan with %d iterators open", p.r.name, n)
+	for {
+		switch n := p.iters.Load(); {
+		case n < 0:
+			return nil
+		case n > 0:
+			return fmt.Errorf("table: %s: closing a prepared scan with %d iterators open", p.r.name, n)
+		case p.iters.CompareAndSwap(0, -1):
+			p.release()
+			return nil
+		}
 	}
-	if p.closed.Swap(true) {
-		return nil
+}
+
+// acquire registers an iterator over the scan; false when it is closed.
+func (p *PreparedScan) acquire() bool {
+	for {
+		n := p.iters.Load()
+		if n < 0 {
+			return false
+		}
+		if p.iters.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	p.release()
-	return nil
 }
 
 func (p *PreparedScan) release() {

@@ -1,12 +1,14 @@
 package vfs
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,8 +21,9 @@ import (
 // the pages one at a time, so large and cold reads belong to ReadAt.
 //
 // A fault in the copy (an I/O error under the mapping, or a file cut short
-// by someone else) is returned as an error, not a crash: the copy runs with
-// [debug.SetPanicOnFault] and recovers.
+// by someone else) is not a crash: the copy runs with
+// [debug.SetPanicOnFault], recovers, and reads the bytes with pread
+// instead, which returns the error (or the short read) as ReadAt would.
 type Mapped interface {
 	File
 	ReadMapped(p []byte, off int64) (int, error)
@@ -31,8 +34,9 @@ type Mapped interface {
 // stays right for the file's life.
 type mappedFile struct {
 	*diskFile
-	m  []byte
-	id fileID
+	m      []byte
+	id     fileID
+	closed atomic.Bool
 }
 
 // fileID names a file by device and inode, however it was opened.
@@ -49,7 +53,8 @@ func idOf(f *os.File) (fileID, error) {
 // mappings are the live mappings of the process, by file, so that Evict on
 // any open file can drop the pages that mappings hold: the page cache keeps
 // a page that a process maps, and FADV_DONTNEED alone would leave it
-// cached. The mutex also keeps Evict's madvise away from Close's munmap.
+// cached. Close takes a mapping out, under the mutex, before it unmaps it,
+// so that Evict's madvise never meets an unmapped range.
 var mappings struct {
 	sync.Mutex
 	byFile map[fileID][]*mappedFile
@@ -87,6 +92,9 @@ func mapFile(f *diskFile, random bool) File {
 }
 
 func (f *mappedFile) ReadMapped(p []byte, off int64) (n int, err error) {
+	if f.closed.Load() {
+		return 0, &os.PathError{Op: "read", Path: f.Name(), Err: os.ErrClosed}
+	}
 	if off < 0 {
 		return 0, &os.PathError{Op: "read", Path: f.Name(), Err: unix.EINVAL}
 	}
@@ -97,7 +105,13 @@ func (f *mappedFile) ReadMapped(p []byte, off int64) (n int, err error) {
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			n, err = 0, fmt.Errorf("vfs: reading %s: %d bytes at offset %d from its memory mapping: %v", f.Name(), len(p), off, r)
+			// The page could not be read (an I/O error, or the file
+			// was cut short): pread says which, with its own error or
+			// a short read.
+			n, err = f.diskFile.ReadAt(p, off)
+			if err != nil && !errors.Is(err, io.EOF) {
+				err = fmt.Errorf("vfs: reading %s: %d bytes at offset %d (its memory mapping faulted: %v): %w", f.Name(), len(p), off, r, err)
+			}
 		}
 	}()
 	n = copy(p, f.m[off:])
@@ -107,7 +121,14 @@ func (f *mappedFile) ReadMapped(p []byte, off int64) (n int, err error) {
 	return n, nil
 }
 
+// Close unmaps the file and closes it. Reads must have ended: the mapping
+// is gone, and ReadMapped fails with os.ErrClosed.
 func (f *mappedFile) Close() error {
+	if f.closed.Swap(true) {
+		return &os.PathError{Op: "close", Path: f.Name(), Err: os.ErrClosed}
+	}
+	// Out of the registry first, so that no Evict touches the mapping
+	// while it goes.
 	mappings.Lock()
 	list := mappings.byFile[f.id]
 	if i := slices.Index(list, f); i >= 0 {
@@ -118,9 +139,8 @@ func (f *mappedFile) Close() error {
 	} else {
 		mappings.byFile[f.id] = list
 	}
-	err := unix.Munmap(f.m)
-	f.m = nil
 	mappings.Unlock()
+	err := unix.Munmap(f.m)
 	if cerr := f.diskFile.Close(); err == nil {
 		err = cerr
 	}

@@ -75,6 +75,15 @@ func TestMappedReadsMatchReadAt(t *testing.T) {
 	require.Error(t, err)
 }
 
+func TestMappedFileClosed(t *testing.T) {
+	f, err := Default.Open(writeFile(t, pattern(8192)), MemoryMap)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, err = f.(Mapped).ReadMapped(make([]byte, 10), 0)
+	require.ErrorIs(t, err, os.ErrClosed)
+	require.ErrorIs(t, f.Close(), os.ErrClosed)
+}
+
 func TestMemoryMapOnlyWhereItCan(t *testing.T) {
 	// An empty file cannot be mapped, and direct I/O bypasses the page
 	// cache that a mapping reads through: both are opened plainly.
@@ -96,7 +105,8 @@ func TestMemoryMapOnlyWhereItCan(t *testing.T) {
 }
 
 // TestMappedReadOfTruncatedFile cuts the file short under its mapping: the
-// copy faults, and ReadMapped must return an error, not crash the process.
+// copy faults, and ReadMapped must answer as pread does (a short read at
+// the end of the file), not crash the process.
 func TestMappedReadOfTruncatedFile(t *testing.T) {
 	name := writeFile(t, pattern(4*4096))
 	f, err := Default.Open(name, MemoryMap)
@@ -104,8 +114,12 @@ func TestMappedReadOfTruncatedFile(t *testing.T) {
 	defer f.Close()
 	m := f.(Mapped)
 	require.NoError(t, os.Truncate(name, 4096))
-	_, err = m.ReadMapped(make([]byte, 100), 2*4096)
-	require.ErrorContains(t, err, "memory mapping")
+	n, err := m.ReadMapped(make([]byte, 100), 2*4096)
+	require.Zero(t, n)
+	require.ErrorIs(t, err, io.EOF)
+	n, err = m.ReadMapped(make([]byte, 200), 4096-100)
+	require.Equal(t, 100, n)
+	require.ErrorIs(t, err, io.EOF)
 	// What is still in the file still reads.
 	p := make([]byte, 100)
 	_, err = m.ReadMapped(p, 10)
