@@ -171,6 +171,21 @@ func (m *model) prev() *entry {
 
 // getTruth returns the truth for Get(ukey, seq): the first entry at or
 // after the search key, if it has that user key.
+// requireScan scans it from First to the end and checks that it returns
+// exactly es, in order.
+func requireScan(t testing.TB, it *Iter, es []entry) {
+	t.Helper()
+	n := 0
+	for kv := it.First(); kv != nil; kv = it.Next() {
+		require.Less(t, n, len(es), "more entries than written")
+		require.Equal(t, es[n].k, kv.K)
+		require.True(t, bytes.Equal(es[n].v, kv.V))
+		n++
+	}
+	require.NoError(t, it.Error())
+	require.Equal(t, len(es), n)
+}
+
 func getTruth(es []entry, ukey []byte, seq base.SeqNum) *entry {
 	k := base.MakeSearchKey(nil, ukey, seq)
 	i, _ := slices.BinarySearchFunc(es, k, func(e entry, k []byte) int { return base.Compare(e.k, k) })

@@ -193,14 +193,7 @@ func TestIterReadaheadDiskFiles(t *testing.T) {
 				defer r.Close()
 				opts := mode.opts
 				it := r.NewIter(opts)
-				n := 0
-				for kv := it.First(); kv != nil; kv = it.Next() {
-					require.Equal(t, es[n].k, kv.K)
-					require.True(t, bytes.Equal(es[n].v, kv.V))
-					n++
-				}
-				require.NoError(t, it.Error())
-				require.Equal(t, len(es), n)
+				requireScan(t, it, es)
 				m := newModel(es, nil, nil)
 				m.pos = len(m.es) // where the scan left the iterator
 				checkIter(t, rng, it, m, es, 200)

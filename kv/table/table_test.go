@@ -87,14 +87,8 @@ func TestRoundTrip(t *testing.T) {
 
 					// A full scan in both directions.
 					it := r.NewIter(IterOptions{})
-					i := 0
-					for kv := it.First(); kv != nil; kv = it.Next() {
-						require.Equal(t, es[i].k, kv.K)
-						require.True(t, bytes.Equal(es[i].v, kv.V))
-						i++
-					}
-					require.NoError(t, it.Error())
-					require.Equal(t, len(es), i)
+					requireScan(t, it, es)
+					i := len(es)
 					for kv := it.Last(); kv != nil; kv = it.Prev() {
 						i--
 						require.Equal(t, es[i].k, kv.K)
