@@ -183,10 +183,7 @@ func (b *Buffer) submit(s *slot, start int64, length int) {
 	r.File, r.Buf, r.Off, r.Sink, r.N, r.Err, r.gen = b.f, s.mem.b[:length:length], start, b.sink, 0, nil, s.gen
 	// The gauge decides whether the read copies from a mapping, and learns
 	// how long it took (see ReadAt).
-	r.Latency = nil
-	if b.pool != nil {
-		r.Latency = b.pool.Latency()
-	}
+	r.Latency = b.pool.Latency()
 	s.state, s.off, s.n, s.fetched = slotInFlight, start, length, 0
 	s.used.reset()
 	var err error

@@ -321,11 +321,7 @@ func (b *Buffer) fill(s *slot, start, stop, need, keep int64) error {
 
 // readAt reads p at off on this goroutine and counts it.
 func (b *Buffer) readAt(p []byte, off int64) (int, error) {
-	var lat *Latency
-	if b.pool != nil {
-		lat = b.pool.Latency()
-	}
-	return ReadAt(b.f, p, off, lat, b.sink)
+	return ReadAt(b.f, p, off, b.pool.Latency(), b.sink)
 }
 
 // serve hands out [off, off+n) of the filled region s.

@@ -40,8 +40,14 @@ type Pool struct {
 }
 
 // Latency returns the pool's measure of read latency, which the reads that
-// set Request.Latency to it feed, on the pool or not.
-func (p *Pool) Latency() *Latency { return &p.latency }
+// set Request.Latency to it feed, on the pool or not; nil for a nil pool,
+// which ReadAt takes as reads known to be fast.
+func (p *Pool) Latency() *Latency {
+	if p == nil {
+		return nil
+	}
+	return &p.latency
+}
 
 // Overlaps reports whether n reads are better issued at once on the pool
 // than in turn by the caller: there are several, and reads have lately

@@ -266,13 +266,9 @@ func (r *Reader) readRaw(env readEnv, off uint64, n int, buf *[]byte) ([]byte, e
 
 // readAt fills p from env.src at off; at least need bytes must arrive.
 func (r *Reader) readAt(env readEnv, p []byte, off uint64, need int) error {
-	var lat *prefetch.Latency
-	if r.opts.Pool != nil {
-		// A block's read tells the pool whether reads reach the device,
-		// and whether to copy from a mapping (see prefetch.ReadAt).
-		lat = r.opts.Pool.Latency()
-	}
-	got, err := prefetch.ReadAt(env.src, p, int64(off), lat, env.sink)
+	// A block's read tells the pool whether reads reach the device, and
+	// the pool whether to copy from a mapping (see prefetch.ReadAt).
+	got, err := prefetch.ReadAt(env.src, p, int64(off), r.opts.Pool.Latency(), env.sink)
 	if got >= need {
 		return nil
 	}

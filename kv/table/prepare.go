@@ -209,10 +209,7 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	ios := prefetch.Coalesce(extents, threshold, align)
 	pr := &pendingReads{misses: misses, ios: ios, fill: r.opts.Cache != nil && !opts.DontFillCache && !inPlace, sink: sink,
 		reqs: make([]prefetch.Request, len(ios)), submitted: make([]bool, len(ios))}
-	var lat *prefetch.Latency
-	if r.opts.Pool != nil {
-		lat = r.opts.Pool.Latency()
-	}
+	lat := r.opts.Pool.Latency()
 	p.mems = slices.Grow(p.mems[:0], len(ios))
 	for k, io := range ios {
 		m := prefetch.GetMem(int(io.Len), align)
