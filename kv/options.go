@@ -224,7 +224,7 @@ func (o *Options) Validate() error {
 		}
 	}
 	check(o.MemtableSize >= 256<<10, "MemtableSize %d is below the floor of 256 KiB", o.MemtableSize)
-	check(o.MemtableSize <= 4<<30, "MemtableSize %d is above the limit of 4 GiB", o.MemtableSize)
+	check(int64(o.MemtableSize) <= 4<<30, "MemtableSize %d is above the limit of 4 GiB", o.MemtableSize)
 	check(o.MemtableStopWritesThreshold >= 2, "MemtableStopWritesThreshold %d is below 2", o.MemtableStopWritesThreshold)
 	check(o.L0CompactionTrigger >= 1, "L0CompactionTrigger %d is below 1", o.L0CompactionTrigger)
 	check(o.L0SlowdownWritesTrigger >= o.L0CompactionTrigger,

@@ -262,7 +262,7 @@ func TestMappedReads(t *testing.T) {
 		opts   Options
 		mapped bool
 	}{
-		{"default", Options{}, true},
+		{"default", Options{}, vfs.CanMap},
 		{"disabled", Options{DisableMmapReads: true}, false},
 		{"direct", Options{UseDirectReads: true}, false},
 	} {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -63,7 +64,15 @@ var mappings struct {
 // mapFile maps f; on any failure (an empty file, no address space, a
 // filesystem that cannot map) it returns f as it is, since the mapping only
 // makes reads cheaper.
+// CanMap reports whether MemoryMap maps files in this process. A 32-bit
+// process does not: its address space is too small to map every table it
+// opens next to its heap.
+const CanMap = strconv.IntSize == 64
+
 func mapFile(f *diskFile, random bool) File {
+	if !CanMap {
+		return f
+	}
 	size, err := f.Size()
 	if err != nil || size <= 0 || int64(int(size)) != size {
 		return f

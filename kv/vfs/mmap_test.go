@@ -36,6 +36,9 @@ func pattern(n int) []byte {
 }
 
 func TestMappedReadsMatchReadAt(t *testing.T) {
+	if !CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
 	data := pattern(3*4096 + 123)
 	name := writeFile(t, data)
 	f, err := Default.Open(name, RandomAccess, MemoryMap)
@@ -76,6 +79,9 @@ func TestMappedReadsMatchReadAt(t *testing.T) {
 }
 
 func TestMappedFileClosed(t *testing.T) {
+	if !CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
 	f, err := Default.Open(writeFile(t, pattern(8192)), MemoryMap)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
@@ -108,6 +114,9 @@ func TestMemoryMapOnlyWhereItCan(t *testing.T) {
 // copy faults, and ReadMapped must answer as pread does (a short read at
 // the end of the file), not crash the process.
 func TestMappedReadOfTruncatedFile(t *testing.T) {
+	if !CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
 	name := writeFile(t, pattern(4*4096))
 	f, err := Default.Open(name, MemoryMap)
 	require.NoError(t, err)
@@ -152,6 +161,9 @@ func resident(t *testing.T, name string) int {
 // cache through FADV_DONTNEED, so Evict, from any open file of the same
 // name, must unmap them first. Cold-cache benchmarks rely on it.
 func TestEvictDropsMappedPages(t *testing.T) {
+	if !CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
 	data := pattern(16 * 4096)
 	name := writeFile(t, data)
 	// A filesystem that keeps pages through FADV_DONTNEED (tmpfs) cannot

@@ -363,7 +363,7 @@ func TestLevelTargetsDynamic(t *testing.T) {
 	// 2 GiB at L6, 205 MiB at L5, and L4 the first level whose share
 	// (20 MiB) is within LBaseMaxBytes: the base level.
 	require.Equal(t, 4, baseLevel)
-	require.EqualValues(t, 2<<30, targets[6])
+	require.EqualValues(t, int64(2<<30), targets[6])
 	require.InDelta(t, float64(2<<30)/10, float64(targets[5]), 1)
 	require.EqualValues(t, 64<<20, targets[4])
 	require.Zero(t, targets[3])
