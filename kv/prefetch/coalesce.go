@@ -63,3 +63,25 @@ func Coalesce(extents []Extent, gapThreshold int64, align int) []IORange {
 	}
 	return out
 }
+
+// CoalesceAdjacent plans the reads of extents, sorted and not overlapping,
+// for a file whose reads are copies from its mapping (ReadAt up to
+// MaxMappedRead). Such a read costs no system call, so there is nothing to
+// save by reading a gap: only extents that touch merge, and only while the
+// read stays within maxLen, so that each read is still a copy. An extent
+// longer than maxLen is a read of its own.
+func CoalesceAdjacent(extents []Extent, maxLen int64) []IORange {
+	var out []IORange
+	for i, e := range extents {
+		if n := len(out); n > 0 {
+			c := &out[n-1]
+			if e.Off == c.End() && c.Len+e.Len <= maxLen {
+				c.Len += e.Len
+				c.Count++
+				continue
+			}
+		}
+		out = append(out, IORange{Off: e.Off, Len: e.Len, First: i, Count: 1})
+	}
+	return out
+}

@@ -45,6 +45,27 @@ func TestCoalesce(t *testing.T) {
 	}
 }
 
+func TestCoalesceAdjacent(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		extents []Extent
+		max     int64
+		want    []IORange
+	}{
+		{"empty", nil, 100, nil},
+		{"adjacent", []Extent{{0, 40}, {40, 40}, {80, 20}}, 100, []IORange{{0, 100, 0, 3}}},
+		{"gap", []Extent{{0, 40}, {41, 40}}, 100, []IORange{{0, 40, 0, 1}, {41, 40, 1, 1}}},
+		{"limit", []Extent{{0, 40}, {40, 40}, {80, 40}, {120, 40}}, 100,
+			[]IORange{{0, 80, 0, 2}, {80, 80, 2, 2}}},
+		{"too long alone", []Extent{{0, 40}, {40, 200}, {240, 10}}, 100,
+			[]IORange{{0, 40, 0, 1}, {40, 200, 1, 1}, {240, 10, 2, 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, CoalesceAdjacent(tc.extents, tc.max))
+		})
+	}
+}
+
 // TestCoalesceCovers checks on random sorted extents that every extent lies
 // in its read, reads are aligned and ordered, and gaps between reads exceed
 // the threshold.

@@ -28,7 +28,9 @@ import (
 //  3. Coalesce: the misses, in file order, merge into one read each when
 //     adjacent or within CoalesceThreshold bytes (prefetch.Coalesce), with
 //     direct-I/O rounding. Gap bytes are read and dropped: more bytes for
-//     far fewer read calls.
+//     far fewer read calls. Blocks read in place from a mapping merge only
+//     when adjacent, up to prefetch.MaxMappedRead: such reads are copies
+//     without a system call, so gap bytes would save nothing.
 //  4. Read: the reads are issued in turn, or all at once on the reader's
 //     pool with Async; each block is verified, decompressed, and inserted
 //     into the block cache and pinned, or kept in the scan's buffers.
@@ -201,12 +203,18 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	if len(misses) == 0 {
 		return p, nil
 	}
-	threshold := opts.CoalesceThreshold
-	if threshold == 0 {
-		threshold = prefetch.DefaultCoalesceThreshold
-	}
 	align := alignmentOf(r.file)
-	ios := prefetch.Coalesce(extents, threshold, align)
+	var ios []prefetch.IORange
+	if inPlace {
+		// Copies from the mapping: no call to save, so no gap to read.
+		ios = prefetch.CoalesceAdjacent(extents, prefetch.MaxMappedRead)
+	} else {
+		threshold := opts.CoalesceThreshold
+		if threshold == 0 {
+			threshold = prefetch.DefaultCoalesceThreshold
+		}
+		ios = prefetch.Coalesce(extents, threshold, align)
+	}
 	pr := &pendingReads{misses: misses, ios: ios, fill: r.opts.Cache != nil && !opts.DontFillCache && !inPlace, sink: sink,
 		reqs: make([]prefetch.Request, len(ios)), submitted: make([]bool, len(ios))}
 	lat := r.opts.Pool.Latency()
