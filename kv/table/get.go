@@ -65,9 +65,10 @@ func (r *Reader) Get(ukey []byte, seq base.SeqNum, dst []byte, st *stats.Counter
 	gs.key = base.MakeSearchKey(gs.key[:0], ukey, seq)
 	env := readEnv{src: r.file, sink: sink, fill: true, bufs: &gs.bufs}
 
-	for i := r.seekIndex(gs.key); i < len(r.index); i++ {
+	found0 := r.seekIndex(gs.key)
+	for i := found0; i < len(r.index); i++ {
 		e := &r.index[i]
-		if bytes.Compare(ukey, base.UserKey(e.first)) < 0 {
+		if r.mayStartBefore(i, found0) && bytes.Compare(ukey, base.UserKey(e.first)) < 0 {
 			// ukey sorts before this block's first key (and so before every
 			// later block): no entry of ukey is left to find.
 			break
@@ -117,4 +118,17 @@ func (gs *getState) seekInBlock(data []byte, file string, off uint64, key []byte
 		return nil, gs.it.Error()
 	}
 	return kv, nil
+}
+
+// mayStartBefore reports whether a point lookup should check that its key
+// is not below the first key of block i, found0 being the block the index
+// search found, before reading block i: the check skips a block that
+// cannot hold the key. Where the table's filter passed the key, the key is
+// nearly always in the block the search found, and the check there would
+// only cost a cache miss on the first key (kept with the index block, away
+// from the index entry) on every lookup into a large database; a key that
+// only a false positive let through costs one block read instead. Later
+// blocks, reached when the found one ends below the key, are checked.
+func (r *Reader) mayStartBefore(i, found0 int) bool {
+	return i > found0 || !r.hasFilter
 }

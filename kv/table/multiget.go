@@ -149,9 +149,10 @@ func (r *Reader) multiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, res [
 		}
 		prev = ukey
 		ms.key = base.MakeSearchKey(ms.key[:0], ukey, seq)
-		for j := max(r.seekIndex(ms.key), minIdx); j < len(r.index); j++ {
+		j0 := max(r.seekIndex(ms.key), minIdx)
+		for j := j0; j < len(r.index); j++ {
 			e := &r.index[j]
-			if bytes.Compare(ukey, base.UserKey(e.first)) < 0 {
+			if r.mayStartBefore(j, j0) && bytes.Compare(ukey, base.UserKey(e.first)) < 0 {
 				break // between blocks: no entry of ukey here
 			}
 			if e.h.Offset != curOff {

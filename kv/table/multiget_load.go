@@ -89,7 +89,7 @@ func (r *Reader) PlanMultiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, r
 			continue
 		}
 		e := &r.index[j]
-		if bytes.Compare(ukey, base.UserKey(e.first)) < 0 {
+		if r.mayStartBefore(j, j) && bytes.Compare(ukey, base.UserKey(e.first)) < 0 {
 			continue // between blocks: MultiGet reads nothing for it
 		}
 		last = j

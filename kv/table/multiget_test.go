@@ -206,3 +206,45 @@ func TestMultiGetErrors(t *testing.T) {
 	_, err = r.MultiGet([][]byte{[]byte("a")}, nil, 1, res, nil, nil)
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// TestLookupsBetweenBlocks looks up absent keys that fall between blocks
+// (above one block's last key, below the next one's first) through a
+// filter that lets many of them through: Get and MultiGet read the block
+// the index search found without first checking its first key (see
+// mayStartBefore), and must still find nothing.
+func TestLookupsBetweenBlocks(t *testing.T) {
+	var es []entry
+	for i := 0; i < 2000; i += 2 {
+		es = append(es, entry{k: ikey(fmt.Sprintf("k%05d", i), 1, base.KindSet), v: []byte("v")})
+	}
+	for _, ft := range []filter.Type{filter.None, filter.Bloom} {
+		t.Run(ft.String(), func(t *testing.T) {
+			data := buildTable(t, es, nil, WriterOptions{BlockSize: 64, FilterPolicy: filter.Policy{Type: ft, BitsPerKey: 1}})
+			st := &stats.Counters{}
+			r, err := openBytes(data, ReaderOptions{Stats: st})
+			require.NoError(t, err)
+			defer r.Close()
+			var keys [][]byte
+			for i := 1; i < 2000; i += 2 {
+				keys = append(keys, fmt.Appendf(nil, "k%05d", i))
+			}
+			for _, k := range keys {
+				_, _, _, found, err := r.Get(k, base.SeqNumMax, nil, nil)
+				require.NoError(t, err)
+				require.False(t, found, "%s", k)
+			}
+			res := make([]GetResult, len(keys))
+			_, err = r.MultiGet(keys, nil, base.SeqNumMax, res, nil, nil)
+			require.NoError(t, err)
+			for i := range res {
+				require.False(t, res[i].Done, "%s", keys[i])
+			}
+			if ft != filter.None {
+				// The filter let keys through: the lookups read blocks.
+				passed := st.Get(stats.FilterChecked) - st.Get(stats.FilterUseful)
+				require.Positive(t, passed)
+				require.Positive(t, st.Get(stats.BlockCacheMiss)+st.Get(stats.FileReadCount))
+			}
+		})
+	}
+}
