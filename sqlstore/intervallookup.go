@@ -16,13 +16,14 @@ import (
 // GMS uses a lookup's ranges only to print them and to ask the index
 // whether it can serve them (Index.CanSupport, always true here); those
 // build the MySQLRanges on demand.
+//
+// Nothing of GMS's is built at execution: the bounds, checked to fit the
+// type as integers (intFits), are converted to the type's Go values only
+// when the ranges are printed or compared.
 type intervalRanges struct {
 	ctx *sql.Context
 	typ sql.Type // the column's type, which every bound fits
 	set intervalSet
-	// vals are the bounds converted to typ: lo and hi of set[i] at 2i and
-	// 2i+1; nil when not converted yet.
-	vals []any
 	// reverse: the collection lists the intervals from the last, as
 	// sql.NewIndexLookup orders the ranges of a reverse lookup.
 	reverse bool
@@ -54,9 +55,6 @@ func (r *intervalRanges) mysql() (sql.MySQLRangeCollection, bool) {
 
 // bounds returns the bounds of interval i converted to the type.
 func (r *intervalRanges) bounds(i int) (lo, hi any, ok bool) {
-	if r.vals != nil {
-		return r.vals[2*i], r.vals[2*i+1], true
-	}
 	lo, ok1 := fromInt64(r.ctx, r.typ, r.set[i].lo)
 	hi, ok2 := fromInt64(r.ctx, r.typ, r.set[i].hi)
 	return lo, hi, ok1 && ok2
@@ -64,12 +62,15 @@ func (r *intervalRanges) bounds(i int) (lo, hi any, ok bool) {
 
 func (r *intervalRanges) Len() int { return len(r.set) }
 
-// ToRanges returns one Range per interval, each a cheap value: GMS calls it
-// at every execution only to hand the ranges to Index.CanSupport.
+// ToRanges returns one Range per interval, each a pointer into one array:
+// GMS calls it at every execution only to hand the ranges to
+// Index.CanSupport.
 func (r *intervalRanges) ToRanges() []sql.Range {
+	items := make([]intervalRange, len(r.set))
 	out := make([]sql.Range, len(r.set))
 	for k := range r.set {
-		out[k] = intervalRange{r, r.at(k)}
+		items[k] = intervalRange{r, r.at(k)}
+		out[k] = &items[k]
 	}
 	return out
 }
@@ -107,7 +108,7 @@ type intervalRange struct {
 	i int
 }
 
-func (x intervalRange) one() (sql.MySQLRange, bool) {
+func (x *intervalRange) one() (sql.MySQLRange, bool) {
 	lo, hi, ok := x.r.bounds(x.i)
 	if !ok {
 		return nil, false
@@ -115,26 +116,26 @@ func (x intervalRange) one() (sql.MySQLRange, bool) {
 	return sql.MySQLRange{sql.ClosedRangeColumnExpr(lo, hi, x.r.typ)}, true
 }
 
-func (x intervalRange) String() string {
+func (x *intervalRange) String() string {
 	if m, ok := x.one(); ok {
 		return m.String()
 	}
 	return "()"
 }
 
-func (x intervalRange) DebugString() string {
+func (x *intervalRange) DebugString() string {
 	if m, ok := x.one(); ok {
 		return m.DebugString()
 	}
 	return "()"
 }
 
-func (x intervalRange) Equals(other sql.Range) (bool, error) {
+func (x *intervalRange) Equals(other sql.Range) (bool, error) {
 	m, ok := x.one()
 	if !ok {
 		return false, nil
 	}
-	if o, isInterval := other.(intervalRange); isInterval {
+	if o, isInterval := other.(*intervalRange); isInterval {
 		if other, ok = o.one(); !ok {
 			return false, nil
 		}
@@ -144,12 +145,13 @@ func (x intervalRange) Equals(other sql.Range) (bool, error) {
 
 // encodeIntervals encodes a template's lookup on index ix, whose first
 // column the intervals bound: the spans encodeRange makes of the same
-// ranges, in the same order, without going through them. A value of an interval is one key
-// prefix (a point, exact for a single-column index); an interval of
-// several values spans from the first's prefix to past the last's. The
-// bounds were converted to the template's type, which is the column's
-// (learn checks it). ok is false when one does not encode; the caller then
-// encodes the MySQL ranges instead.
+// ranges, in the same order, without going through them. A value of an
+// interval is one key prefix (a point, exact for a single-column index);
+// an interval of several values spans from the first's prefix to past the
+// last's. The bounds fit the template's type, which is the column's (learn
+// checks it), and are encoded as integers of it (codec.AppendIntKey),
+// never converted to GMS's values. ok is false when one does not encode;
+// the caller then encodes the MySQL ranges instead.
 func encodeIntervals(d *tableDef, ix *indexDef, r *intervalRanges, reverse bool) (plan *lookupPlan, ok bool) {
 	colType := d.schema[ix.cols[0]].Type
 	if ix.prefix != nil && ix.prefix[0] > 0 {
@@ -160,11 +162,11 @@ func encodeIntervals(d *tableDef, ix *indexDef, r *intervalRanges, reverse bool)
 	// One buffer for every key; a span's keys are full slices of it, so
 	// that a later append never writes into them.
 	buf := make([]byte, 0, 2*len(r.set)*(len(prefix)+10))
-	key := func(cv any, successor bool) ([]byte, bool) {
+	key := func(v int64, successor bool) ([]byte, bool) {
 		start := len(buf)
 		buf = append(buf, prefix...)
-		enc, err := codec.AppendKey(buf, colType, cv, codec.Asc)
-		if err != nil {
+		enc, ok := codec.AppendIntKey(buf, colType, v, codec.Asc)
+		if !ok {
 			return nil, false
 		}
 		buf = enc
@@ -180,16 +182,11 @@ func encodeIntervals(d *tableDef, ix *indexDef, r *intervalRanges, reverse bool)
 		return buf[start:len(buf):len(buf)], true
 	}
 	for k := range r.set {
-		i := r.at(k)
-		iv := r.set[i]
-		lo, hi, ok := r.bounds(i)
-		if !ok {
-			return nil, false
-		}
+		iv := r.set[r.at(k)]
 		sp := span{rangeCol: -1}
 		var ok1, ok2 bool
-		sp.start, ok1 = key(lo, false)
-		sp.end, ok2 = key(hi, true)
+		sp.start, ok1 = key(iv.lo, false)
+		sp.end, ok2 = key(iv.hi, true)
 		if !ok1 || !ok2 {
 			return nil, false
 		}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -103,4 +104,25 @@ func TestIntervalRangesOutOfType(t *testing.T) {
 	_, ok := r.mysql()
 	require.False(t, ok)
 	require.Equal(t, "[]", r.String())
+}
+
+// TestIntFitsMatchesConvert: intFits says what GMS's Convert says, for
+// every integer type at and around its limits.
+func TestIntFitsMatchesConvert(t *testing.T) {
+	ctx := sql.NewEmptyContext()
+	vals := []int64{math.MinInt64, math.MinInt64 + 1, -1 << 32, -1 << 31, -1<<31 - 1, -1 << 24, -1 << 23, -1<<23 - 1,
+		-1 << 16, -1 << 15, -1<<15 - 1, -1 << 8, -1 << 7, -129, -1, 0, 1}
+	for _, v := range slices.Clone(vals) {
+		if v < 0 && v > math.MinInt64 {
+			vals = append(vals, -v, -v-1, -v+1) // the positive limits and their neighbours
+		}
+	}
+	vals = append(vals, math.MaxInt64, math.MaxInt64-1)
+	for _, typ := range []sql.Type{types.Int8, types.Uint8, types.Int16, types.Uint16, types.Int24, types.Uint24,
+		types.Int32, types.Uint32, types.Int64, types.Uint64, types.Year} {
+		for _, v := range vals {
+			_, want := fromInt64(ctx, typ, v)
+			require.Equal(t, want, intFits(ctx, typ, v), "%s %d", typ, v)
+		}
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 // Plan templates: how a PreparedSelect (prepared.go) recognises a plan it
@@ -209,9 +211,7 @@ func (p *PreparedSelect) argsFit(ctx *sql.Context, n sql.Node, args map[string]a
 	}
 	typ := tbl.def.schema[o].Type
 	for _, iv := range set {
-		_, ok1 := fromInt64(ctx, typ, iv.lo)
-		_, ok2 := fromInt64(ctx, typ, iv.hi)
-		if !ok1 || !ok2 {
+		if !intFits(ctx, typ, iv.lo) || !intFits(ctx, typ, iv.hi) {
 			return false
 		}
 	}
@@ -303,16 +303,24 @@ func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[stri
 		return sql.IndexLookup{}, false
 	}
 	// The bounds must fit the column's type, as GMS's ranges would.
-	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: slices.Clone(set), vals: make([]any, 2*len(set)), reverse: t.reverse}
-	for i, iv := range set {
-		var ok1, ok2 bool
-		ranges.vals[2*i], ok1 = fromInt64(ctx, t.typ, iv.lo)
-		ranges.vals[2*i+1], ok2 = fromInt64(ctx, t.typ, iv.hi)
-		if !ok1 || !ok2 {
+	for _, iv := range set {
+		if !intFits(ctx, t.typ, iv.lo) || !intFits(ctx, t.typ, iv.hi) {
 			return sql.IndexLookup{}, false
 		}
 	}
+	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: slices.Clone(set), reverse: t.reverse}
 	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsReverse: t.reverse}, true
+}
+
+// intFits reports whether the integer type typ holds v, as fromInt64
+// (GMS's Convert) would say, without converting: Convert boxes its result,
+// two allocations per bound of every execution.
+func intFits(ctx *sql.Context, typ sql.Type, v int64) bool {
+	if lo, hi, ok := codec.IntRange(typ); ok {
+		return lo <= v && v <= hi
+	}
+	_, ok := fromInt64(ctx, typ, v)
+	return ok
 }
 
 // intArg returns an integer argument.
