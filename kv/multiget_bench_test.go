@@ -71,8 +71,10 @@ func BenchmarkMultiGet(b *testing.B) {
 		{"MultiGet", 32, 4},
 		{"MultiGet", 128, 4},
 		{"MultiGet", 32, 0},
+		{"MultiGet", 2, 0},
 		{"Get", 32, 4},
 		{"Get", 32, 0},
+		{"Get", 2, 0},
 	} {
 		keysName := "random"
 		if bc.stride > 0 {
