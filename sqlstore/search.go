@@ -8,7 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/sqltypes"
+
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 var _ sql.IndexSearchableTable = (*Table)(nil)
@@ -78,7 +79,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	// cut to the type here, which also bounds the set: GMS would clamp the
 	// value into the type and turn > into a bound that excludes a row.
 	for c, set := range sets {
-		if lo, hi, ok := intTypeRange(d.schema[c].Type); ok && outsideType(set, lo, hi) {
+		if lo, hi, ok := codec.IntRange(d.schema[c].Type); ok && outsideType(set, lo, hi) {
 			sets[c] = set.intersect(intervalSet{{lo, hi}})
 		}
 	}
@@ -291,33 +292,6 @@ func outsideType(s intervalSet, lo, hi int64) bool {
 		}
 	}
 	return false
-}
-
-// intTypeRange returns the values of an integer type that fit an int64.
-func intTypeRange(typ sql.Type) (lo, hi int64, ok bool) {
-	switch typ.Type() {
-	case sqltypes.Int8:
-		return math.MinInt8, math.MaxInt8, true
-	case sqltypes.Uint8:
-		return 0, math.MaxUint8, true
-	case sqltypes.Int16:
-		return math.MinInt16, math.MaxInt16, true
-	case sqltypes.Uint16:
-		return 0, math.MaxUint16, true
-	case sqltypes.Int24:
-		return -1 << 23, 1<<23 - 1, true
-	case sqltypes.Uint24:
-		return 0, 1<<24 - 1, true
-	case sqltypes.Int32:
-		return math.MinInt32, math.MaxInt32, true
-	case sqltypes.Uint32:
-		return 0, math.MaxUint32, true
-	case sqltypes.Int64:
-		return math.MinInt64, math.MaxInt64, true
-	case sqltypes.Uint64:
-		return 0, math.MaxInt64, true
-	}
-	return 0, 0, false
 }
 
 // fromInt64 converts a bound to the column type's Go value, clamping the
