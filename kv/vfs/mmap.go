@@ -61,14 +61,14 @@ var mappings struct {
 	byFile map[fileID][]*mappedFile
 }
 
-// mapFile maps f; on any failure (an empty file, no address space, a
-// filesystem that cannot map) it returns f as it is, since the mapping only
-// makes reads cheaper.
 // CanMap reports whether MemoryMap maps files in this process. A 32-bit
 // process does not: its address space is too small to map every table it
 // opens next to its heap.
 const CanMap = strconv.IntSize == 64
 
+// mapFile maps f; on any failure (an empty file, no address space, a
+// filesystem that cannot map) it returns f as it is, since the mapping only
+// makes reads cheaper.
 func mapFile(f *diskFile, random bool) File {
 	if !CanMap {
 		return f
