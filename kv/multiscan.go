@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
@@ -164,16 +165,24 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 // range. Below L0 a level is sorted, so each range finds its tables by
 // binary search: the cost grows with the ranges and the tables they touch,
 // not with ranges times tables.
+//
+// The ranges a table touches are consecutive (its key span is one
+// interval, the ranges are sorted and disjoint), so each job's ranges are
+// a slice of one array of them all.
 func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
-	var jobs []prepareJob
+	all := make([]table.ScanRange, len(s.ranges))
+	for i, r := range s.ranges {
+		all[i] = table.ScanRange{Start: r.Start, End: r.End}
+	}
+	jobs := make([]prepareJob, 0, len(s.ranges)) // a table per range is common
 	touches := func(f *manifest.FileMetadata, r ScanRange) bool {
 		return f.Overlaps(r.Start, r.End) && !bytes.Equal(f.SmallestUserKey(), r.End)
 	}
 	for _, f := range v.Overlaps(0, o.LowerBound, o.UpperBound) {
 		var sub []table.ScanRange
-		for _, r := range s.ranges {
+		for k, r := range s.ranges {
 			if touches(f, r) {
-				sub = append(sub, table.ScanRange{Start: r.Start, End: r.End})
+				sub = appendRange(sub, all, k)
 			}
 		}
 		if len(sub) > 0 {
@@ -183,7 +192,7 @@ func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
 	for level := 1; level < manifest.NumLevels; level++ {
 		files := v.Levels[level]
 		first := len(jobs) // this level's jobs are jobs[first:]
-		for _, r := range s.ranges {
+		for k, r := range s.ranges {
 			i, j := v.OverlapIndices(level, r.Start, r.End)
 			for _, f := range files[i:j] {
 				if !touches(f, r) {
@@ -192,14 +201,27 @@ func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
 				// Ranges ascend and do not overlap, so a table is met
 				// again only by the next range, as the last job.
 				if n := len(jobs); n > first && jobs[n-1].file == f {
-					jobs[n-1].sub = append(jobs[n-1].sub, table.ScanRange{Start: r.Start, End: r.End})
+					jobs[n-1].sub = appendRange(jobs[n-1].sub, all, k)
 					continue
 				}
-				jobs = append(jobs, prepareJob{file: f, sub: []table.ScanRange{{Start: r.Start, End: r.End}}})
+				jobs = append(jobs, prepareJob{file: f, sub: all[k : k+1]})
 			}
 		}
 	}
 	return jobs
+}
+
+// appendRange appends all[k] to sub, a job's ranges: by reslicing when sub
+// ends just before all[k] in all (or is empty), the case collect always
+// meets, else by copying.
+func appendRange(sub, all []table.ScanRange, k int) []table.ScanRange {
+	switch n := len(sub); {
+	case n == 0:
+		return all[k : k+1]
+	case k >= n && &all[k-n] == &sub[0]:
+		return all[k-n : k+1]
+	}
+	return append(slices.Clip(sub), all[k])
 }
 
 // SeekRange positions the scan on the first key of range r and reports

@@ -69,9 +69,9 @@ func Coalesce(extents []Extent, gapThreshold int64, align int) []IORange {
 // MaxMappedRead). Such a read costs no system call, so there is nothing to
 // save by reading a gap: only extents that touch merge, and only while the
 // read stays within maxLen, so that each read is still a copy. An extent
-// longer than maxLen is a read of its own.
-func CoalesceAdjacent(extents []Extent, maxLen int64) []IORange {
-	var out []IORange
+// longer than maxLen is a read of its own. The reads are appended to out.
+func CoalesceAdjacent(out []IORange, extents []Extent, maxLen int64) []IORange {
+	out = out[:0]
 	for i, e := range extents {
 		if n := len(out); n > 0 {
 			c := &out[n-1]

@@ -61,7 +61,7 @@ func TestCoalesceAdjacent(t *testing.T) {
 			[]IORange{{0, 40, 0, 1}, {40, 200, 1, 1}, {240, 10, 2, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, CoalesceAdjacent(tc.extents, tc.max))
+			require.Equal(t, tc.want, CoalesceAdjacent(nil, tc.extents, tc.max))
 		})
 	}
 }

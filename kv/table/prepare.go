@@ -93,6 +93,14 @@ type PreparedScan struct {
 	// word for both, so that an iterator cannot start while Close
 	// returns the scan's memory.
 	iters atomic.Int32
+
+	// Room for the common scan of a table, one range of a few blocks
+	// read at once (SQL's multi_range prepares ten tables of one range
+	// each), so that the slices above need no allocations of their own.
+	spansBuf  [1]rangeSpan
+	blocksBuf [4]preparedBlock
+	memsBuf   [2]*prefetch.Mem
+	reads     pendingReads
 }
 
 // rangeSpan is what the collect step found for one range.
@@ -154,7 +162,9 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	// The caller counts its MultiScan (multiscan.prepares, .ranges); a
 	// table counts the tables it prepares.
 	sink.Add(stats.MultiScanTablePrepares, 1)
-	p := &PreparedScan{r: r, ranges: ranges, spans: make([]rangeSpan, len(ranges))}
+	p := &PreparedScan{r: r, ranges: ranges}
+	p.spans = growZeroed(p.spansBuf[:0], len(ranges))
+	p.blocks = p.blocksBuf[:0]
 
 	// Collect the blocks, each once.
 	for k, rg := range ranges {
@@ -183,8 +193,10 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	if inPlace {
 		c = nil
 	}
-	var misses []int
-	var extents []prefetch.Extent
+	pr := &p.reads
+	misses := pr.missesBuf[:0]
+	var extentsBuf [4]prefetch.Extent
+	extents := extentsBuf[:0]
 	for b := range p.blocks {
 		pb := &p.blocks[b]
 		h := r.index[pb.idx].h
@@ -207,7 +219,7 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	var ios []prefetch.IORange
 	if inPlace {
 		// Copies from the mapping: no call to save, so no gap to read.
-		ios = prefetch.CoalesceAdjacent(extents, prefetch.MaxMappedRead)
+		ios = prefetch.CoalesceAdjacent(pr.iosBuf[:0], extents, prefetch.MaxMappedRead)
 	} else {
 		threshold := opts.CoalesceThreshold
 		if threshold == 0 {
@@ -215,10 +227,12 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 		}
 		ios = prefetch.Coalesce(extents, threshold, align)
 	}
-	pr := &pendingReads{misses: misses, ios: ios, fill: r.opts.Cache != nil && !opts.DontFillCache && !inPlace, sink: sink,
-		reqs: make([]prefetch.Request, len(ios)), submitted: make([]bool, len(ios))}
+	pr.misses, pr.ios, pr.sink = misses, ios, sink
+	pr.fill = r.opts.Cache != nil && !opts.DontFillCache && !inPlace
+	pr.reqs = growZeroed(pr.reqsBuf[:0], len(ios))
+	pr.submitted = growZeroed(pr.submittedBuf[:0], len(ios))
 	lat := r.opts.Pool.Latency()
-	p.mems = slices.Grow(p.mems[:0], len(ios))
+	p.mems = slices.Grow(p.memsBuf[:0], len(ios))
 	for k, io := range ios {
 		m := prefetch.GetMem(int(io.Len), align)
 		p.mems = append(p.mems, m)
@@ -238,6 +252,12 @@ type pendingReads struct {
 	submitted []bool
 	fill      bool
 	sink      stats.Sink
+
+	// Room for a few reads (see PreparedScan.spansBuf).
+	missesBuf    [4]int
+	iosBuf       [2]prefetch.IORange
+	reqsBuf      [2]prefetch.Request
+	submittedBuf [2]bool
 }
 
 // Reads returns the number of reads Finish has yet to issue or wait for.
@@ -488,4 +508,12 @@ func (p *PreparedScan) release() {
 		p.blocks[b] = preparedBlock{idx: p.blocks[b].idx}
 	}
 	p.putMems()
+}
+
+// growZeroed returns s resliced to n zero elements, in s's array when it
+// has room (s is empty: a fixed buffer of the caller's).
+func growZeroed[T any](s []T, n int) []T {
+	s = slices.Grow(s[:0], n)[:n]
+	clear(s)
+	return s
 }
