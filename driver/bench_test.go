@@ -39,6 +39,14 @@ func BenchmarkPreparedSelect(b *testing.B) {
 			lo := i * 7919 % 9900
 			return []any{lo, lo + 99}
 		}},
+		{"multi_range:10", "SELECT c FROM t WHERE " + strings.Repeat("id BETWEEN ? AND ? OR ", 9) + "id BETWEEN ? AND ?", func(i int) []any {
+			a := make([]any, 20)
+			for j := range 10 {
+				lo := (i*7919 + j*997) % 9990
+				a[2*j], a[2*j+1] = lo, lo+9
+			}
+			return a
+		}},
 	}
 	ctx := context.Background()
 	for _, q := range queries {

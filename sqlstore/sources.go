@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"bytes"
 	"errors"
+	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/strata-db/strata/kv"
@@ -292,7 +293,7 @@ func (s *multiScanSource) prepare(ctx *sql.Context) error {
 	}
 	s.base = s.cur
 	end := min(s.cur+s.chunk, len(s.spans))
-	s.ranges = s.ranges[:0]
+	s.ranges = slices.Grow(s.ranges[:0], end-s.cur)
 	for i := s.cur; i < end; i++ {
 		s.ranges = append(s.ranges, kv.ScanRange{Start: s.spans[i].start, End: s.spans[i].end})
 	}
