@@ -178,6 +178,13 @@ type sqlThread struct {
 func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResult, error) {
 	c := b.cfg
 	b.runs++
+	if c.cold && b.runs > 1 {
+		// The first run has the database as sqlMain opened it; each
+		// later one reopens it, to start with caches as empty.
+		if err := b.reopen(); err != nil {
+			return nil, err
+		}
+	}
 	threads := make([]*sqlThread, c.threads)
 	defer func() {
 		for _, t := range threads {

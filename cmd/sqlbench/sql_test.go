@@ -135,4 +135,13 @@ func TestSQLRun(t *testing.T) {
 	require.NoError(t, sqlMain(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-warmup=0", "-workloads=point_select"}, &out, &notices, nil))
 	require.Contains(t, notices.String(), "reusing sbtest")
 	require.True(t, strings.Contains(out.String(), "point_select"))
+
+	// -cold reopens the database before every run: each run starts with
+	// an empty block cache, so each misses in it, though the first run
+	// read every block of this small table.
+	out.Reset()
+	require.NoError(t, sqlMain(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-cold",
+		"-workloads=point_select", "-access=planned,naive", "-statistics"}, &out, io.Discard, nil))
+	require.Equal(t, 2, strings.Count(out.String(), "engine per query:"), out.String())
+	require.Equal(t, 2, strings.Count(out.String(), "block.cache.miss"), "a run found the blocks cached: %s", out.String())
 }
