@@ -44,5 +44,6 @@ func (l *Latency) Observe(d time.Duration) {
 // Get returns the average: zero before the first read.
 func (l *Latency) Get() time.Duration { return time.Duration(l.ns.Load()) }
 
-// Slow reports whether reads take SlowRead or longer.
-func (l *Latency) Slow() bool { return l.Get() >= SlowRead }
+// Slow reports whether reads take SlowRead or longer. A nil Latency (no
+// pool, see Pool.Latency) knows of no slow read.
+func (l *Latency) Slow() bool { return l != nil && l.Get() >= SlowRead }

@@ -39,7 +39,7 @@ func ReadAt(f io.ReaderAt, p []byte, off int64, lat *Latency, sink stats.Sink) (
 	}
 	var n int
 	var err error
-	if m, ok := f.(vfs.Mapped); ok && len(p) <= MaxMappedRead && (lat == nil || !lat.Slow()) {
+	if m, ok := f.(vfs.Mapped); ok && len(p) <= MaxMappedRead && !lat.Slow() {
 		n, err = m.ReadMapped(p, off)
 		sink.Add(stats.FileReadMapped, 1)
 	} else {

@@ -162,7 +162,7 @@ func (r *Reader) mappedFast() bool {
 	if !r.mapped {
 		return false
 	}
-	if p := r.opts.Pool; p != nil && p.Latency().Slow() {
+	if r.opts.Pool.Latency().Slow() {
 		return false
 	}
 	raw, compressed := r.rawLoads.Load(), r.compressedLoads.Load()

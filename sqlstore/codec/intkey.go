@@ -54,10 +54,9 @@ func AppendIntKey(dst []byte, typ sql.Type, v int64, dir Direction) (out []byte,
 		return dst, false
 	}
 	start := len(dst)
-	switch kindOf(typ) {
-	case kindUint8, kindUint16, kindUint32, kindUint64:
+	if lo == 0 { // the unsigned types
 		dst = binary.BigEndian.AppendUint64(append(dst, flagUint), uint64(v))
-	default:
+	} else {
 		dst = binary.BigEndian.AppendUint64(append(dst, flagInt), uint64(v)^signBit)
 	}
 	if m != 0 {
