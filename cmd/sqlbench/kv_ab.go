@@ -202,7 +202,7 @@ func (b *kvBench) runAB(w *kvWorkload) error {
 		}
 	}
 	// Later workloads run with the database as the flags open it.
-	if plain := (kvOpenOptions{directReads: b.cfg.useDirectReads, mmapRead: b.cfg.mmapRead}); b.opened != plain {
+	if plain := b.cfg.openOptions(); b.opened != plain {
 		return b.reopen(plain)
 	}
 	return nil

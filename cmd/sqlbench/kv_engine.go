@@ -60,6 +60,11 @@ type kvOpenOptions struct {
 	mmapRead bool
 }
 
+// openOptions returns the options the flags open the database with.
+func (c *kvConfig) openOptions() kvOpenOptions {
+	return kvOpenOptions{directReads: c.useDirectReads, mmapRead: c.mmapRead}
+}
+
 // kvMultiGetter is an engine that looks many keys up in one call
 // (kv.DB.MultiGet), for multireadrandom.
 type kvMultiGetter interface {

@@ -92,7 +92,7 @@ func newKVRun(c *kvConfig, w *kvWorkload) kvRun {
 		iter:            kvIterOptions{readaheadSize: c.readaheadSize, asyncIO: c.asyncIO, fillCache: c.fillCache, coalesceThreshold: c.multiScanGap},
 		multiReadStride: c.multiReadStride, multiReadBatched: c.multiReadBatched,
 		multiScanSize: c.multiScanSize, multiScanStride: c.multiScanStride, multiScanPrepare: c.multiScanPrepare,
-		open: kvOpenOptions{directReads: c.useDirectReads, mmapRead: c.mmapRead},
+		open: c.openOptions(),
 	}
 	if w.timed {
 		r.duration = c.duration
@@ -235,7 +235,7 @@ func newKVBench(cfg *kvConfig, stdout, stderr io.Writer, progress io.Writer) (_ 
 			return nil, err
 		}
 	}
-	b.opened = kvOpenOptions{directReads: cfg.useDirectReads, mmapRead: cfg.mmapRead}
+	b.opened = cfg.openOptions()
 	if b.db, err = b.backend.open(b.dir, cfg.useExistingDB, b.opened); err != nil {
 		return nil, fmt.Errorf("opening the database in %s: %w", b.dir, err)
 	}
