@@ -596,3 +596,72 @@ func TestOpenLocked(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenWithoutCurrent: a directory that lost its CURRENT file but still
+// holds tables or logs is a damaged database. Open must refuse with a
+// corruption error and leave every file in place, never start a new
+// database over them (whose first Open would delete them as stale). A lone
+// MANIFEST, what a crash during the first Open leaves, is a new database.
+func TestOpenWithoutCurrent(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flush bool // a table as well as the log
+	}{
+		{"tables and log", true},
+		{"log only", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := vfs.NewMem()
+			d, err := Open("/db", testOptions(fs))
+			require.NoError(t, err)
+			require.NoError(t, d.Set([]byte("a"), []byte("1"), Sync))
+			if tc.flush {
+				require.NoError(t, d.Flush())
+			}
+			require.NoError(t, d.Set([]byte("b"), []byte("2"), Sync))
+			require.NoError(t, d.Close())
+
+			saved, err := vfs.ReadFile(fs, "/db/CURRENT")
+			require.NoError(t, err)
+			require.NoError(t, fs.Remove("/db/CURRENT"))
+			before, err := fs.List("/db")
+			require.NoError(t, err)
+
+			_, err = Open("/db", testOptions(fs))
+			require.ErrorIs(t, err, ErrCorruption)
+			require.ErrorContains(t, err, "no CURRENT file")
+			after, err := fs.List("/db")
+			require.NoError(t, err)
+			require.ElementsMatch(t, before, after, "a refused Open changed the directory")
+
+			// With CURRENT restored, nothing was lost.
+			require.NoError(t, vfs.WriteFileSync(fs, "/db", "/db/CURRENT", saved))
+			d, err = Open("/db", testOptions(fs))
+			require.NoError(t, err)
+			for k, want := range map[string]string{"a": "1", "b": "2"} {
+				v, err := d.Get([]byte(k), nil)
+				require.NoError(t, err)
+				require.Equal(t, want, string(v))
+			}
+			require.NoError(t, d.Close())
+		})
+	}
+
+	t.Run("lone manifest", func(t *testing.T) {
+		fs := vfs.NewMem()
+		d, err := Open("/db", testOptions(fs))
+		require.NoError(t, err)
+		require.NoError(t, d.Close())
+		names, err := fs.List("/db")
+		require.NoError(t, err)
+		for _, n := range names {
+			if !strings.HasPrefix(n, "MANIFEST") && n != "LOCK" {
+				require.NoError(t, fs.Remove("/db/"+n))
+			}
+		}
+		d, err = Open("/db", testOptions(fs))
+		require.NoError(t, err)
+		require.NoError(t, d.Set([]byte("k"), []byte("v"), Sync))
+		require.NoError(t, d.Close())
+	})
+}

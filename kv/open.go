@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/strata-db/strata/kv/cache"
 	"github.com/strata-db/strata/kv/internal/base"
@@ -85,6 +86,9 @@ func Open(dirname string, opts *Options) (db *DB, err error) {
 	} else if errors.Is(serr, os.ErrNotExist) {
 		if o.ErrorIfNotExist {
 			return nil, fmt.Errorf("kv: open %s: no database (no CURRENT file)", dirname)
+		}
+		if err := checkNoData(fs, dirname); err != nil {
+			return nil, err
 		}
 		d.mu.versions, err = manifest.Create(fs, dirname, mopts)
 	} else {
@@ -289,6 +293,38 @@ func (r *recovery) flush() error {
 	r.mem.unref()
 	r.mem = nil
 	return nil
+}
+
+// checkNoData refuses to start a new database in a directory without a
+// CURRENT file that still holds tables or logs. A new database's first
+// Open would delete them as stale (removeStaleFiles), so a lost CURRENT,
+// which is damage to an existing database, would become the silent loss of
+// all of it. A lone MANIFEST is no such sign: a crash during the very
+// first Open leaves one behind before CURRENT is written, and no table or
+// log exists yet.
+func checkNoData(fs vfs.FS, dirname string) error {
+	names, err := fs.List(dirname)
+	if err != nil {
+		return fmt.Errorf("kv: open %s: %w", dirname, err)
+	}
+	var found []string
+	for _, name := range names {
+		if t, _ := parseFilename(name); t == fileTypeTable || t == fileTypeLog {
+			found = append(found, name)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	sort.Strings(found)
+	more := ""
+	if len(found) > 3 {
+		more = fmt.Sprintf(" and %d more", len(found)-3)
+		found = found[:3]
+	}
+	return fmt.Errorf("kv: open %s: %w: no CURRENT file, but the directory holds a database's files (%s%s); "+
+		"restore CURRENT (one line naming the MANIFEST) instead of starting a new database over them",
+		dirname, ErrCorruption, strings.Join(found, ", "), more)
 }
 
 // removeStaleFiles deletes, at Open, the logs older than the live one,
