@@ -108,6 +108,9 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	if c.duration <= 0 {
 		errs = append(errs, fmt.Errorf("-duration=%v: want a positive duration", c.duration))
 	}
+	if c.warmup < 0 {
+		errs = append(errs, fmt.Errorf("-warmup=%v: want 0 (none) or a positive duration", c.warmup))
+	}
 	if c.rangeSize < 1 || c.rangeSize > c.rows {
 		errs = append(errs, fmt.Errorf("-range_size=%d: want 1 to -rows", c.rangeSize))
 	}

@@ -37,6 +37,7 @@ func TestSQLFlags(t *testing.T) {
 		{name: "size above rows", args: []string{"-rows=1000", "-workloads=simple_range:5000"}, errs: []string{"size above -rows"}},
 		{name: "stray argument", args: []string{"extra"}, errs: []string{"unexpected arguments"}},
 		{name: "negative cache", args: []string{"-cache_size=-1"}, errs: []string{"-cache_size=-1"}},
+		{name: "negative durations", args: []string{"-duration=-1s", "-warmup=-1s"}, errs: []string{"-duration=-1s", "-warmup=-1s"}},
 		{name: "cache size", args: []string{"-cache_size=536870912"}, check: func(t *testing.T, c *sqlConfig) {
 			require.EqualValues(t, 512<<20, c.cacheSize)
 			require.Equal(t, "/d?db=sbtest&sync=false&cache=536870912", sqlDSN("/d", c))
