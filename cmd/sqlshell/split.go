@@ -24,8 +24,10 @@ type statement struct {
 // statements end at the delimiter (";", changed with a DELIMITER line) or
 // at \G, outside quotes ('...', "...", `...`) and comments (-- and # to the
 // end of the line, /* ... */). Comments that are not MySQL's executable
-// /*! ... */ kind are dropped. Feed lines in order with add; a splitter is
-// not safe for concurrent use.
+// /*! ... */ kind (or an optimizer hint, /*+ ... */) are dropped, and
+// leave a space between the tokens they separated (a line comment leaves
+// its line's end). Feed lines in order with add; a splitter is not safe
+// for concurrent use.
 type splitter struct {
 	delim   string
 	buf     strings.Builder
@@ -111,6 +113,11 @@ func (s *splitter) add(line string) []statement {
 			if s.keepCmt {
 				s.begin()
 				s.buf.WriteString("/*")
+			} else if s.start != 0 && !endsInSpace(&s.buf) {
+				// A comment separates tokens as a space does:
+				// 1/* c */AS x is 1 AS x, not 1AS x, and 'a'/**/'b' two
+				// adjacent strings, not one with a quote inside.
+				s.buf.WriteByte(' ')
 			}
 			i++
 		default:
@@ -121,10 +128,25 @@ func (s *splitter) add(line string) []statement {
 			s.buf.WriteByte(c)
 		}
 	}
-	if s.start != 0 {
+	if s.start != 0 && (!s.comment || s.keepCmt) {
+		// (A dropped comment open over the line end already left its
+		// space.)
 		s.buf.WriteByte('\n')
 	}
 	return out
+}
+
+// endsInSpace reports whether b's text ends in white space.
+func endsInSpace(b *strings.Builder) bool {
+	t := b.String()
+	if t == "" {
+		return false
+	}
+	switch t[len(t)-1] {
+	case ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
 }
 
 func (s *splitter) begin() {

@@ -26,6 +26,12 @@ func TestSplitter(t *testing.T) {
 		{"delimiter", "DELIMITER //\nCREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET @a = 1; END//\nDELIMITER ;\nSELECT 1;",
 			[]statement{{"CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET @a = 1; END", 2, termDelimiter}, {"SELECT 1", 4, termDelimiter}}},
 		{"minus is not a comment", "SELECT 1--1;", []statement{{"SELECT 1--1", 1, termDelimiter}}},
+		{"comment separates tokens", "SELECT 1/* c */AS x;", []statement{{"SELECT 1 AS x", 1, termDelimiter}}},
+		{"empty comment separates strings", "SELECT 'a'/**/'b' AS y;", []statement{{"SELECT 'a' 'b' AS y", 1, termDelimiter}}},
+		{"comment over lines separates tokens", "SELECT 1/* c\n d */AS x;", []statement{{"SELECT 1 AS x", 1, termDelimiter}}},
+		{"comment at the start", "/* c */SELECT 1;", []statement{{"SELECT 1", 1, termDelimiter}}},
+		{"line comments end their line", "SELECT 1-- c\nAS x# d\n, 2;", []statement{{"SELECT 1\nAS x\n, 2", 1, termDelimiter}}},
+		{"executable comment kept inline", "SELECT 1/*!AS x*/;", []statement{{"SELECT 1/*!AS x*/", 1, termDelimiter}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
