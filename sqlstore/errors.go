@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -78,11 +79,14 @@ func wrapf(err error, format string, args ...any) error {
 
 // MySQLError returns the error a MySQL client should see for err, with
 // MySQL's error number and SQLSTATE: this package's own errors (a write
-// conflict is 1213), GMS error kinds that GMS's own mapping
-// (sql.CastSQLError) leaves as 1105 but MySQL numbers (a string too long for
-// its column is 1406, a value out of range 1264, an unknown column 1054, a
-// violated CHECK 3819), and everything else as GMS maps it. The MySQL server
-// and the database/sql driver use it; nil stays nil.
+// conflict is 1213), a statement stopped by its context (KILL QUERY, a
+// client gone) as 1317, GMS error kinds that GMS's own mapping
+// (sql.CastSQLError) leaves as 1105 but MySQL numbers (a syntax error is
+// 1064, an existing table 1050, a bad database name 1102, a missing value
+// for a NOT NULL column without default 1364, a string too long for its
+// column 1406, a value out of range 1264, an unknown column 1054, a
+// violated CHECK 3819), and everything else as GMS maps it. The MySQL
+// server and the database/sql driver use it; nil stays nil.
 func MySQLError(err error) *mysql.SQLError {
 	if err == nil {
 		return nil
@@ -94,12 +98,26 @@ func MySQLError(err error) *mysql.SQLError {
 	if errors.Is(err, ErrConflict) || errors.Is(err, kv.ErrConflict) {
 		return toSQLError(err).(*mysql.SQLError)
 	}
+	if errors.Is(err, context.Canceled) {
+		// Only a statement's own context is cancelled: by KILL QUERY or
+		// KILL, a shutdown, or a client that hung up. MySQL reports all
+		// of them so.
+		return mysql.NewSQLError(mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted")
+	}
 	inner := sql.UnwrapError(err)
 	var wi sql.WrappedInsertError
 	if errors.As(inner, &wi) {
 		inner = wi.Cause
 	}
 	switch {
+	case sql.ErrSyntaxError.Is(inner):
+		return mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "%v", inner)
+	case sql.ErrTableAlreadyExists.Is(inner):
+		return mysql.NewSQLError(mysql.ERTableExists, "42S01", "%v", inner)
+	case sql.ErrInvalidDatabaseName.Is(inner):
+		return mysql.NewSQLError(mysql.ERWrongDbName, "42000", "%v", inner)
+	case sql.ErrInsertIntoNonNullableDefaultNullColumn.Is(inner):
+		return mysql.NewSQLError(mysql.ERNoDefaultForField, mysql.SSUnknownSQLState, "%v", inner)
 	case types.ErrLengthBeyondLimit.Is(inner):
 		return mysql.NewSQLError(mysql.ERDataTooLong, "22001", "Data too long for column (%v)", inner)
 	case sql.ErrValueOutOfRange.Is(inner):

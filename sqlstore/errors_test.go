@@ -43,11 +43,15 @@ func TestBadInput(t *testing.T) {
 		{"INSERT INTO t VALUES (3, 3, 'x', 30, 3), (4, 4, 'y', 10, 4)", mysql.ERDupEntry},    // 1062, unique
 		{"UPDATE t SET u = 10 WHERE id = 2", mysql.ERDupEntry},
 		{"UPDATE t SET id = 1 WHERE id = 2", mysql.ERDupEntry},
-		{"INSERT INTO nope VALUES (1)", mysql.ERNoSuchTable},              // 1146
-		{"SELECT nope FROM t", mysql.ERBadFieldError},                     // 1054
-		{"INSERT INTO t (id, nope) VALUES (3, 1)", mysql.ERBadFieldError}, // 1054
-		{"INSERT INTO t VALUES (3, -1, 'x', 30, 3)", 3819},                // check constraint violated
-		{"INSERT INTO c VALUES (1, 99)", mysql.ErNoReferencedRow2},        // 1452
+		{"INSERT INTO nope VALUES (1)", mysql.ERNoSuchTable},                 // 1146
+		{"SELECT nope FROM t", mysql.ERBadFieldError},                        // 1054
+		{"INSERT INTO t (id, nope) VALUES (3, 1)", mysql.ERBadFieldError},    // 1054
+		{"INSERT INTO t VALUES (3, -1, 'x', 30, 3)", 3819},                   // check constraint violated
+		{"INSERT INTO c VALUES (1, 99)", mysql.ErNoReferencedRow2},           // 1452
+		{"INSERT INTO t (id, s) VALUES (3, 'x')", mysql.ERNoDefaultForField}, // 1364
+		{"CREATE TABLE t (id INT PRIMARY KEY)", mysql.ERTableExists},         // 1050
+		{"SELEC * FROM t", mysql.ERParseError},                               // 1064
+		{"SELECT * FROM t WHERE", mysql.ERParseError},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			err := d.execErr(tc.q)

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -23,6 +24,11 @@ func TestServerError(t *testing.T) {
 		{"privilege", sql.ErrPrivilegeCheckFailed.New("'u'@'%'"), 1142, "42000"},
 		{"database access", sql.ErrDatabaseAccessDeniedForUser.New("'u'@'%'", "db"), 1044, "42000"},
 		{"secure_file_priv", sql.ErrSecureFilePriv.New(), 1290, "HY000"},
+		{"syntax", sql.ErrSyntaxError.New("syntax error at position 6 near 'selec'"), 1064, "42000"},
+		{"table exists", sql.ErrTableAlreadyExists.New("t"), 1050, "42S01"},
+		{"no default", sql.ErrInsertIntoNonNullableDefaultNullColumn.New("n"), 1364, "HY000"},
+		{"no default in insert", sql.NewWrappedInsertError(sql.Row{1}, sql.ErrInsertIntoNonNullableDefaultNullColumn.New("n")), 1364, "HY000"},
+		{"interrupted", fmt.Errorf("reading rows: %w", context.Canceled), 1317, "70100"},
 		{"unknown", errors.New("boom"), 1105, "HY000"},
 	}
 	for _, tc := range tests {

@@ -177,16 +177,25 @@ func startServer(cfg serverConfig) (*srv, error) {
 	s.ln = newLimitListener(nl, cfg.maxConns, cfg.maxPacket, cfg.log)
 	s.ln.connectTimeout = cfg.connectTimeout
 	gcfg := server.Config{
-		Protocol:               "tcp",
-		Address:                nl.Addr().String(),
-		Listener:               s.ln,
-		Version:                "8.0.33-strata",
-		ConnReadTimeout:        cfg.idleTimeout,
+		Protocol: "tcp",
+		Address:  nl.Addr().String(),
+		Listener: s.ln,
+		Version:  "8.0.33-strata",
+		// No ConnReadTimeout for the engine: its protocol handler also
+		// takes it as the longest wait for a statement's next row, and
+		// fails slower statements. The idle timeout is the protocol
+		// layer's alone (lc.ConnReadTimeout below).
 		ConnWriteTimeout:       cfg.writeTimeout,
 		TLSConfig:              tlsCfg,
 		RequireSecureTransport: cfg.requireTLS,
 		ProtocolListenerFactory: func(_ server.Config, lc mysql.ListenerConfig, _ server.ServerEventListener) (server.ProtocolListener, error) {
 			lc.MaxConns = 0 // the limitListener refuses with an error instead
+			// Every read from the client must come within the idle
+			// timeout. Between commands that is the wait for the next
+			// one; while a statement runs nothing is read (a hang-up is
+			// watched for without reading, see watchPeer), so however
+			// long it takes, it is not idle time.
+			lc.ConnReadTimeout = cfg.idleTimeout
 			lc.AuthServer = authServer{AuthServer: lc.AuthServer, requireTLS: cfg.requireTLS}
 			l, err := mysql.NewListenerWithConfig(lc)
 			if err != nil {
@@ -213,7 +222,7 @@ func startServer(cfg serverConfig) (*srv, error) {
 		if !ok {
 			return nil, fmt.Errorf("unexpected protocol handler %T", h)
 		}
-		s.h = newHandler(gh, cfg.maxPacket)
+		s.h = newHandler(gh, s.engine.Parser, cfg.maxPacket)
 		return s.h, nil
 	}
 	s.gms, err = server.NewServerWithHandler(gcfg, s.engine, gsql.NewContext, builder, nil, wrap)

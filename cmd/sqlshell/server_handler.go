@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/server"
+	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -19,6 +20,7 @@ import (
 // connections are counted for a clean shutdown.
 type handler struct {
 	*server.Handler
+	parser    gsql.Parser // the engine's, to tell syntax errors (queryErr)
 	maxPacket int
 
 	mu      sync.Mutex
@@ -27,8 +29,8 @@ type handler struct {
 	running int // commands being executed
 }
 
-func newHandler(h *server.Handler, maxPacket int) *handler {
-	w := &handler{Handler: h, maxPacket: maxPacket}
+func newHandler(h *server.Handler, parser gsql.Parser, maxPacket int) *handler {
+	w := &handler{Handler: h, parser: parser, maxPacket: maxPacket}
 	w.cond = sync.NewCond(&w.mu)
 	return w
 }
@@ -132,7 +134,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	return wireErr(h.Handler.ComQuery(ctx, c, query, callback))
+	return h.queryErr(c, query, false, h.Handler.ComQuery(ctx, c, query, callback))
 }
 
 // ComMultiQuery implements mysql.Handler.
@@ -146,7 +148,13 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
 	rest, err = h.Handler.ComMultiQuery(ctx, c, query, callback)
-	return rest, wireErr(err)
+	if err != nil {
+		// MySQL ends a multi-statement query at its first failing
+		// statement. The protocol layer runs whatever remainder is
+		// returned, after the error packet, so none may be.
+		return "", h.queryErr(c, query, true, err)
+	}
+	return rest, nil
 }
 
 // ComPrepare implements mysql.Handler.

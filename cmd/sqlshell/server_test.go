@@ -420,3 +420,132 @@ func TestServerSurvivesEnginePanic(t *testing.T) {
 	require.NoError(t, db.QueryRowContext(ctx, "SELECT COUNT(*) FROM k").Scan(&n))
 	require.Equal(t, 1, n)
 }
+
+// TestServerMultiStatementStopsAtError sends statements in one query with
+// CLIENT_MULTI_STATEMENTS: as in MySQL, the first failing statement ends
+// the query, nothing after it runs, and the error is the last packet.
+func TestServerMultiStatementStopsAtError(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw"})
+	db := client(t, s.addr(), "root", "pw", "multiStatements=true")
+	db.SetMaxOpenConns(1)
+	_, err := db.Exec("CREATE TABLE ms (id INT PRIMARY KEY)")
+	require.NoError(t, err)
+	_, err = db.Exec("INSERT INTO ms VALUES (1)")
+	require.NoError(t, err)
+
+	_, err = db.Exec("INSERT INTO ms VALUES (3); INSERT INTO ms VALUES (1); INSERT INTO ms VALUES (4)")
+	require.Equal(t, uint16(1062), mysqlNumber(err), "%v", err)
+
+	// The connection is in step: its next query gets its own answer.
+	var ids []int
+	rows, err := db.Query("SELECT id FROM ms ORDER BY id")
+	require.NoError(t, err)
+	for rows.Next() {
+		var id int
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []int{1, 3}, ids, "the statement after the failing one did not run")
+}
+
+// TestServerIdleTimeoutSparesRunningQueries: the idle timeout closes a
+// connection that waits for its client's next command, never one whose
+// statement runs longer than the timeout.
+func TestServerIdleTimeoutSparesRunningQueries(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw", idleTimeout: 300 * time.Millisecond})
+	db := client(t, s.addr(), "root", "pw", "")
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer c.Close()
+	var v int
+	require.NoError(t, c.QueryRowContext(ctx, "SELECT SLEEP(1)").Scan(&v))
+	// Rows that come late, one after the other, do not count as idle
+	// either.
+	var n int
+	require.NoError(t, c.QueryRowContext(ctx, "SELECT COUNT(*) FROM (SELECT SLEEP(0.4) FROM (SELECT 1 UNION ALL SELECT 2) x) y").Scan(&n))
+	require.Equal(t, 2, n)
+
+	// Idle now: the server closes the connection.
+	waitFor(t, "the idle connection is closed", func() bool {
+		s.ln.mu.Lock()
+		defer s.ln.mu.Unlock()
+		return len(s.ln.conns) == 0
+	})
+}
+
+// TestServerErrorNumbers: errors reach clients with MySQL's number and
+// SQLSTATE, also those the protocol handler of the engine numbers 1105.
+func TestServerErrorNumbers(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw"})
+	for _, params := range []string{"", "multiStatements=true", "interpolateParams=true"} {
+		t.Run(params, func(t *testing.T) {
+			db := client(t, s.addr(), "root", "pw", params)
+			_, _ = db.Exec("DROP TABLE IF EXISTS en")
+			_, err := db.Exec("CREATE TABLE en (id INT PRIMARY KEY, n INT NOT NULL)")
+			require.NoError(t, err)
+			tests := []struct {
+				q     string
+				num   uint16
+				state string
+			}{
+				{"selec 1", 1064, "42000"},
+				{"SELECT 1 FROM", 1064, "42000"},
+				{"CREATE TABLE en (id INT PRIMARY KEY)", 1050, "42S01"},
+				{"INSERT INTO en (id) VALUES (1)", 1364, "HY000"},
+				{"SELECT * FROM nope", 1146, "42S02"},
+			}
+			for _, tc := range tests {
+				_, err := db.Exec(tc.q)
+				var me *mysql.MySQLError
+				require.True(t, errors.As(err, &me), "%s: %v", tc.q, err)
+				require.Equal(t, tc.num, me.Number, "%s: %v", tc.q, err)
+				require.Equal(t, tc.state, string(me.SQLState[:]), "%s: %v", tc.q, err)
+			}
+			if params == "interpolateParams=true" {
+				// Sent as COM_QUERY. (Without interpolation it is
+				// COM_STMT_PREPARE, which the protocol layer parses
+				// and fails with 1105 before the handler sees it.)
+				_, err = db.Exec("selec ?", 1)
+				require.Equal(t, uint16(1064), mysqlNumber(err), "%v", err)
+			}
+		})
+	}
+}
+
+// TestServerKillQuery: a statement stopped by KILL QUERY fails with
+// MySQL's 1317, and its connection carries on.
+func TestServerKillQuery(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw"})
+	db := client(t, s.addr(), "root", "pw", "")
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer c.Close()
+	var id int64
+	require.NoError(t, c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id))
+	errc := make(chan error, 1)
+	go func() {
+		var v int
+		errc <- c.QueryRowContext(ctx, "SELECT SLEEP(30)").Scan(&v)
+	}()
+	waitFor(t, "the statement runs", func() bool {
+		var n int
+		err := db.QueryRow("SELECT COUNT(*) FROM information_schema.processlist WHERE id = ? AND info LIKE 'SELECT SLEEP%'", id).Scan(&n)
+		return err == nil && n == 1
+	})
+	_, err = db.Exec(fmt.Sprintf("KILL QUERY %d", id))
+	require.NoError(t, err)
+	select {
+	case err = <-errc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed statement still runs")
+	}
+	var me *mysql.MySQLError
+	require.True(t, errors.As(err, &me), "%v", err)
+	require.Equal(t, uint16(1317), me.Number, "%v", err)
+	require.Equal(t, "70100", string(me.SQLState[:]))
+	var v int
+	require.NoError(t, c.QueryRowContext(ctx, "SELECT 1").Scan(&v))
+}

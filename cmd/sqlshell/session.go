@@ -14,7 +14,6 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/strata-db/strata/sqlstore"
@@ -169,22 +168,15 @@ func printable(b []byte) bool {
 }
 
 // errorLine formats err as the mysql client does: ERROR 1146 (42S02): ...
-// with " at line N" when line > 0.
+// with " at line N" when line > 0. The number is the one the server sends
+// (a statement interrupted with Ctrl-C is 1317, as KILL QUERY is there).
 func errorLine(err error, line int) string {
-	var num int
-	var state, msg string
-	switch {
-	case errors.Is(err, context.Canceled):
-		num, state, msg = mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted"
-	default:
-		se := sqlstore.ServerError(err)
-		num, state, msg = se.Num, se.State, se.Message
-	}
+	se := sqlstore.ServerError(err)
 	at := ""
 	if line > 0 {
 		at = fmt.Sprintf(" at line %d", line)
 	}
-	return fmt.Sprintf("ERROR %d (%s)%s: %s", num, state, at, msg)
+	return fmt.Sprintf("ERROR %d (%s)%s: %s", se.Num, se.State, at, se.Message)
 }
 
 // closeEngine stops the engine and closes the store.
