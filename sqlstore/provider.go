@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -212,6 +213,9 @@ func (p *Provider) CreateDatabase(ctx *sql.Context, name string) error {
 
 // CreateCollatedDatabase implements sql.CollatedDatabaseProvider.
 func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collation sql.CollationID) error {
+	if err := checkDatabaseName(name); err != nil {
+		return err
+	}
 	t, err := p.store.writer(ctx)
 	if err != nil {
 		return err
@@ -229,6 +233,17 @@ func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collati
 		return err
 	}
 	return t.setCatalog(catalogKey(kindDatabase, name), b)
+}
+
+// checkDatabaseName applies MySQL's rules for a new database's name: not
+// empty, at most 64 characters, not ending in a space. The parser accepts
+// an empty quoted name and others MySQL refuses; such a database could be
+// created but hardly told apart in SHOW DATABASES or used from a client.
+func checkDatabaseName(name string) error {
+	if name == "" || utf8.RuneCountInString(name) > 64 || strings.HasSuffix(name, " ") {
+		return sql.ErrInvalidDatabaseName.New(fmt.Sprintf("'%s'", name))
+	}
+	return nil
 }
 
 // DropDatabase implements sql.MutableDatabaseProvider: the database's

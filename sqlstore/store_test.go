@@ -1,9 +1,12 @@
 package sqlstore
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,4 +26,19 @@ func TestSmoke(t *testing.T) {
 	require.True(t, sql.ErrPrimaryKeyViolation.Is(sql.UnwrapError(err)), err)
 	d.reopen()
 	require.Equal(t, []sql.Row{{int32(11), "a", int32(10)}, {int32(13), "c", int32(30)}}, d.exec("SELECT * FROM t ORDER BY id"))
+}
+
+// TestCreateDatabaseName: names MySQL refuses (empty, ending in a space,
+// longer than 64 characters) are refused with error 1102 and create
+// nothing; the longest valid name is accepted.
+func TestCreateDatabaseName(t *testing.T) {
+	d := newTestDB(t)
+	before := fmt.Sprint(d.exec("SHOW DATABASES"))
+	for _, name := range []string{"", " ", "db ", strings.Repeat("x", 65)} {
+		err := d.execErr("CREATE DATABASE `" + name + "`")
+		require.True(t, sql.ErrInvalidDatabaseName.Is(err), "%q: %v", name, err)
+		require.Equal(t, mysql.ERWrongDbName, MySQLError(err).Num, "%q: %v", name, err)
+	}
+	require.Equal(t, before, fmt.Sprint(d.exec("SHOW DATABASES")))
+	d.exec("CREATE DATABASE `" + strings.Repeat("x", 64) + "`")
 }

@@ -66,6 +66,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sqlshell: unexpected argument %q\n%s", fs.Arg(0), usage)
 		return exitUsage
 	}
+	if *db == "" {
+		// MySQL has no database without a name (ERROR 1102); the store
+		// would create one.
+		fmt.Fprintf(stderr, "sqlshell: --db: incorrect database name ''\n")
+		return exitUsage
+	}
 
 	st, err := openStore(*data, false)
 	if err != nil {

@@ -78,6 +78,7 @@ func TestExecFlag(t *testing.T) {
 		{"e-skip-names", []string{"-N", "-e", "SELECT 1, 2"}},
 		{"e-other-db", []string{"--db", "shop", "-e", "SELECT DATABASE()"}},
 		{"bad-flag", []string{"--nope"}},
+		{"empty-db", []string{"--db", "", "-e", "SELECT 1"}},
 		{"comments-separate", []string{"-e", "SELECT 1/* c */AS x, 'a'/**/'b' AS y"}},
 	}
 	for _, tc := range tests {
