@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/strata-db/strata/planner"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
@@ -164,6 +166,22 @@ func encodeRange(ctx *sql.Context, d *tableDef, ix *indexDef, prefix []byte, rng
 		}
 		break
 	}
+	// A key the column's type does not hold (an outer row's value in the
+	// first probe of a lookup join, which GMS passes unconverted) was
+	// widened above; its residual check must not convert it into the
+	// type either, which would clamp or round it back onto a row.
+	cloned := false
+	for _, j := range sp.residual {
+		if j >= len(keyed) {
+			continue
+		}
+		if p := preciseType(d.schema[ix.cols[j]].Type); p != nil && !rangeHeldExactly(ctx, d.schema[ix.cols[j]].Type, rng[j]) {
+			if !cloned {
+				sp.rng, cloned = slices.Clone(rng), true
+			}
+			sp.rng[j].Typ = p
+		}
+	}
 	if allPoints {
 		sp.point = len(keyed) == len(ix.cols) && len(sp.residual) == 0
 		sp.start = pfx
@@ -305,6 +323,32 @@ func columnBounds(ctx *sql.Context, colType sql.Type, ce sql.MySQLRangeColumnExp
 		return nil, nil, false, false
 	}
 	return lo, hi, exact, false
+}
+
+// rangeHeldExactly reports whether the column type typ holds every key of
+// a column's range exactly (holdsExactly).
+func rangeHeldExactly(ctx *sql.Context, typ sql.Type, ce sql.MySQLRangeColumnExpr) bool {
+	for _, c := range []sql.MySQLRangeCut{ce.LowerBound, ce.UpperBound} {
+		if k, ok := cutKey(c); ok && !holdsExactly(ctx, typ, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// preciseType returns a type that compares values of the column type typ
+// with keys of any precision or magnitude without converting them into
+// typ, or nil when typ has none here.
+func preciseType(typ sql.Type) sql.Type {
+	switch {
+	case types.IsInteger(typ), types.IsDecimal(typ):
+		return types.InternalDecimalType
+	case types.IsFloat(typ):
+		return types.Float64
+	case types.IsTime(typ):
+		return types.DatetimeMaxPrecision
+	}
+	return nil
 }
 
 // cutKey returns the key of a Below or Above cut.

@@ -277,7 +277,12 @@ func (p *PreparedSelect) intervals(args map[string]any) (set intervalSet, ok boo
 			case ">=":
 				lo = max(lo, v)
 			case ">":
-				empty = empty || v == math.MaxInt64
+				if v == math.MaxInt64 {
+					// Empty for a signed column, but not for a BIGINT
+					// UNSIGNED one, whose values above it no interval
+					// of int64s holds: GMS answers.
+					return nil, false
+				}
 				lo = max(lo, v+1)
 			case "<=":
 				hi = min(hi, v)

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 
 	"github.com/strata-db/strata/sqlstore/codec"
 )
@@ -53,10 +54,24 @@ func (t *Table) SkipIndexCosting() bool { return false }
 
 // LookupForExpressions implements sql.IndexSearchableTable.
 func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
-	d := t.def
-	if d.keyless {
+	if t.def.keyless {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
+	if lookup, residual, ok := t.intLookup(ctx, exprs); ok {
+		return lookup, nil, residual, true, nil
+	}
+	// A literal GMS's ranges would clamp or round (inexact.go).
+	if lookup, residual, ok := t.inexactLookup(ctx, exprs); ok {
+		return lookup, nil, residual, true, nil
+	}
+	return sql.IndexLookup{}, nil, nil, false, nil
+}
+
+// intLookup returns the lookup of integer literals described at the top of
+// this file, and the conjuncts it leaves to a filter; ok is false when it
+// declines.
+func (t *Table) intLookup(ctx *sql.Context, exprs []sql.Expression) (sql.IndexLookup, sql.Expression, bool) {
+	d := t.def
 	// The interval sets of the integer columns the conjuncts constrain.
 	sets := map[int]intervalSet{}
 	used := make([]int, len(exprs)) // column of each understood conjunct, or -1
@@ -73,7 +88,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		sets[col] = set
 	}
 	if len(sets) == 0 {
-		return sql.IndexLookup{}, nil, nil, false, nil
+		return sql.IndexLookup{}, nil, false
 	}
 	// A bound outside the column's type (id > -5000000000 on an INT) is
 	// cut to the type here, which also bounds the set: GMS would clamp the
@@ -85,7 +100,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	ix := t.searchIndex(sets)
 	if ix == nil {
-		return sql.IndexLookup{}, nil, nil, false, nil
+		return sql.IndexLookup{}, nil, false
 	}
 	col := ix.cols[0]
 	set := sets[col]
@@ -97,7 +112,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		lo, ok1 := fromInt64(ctx, colType, iv.lo)
 		hi, ok2 := fromInt64(ctx, colType, iv.hi)
 		if !ok1 || !ok2 {
-			return sql.IndexLookup{}, nil, nil, false, nil
+			return sql.IndexLookup{}, nil, false
 		}
 		rng := make(sql.MySQLRange, len(ix.cols))
 		rng[0] = sql.ClosedRangeColumnExpr(lo, hi, colType)
@@ -114,7 +129,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		residual = expression.JoinAnd(rest...)
 	}
 	lookup := sql.NewIndexLookup(&Index{t: d, ix: ix}, ranges, false, false, false, false)
-	return lookup, nil, residual, true, nil
+	return lookup, residual, true
 }
 
 // searchIndex returns the index LookupForExpressions uses for the interval
@@ -205,6 +220,11 @@ func (t *Table) comparison(left, right sql.Expression, op string) (int, interval
 		iv = interval{v, v}
 	case ">":
 		if v == math.MaxInt64 {
+			// Nothing is above it in an int64, but a BIGINT UNSIGNED has
+			// values above it, which an interval of int64s cannot hold.
+			if t.def.schema[col].Type.Type() == sqltypes.Uint64 {
+				return 0, nil, false
+			}
 			return col, nil, true
 		}
 		iv = interval{v + 1, math.MaxInt64}

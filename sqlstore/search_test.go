@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -158,4 +159,176 @@ func TestOutOfRangeLiterals(t *testing.T) {
 		}
 		require.Equal(t, tc.want, got, tc.q)
 	}
+}
+
+// checkResults runs each query with the planned and the naive read paths
+// and by default, and compares the rows with the expected ones, written
+// as fmt prints them.
+func checkResults(t *testing.T, d *testDB, tests []struct{ q, want string }) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			d.t = t
+			for _, mode := range []string{"planned", "naive", "default"} {
+				d.exec("SET strata_access = '" + mode + "'")
+				require.Equal(t, tc.want, fmt.Sprint(d.exec(tc.q)), mode)
+			}
+		})
+	}
+}
+
+// TestUnsignedBoundsAboveInt64 checks comparisons of a BIGINT UNSIGNED key
+// with values at and above 2^63-1: id > 9223372036854775807 was read as
+// matching nothing, as it does for a signed column.
+func TestUnsignedBoundsAboveInt64(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE tu (id BIGINT UNSIGNED PRIMARY KEY, k INT)")
+	d.exec("INSERT INTO tu VALUES (1,1),(9223372036854775807,2),(9223372036854775808,3),(18446744073709551615,4)")
+	d.exec("CREATE TABLE tu2 (id INT PRIMARY KEY, k BIGINT UNSIGNED, INDEX(k))")
+	d.exec("INSERT INTO tu2 VALUES (1,5),(2,9223372036854775807),(3,9223372036854775808),(4,18446744073709551615)")
+	d.exec("CREATE TABLE ts (id BIGINT PRIMARY KEY)")
+	d.exec("INSERT INTO ts VALUES (1), (9223372036854775807)")
+	checkResults(t, d, []struct{ q, want string }{
+		{"SELECT id FROM tu WHERE id > 9223372036854775807 ORDER BY id", "[[9223372036854775808] [18446744073709551615]]"},
+		{"SELECT id FROM tu WHERE 9223372036854775807 < id ORDER BY id", "[[9223372036854775808] [18446744073709551615]]"},
+		{"SELECT id FROM tu WHERE id >= 9223372036854775807 ORDER BY id", "[[9223372036854775807] [9223372036854775808] [18446744073709551615]]"},
+		{"SELECT id FROM tu WHERE id > 9223372036854775807 AND id < 18446744073709551615", "[[9223372036854775808]]"},
+		{"SELECT id FROM tu WHERE id > 9223372036854775807 OR id = 1 ORDER BY id", "[[1] [9223372036854775808] [18446744073709551615]]"},
+		{"SELECT id FROM tu WHERE id <= 9223372036854775807 ORDER BY id", "[[1] [9223372036854775807]]"},
+		{"SELECT id FROM tu WHERE id < 9223372036854775808 ORDER BY id", "[[1] [9223372036854775807]]"},
+		{"SELECT id FROM tu WHERE id = 9223372036854775808", "[[9223372036854775808]]"},
+		{"SELECT id FROM tu WHERE id IN (9223372036854775807, 1) ORDER BY id", "[[1] [9223372036854775807]]"},
+		{"SELECT id FROM tu2 WHERE k > 9223372036854775807 OR k = 5 ORDER BY id", "[[1] [3] [4]]"},
+		{"SELECT id FROM tu2 WHERE k > 9223372036854775807 ORDER BY id", "[[3] [4]]"},
+		{"SELECT id FROM ts WHERE id > 9223372036854775807", "[]"},
+		{"SELECT id FROM ts WHERE id > 9223372036854775807 OR id = 1", "[[1]]"},
+	})
+}
+
+// TestFractionalBounds checks bounds finer than the column's type: GMS
+// converts the literal into the type for the lookup's range, which rounds
+// '11:59:59.5' to 12:00:00 on a DATETIME and made dt > '11:59:59.5' miss
+// the row 12:00:00.
+func TestFractionalBounds(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE td (dt DATETIME PRIMARY KEY, v INT)")
+	d.exec("CREATE TABLE td2 (v INT PRIMARY KEY, dt DATETIME, KEY (dt))")
+	d.exec("CREATE TABLE tt (dt TIMESTAMP PRIMARY KEY, v INT)")
+	for _, tbl := range []string{"td", "tt"} {
+		d.exec("INSERT INTO " + tbl + " VALUES ('2020-01-01 11:59:59',1),('2020-01-01 12:00:00',2),('2020-01-01 12:00:01',3)")
+	}
+	d.exec("INSERT INTO td2 VALUES (1,'2020-01-01 11:59:59'),(2,'2020-01-01 12:00:00'),(3,'2020-01-01 12:00:01'),(4,NULL)")
+	d.exec("CREATE TABLE tdate (d DATE PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO tdate VALUES ('2020-01-01',1),('2020-01-02',2)")
+	d.exec("CREATE TABLE tf (id INT PRIMARY KEY, f FLOAT, KEY (f))")
+	d.exec("INSERT INTO tf VALUES (1,1.5),(2,2.5)")
+	tests := []struct{ q, want string }{
+		{"SELECT v FROM td2 WHERE dt > '2020-01-01 11:59:59.5' AND v > 2", "[[3]]"},
+		{"SELECT v FROM tdate WHERE d < '2020-01-01 10:00:00'", "[[1]]"},
+		{"SELECT v FROM tdate WHERE d > '2020-01-01 10:00:00'", "[[2]]"},
+		{"SELECT v FROM tdate WHERE d = '2020-01-01 10:00:00'", "[]"},
+		{"SELECT id FROM tf WHERE f > 1.4999999999 ORDER BY id", "[[1] [2]]"},
+		{"SELECT id FROM tf WHERE f < 2.5000000001 AND f > 1.5", "[[2]]"},
+	}
+	for _, tbl := range []string{"td", "td2", "tt"} {
+		tests = append(tests, []struct{ q, want string }{
+			{"SELECT v FROM " + tbl + " WHERE dt > '2020-01-01 11:59:59.5' ORDER BY v", "[[2] [3]]"},
+			{"SELECT v FROM " + tbl + " WHERE dt >= '2020-01-01 11:59:59.5' ORDER BY v", "[[2] [3]]"},
+			{"SELECT v FROM " + tbl + " WHERE dt < '2020-01-01 12:00:00.4' ORDER BY v", "[[1] [2]]"},
+			{"SELECT v FROM " + tbl + " WHERE dt <= '2020-01-01 12:00:00.4' ORDER BY v", "[[1] [2]]"},
+			{"SELECT v FROM " + tbl + " WHERE '2020-01-01 12:00:00.4' > dt ORDER BY v", "[[1] [2]]"},
+			{"SELECT v FROM " + tbl + " WHERE dt = '2020-01-01 12:00:00.4'", "[]"},
+			{"SELECT v FROM " + tbl + " WHERE dt BETWEEN '2020-01-01 11:59:59.5' AND '2020-01-01 12:00:00.5'", "[[2]]"},
+			{"SELECT v FROM " + tbl + " WHERE dt IN ('2020-01-01 12:00:00.4', '2020-01-01 12:00:01')", "[[3]]"},
+			{"SELECT v FROM " + tbl + " WHERE dt > '2020-01-01 11:59:59' ORDER BY v", "[[2] [3]]"},
+		}...)
+	}
+	checkResults(t, d, tests)
+}
+
+// TestOutOfTypeLaterKeyColumn checks values outside an integer column's
+// type on a key column after the first, where GMS builds the ranges: it
+// clamps b = 2147483648 to b = 2147483647, which found that row.
+func TestOutOfTypeLaterKeyColumn(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE tc (a INT, b INT, c INT, PRIMARY KEY (a, b))")
+	d.exec("INSERT INTO tc VALUES (1,2147483647,2147483647),(1,5,5),(2,-2147483648,-2147483648)")
+	d.exec("CREATE TABLE tc2 (id INT PRIMARY KEY, b INT, c INT, KEY bc (b, c))")
+	d.exec("INSERT INTO tc2 VALUES (1,2147483647,1),(2,5,2),(3,-2147483648,3)")
+	checkResults(t, d, []struct{ q, want string }{
+		{"SELECT a, b FROM tc WHERE a = 1 AND b = 2147483648", "[]"},
+		{"SELECT a, b FROM tc WHERE b IN (2147483648, 5)", "[[1 5]]"},
+		{"SELECT a, b FROM tc WHERE a IN (1, 2) AND b BETWEEN 2147483648 AND 2147483700", "[]"},
+		{"SELECT a, b FROM tc WHERE a = 1 AND b > 2147483648", "[]"},
+		{"SELECT a, b FROM tc WHERE a = 1 AND b < 2147483648 ORDER BY b", "[[1 5] [1 2147483647]]"},
+		{"SELECT a, b FROM tc WHERE a = 2 AND b <= -2147483649", "[]"},
+		{"SELECT a, b FROM tc WHERE a = 2 AND b = -2147483649", "[]"},
+		{"SELECT a, b FROM tc WHERE a = 1 AND b = 2147483647", "[[1 2147483647]]"},
+		{"SELECT id FROM tc2 WHERE b IN (2147483648, 5)", "[[2]]"},
+		{"SELECT id FROM tc2 WHERE b = -2147483649 AND c = 3", "[]"},
+		{"SELECT id FROM tc2 WHERE b > 2147483646 AND c = 1", "[[1]]"},
+	})
+}
+
+// TestOutOfTypePreparedArgs runs prepared statements with arguments
+// outside the column's type, through the plan template and planned.
+func TestOutOfTypePreparedArgs(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE tc (a INT, b INT, PRIMARY KEY (a, b))")
+	d.exec("INSERT INTO tc VALUES (1,2147483647),(1,5),(2,-2147483648)")
+	d.exec("CREATE TABLE tu (id BIGINT UNSIGNED PRIMARY KEY)")
+	d.exec("INSERT INTO tu VALUES (1),(5),(9223372036854775807),(9223372036854775808),(18446744073709551615)")
+	for _, tc := range []struct {
+		q    string
+		args [][]any
+		want []string
+	}{
+		{
+			"SELECT a, b FROM tc WHERE a = ? AND b = ?",
+			[][]any{{int64(1), int64(5)}, {int64(1), int64(2147483648)}, {int64(2), int64(-2147483649)}, {int64(1), int64(2147483647)}},
+			[]string{"[[1 5]]", "[]", "[]", "[[1 2147483647]]"},
+		},
+		{
+			"SELECT a, b FROM tc WHERE b IN (?, ?)",
+			[][]any{{int64(2147483648), int64(5)}, {int64(5), int64(2147483647)}},
+			[]string{"[[1 5]]", "[[1 5] [1 2147483647]]"},
+		},
+		{
+			// Learns a template with the first arguments, then runs it
+			// with > 2^63-1, which a signed column would make empty.
+			"SELECT id FROM tu WHERE id BETWEEN ? AND ? OR id > ?",
+			[][]any{{int64(1), int64(5), int64(9223372036854775807)}, {int64(1), int64(5), int64(9223372036854775807)}, {int64(1), int64(5), int64(9223372036854775807)}, {int64(1), int64(5), int64(9223372036854775807)}},
+			[]string{"[[1] [5] [9223372036854775808] [18446744073709551615]]", "[[1] [5] [9223372036854775808] [18446744073709551615]]", "[[1] [5] [9223372036854775808] [18446744073709551615]]", "[[1] [5] [9223372036854775808] [18446744073709551615]]"},
+		},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			d.t = t
+			p := d.prepare(d.ctx, tc.q)
+			for i, args := range tc.args {
+				if p.sel != nil {
+					got, err := p.run(args...)
+					require.NoError(t, err)
+					require.Equal(t, tc.want[i], fmt.Sprint(got), "args %v", args)
+				}
+				planned, err := p.planned(args...)
+				require.NoError(t, err)
+				require.Equal(t, tc.want[i], fmt.Sprint(planned), "planned, args %v", args)
+			}
+		})
+	}
+}
+
+// TestPrefixIndexOrder checks ORDER BY on a column with a prefix index:
+// the index orders rows by the prefix only, so it cannot stand in for the
+// sort.
+func TestPrefixIndexOrder(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE p (id INT PRIMARY KEY, v VARCHAR(100), KEY vp (v(2)))")
+	d.exec("INSERT INTO p VALUES (1,'hello'),(2,'he'),(3,'hellx'),(4,'h'),(5,'ha'),(6,'hez'),(7,'hea')")
+	checkResults(t, d, []struct{ q, want string }{
+		{"SELECT id, v FROM p ORDER BY v", "[[4 h] [5 ha] [2 he] [7 hea] [1 hello] [3 hellx] [6 hez]]"},
+		{"SELECT v FROM p ORDER BY v DESC LIMIT 1", "[[hez]]"},
+		{"SELECT v FROM p ORDER BY v DESC", "[[hez] [hellx] [hello] [hea] [he] [ha] [h]]"},
+		{"SELECT id FROM p WHERE v = 'hea'", "[[7]]"},
+	})
 }

@@ -663,8 +663,16 @@ func (i *Index) PrefixLengths() []uint16 {
 	return append([]uint16(nil), i.ix.prefix...)
 }
 
-// Order implements sql.OrderedIndex.
-func (i *Index) Order() sql.IndexOrder { return sql.IndexOrderAsc }
+// Order implements sql.OrderedIndex. An index with a prefix-length column
+// is ordered by the prefixes only (values that share one are in primary
+// key order), so it gives no order GMS could use in place of a sort: GMS
+// trusts an ascending index to order every one of its columns.
+func (i *Index) Order() sql.IndexOrder {
+	if i.ix.prefix != nil {
+		return sql.IndexOrderNone
+	}
+	return sql.IndexOrderAsc
+}
 
 // Reversible implements sql.OrderedIndex.
 func (i *Index) Reversible() bool { return true }

@@ -1,0 +1,284 @@
+package sqlstore
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
+
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+// Literals GMS's ranges cannot hold. GMS's costing builds a lookup's
+// ranges by converting each literal into the index column's type
+// (sql.MySQLIndexBuilder), and drops the filter the ranges cover. The
+// conversion clamps a value outside the type (b = 2147483648 on an INT
+// becomes b = 2147483647) and rounds one finer than the type (dt >
+// '11:59:59.5' on a DATETIME becomes dt > '12:00:00'), so the lookup finds
+// the row at the type's end, or misses the row at the boundary, and the
+// key the storage layer receives no longer tells. Only the expressions do.
+//
+// So when a filter compares an indexed column with such a literal,
+// LookupForExpressions answers with a lookup of its own that cannot lose a
+// row: the range of the first column of an index, from the simple
+// conjuncts on it, each bound converted as GMS would and then made
+// inclusive (a superset of the rows), and every conjunct kept in a filter,
+// which GMS evaluates row by row with the literal's own value. Without a
+// conjunct on the first column of an index it reads the whole primary key.
+
+// inexactLookup returns the lookup for exprs when one of them compares an
+// indexed column with a literal that the column's type does not hold
+// exactly; ok is false when none does.
+func (t *Table) inexactLookup(ctx *sql.Context, exprs []sql.Expression) (sql.IndexLookup, sql.Expression, bool) {
+	d := t.def
+	indexed := map[int]bool{}
+	for _, ix := range d.indexes() {
+		for _, o := range ix.cols {
+			indexed[o] = true
+		}
+	}
+	odd := false
+	for _, e := range exprs {
+		sql.Inspect(e, func(x sql.Expression) bool {
+			if odd {
+				return false
+			}
+			col, lits := t.columnLiterals(x)
+			if col < 0 || !indexed[col] {
+				return true
+			}
+			for _, l := range lits {
+				if !holdsExactly(ctx, d.schema[col].Type, l.Value()) {
+					odd = true
+					return false
+				}
+			}
+			return true
+		})
+	}
+	if !odd {
+		return sql.IndexLookup{}, nil, false
+	}
+	residual := expression.JoinAnd(exprs...)
+	for _, ix := range d.indexes() {
+		if ranges, ok := t.widenedRanges(ctx, ix, exprs); ok {
+			idx := &Index{t: d, ix: ix}
+			return sql.NewIndexLookup(idx, ranges, false, false, false, false), residual, true
+		}
+	}
+	ix := d.primary
+	rng := make(sql.MySQLRange, len(ix.cols))
+	for i, o := range ix.cols {
+		rng[i] = sql.AllRangeColumnExpr(d.schema[o].Type)
+	}
+	return sql.NewIndexLookup(&Index{t: d, ix: ix}, sql.MySQLRangeCollection{rng}, false, false, false, false), residual, true
+}
+
+// indexes returns the primary key and then the secondary indexes, unique
+// ones first: the order in which inexactLookup tries them.
+func (d *tableDef) indexes() []*indexDef {
+	out := []*indexDef{d.primary}
+	for _, unique := range []bool{true, false} {
+		for _, ix := range d.secondary {
+			if ix.unique == unique {
+				out = append(out, ix)
+			}
+		}
+	}
+	return out
+}
+
+// widenedRanges returns the ranges of ix's first column that the simple
+// conjuncts of exprs on it allow, each bound converted into the column's
+// type and made inclusive: every row the conjuncts match lies in them. ok
+// is false when no conjunct bounds the column.
+func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expression) (sql.MySQLRangeCollection, bool) {
+	d := t.def
+	first := ix.cols[0]
+	colType := d.schema[first].Type
+	if !types.IsNumber(colType) && !types.IsTime(colType) {
+		return nil, false
+	}
+	idx := &Index{t: d, ix: ix}
+	name := strings.ToLower(idx.Expressions()[0])
+	b := sql.NewMySQLIndexBuilder(idx)
+	// conv converts a literal into the column's type, clamping and
+	// rounding as GMS does; ok is false for NULL or a failed conversion.
+	conv := func(l *expression.Literal) (any, bool) {
+		if l.Value() == nil {
+			return nil, false
+		}
+		cv, _, err := colType.Convert(ctx, l.Value())
+		if err != nil || cv == nil {
+			return nil, false
+		}
+		return cv, true
+	}
+	bounded := false
+	for _, e := range exprs {
+		col, lits := t.columnLiterals(e)
+		if col != first || len(lits) == 0 {
+			continue
+		}
+		keys := make([]any, 0, len(lits))
+		for _, l := range lits {
+			if k, ok := conv(l); ok {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) != len(lits) {
+			continue
+		}
+		switch e := e.(type) {
+		case *expression.Equals, *expression.InTuple, *expression.HashInTuple:
+			b.Equals(ctx, name, keys...)
+		case *expression.Between:
+			b.GreaterOrEqual(ctx, name, keys[0])
+			b.LessOrEqual(ctx, name, keys[1])
+		case *expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.LessThan, *expression.LessThanOrEqual:
+			// An upper bound: col < k, or k > col.
+			_, colLeft := e.(expression.Comparer).Left().(*expression.GetField)
+			if isLess(e) == colLeft {
+				b.LessOrEqual(ctx, name, keys[0])
+			} else {
+				b.GreaterOrEqual(ctx, name, keys[0])
+			}
+		default:
+			continue
+		}
+		bounded = true
+	}
+	if !bounded {
+		return nil, false
+	}
+	lookup, err := b.Build(ctx)
+	if err != nil || lookup.Ranges == nil {
+		return nil, false
+	}
+	ranges, err := sql.RemoveOverlappingRanges(lookup.Ranges.(sql.MySQLRangeCollection)...)
+	if err != nil {
+		return nil, false
+	}
+	sorted, err := sql.SortRanges(ranges...)
+	if err != nil {
+		return nil, false
+	}
+	return sql.MySQLRangeCollection(sorted), true
+}
+
+// isLess reports whether a comparison is < or <=.
+func isLess(e sql.Expression) bool {
+	switch e.(type) {
+	case *expression.LessThan, *expression.LessThanOrEqual:
+		return true
+	}
+	return false
+}
+
+// columnLiterals returns the column of this table (not an alias of it)
+// that a comparison, BETWEEN or IN list compares with literals, and the
+// literals; the column is -1 for any other expression.
+func (t *Table) columnLiterals(e sql.Expression) (int, []*expression.Literal) {
+	var col sql.Expression
+	var vals []sql.Expression
+	switch e := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.GreaterThan, *expression.GreaterThanOrEqual,
+		*expression.LessThan, *expression.LessThanOrEqual:
+		c := e.(expression.Comparer)
+		col, vals = c.Left(), []sql.Expression{c.Right()}
+		if _, ok := col.(*expression.GetField); !ok {
+			col, vals = c.Right(), []sql.Expression{c.Left()}
+		}
+	case *expression.Between:
+		col, vals = e.Val, []sql.Expression{e.Lower, e.Upper}
+	case *expression.InTuple:
+		col = e.Left()
+		tuple, ok := e.Right().(expression.Tuple)
+		if !ok {
+			return -1, nil
+		}
+		vals = tuple
+	case *expression.HashInTuple:
+		col = e.Left()
+		tuple, ok := e.Right().(expression.Tuple)
+		if !ok {
+			return -1, nil
+		}
+		vals = tuple
+	default:
+		return -1, nil
+	}
+	gf, ok := col.(*expression.GetField)
+	if !ok || !strings.EqualFold(gf.Table(), t.def.name) {
+		return -1, nil
+	}
+	o := t.def.schema.IndexOfColName(gf.Name())
+	if o < 0 {
+		return -1, nil
+	}
+	lits := make([]*expression.Literal, len(vals))
+	for i, v := range vals {
+		l, ok := v.(*expression.Literal)
+		if !ok {
+			return -1, nil
+		}
+		lits[i] = l
+	}
+	return o, lits
+}
+
+// holdsExactly reports whether GMS's conversion of v into the column type
+// typ, as its range building does it, keeps the value: true for the types
+// and values whose conversion is not in question (NULL, strings, a value
+// that does not convert at all, which makes GMS build no ranges).
+func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
+	if v == nil {
+		return true
+	}
+	switch {
+	case types.IsInteger(typ):
+		// GMS floors or ceils a fraction itself before converting; only a
+		// value beyond the type's ends is clamped.
+		x, _, err := types.InternalDecimalType.Convert(ctx, v)
+		dv, ok := x.(decimal.Decimal)
+		if err != nil || !ok {
+			return true
+		}
+		lo, hi, _ := codec.IntRange(typ)
+		top := decimal.NewFromInt(hi)
+		if typ.Type() == sqltypes.Uint64 {
+			top = decimal.RequireFromString(strconv.FormatUint(math.MaxUint64, 10))
+		}
+		return !dv.LessThan(decimal.NewFromInt(lo)) && !dv.GreaterThan(top)
+	case types.IsDecimal(typ):
+		return convertsExactly(ctx, typ, types.InternalDecimalType, v)
+	case types.IsFloat(typ):
+		return convertsExactly(ctx, typ, types.Float64, v)
+	case types.IsTime(typ):
+		return convertsExactly(ctx, typ, types.DatetimeMaxPrecision, v)
+	}
+	return true
+}
+
+// convertsExactly reports whether v converted into typ still equals v
+// compared in precise, a type that holds v without loss.
+func convertsExactly(ctx *sql.Context, typ, precise sql.Type, v any) bool {
+	cv, inRange, err := typ.Convert(ctx, v)
+	if err != nil || cv == nil {
+		return true
+	}
+	if inRange == sql.OutOfRange {
+		return false
+	}
+	pv, _, err := precise.Convert(ctx, v)
+	if err != nil || pv == nil {
+		return true
+	}
+	c, err := precise.Compare(ctx, pv, cv)
+	return err == nil && c == 0
+}
