@@ -196,20 +196,16 @@ func (t *Table) columnLiterals(e sql.Expression) (int, []*expression.Literal) {
 		}
 	case *expression.Between:
 		col, vals = e.Val, []sql.Expression{e.Lower, e.Upper}
-	case *expression.InTuple:
-		col = e.Left()
-		tuple, ok := e.Right().(expression.Tuple)
+	case *expression.InTuple, *expression.HashInTuple:
+		in := e.(interface {
+			Left() sql.Expression
+			Right() sql.Expression
+		})
+		tuple, ok := in.Right().(expression.Tuple)
 		if !ok {
 			return -1, nil
 		}
-		vals = tuple
-	case *expression.HashInTuple:
-		col = e.Left()
-		tuple, ok := e.Right().(expression.Tuple)
-		if !ok {
-			return -1, nil
-		}
-		vals = tuple
+		col, vals = in.Left(), tuple
 	default:
 		return -1, nil
 	}

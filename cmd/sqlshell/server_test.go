@@ -361,16 +361,23 @@ func TestServerShutdownRollsBack(t *testing.T) {
 	_ = tx.Rollback()
 
 	s = testServer(t, serverConfig{data: data, password: "pw"})
-	var ids []int
-	rows, err := client(t, s.addr(), "root", "pw", "").Query("SELECT id FROM t ORDER BY id")
+	require.Equal(t, []int{1}, queryInts(t, client(t, s.addr(), "root", "pw", ""), "SELECT id FROM t ORDER BY id"))
+}
+
+// queryInts returns the integers of the one-column result of q.
+func queryInts(t *testing.T, db *sql.DB, q string) []int {
+	t.Helper()
+	rows, err := db.Query(q)
 	require.NoError(t, err)
+	defer rows.Close()
+	var out []int
 	for rows.Next() {
-		var id int
-		require.NoError(t, rows.Scan(&id))
-		ids = append(ids, id)
+		var v int
+		require.NoError(t, rows.Scan(&v))
+		out = append(out, v)
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, []int{1}, ids)
+	return out
 }
 
 // TestServerSurvivesEnginePanic runs a statement on which GMS v0.20.0
@@ -437,16 +444,8 @@ func TestServerMultiStatementStopsAtError(t *testing.T) {
 	require.Equal(t, uint16(1062), mysqlNumber(err), "%v", err)
 
 	// The connection is in step: its next query gets its own answer.
-	var ids []int
-	rows, err := db.Query("SELECT id FROM ms ORDER BY id")
-	require.NoError(t, err)
-	for rows.Next() {
-		var id int
-		require.NoError(t, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	require.NoError(t, rows.Err())
-	require.Equal(t, []int{1, 3}, ids, "the statement after the failing one did not run")
+	require.Equal(t, []int{1, 3}, queryInts(t, db, "SELECT id FROM ms ORDER BY id"),
+		"the statement after the failing one did not run")
 }
 
 // TestServerIdleTimeoutSparesRunningQueries: the idle timeout closes a
