@@ -25,6 +25,9 @@ type fetcher struct {
 	r     kv.Reader
 	ro    *kv.ReadOptions
 	pit   *txnIter
+	// runs, for an index with a prefix-length column, is told the full
+	// values of each row returned, to order runs of equal prefixes.
+	runs *prefixRuns
 
 	// A batch: keys[i] (in arena) is the primary key of the entry of span
 	// spans[i]; vals[i] its row.
@@ -81,9 +84,17 @@ func (f *fetcher) next(ctx *sql.Context) (sql.Row, error) {
 			return nil, err
 		}
 		if found {
-			return row, nil
+			return row, f.noteRun(value)
 		}
 	}
+}
+
+// noteRun tells runs, when set, about the row stored as value.
+func (f *fetcher) noteRun(value []byte) error {
+	if f.runs == nil {
+		return nil
+	}
+	return f.runs.note(value)
 }
 
 // get reads the row of primary key key, which must exist.
@@ -127,7 +138,7 @@ func (f *fetcher) nextBatched(ctx *sql.Context) (sql.Row, error) {
 				return nil, err
 			}
 			if found {
-				return row, nil
+				return row, f.noteRun(f.vals[i])
 			}
 		}
 		n, err := f.fill(ctx)

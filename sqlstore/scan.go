@@ -172,6 +172,9 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 		return nil
 	}
 	f := &fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
+	if ri.ix.prefix != nil {
+		f.runs = &prefixRuns{d: ri.d, ix: ri.ix, rev: p.Reverse}
+	}
 	if !frozen || f.kind == planner.Empty {
 		// Rows come through an iterator made now, which a rollback of the
 		// batch cannot reach (iter.go).
@@ -210,6 +213,9 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		return nil, err
 	}
 	if ri.fetch != nil {
+		if ri.fetch.runs != nil {
+			return ri.fetch.runs.next(ctx, ri.fetch)
+		}
 		return ri.fetch.next(ctx)
 	}
 	for {

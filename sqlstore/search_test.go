@@ -325,10 +325,20 @@ func TestPrefixIndexOrder(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE p (id INT PRIMARY KEY, v VARCHAR(100), KEY vp (v(2)))")
 	d.exec("INSERT INTO p VALUES (1,'hello'),(2,'he'),(3,'hellx'),(4,'h'),(5,'ha'),(6,'hez'),(7,'hea')")
+	d.exec("CREATE TABLE pc (id INT PRIMARY KEY, a INT, v VARCHAR(10), KEY av (a, v(1)))")
+	d.exec("INSERT INTO pc VALUES (1,1,'bz'),(2,1,'ba'),(3,1,'c'),(4,2,'bb'),(5,2,'ba'),(6,3,'a')")
 	checkResults(t, d, []struct{ q, want string }{
 		{"SELECT id, v FROM p ORDER BY v", "[[4 h] [5 ha] [2 he] [7 hea] [1 hello] [3 hellx] [6 hez]]"},
 		{"SELECT v FROM p ORDER BY v DESC LIMIT 1", "[[hez]]"},
 		{"SELECT v FROM p ORDER BY v DESC", "[[hez] [hellx] [hello] [hea] [he] [ha] [h]]"},
 		{"SELECT id FROM p WHERE v = 'hea'", "[[7]]"},
+		// Read through the prefix index, whose entries order 'he', 'hea',
+		// 'hello', 'hellx', 'hez' by primary key within the prefix 'he'.
+		{"SELECT id, v FROM p WHERE v > 'h' ORDER BY v", "[[5 ha] [2 he] [7 hea] [1 hello] [3 hellx] [6 hez]]"},
+		{"SELECT v FROM p WHERE v >= 'he' ORDER BY v DESC", "[[hez] [hellx] [hello] [hea] [he]]"},
+		{"SELECT v FROM p WHERE v >= 'he' ORDER BY v DESC LIMIT 2", "[[hez] [hellx]]"},
+		{"SELECT id FROM p WHERE v BETWEEN 'ha' AND 'hell' ORDER BY v", "[[5] [2] [7]]"},
+		{"SELECT a, v FROM pc WHERE a = 1 ORDER BY a, v", "[[1 ba] [1 bz] [1 c]]"},
+		{"SELECT a, v FROM pc WHERE a IN (1, 2) ORDER BY a DESC, v DESC", "[[2 bb] [2 ba] [1 c] [1 bz] [1 ba]]"},
 	})
 }
