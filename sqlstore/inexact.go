@@ -240,14 +240,27 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 	case types.IsInteger(typ):
 		// GMS floors or ceils a fraction itself before converting; only a
 		// value beyond the type's ends is clamped.
+		lo, hi, _ := codec.IntRange(typ)
+		unsigned64 := typ.Type() == sqltypes.Uint64
+		// Go integers, the keys nearly every lookup carries, are checked
+		// without a decimal conversion.
+		switch k := v.(type) {
+		case int64:
+			return k >= lo && k <= hi
+		case int32:
+			return int64(k) >= lo && int64(k) <= hi
+		case uint64:
+			return unsigned64 || k <= uint64(hi)
+		case uint32:
+			return uint64(k) <= uint64(hi)
+		}
 		x, _, err := types.InternalDecimalType.Convert(ctx, v)
 		dv, ok := x.(decimal.Decimal)
 		if err != nil || !ok {
 			return true
 		}
-		lo, hi, _ := codec.IntRange(typ)
 		top := decimal.NewFromInt(hi)
-		if typ.Type() == sqltypes.Uint64 {
+		if unsigned64 {
 			top = decimal.RequireFromString(strconv.FormatUint(math.MaxUint64, 10))
 		}
 		return !dv.LessThan(decimal.NewFromInt(lo)) && !dv.GreaterThan(top)
