@@ -160,7 +160,7 @@ func (s *Store) Provider() *Provider { return s.provider }
 // NewEngine returns a GMS engine over the store, with this package's
 // statistics provider. Run queries with contexts from NewContext.
 func (s *Store) NewEngine() *sqle.Engine {
-	a := analyzer.NewDefault(s.provider)
+	a := analyzer.NewBuilder(s.provider).AddPostAnalyzeRule(exactJoinKeysRule, exactJoinKeys).Build()
 	a.Catalog.StatsProvider = NewStatsProvider()
 	e := sqle.New(a, &sqle.Config{})
 	return e
