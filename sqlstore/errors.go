@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -122,6 +123,8 @@ func MySQLError(err error) *mysql.SQLError {
 		return mysql.NewSQLError(mysql.ERDataTooLong, "22001", "Data too long for column (%v)", inner)
 	case sql.ErrValueOutOfRange.Is(inner):
 		return mysql.NewSQLError(mysql.ERWarnDataOutOfRange, "22003", "Out of range value (%v)", inner)
+	case types.ErrConvertToDecimalLimit.Is(inner):
+		return mysql.NewSQLError(mysql.ERWarnDataOutOfRange, "22003", "%s", strings.TrimSpace(inner.Error()))
 	case sql.ErrColumnNotFound.Is(inner), sql.ErrTableColumnNotFound.Is(inner):
 		return mysql.NewSQLError(mysql.ERBadFieldError, "42S22", "Unknown column (%v)", inner)
 	case sql.ErrCheckConstraintViolated.Is(inner):

@@ -43,6 +43,10 @@ func TestBadInput(t *testing.T) {
 		{"INSERT INTO t VALUES (3, 3, 'x', 30, 3), (4, 4, 'y', 10, 4)", mysql.ERDupEntry},    // 1062, unique
 		{"UPDATE t SET u = 10 WHERE id = 2", mysql.ERDupEntry},
 		{"UPDATE t SET id = 1 WHERE id = 2", mysql.ERDupEntry},
+		{"UPDATE t SET tiny = 300 WHERE id = 1", mysql.ERWarnDataOutOfRange}, // GMS alone stores 127
+		{"UPDATE t SET tiny = -129", mysql.ERWarnDataOutOfRange},
+		{"UPDATE t SET n = n + 3000000000", mysql.ERWarnDataOutOfRange},
+		{"INSERT INTO t VALUES (1, 1, 'a', 10, 1) ON DUPLICATE KEY UPDATE tiny = 128", mysql.ERWarnDataOutOfRange},
 		{"INSERT INTO nope VALUES (1)", mysql.ERNoSuchTable},                 // 1146
 		{"SELECT nope FROM t", mysql.ERBadFieldError},                        // 1054
 		{"INSERT INTO t (id, nope) VALUES (3, 1)", mysql.ERBadFieldError},    // 1054
@@ -62,4 +66,22 @@ func TestBadInput(t *testing.T) {
 	// The message of a duplicate names the key.
 	err := d.execErr("INSERT INTO t VALUES (1, 1, 'x', 99, 9)")
 	require.True(t, strings.Contains(err.Error(), "[1]"), err.Error())
+}
+
+// TestAssignOutOfRange: under IGNORE, an assignment beyond its column's
+// type stores the value clamped to the type's end, with MySQL's warning;
+// without, a DECIMAL too large fails as the integers do.
+func TestAssignOutOfRange(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, tiny TINYINT, u INT UNSIGNED, d DECIMAL(4,2))")
+	d.exec("INSERT INTO t VALUES (1, 1, 1, 1), (2, 2, 2, 2)")
+	d.exec("UPDATE IGNORE t SET tiny = 300, u = -5 WHERE id = 1")
+	warnings := fmt.Sprint(d.exec("SHOW WARNINGS"))
+	require.Contains(t, warnings, "1264 Out of range value for column 'tiny'")
+	require.Contains(t, warnings, "1264 Out of range value for column 'u'")
+	require.Equal(t, "[[1 127 0 1] [2 2 2 2]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
+
+	d.exec("UPDATE t SET tiny = 100, u = 4294967295 WHERE id = 2") // the ends themselves fit
+	require.Equal(t, mysql.ERWarnDataOutOfRange, mysqlErrno(d.execErr("UPDATE t SET d = 123.456")))
+	require.Equal(t, "[[1 127 0 1] [2 100 4294967295 2]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
 }

@@ -33,6 +33,7 @@ var wireKinds = []struct {
 	{kindRE(gsql.ErrInsertIntoNonNullableDefaultNullColumn), mysql.ERNoDefaultForField, "HY000"},
 	{kindRE(types.ErrLengthBeyondLimit), mysql.ERDataTooLong, "22001"},
 	{kindRE(gsql.ErrValueOutOfRange), mysql.ERWarnDataOutOfRange, "22003"},
+	{kindRE(types.ErrConvertToDecimalLimit), mysql.ERWarnDataOutOfRange, "22003"},
 	{kindRE(gsql.ErrColumnNotFound), mysql.ERBadFieldError, "42S22"},
 	{kindRE(gsql.ErrTableColumnNotFound), mysql.ERBadFieldError, "42S22"},
 	{kindRE(gsql.ErrCheckConstraintViolated), 3819, "HY000"},

@@ -1,0 +1,163 @@
+package sqlstore
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
+
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+// Assignments out of a column's range
+//
+// GMS converts the value an UPDATE (or ON DUPLICATE KEY UPDATE) assigns
+// into the column's type and keeps the result whether or not it fit
+// (expression.SetField ignores the conversion's in-range flag): SET i =
+// 3000000000 stores 2147483647 in an INT, SET u = -1 stores 255 in a
+// TINYINT UNSIGNED. INSERT checks the flag and fails with 1264, as MySQL
+// does for both in strict mode. So every assignment to a numeric column
+// goes through a rangeChecked value, which fails the same way; under
+// IGNORE it keeps the clamped value, as MySQL does, with MySQL's warning.
+//
+// Simple UPDATEs and INSERTs skip most of GMS's analyzer (the
+// node-specific batches of analyzer.getBatchesForNode); only the rules of
+// analyzer.AlwaysBeforeDefault, a list GMS keeps for integrators, run for
+// every statement. The rule is added there when this package is loaded,
+// before any analyzer is built.
+
+// checkAssignmentsRule names the rule among GMS's analyzer rules.
+const checkAssignmentsRule analyzer.RuleId = 10_002
+
+func init() {
+	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
+		analyzer.Rule{Id: checkAssignmentsRule, Apply: checkAssignments})
+}
+
+// checkAssignments wraps the value of each assignment to a numeric column
+// in a rangeChecked.
+func checkAssignments(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	ignore := false
+	transform.Inspect(n, func(n sql.Node) bool {
+		switch n := n.(type) {
+		case *plan.UpdateSource:
+			ignore = ignore || n.Ignore
+		case *plan.InsertInto:
+			ignore = ignore || n.Ignore
+		}
+		return true
+	})
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		set, ok := e.(*expression.SetField)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		col, ok := set.LeftChild.(*expression.GetField)
+		if !ok || !types.IsNumber(col.Type()) {
+			return e, transform.SameTree, nil
+		}
+		switch set.RightChild.(type) {
+		case *rangeChecked, *sql.ColumnDefaultValue, *expression.DefaultColumn:
+			// Checked already; or a column default, which GMS finds by
+			// its type and checks when it is defined.
+			return e, transform.SameTree, nil
+		}
+		return expression.NewSetField(col, &rangeChecked{value: set.RightChild, col: col, ignore: ignore}), transform.NewTree, nil
+	})
+}
+
+// rangeChecked is an assigned value that fails, as a conversion error for
+// the column, when the column's type cannot hold it; with ignore, it is
+// the value clamped into the type instead, and a warning.
+type rangeChecked struct {
+	value  sql.Expression
+	col    *expression.GetField
+	ignore bool
+}
+
+var _ sql.Expression = (*rangeChecked)(nil)
+
+// Eval implements sql.Expression.
+func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := r.value.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	typ := r.col.Type()
+	cv, inRange, err := typ.Convert(ctx, v)
+	if err != nil || inRange != sql.OutOfRange {
+		return v, nil // SetField converts it, or reports the error
+	}
+	if r.ignore {
+		ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
+		return clampInto(ctx, typ, v, cv), nil
+	}
+	return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+}
+
+// Type implements sql.Expression.
+func (r *rangeChecked) Type() sql.Type { return r.value.Type() }
+
+// IsNullable implements sql.Expression.
+func (r *rangeChecked) IsNullable() bool { return r.value.IsNullable() }
+
+// Resolved implements sql.Expression.
+func (r *rangeChecked) Resolved() bool { return r.value.Resolved() }
+
+// Children implements sql.Expression. The column is a child too, so that
+// the analyzer's later renumbering of fields reaches it: its index is
+// where UPDATE IGNORE puts the clamped value.
+func (r *rangeChecked) Children() []sql.Expression { return []sql.Expression{r.value, r.col} }
+
+// WithChildren implements sql.Expression.
+func (r *rangeChecked) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	col, ok := children[len(children)-1].(*expression.GetField)
+	if len(children) != 2 || !ok {
+		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 2)
+	}
+	return &rangeChecked{value: children[0], col: col, ignore: r.ignore}, nil
+}
+
+// String implements sql.Expression: the value as written, so that plans
+// read as before.
+func (r *rangeChecked) String() string { return r.value.String() }
+
+// DebugString implements sql.DebugStringer.
+func (r *rangeChecked) DebugString() string {
+	return fmt.Sprintf("rangeChecked(%s, %s)", sql.DebugString(r.value), r.col.Type())
+}
+
+// clampInto returns v, which the integer type typ cannot hold, as typ's
+// nearest end, as MySQL stores it under IGNORE (GMS's conversion wraps a
+// negative value into an unsigned type instead). For other types it
+// returns cv, GMS's conversion.
+func clampInto(ctx *sql.Context, typ sql.Type, v, cv any) any {
+	lo, hi, ok := codec.IntRange(typ)
+	if !ok {
+		return cv
+	}
+	x, _, err := types.InternalDecimalType.Convert(ctx, v)
+	dv, isDec := x.(decimal.Decimal)
+	if err != nil || !isDec {
+		return cv
+	}
+	end := any(hi)
+	switch {
+	case dv.Sign() < 0:
+		end = lo
+	case typ.Type() == sqltypes.Uint64:
+		end = uint64(math.MaxUint64)
+	}
+	if c, _, err := typ.Convert(ctx, end); err == nil {
+		return c
+	}
+	return cv
+}
