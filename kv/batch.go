@@ -55,6 +55,9 @@ type Batch struct {
 	// later write of a key sorts before an earlier one.
 	index     *batchIndex
 	rangeDels []batchRangeDel
+	// guards are the ranges CommitIfNoConflict checks besides the keys
+	// written (Guard).
+	guards []keyRange
 
 	// Commit pipeline state; guarded by DB.commit.mu.
 	sync      bool
@@ -252,6 +255,7 @@ func (b *Batch) Reset() {
 	b.sync = false
 	b.seq = 0
 	b.precondition = nil
+	b.guards = b.guards[:0]
 	if b.index != nil {
 		b.index = newBatchIndex(b)
 		b.rangeDels = b.rangeDels[:0]

@@ -254,6 +254,18 @@ func (rs *readState) unref() {
 }
 
 // loadReadState returns the current read state, referenced.
+// tryLoadReadState is loadReadState for a caller that may run after
+// Close (the commit pipeline): false when the database is closed.
+func (d *DB) tryLoadReadState() (*readState, bool) {
+	d.rsMu.Lock()
+	rs := d.readState
+	if rs != nil {
+		rs.refs.Add(1)
+	}
+	d.rsMu.Unlock()
+	return rs, rs != nil
+}
+
 func (d *DB) loadReadState() *readState {
 	d.rsMu.Lock()
 	rs := d.readState

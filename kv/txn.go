@@ -30,8 +30,9 @@ var (
 // CommitIfNoConflict commits the batch unless a key it writes (Set or
 // Delete) has a committed version newer than snap: optimistic concurrency
 // control, giving snapshot isolation to transactions that read at snap and
-// write through the batch. The check and the commit are atomic with respect
-// to every other commit. Range deletions are not checked. On conflict
+// write through the batch. The ranges given to Guard are checked too; a
+// range deletion is not, unless its range is guarded. The check and the
+// commit are atomic with respect to every other commit. On conflict
 // nothing of the batch is applied and the error wraps ErrConflict.
 func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 	if snap == nil {
@@ -39,6 +40,18 @@ func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 	}
 	d := b.db
 	b.precondition = func() error {
+		if d.closed.Load() {
+			return ErrClosed
+		}
+		for _, g := range b.guards {
+			newer, err := d.writtenSince(g.start, g.end, snap.seq)
+			if err != nil {
+				return err
+			}
+			if newer {
+				return fmt.Errorf("%w: a key in [%q, %q) was written after the snapshot at %d", ErrConflict, g.start, g.end, snap.seq)
+			}
+		}
 		return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
 			if kind == base.KindRangeDelete {
 				return nil
@@ -60,7 +73,10 @@ func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 // newestSeq returns the sequence number of the newest committed entry of
 // key (a value, a deletion, or a range deletion covering it), 0 if none.
 func (d *DB) newestSeq(key []byte) (base.SeqNum, error) {
-	rs := d.loadReadState()
+	rs, ok := d.tryLoadReadState()
+	if !ok {
+		return 0, ErrClosed
+	}
 	defer rs.unref()
 	var newest base.SeqNum
 	seq := base.SeqNum(d.visibleSeq.Load())

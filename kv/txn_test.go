@@ -29,7 +29,8 @@ func txnState(t *testing.T, r Reader, ro *ReadOptions) []string {
 	return scanAll(t, it)
 }
 
-// txnOps applies "set k v", "del k" and "delrange a b" steps to a batch.
+// txnOps applies "set k v", "del k", "delrange a b", "guard a b" and
+// "guardkey k" steps to a batch.
 func txnOps(t *testing.T, b *Batch, ops ...string) {
 	t.Helper()
 	for _, op := range ops {
@@ -42,6 +43,10 @@ func txnOps(t *testing.T, b *Batch, ops ...string) {
 			err = b.Delete([]byte(f[1]))
 		case "delrange":
 			err = b.DeleteRange([]byte(f[1]), []byte(f[2]))
+		case "guard":
+			b.Guard([]byte(f[1]), []byte(f[2]))
+		case "guardkey":
+			b.GuardKey([]byte(f[1]))
 		default:
 			t.Fatalf("unknown op %q", op)
 		}
@@ -139,6 +144,65 @@ func TestTxnConflict(t *testing.T) {
 			other:  []string{"set b other"},
 			txn:    []string{"delrange a c", "set a txn"},
 			want:   []string{"a=txn"},
+		},
+		{
+			name:     "guarded range deleted, other set a key in it",
+			before:   []string{"set a old", "set b old", "set z old"},
+			other:    []string{"set bb other"},
+			txn:      []string{"delrange a c", "guard a c"},
+			conflict: true,
+			want:     []string{"a=old", "b=old", "bb=other", "z=old"},
+		},
+		{
+			name:   "guarded range, other wrote at its end",
+			before: []string{"set a old"},
+			other:  []string{"set c other"},
+			txn:    []string{"guard a c", "set z txn"},
+			want:   []string{"a=old", "c=other", "z=txn"},
+		},
+		{
+			name:     "guarded range, other deleted a key in it",
+			before:   []string{"set a old", "set b old"},
+			other:    []string{"del b"},
+			txn:      []string{"guard b c", "set z txn"},
+			conflict: true,
+			want:     []string{"a=old"},
+		},
+		{
+			name:     "guarded range, other range-deleted across its start",
+			before:   []string{"set a old", "set m old"},
+			other:    []string{"delrange a f"},
+			txn:      []string{"guard e g", "set z txn"},
+			conflict: true,
+			want:     []string{"m=old"},
+		},
+		{
+			name:   "guarded range written only before the snapshot",
+			before: []string{"set b old"},
+			txn:    []string{"guard a c", "set z txn"},
+			want:   []string{"b=old", "z=txn"},
+		},
+		{
+			name:     "guarded key, other set it",
+			before:   []string{"set p old"},
+			other:    []string{"set p other"},
+			txn:      []string{"guardkey p", "set c txn"},
+			conflict: true,
+			want:     []string{"p=other"},
+		},
+		{
+			name:   "guarded key, other set the next key",
+			before: []string{"set p old"},
+			other:  []string{"set p0 other"},
+			txn:    []string{"guardkey p", "set c txn"},
+			want:   []string{"c=txn", "p=old", "p0=other"},
+		},
+		{
+			name:     "guard alone, nothing written",
+			other:    []string{"set b other"},
+			txn:      []string{"guard a c"},
+			conflict: true,
+			want:     []string{"b=other"},
 		},
 		{
 			name:     "one conflicting key among many",
@@ -498,4 +562,18 @@ func TestTxnBank(t *testing.T) {
 	}
 	require.Equal(t, total, sum)
 	require.NoError(t, d.Close())
+}
+
+// TestTxnCommitAfterClose: a conflict-checked commit after Close fails with
+// ErrClosed (its check used to read the released state).
+func TestTxnCommitAfterClose(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	require.NoError(t, err)
+	txnCommit(t, d, "set a 1")
+	snap := d.NewSnapshot()
+	b := d.NewIndexedBatch()
+	txnOps(t, b, "set a 2", "guard a z")
+	snap.Close()
+	require.NoError(t, d.Close())
+	require.ErrorIs(t, b.CommitIfNoConflict(snap, NoSync), ErrClosed)
 }

@@ -176,6 +176,7 @@ func (d *Database) replaceTable(tx *txn, old *tableDef, newRec *tableRecord) err
 	if err := tx.deleteRange(start, end); err != nil {
 		return err
 	}
+	tx.guard(start, end) // rows written since the copy's snapshot would be lost
 	tx.tableDropped(old.id)
 	tx.tableCreated(newRec.ID)
 	d.store.counters.newTable(newRec.ID)

@@ -152,12 +152,16 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, sch sql.Pri
 	return d.CreateTable(ctx, name, sch, collation, "")
 }
 
-// putTable writes a table record under its name.
+// putTable writes a table record under its name. The commit then fails if
+// another transaction writes the table's rows after this one's snapshot:
+// the rows this one read to build an index, check a constraint or copy the
+// table would miss them.
 func (d *Database) putTable(t *txn, rec *tableRecord) error {
 	b, err := encodeRecord(rec)
 	if err != nil {
 		return err
 	}
+	t.guard(tableSpan(rec.ID))
 	return t.setCatalog(d.tableKey(rec.Name), b)
 }
 

@@ -145,6 +145,7 @@ func (e *editor) wrote(rows, bytes int64) {
 		return
 	}
 	e.tx.wrote(e.def.id, rows, bytes)
+	e.tx.guardDef(e.def)
 }
 
 // primaryKey returns the primary index key of a stored row.

@@ -543,6 +543,11 @@ func (t *Table) deleteAllRows(tx *txn, def *tableDef) (int, error) {
 	if err := tx.deleteRange(all, prefixEnd(all)); err != nil {
 		return 0, err
 	}
+	// One range deletion stands for the rows counted above: a row another
+	// transaction writes meanwhile must fail the commit, as a deleted row
+	// rewritten by another does, not vanish with them.
+	tx.guard(all, prefixEnd(all))
+	tx.guardDef(def)
 	tx.wrote(def.id, -rows, -bytes)
 	return int(rows), nil
 }

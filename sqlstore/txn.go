@@ -64,6 +64,12 @@ type txn struct {
 	// the commit fails if one of them was dropped or rewritten meanwhile.
 	// nil until the first write: most transactions only read.
 	written map[uint64]struct{}
+	// guards are key ranges the commit checks like the keys it writes
+	// (kv.Batch.Guard): it fails if another transaction wrote in one
+	// after the snapshot. guarded holds the tables whose catalog record
+	// is among them.
+	guards  []keyRange
+	guarded map[uint64]bool
 	// ddl is set once the transaction writes the catalog: its commit then
 	// runs alone (Store.ddlMu) and updates the set of live tables.
 	ddl     bool
@@ -355,6 +361,35 @@ func (t *txn) wrote(table uint64, rows, bytes int64) {
 	t.mu.Unlock()
 }
 
+// keyRange is a range of keys [start, end).
+type keyRange struct{ start, end []byte }
+
+// guard makes the commit fail if another transaction writes a key in
+// [start, end) after this one's snapshot.
+func (t *txn) guard(start, end []byte) {
+	t.mu.Lock()
+	t.guards = append(t.guards, keyRange{start: start, end: end})
+	t.mu.Unlock()
+}
+
+// guardDef makes the commit fail if another transaction changes def's
+// catalog record (an index or a check added, a rename, a drop) after this
+// one's snapshot: its writes followed the old definition, which would
+// leave a new index without their entries or a new check unchecked.
+func (t *txn) guardDef(def *tableDef) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.guarded[def.id] {
+		return
+	}
+	if t.guarded == nil {
+		t.guarded = make(map[uint64]bool)
+	}
+	t.guarded[def.id] = true
+	key := catalogKey(kindTable, def.db, def.name)
+	t.guards = append(t.guards, keyRange{start: key, end: append(key[:len(key):len(key)], 0)})
+}
+
 // rowDelta returns the transaction's own change to a table's row count.
 func (t *txn) rowDelta(table uint64) (rows, bytes int64) {
 	t.mu.Lock()
@@ -452,6 +487,9 @@ func (t *txn) commit() error {
 		// snapshot taken right after it must not see the old entries.
 		s.catalog.invalidate(math.MaxUint64)
 		defer func() { s.catalog.invalidate(s.db.LastSeq()) }()
+	}
+	for _, g := range t.guards {
+		t.batch.Guard(g.start, g.end)
 	}
 	tables := t.deltaTables()
 	s.counters.beginCommit(tables)
