@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"golang.org/x/sys/unix"
@@ -94,7 +95,35 @@ func (diskFS) Lock(name string) (io.Closer, error) {
 		}
 		return nil, &os.PathError{Op: "flock", Path: name, Err: err}
 	}
-	return f, nil
+	// A lock file can be deleted under its holder (a "stale lock" cleaned
+	// up by hand); the next Lock would then create and lock a new one and
+	// two processes would share the folder. The folder itself cannot be
+	// replaced that way, so it is locked too, where the filesystem allows.
+	dir, err := os.Open(filepath.Dir(name))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		dir.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("%w: %s (its lock file was replaced)", ErrLocked, filepath.Dir(name))
+		}
+		return f, nil // a filesystem without directory locks: the file's lock alone
+	}
+	return dirLock{f, dir}, nil
+}
+
+// dirLock holds a lock file and its folder, both locked.
+type dirLock struct{ file, dir *os.File }
+
+func (l dirLock) Close() error {
+	err := l.dir.Close()
+	if ferr := l.file.Close(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 func (f *diskFile) Sync() error {

@@ -65,7 +65,23 @@ func testFS(t *testing.T, fs FS, dir string) {
 }
 
 func TestDisk(t *testing.T) { testFS(t, Default, t.TempDir()) }
-func TestMem(t *testing.T)  { testFS(t, NewMem(), "/db") }
+
+// TestDiskLockFileDeleted: deleting a held lock file does not let a second
+// Lock take the folder.
+func TestDiskLockFileDeleted(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "LOCK")
+	l, err := Default.Lock(name)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(name))
+	_, err = Default.Lock(name)
+	require.ErrorIs(t, err, ErrLocked)
+	require.NoError(t, l.Close())
+	l, err = Default.Lock(name)
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+}
+func TestMem(t *testing.T) { testFS(t, NewMem(), "/db") }
 
 func TestDirectIO(t *testing.T) {
 	dir := t.TempDir()
