@@ -287,12 +287,20 @@ func (it *indexedTable) WithProjections(colNames []string) sql.Table {
 // RowCount implements sql.StatisticsTable: exact when the store's counter
 // is known to match the transaction's snapshot (stats.go), counting the
 // transaction's own changes.
+//
+// A count that fails to read the table (a damaged block) is reported as an
+// inexact zero, not as the error: GMS's costing drops that error and then
+// uses the statistics it did not get. The query's own read of the table
+// reports the damage.
 func (t *Table) RowCount(ctx *sql.Context) (uint64, bool, error) {
 	rows, _, exact, err := t.count(ctx)
+	if err != nil {
+		return 0, false, nil
+	}
 	if rows < 0 {
 		rows = 0
 	}
-	return uint64(rows), exact, err
+	return uint64(rows), exact, nil
 }
 
 // DataLength implements sql.StatisticsTable: the row count times the
@@ -300,10 +308,10 @@ func (t *Table) RowCount(ctx *sql.Context) (uint64, bool, error) {
 // and SHOW TABLE STATUS use.
 func (t *Table) DataLength(ctx *sql.Context) (uint64, error) {
 	rows, _, _, err := t.count(ctx)
-	if rows < 0 {
-		rows = 0
+	if err != nil || rows < 0 {
+		rows = 0 // as in RowCount
 	}
-	return uint64(rows) * uint64(rowSizeEstimate(t.def.schema)), err
+	return uint64(rows) * uint64(rowSizeEstimate(t.def.schema)), nil
 }
 
 // rowSizeEstimate is the size of a row by its column types.

@@ -134,6 +134,7 @@ func corruptQueries(tbl string) []corruptQuery {
 		{"point", "SELECT v FROM " + tbl + " WHERE id = 200", fmt.Sprintf("[[%s]]", corruptValue(tbl, 200))},
 		{"range", "SELECT SUM(id) FROM " + tbl + " WHERE id BETWEEN 100 AND 299", "[[39900]]"},
 		{"index", "SELECT id FROM " + tbl + " WHERE k = 7 ORDER BY id", "[" + strings.Join(byK, " ") + "]"},
+		{"index range", "SELECT COUNT(*) FROM " + tbl + " WHERE k >= 0", fmt.Sprintf("[[%d]]", corruptRows)},
 	}
 }
 
