@@ -155,6 +155,27 @@ func (e *editor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Ind
 	return t.IndexedAccess(ctx, lookup)
 }
 
+// guardForeignKey makes the transaction's commit fail if another one
+// writes in the ranges of a foreign key check after its snapshot. GMS
+// checks a key at the snapshot: that a child's parent exists, that a
+// parent being deleted or changed has no children. Without the guard two
+// transactions could each pass their check and together commit a child
+// without a parent; MySQL's shared lock on the parent row makes one of
+// them wait, here one fails with 1213.
+func (it *indexedTable) guardForeignKey(ctx *sql.Context, lp *lookupPlan) {
+	tx := txnOf(ctx)
+	if tx == nil {
+		return
+	}
+	for _, sp := range lp.spans {
+		end := sp.end
+		if end == nil {
+			end = prefixEnd(appendIndexPrefix(nil, it.def.id, lp.ix.id))
+		}
+		tx.guard(sp.start, end)
+	}
+}
+
 // GetIndexes implements sql.IndexAddressable.
 func (e *editor) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	return newTable(e.t.db, e.def).GetIndexes(ctx)

@@ -248,6 +248,9 @@ func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLooku
 	if err != nil {
 		return nil, err
 	}
+	if it.readsCurrent {
+		it.guardForeignKey(ctx, lp)
+	}
 	return &partitionIter{p: &lookupPartition{plan: lp, at: viewBoundary(ctx)}}, nil
 }
 

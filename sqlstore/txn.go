@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -368,7 +369,7 @@ type keyRange struct{ start, end []byte }
 // [start, end) after this one's snapshot.
 func (t *txn) guard(start, end []byte) {
 	t.mu.Lock()
-	t.guards = append(t.guards, keyRange{start: start, end: end})
+	t.guards = append(t.guards, keyRange{start: bytes.Clone(start), end: bytes.Clone(end)})
 	t.mu.Unlock()
 }
 

@@ -224,3 +224,31 @@ func TestGuardedReads(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignKeyRace: a child inserted while another transaction deletes
+// its parent. Each passes its check at its own snapshot; whichever commits
+// second fails with 1213, and no child is left without its parent.
+func TestForeignKeyRace(t *testing.T) {
+	for _, childFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("child commits first %v", childFirst), func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
+			d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
+			d.exec("INSERT INTO p VALUES (1), (2)")
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "INSERT INTO c VALUES (10, 1)")
+			run(t, d, b, "START TRANSACTION")
+			run(t, d, b, "DELETE FROM p WHERE id = 1")
+			first, second := b, a
+			if childFirst {
+				first, second = a, b
+			}
+			run(t, d, first, "COMMIT")
+			_, err := query(d.e, second, "COMMIT")
+			require.Error(t, err)
+			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			_, _ = query(d.e, second, "ROLLBACK")
+			require.Empty(t, d.exec("SELECT c.id FROM c LEFT JOIN p ON p.id = c.pid WHERE p.id IS NULL"))
+		})
+	}
+}
