@@ -299,13 +299,14 @@ func TestCorruptionTable(t *testing.T) {
 	require.Greater(t, detected, cases/2)
 }
 
-// corruptWALDB builds a closed database whose content is all in its log:
+// corruptWALDB builds a crashed database whose content is all in its log:
 // batches of synced commits (each batch i sets keys w<i>-kNN), large
-// enough for the log to span several blocks. It returns the database, the
-// log's name, and each batch's record offset in the log.
+// enough for the log to span several blocks. (A clean Close would flush
+// them to a table.) It returns the database, the log's name, and each
+// batch's record offset in the log.
 func corruptWALDB(t *testing.T, batches int) (*vfs.MemFS, string, []int64) {
-	fs := vfs.NewMem()
-	d, err := Open(corruptDir, corruptWALOptions(fs, WALRecoveryStrict))
+	live := vfs.NewMem()
+	d, err := Open(corruptDir, corruptWALOptions(live, WALRecoveryStrict))
 	require.NoError(t, err)
 	for i := range batches {
 		b := d.NewBatch()
@@ -314,6 +315,7 @@ func corruptWALDB(t *testing.T, batches int) (*vfs.MemFS, string, []int64) {
 		}
 		require.NoError(t, b.Commit(Sync))
 	}
+	fs := live.CrashClone(vfs.CrashOptions{})
 	require.NoError(t, d.Close())
 	logs := corruptFiles(t, fs, ".log")
 	require.Len(t, logs, 1)
