@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/strata-db/strata/kv"
 )
@@ -82,12 +80,10 @@ func wrapf(err error, format string, args ...any) error {
 // MySQL's error number and SQLSTATE: this package's own errors (a write
 // conflict is 1213), a statement stopped by its context (KILL QUERY, a
 // client gone) as 1317, GMS error kinds that GMS's own mapping
-// (sql.CastSQLError) leaves as 1105 but MySQL numbers (a syntax error is
-// 1064, an existing table 1050, a bad database name 1102, a missing value
-// for a NOT NULL column without default 1364, a string too long for its
-// column 1406, a value out of range 1264, an unknown column 1054, a
-// violated CHECK 3819), and everything else as GMS maps it. The MySQL
-// server and the database/sql driver use it; nil stays nil.
+// (sql.CastSQLError) leaves as 1105 but MySQL numbers (errorKinds: a
+// syntax error is 1064, an existing table 1050, a value out of range 1264,
+// ...), and everything else as GMS maps it. The MySQL server and the
+// database/sql driver use it; nil stays nil.
 func MySQLError(err error) *mysql.SQLError {
 	if err == nil {
 		return nil
@@ -110,25 +106,8 @@ func MySQLError(err error) *mysql.SQLError {
 	if errors.As(inner, &wi) {
 		inner = wi.Cause
 	}
-	switch {
-	case sql.ErrSyntaxError.Is(inner):
-		return mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "%v", inner)
-	case sql.ErrTableAlreadyExists.Is(inner):
-		return mysql.NewSQLError(mysql.ERTableExists, "42S01", "%v", inner)
-	case sql.ErrInvalidDatabaseName.Is(inner):
-		return mysql.NewSQLError(mysql.ERWrongDbName, "42000", "%v", inner)
-	case sql.ErrInsertIntoNonNullableDefaultNullColumn.Is(inner):
-		return mysql.NewSQLError(mysql.ERNoDefaultForField, mysql.SSUnknownSQLState, "%v", inner)
-	case types.ErrLengthBeyondLimit.Is(inner):
-		return mysql.NewSQLError(mysql.ERDataTooLong, "22001", "Data too long for column (%v)", inner)
-	case sql.ErrValueOutOfRange.Is(inner):
-		return mysql.NewSQLError(mysql.ERWarnDataOutOfRange, "22003", "Out of range value (%v)", inner)
-	case types.ErrConvertToDecimalLimit.Is(inner):
-		return mysql.NewSQLError(mysql.ERWarnDataOutOfRange, "22003", "%s", strings.TrimSpace(inner.Error()))
-	case sql.ErrColumnNotFound.Is(inner), sql.ErrTableColumnNotFound.Is(inner):
-		return mysql.NewSQLError(mysql.ERBadFieldError, "42S22", "Unknown column (%v)", inner)
-	case sql.ErrCheckConstraintViolated.Is(inner):
-		return mysql.NewSQLError(3819, mysql.SSUnknownSQLState, "%v", inner)
+	if se, ok := numberKind(inner, false); ok {
+		return se
 	}
 	return sql.CastSQLError(err)
 }

@@ -55,18 +55,19 @@ func ServerError(err error) *mysql.SQLError {
 	if err == nil {
 		return nil
 	}
-	inner := sql.UnwrapError(err)
-	switch {
-	case sql.ErrPrivilegeCheckFailed.Is(inner), sql.ErrTableAccessDeniedForUser.Is(inner):
-		return mysql.NewSQLError(1142, "42000", "%v", inner)
-	case sql.ErrDatabaseAccessDeniedForUser.Is(inner):
-		return mysql.NewSQLError(1044, "42000", "%v", inner)
-	case sql.ErrSecureFilePriv.Is(inner):
-		return mysql.NewSQLError(1290, "HY000", "%v", inner)
+	if se, ok := numberKind(sql.UnwrapError(err), true); ok {
+		return se
 	}
 	se := MySQLError(err)
 	if se == nil {
 		return nil
+	}
+	if se.Num == mysql.ERUnknownError {
+		// An error the protocol handler numbered before it reached us:
+		// only its message tells the kind.
+		if ne, ok := numberMessage(se.Message); ok {
+			return ne
+		}
 	}
 	if st, ok := sqlStates[se.Num]; ok && se.State != st && (se.State == "" || se.State == mysql.SSUnknownSQLState) {
 		c := *se

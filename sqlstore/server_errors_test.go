@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,6 +33,10 @@ func TestServerError(t *testing.T) {
 		{"no default in insert", sql.NewWrappedInsertError(sql.Row{1}, sql.ErrInsertIntoNonNullableDefaultNullColumn.New("n")), 1364, "HY000"},
 		{"interrupted", fmt.Errorf("reading rows: %w", context.Canceled), 1317, "70100"},
 		{"unknown", errors.New("boom"), 1105, "HY000"},
+		{"data too long", sql.NewWrappedTypeConversionError("x", 1, types.ErrLengthBeyondLimit.New(strings.Repeat("x", 1<<20), "v")), 1406, "22001"},
+		{"out of range as text", mysql.NewSQLError(1105, "HY000", "%s", sql.ErrValueOutOfRange.New(300, "tiny").Error()), 1264, "22003"},
+		{"too long as text", mysql.NewSQLError(1105, "HY000", "%s", types.ErrLengthBeyondLimit.New("abcdef", "s").Error()), 1406, "22001"},
+		{"unknown as text", mysql.NewSQLError(1105, "HY000", "%s", "boom"), 1105, "HY000"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,6 +47,7 @@ func TestServerError(t *testing.T) {
 			}
 			require.Equal(t, tc.num, se.Num)
 			require.Equal(t, tc.state, se.State)
+			require.Less(t, len(se.Message), 300, "a message holds no long value")
 		})
 	}
 }

@@ -1,0 +1,114 @@
+package sqlstore
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	goerrors "gopkg.in/src-d/go-errors.v1"
+)
+
+// errorKind is a GMS error kind that GMS's own mapping (sql.CastSQLError)
+// numbers 1105 but MySQL numbers otherwise.
+type errorKind struct {
+	kind  *goerrors.Kind
+	num   int
+	state string
+	// message makes MySQL's message from GMS's; nil keeps GMS's.
+	message func(string) string
+	// serverOnly kinds are numbered by ServerError alone (privileges and
+	// file access, which the driver reports as GMS does).
+	serverOnly bool
+	// re matches the kind's messages, for errors that reach the server
+	// as text (see numberMessage); nil for a kind whose message has no
+	// fixed form.
+	re *regexp.Regexp
+}
+
+// errorKinds is the one table of those kinds, for MySQLError, ServerError
+// and the MySQL-protocol server.
+var errorKinds = []*errorKind{
+	{kind: sql.ErrSyntaxError, num: mysql.ERParseError, state: mysql.SSClientError},
+	{kind: sql.ErrTableAlreadyExists, num: mysql.ERTableExists, state: "42S01"},
+	{kind: sql.ErrInvalidDatabaseName, num: mysql.ERWrongDbName, state: "42000"},
+	{kind: sql.ErrInsertIntoNonNullableDefaultNullColumn, num: mysql.ERNoDefaultForField, state: mysql.SSUnknownSQLState},
+	{kind: types.ErrLengthBeyondLimit, num: mysql.ERDataTooLong, state: "22001", message: dataTooLong},
+	{kind: sql.ErrValueOutOfRange, num: mysql.ERWarnDataOutOfRange, state: "22003", message: prefixed("Out of range value")},
+	{kind: types.ErrConvertToDecimalLimit, num: mysql.ERWarnDataOutOfRange, state: "22003", message: strings.TrimSpace},
+	{kind: sql.ErrColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
+	{kind: sql.ErrTableColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
+	{kind: sql.ErrCheckConstraintViolated, num: 3819, state: mysql.SSUnknownSQLState},
+	{kind: sql.ErrPrivilegeCheckFailed, num: 1142, state: "42000", serverOnly: true},
+	{kind: sql.ErrTableAccessDeniedForUser, num: 1142, state: "42000", serverOnly: true},
+	{kind: sql.ErrDatabaseAccessDeniedForUser, num: 1044, state: "42000", serverOnly: true},
+	{kind: sql.ErrSecureFilePriv, num: 1290, state: mysql.SSUnknownSQLState, serverOnly: true},
+}
+
+func init() {
+	for _, k := range errorKinds {
+		if k.kind != sql.ErrSyntaxError { // its message is the parser's, of any form
+			k.re = kindRE(k.kind)
+		}
+	}
+}
+
+// kindRE matches the messages of an error kind: its format with each verb
+// standing for any text.
+func kindRE(k *goerrors.Kind) *regexp.Regexp {
+	parts := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`).Split(k.Message, -1)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile("(?s)^" + strings.Join(parts, ".*") + "$")
+}
+
+// numberKind returns MySQL's error for err when it is one of errorKinds
+// (the server-only ones too when server is set).
+func numberKind(err error, server bool) (*mysql.SQLError, bool) {
+	for _, k := range errorKinds {
+		if (server || !k.serverOnly) && k.kind.Is(err) {
+			return k.sqlError(err.Error()), true
+		}
+	}
+	return nil, false
+}
+
+// numberMessage returns MySQL's error for the message of an error that the
+// protocol handler already numbered 1105, when the message is one of
+// errorKinds'.
+func numberMessage(msg string) (*mysql.SQLError, bool) {
+	for _, k := range errorKinds {
+		if k.re != nil && k.re.MatchString(msg) {
+			return k.sqlError(msg), true
+		}
+	}
+	return nil, false
+}
+
+func (k *errorKind) sqlError(msg string) *mysql.SQLError {
+	if k.message != nil {
+		msg = k.message(msg)
+	}
+	return mysql.NewSQLError(k.num, k.state, "%s", msg)
+}
+
+// prefixed returns a message maker that puts MySQL's words before GMS's
+// message, which lacks them.
+func prefixed(words string) func(string) string {
+	return func(msg string) string { return words + " (" + msg + ")" }
+}
+
+// dataTooLong is MySQL's message for a value too long for its column. GMS's
+// message holds the whole value, which may be megabytes.
+func dataTooLong(msg string) string {
+	const sep = "' is too large for column '"
+	if i := strings.LastIndex(msg, sep); i >= 0 {
+		return "Data too long for column '" + strings.TrimSuffix(msg[i+len(sep):], "'") + "'"
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return "Data too long for column (" + msg + ")"
+}
