@@ -198,6 +198,9 @@ func (d *Database) dropTable(t *txn, name string) error {
 // RenameTable implements sql.TableRenamer. The table keeps its ID, so its
 // rows and indexes stay where they are.
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	if err := d.checkRenameQualifiers(ctx, oldName, newName); err != nil {
+		return err
+	}
 	t, err := d.store.writer(ctx)
 	if err != nil {
 		return err

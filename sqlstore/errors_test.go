@@ -85,3 +85,35 @@ func TestAssignOutOfRange(t *testing.T) {
 	require.Equal(t, mysql.ERWarnDataOutOfRange, mysqlErrno(d.execErr("UPDATE t SET d = 123.456")))
 	require.Equal(t, "[[1 127 0 1] [2 100 4294967295 2]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
 }
+
+// TestRenameQualified: a rename whose database qualifiers name another
+// database than the current one (which GMS would ignore, renaming the
+// current database's table of that name) fails with 1235 and changes
+// nothing; qualifiers naming the current database are fine.
+func TestRenameQualified(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE DATABASE d2")
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY)")
+	d.exec("INSERT INTO t VALUES (1)")
+	d.exec("CREATE TABLE d2.t (id INT PRIMARY KEY)")
+	d.exec("INSERT INTO d2.t VALUES (2)")
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES t (id))")
+	withText := func(q string) error {
+		_, err := query(d.e, d.ctx.WithQuery(q), q)
+		return err
+	}
+	for _, q := range []string{
+		"RENAME TABLE d2.t TO d2.t9", "RENAME TABLE t TO d2.moved", "RENAME TABLE d2.t TO mydb.moved",
+		"ALTER TABLE t RENAME TO d2.moved", "RENAME TABLE mydb.t TO mydb.t1, d2.t TO d2.t1",
+	} {
+		err := withText(q)
+		require.Error(t, err, q)
+		require.Equal(t, mysql.ERNotSupportedYet, mysqlErrno(err), "%s: %v", q, err)
+		require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT id FROM mydb.t")), q)
+		require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT id FROM d2.t")), q)
+		require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT COUNT(*) FROM information_schema.referential_constraints WHERE referenced_table_name = 't'")), q)
+	}
+	require.NoError(t, withText("RENAME TABLE mydb.t TO mydb.t1"))
+	require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT id FROM t1")))
+	require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT id FROM d2.t")))
+}
