@@ -8,6 +8,7 @@ require (
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/creack/pty v1.1.24
 	github.com/dolthub/go-mysql-server v0.20.0
+	github.com/dolthub/sqllogictest/go v0.0.0-20201107003712-816f3ae12d81
 	github.com/dolthub/vitess v0.0.0-20250512224608-8fb9c6ea092c
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/klauspost/compress v1.20.4
@@ -23,7 +24,6 @@ require (
 	github.com/dolthub/flatbuffers/v23 v23.3.3-dh.2 // indirect
 	github.com/dolthub/go-icu-regex v0.0.0-20250327004329-6799764f2dad // indirect
 	github.com/dolthub/jsonpath v0.0.2-0.20240227200619-19675ab05c71 // indirect
-	github.com/dolthub/sqllogictest/go v0.0.0-20201107003712-816f3ae12d81 // indirect
 	github.com/go-kit/kit v0.10.0 // indirect
 	github.com/gocraft/dbr/v2 v2.7.2 // indirect
 	github.com/golang/protobuf v1.5.2 // indirect
