@@ -20,8 +20,10 @@ import (
 //	db    the current database of every connection; created when missing.
 //	      Default: none (qualify table names or run USE).
 //	sync  true (default): a commit returns once it is durable; false: the
-//	      write-ahead log is not synced at commit, so a machine crash may
-//	      lose the last commits (never tear one).
+//	      write-ahead log is neither synced nor written at commit (a
+//	      background writer hands it to the system within moments), so a
+//	      crash of the process or the machine may lose the last commits
+//	      (never tear one).
 //	cache the block cache in bytes, with an optional KiB, MiB or GiB
 //	      suffix (cache=512MiB). Default: sqlstore.DefaultCacheSize.
 //

@@ -60,7 +60,10 @@ type Options struct {
 	// BlockRestartInterval is the number of keys between restart points in
 	// data blocks. Default 16.
 	BlockRestartInterval int
-	// Compression of data blocks. Default Snappy.
+	// Compression of data blocks. The zero value is NoCompression: blocks
+	// stored raw can be read in place from a mapped file (see
+	// table.Reader), which the read path is built around; Snappy, Zstd or
+	// S2 trade that for space.
 	Compression table.Compression
 	// FilterPolicy chooses the tables' filters. The zero value means the
 	// default, a Bloom filter of 10 bits per key; filter.Policy{Type:

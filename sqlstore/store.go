@@ -20,9 +20,11 @@ type Options struct {
 	// the block cache: a SQL database gets DefaultCacheSize unless KV sets
 	// CacheSize or Cache. The Store works on a copy.
 	KV *kv.Options
-	// NoSync makes commits return before the write-ahead log is synced: a
-	// crash of the machine may lose the last commits (never tear one).
-	// Default false: every commit is durable when it returns.
+	// NoSync makes commits return before the write-ahead log is synced or
+	// even written (a background writer hands it to the system within
+	// moments): a crash of the process or of the machine may lose the last
+	// commits (never tear one). Default false: every commit is durable
+	// when it returns.
 	NoSync bool
 	// Access sets how reads reach the engine: the planner's mode and
 	// thresholds (package planner; the zero value is the planned mode with

@@ -38,7 +38,8 @@ Flags:
   --require-secure-transport   refuse clients that do not use TLS
   --shutdown-timeout DURATION  how long running statements may finish (default 10s)
   --sync=false                 do not sync the log at commit (faster, may lose
-                               the last commits in a machine crash)
+                               the last commits in a crash of the process
+                               or the machine)
 
 LOAD DATA INFILE, LOAD_FILE() and SELECT ... INTO OUTFILE only reach the
 folder DIR/files/sql.
