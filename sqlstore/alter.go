@@ -807,27 +807,9 @@ func (t *Table) ModifyStoredCollation(ctx *sql.Context, collation sql.CollationI
 // seedAutoIncrement sets a table's counter past the largest value of its
 // column at ordinal pos (a column that just became AUTO_INCREMENT).
 func (t *Table) seedAutoIncrement(ctx *sql.Context, tx *txn, def *tableDef, pos int) error {
-	src := newTable(t.db, def)
-	it, err := src.newRowIter(ctx, nil)
+	hi, err := t.largestValue(ctx, def, pos)
 	if err != nil {
 		return err
-	}
-	defer it.Close(ctx)
-	var hi uint64
-	for {
-		row, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if row[pos] == nil {
-			continue
-		}
-		if v, err := toUint64(ctx, row[pos]); err == nil && v > hi {
-			hi = v
-		}
 	}
 	next, err := t.store.autoinc.peek(def.id)
 	if err != nil {
@@ -837,4 +819,31 @@ func (t *Table) seedAutoIncrement(ctx *sql.Context, tx *txn, def *tableDef, pos 
 		return t.store.autoinc.set(def.id, hi+1)
 	}
 	return nil
+}
+
+// largestValue returns the largest non-negative integer in the column at
+// ordinal pos of the table's rows, 0 when there is none.
+func (t *Table) largestValue(ctx *sql.Context, def *tableDef, pos int) (uint64, error) {
+	src := newTable(t.db, def)
+	it, err := src.newRowIter(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close(ctx)
+	var hi uint64
+	for {
+		row, err := it.Next(ctx)
+		if err == io.EOF {
+			return hi, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if row[pos] == nil {
+			continue
+		}
+		if v, err := toUint64(ctx, row[pos]); err == nil && v > hi {
+			hi = v
+		}
+	}
 }

@@ -499,10 +499,21 @@ func comparableEqual(a, b any) (eq bool) {
 	return a == b
 }
 
-// SetAutoIncrementValue implements sql.AutoIncrementSetter.
+// SetAutoIncrementValue implements sql.AutoIncrementSetter. As in InnoDB, a
+// value at or below the column's largest value sets the counter just past
+// it instead: the next insert would otherwise collide with an existing row.
+// TRUNCATE resets the counter to 1 after emptying the table, while the
+// statement still reads its old rows.
 func (e *editor) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
 	if err := e.bind(ctx); err != nil {
 		return err
+	}
+	if pos := e.def.autoIncCol; pos >= 0 && !isTruncateStatement(ctx.Query()) {
+		hi, err := e.t.largestValue(ctx, e.def, pos)
+		if err != nil {
+			return err
+		}
+		v = max(v, hi+1)
 	}
 	return e.t.store.autoinc.set(e.def.id, v)
 }

@@ -117,3 +117,24 @@ func TestRenameQualified(t *testing.T) {
 	require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT id FROM t1")))
 	require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT id FROM d2.t")))
 }
+
+// TestAutoIncrementBelowLargest: ALTER TABLE ... AUTO_INCREMENT below the
+// largest value moves the counter just past it, as InnoDB does, so the next
+// inserts do not collide; above it the value is kept, also after reopening.
+func TestAutoIncrementBelowLargest(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT=100")
+	d.exec("INSERT INTO t (v) VALUES (1), (2), (3)") // 100..102
+	d.exec("ALTER TABLE t AUTO_INCREMENT = 50")
+	d.exec("INSERT INTO t (v) VALUES (4)")
+	require.Equal(t, "[[103]]", fmt.Sprint(d.exec("SELECT id FROM t WHERE v = 4")))
+	d.exec("ALTER TABLE t AUTO_INCREMENT = 500")
+	d.reopen()
+	d.exec("INSERT INTO t (v) VALUES (5)")
+	require.Equal(t, "[[500]]", fmt.Sprint(d.exec("SELECT id FROM t WHERE v = 5")))
+	truncate := "TRUNCATE TABLE t"
+	_, err := query(d.e, d.ctx.WithQuery(truncate), truncate)
+	require.NoError(t, err)
+	d.exec("INSERT INTO t (v) VALUES (6)")
+	require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT id FROM t WHERE v = 6")))
+}
