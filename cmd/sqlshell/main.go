@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chzyer/readline"
 
+	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 )
 
@@ -73,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	st, err := openStore(*data, false)
+	st, err := openStore(*data, false, log.New(os.Stderr, "strata: ", 0))
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlshell: %v\n", err)
 		return exitOpen
@@ -152,12 +154,13 @@ func historyDefault() string {
 	return filepath.Join(home, ".strata_history")
 }
 
-// openStore opens (creating) the store in dir.
-func openStore(dir string, noSync bool) (*sqlstore.Store, error) {
+// openStore opens (creating) the store in dir, with the engine's notices
+// going to out.
+func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the data folder: %w", err)
 	}
-	st, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: noSync})
+	st, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: noSync, KV: &kv.Options{Logger: engineLog{out}}})
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
@@ -170,3 +173,17 @@ func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && readline.IsTerminal(int(f.Fd()))
 }
+
+// engineLog passes the engine's errors (a failed log write, a background
+// error that made the database read-only) and its recovery notices (a torn
+// log tail dropped, writes resumed after a full disk) to a log; the
+// routine ones, each flush and compaction, it drops.
+type engineLog struct{ out *log.Logger }
+
+func (l engineLog) Infof(format string, args ...any) {
+	if strings.HasPrefix(format, "kv: recovery") || strings.HasPrefix(format, "kv: resumed") {
+		l.out.Printf(format, args...)
+	}
+}
+
+func (l engineLog) Errorf(format string, args ...any) { l.out.Printf(format, args...) }

@@ -148,7 +148,7 @@ func startServer(cfg serverConfig) (*srv, error) {
 	}
 	routeLogs(cfg.log)
 
-	st, err := openStore(cfg.data, cfg.noSync)
+	st, err := openStore(cfg.data, cfg.noSync, cfg.log)
 	if err != nil {
 		return nil, err
 	}
