@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/manifest"
+	"github.com/strata-db/strata/kv/memtable"
 	"github.com/strata-db/strata/kv/table"
 )
 
@@ -31,7 +32,10 @@ type keyRange struct{ start, end []byte }
 // written after the commit's snapshot (see above). Guard copies the keys.
 // Commit and Apply ignore guards.
 func (b *Batch) Guard(start, end []byte) {
-	b.guards = append(b.guards, keyRange{start: bytes.Clone(start), end: bytes.Clone(end)})
+	buf := make([]byte, len(start)+len(end))
+	n := copy(buf, start)
+	copy(buf[n:], end)
+	b.guards = append(b.guards, keyRange{start: buf[:n:n], end: buf[n:]})
 }
 
 // GuardKey guards the single key key.
@@ -49,11 +53,14 @@ func (d *DB) writtenSince(start, end []byte, snap base.SeqNum) (bool, error) {
 		return false, ErrClosed
 	}
 	defer rs.unref()
+	var searchBuf [64]byte
+	search := base.MakeSearchKey(searchBuf[:0], start, base.SeqNumMax)
+	var it memtable.Iter
 	for i := range rs.numMemtables() {
 		m, _ := rs.memtable(i)
-		it := m.NewIter()
+		m.InitIter(&it)
 		newer := false
-		for kv := it.SeekGE(base.MakeSearchKey(nil, start, base.SeqNumMax)); kv != nil && !newer && bytes.Compare(kv.UserKey(), end) < 0; kv = it.Next() {
+		for kv := it.SeekGE(search); kv != nil && !newer && bytes.Compare(kv.UserKey(), end) < 0; kv = it.Next() {
 			newer = kv.Seq() > snap
 		}
 		it.Close()
@@ -61,23 +68,34 @@ func (d *DB) writtenSince(start, end []byte, snap base.SeqNum) (bool, error) {
 			return true, nil
 		}
 		if m.HasRangeDeletes() {
-			rit := m.NewRangeDelIter()
-			for t := rit.First(); t != nil && bytes.Compare(t.UserKey(), end) < 0; t = rit.Next() {
+			m.InitRangeDelIter(&it)
+			for t := it.First(); t != nil && bytes.Compare(t.UserKey(), end) < 0; t = it.Next() {
 				if t.Seq() > snap && bytes.Compare(t.V, start) > 0 {
-					rit.Close()
-					return true, nil
+					newer = true
+					break
 				}
 			}
-			rit.Close()
+			it.Close()
+			if newer {
+				return true, nil
+			}
 		}
 	}
-	for level := range manifest.NumLevels {
-		for _, f := range rs.v.Overlaps(level, start, end) {
-			if f.LargestSeq <= snap {
-				continue
-			}
-			newer, err := d.tableWrittenSince(f.FileNum, start, end, snap)
-			if err != nil || newer {
+	check := func(f *manifest.FileMetadata) (bool, error) {
+		if f.LargestSeq <= snap || !f.Overlaps(start, end) {
+			return false, nil
+		}
+		return d.tableWrittenSince(f.FileNum, start, end, snap)
+	}
+	for _, f := range rs.v.Levels[0] {
+		if newer, err := check(f); err != nil || newer {
+			return newer, err
+		}
+	}
+	for level := 1; level < manifest.NumLevels; level++ {
+		i, j := rs.v.OverlapIndices(level, start, end)
+		for _, f := range rs.v.Levels[level][i:j] {
+			if newer, err := check(f); err != nil || newer {
 				return newer, err
 			}
 		}

@@ -162,7 +162,15 @@ func (s *Store) Provider() *Provider { return s.provider }
 // NewEngine returns a GMS engine over the store, with this package's
 // statistics provider. Run queries with contexts from NewContext.
 func (s *Store) NewEngine() *sqle.Engine {
-	a := analyzer.NewBuilder(s.provider).AddPostAnalyzeRule(exactJoinKeysRule, exactJoinKeys).Build()
+	a := analyzer.NewDefault(s.provider)
+	// After the joins are planned (optimizeJoins, in the once-after batch),
+	// in that batch rather than a batch of its own, which would cost every
+	// statement a pass of the batch machinery.
+	for _, b := range a.Batches {
+		if b.Desc == "once-after" {
+			b.Rules = append(b.Rules, analyzer.Rule{Id: exactJoinKeysRule, Apply: exactJoinKeys})
+		}
+	}
 	a.Catalog.StatsProvider = NewStatsProvider()
 	e := sqle.New(a, &sqle.Config{})
 	return e

@@ -31,7 +31,10 @@ type tableDef struct {
 	secondary  []*indexDef // in record order
 	checks     []sql.CheckDefinition
 	autoIncCol int // ordinal of the AUTO_INCREMENT column, or -1
-	hasJSON    bool
+	// record is the range of the table's catalog record, which a writing
+	// transaction guards (txn.guardDef).
+	record  keyRange
+	hasJSON bool
 }
 
 // indexDef is one index of a table.
@@ -93,6 +96,8 @@ func newTableDef(db string, rec *tableRecord) (*tableDef, error) {
 		collation: coll, autoIncCol: -1,
 		pkOrds: append([]int(nil), rec.PK...),
 	}
+	key := catalogKey(kindTable, db, rec.Name)
+	d.record = keyRange{start: key, end: append(key[:len(key):len(key)], 0)}
 	inPK := make(map[int]bool, len(rec.PK))
 	for _, o := range rec.PK {
 		if o < 0 || o >= len(rec.Columns) {

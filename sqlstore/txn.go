@@ -70,7 +70,7 @@ type txn struct {
 	// after the snapshot. guarded holds the tables whose catalog record
 	// is among them.
 	guards  []keyRange
-	guarded map[uint64]bool
+	guarded []uint64
 	// ddl is set once the transaction writes the catalog: its commit then
 	// runs alone (Store.ddlMu) and updates the set of live tables.
 	ddl     bool
@@ -380,15 +380,11 @@ func (t *txn) guard(start, end []byte) {
 func (t *txn) guardDef(def *tableDef) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.guarded[def.id] {
+	if contains(t.guarded, def.id) {
 		return
 	}
-	if t.guarded == nil {
-		t.guarded = make(map[uint64]bool)
-	}
-	t.guarded[def.id] = true
-	key := catalogKey(kindTable, def.db, def.name)
-	t.guards = append(t.guards, keyRange{start: key, end: append(key[:len(key):len(key)], 0)})
+	t.guarded = append(t.guarded, def.id)
+	t.guards = append(t.guards, def.record) // never modified: no copy
 }
 
 // rowDelta returns the transaction's own change to a table's row count.
