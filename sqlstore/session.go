@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -155,8 +156,72 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 		ctx.SetTransaction(nil)
 		return nil
 	}
+	if implicitCommit(ctx.Query()) && t.idle() {
+		// MySQL commits the open transaction before a DDL statement runs,
+		// and leaves the session in autocommit mode: the writes before it
+		// stay even when the DDL fails, the statements after it commit
+		// one by one. GMS commits only after a DDL that succeeds, inside
+		// the transaction, which then goes on.
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
+		return toSQLError(t.commit())
+	}
 	t.beginStatement()
 	return nil
+}
+
+// implicitCommit reports whether query is a statement before which MySQL
+// commits the open transaction: a CREATE, ALTER, DROP, RENAME or TRUNCATE
+// (but not of a temporary table), or a GRANT or REVOKE. Statements run by
+// a procedure or trigger are not seen here: ctx.Query is the outer one.
+func implicitCommit(query string) bool {
+	words := leadingWords(query, 2)
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0] {
+	case "CREATE", "DROP":
+		return len(words) < 2 || words[1] != "TEMPORARY"
+	case "ALTER", "RENAME", "TRUNCATE", "GRANT", "REVOKE":
+		return true
+	}
+	return false
+}
+
+// leadingWords returns up to n words at the start of query, upper-cased,
+// after blanks and comments.
+func leadingWords(query string, n int) []string {
+	var words []string
+	q := query
+	for len(words) < n {
+		q = strings.TrimLeft(q, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(q, "/*"):
+			end := strings.Index(q, "*/")
+			if end < 0 {
+				return words
+			}
+			q = q[end+2:]
+			continue
+		case strings.HasPrefix(q, "-- "), strings.HasPrefix(q, "#"):
+			end := strings.IndexByte(q, '\n')
+			if end < 0 {
+				return words
+			}
+			q = q[end+1:]
+			continue
+		}
+		i := 0
+		for i < len(q) && (q[i] >= 'a' && q[i] <= 'z' || q[i] >= 'A' && q[i] <= 'Z' || q[i] == '_') {
+			i++
+		}
+		if i == 0 {
+			return words
+		}
+		words = append(words, strings.ToUpper(q[:i]))
+		q = q[i:]
+	}
+	return words
 }
 
 func (s *Session) autocommit(ctx *sql.Context) bool {

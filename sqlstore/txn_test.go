@@ -205,7 +205,10 @@ func TestGuardedReads(t *testing.T) {
 		t.Run(ddl, func(t *testing.T) {
 			d, a, b := twoSessions(t)
 			// A's snapshot predates B's insert; the DDL reads the table
-			// at that snapshot.
+			// at that snapshot, as a long DDL's own snapshot predates an
+			// insert committed while it runs. (The test's contexts carry
+			// no statement text, so the DDL does not commit A's
+			// transaction first: see TestImplicitCommit.)
 			run(t, d, a, "START TRANSACTION")
 			run(t, d, a, "SELECT COUNT(*) FROM t")
 			run(t, d, b, "INSERT INTO t VALUES (3, 30)")
@@ -250,5 +253,49 @@ func TestForeignKeyRace(t *testing.T) {
 			_, _ = query(d.e, second, "ROLLBACK")
 			require.Empty(t, d.exec("SELECT c.id FROM c LEFT JOIN p ON p.id = c.pid WHERE p.id IS NULL"))
 		})
+	}
+}
+
+// TestImplicitCommit: as in MySQL, a DDL statement first commits the open
+// transaction, whose writes then stay even when the DDL fails, and leaves
+// the session in autocommit mode; CREATE TEMPORARY TABLE does not.
+func TestImplicitCommit(t *testing.T) {
+	d, a, _ := twoSessions(t)
+	q := func(stmt string) error {
+		_, err := query(d.e, a.WithQuery(stmt), stmt)
+		return err
+	}
+	ids := func() string { return fmt.Sprint(d.exec("SELECT id FROM t ORDER BY id")) }
+	d.exec("INSERT INTO t VALUES (9, 10)") // v = 10 twice: no unique index on v
+	require.NoError(t, q("START TRANSACTION"))
+	require.NoError(t, q("INSERT INTO t VALUES (3, 30)"))
+	require.Error(t, q("ALTER TABLE t ADD UNIQUE INDEX uv (v)"))
+	require.NoError(t, q("ROLLBACK"))
+	require.Equal(t, "[[1] [2] [3] [9]]", ids(), "the insert before the failed DDL was committed")
+
+	require.NoError(t, q("BEGIN"))
+	require.NoError(t, q("INSERT INTO t VALUES (5, 50)"))
+	require.NoError(t, q("/* comment */ CREATE TABLE t2 (x INT)"))
+	require.NoError(t, q("INSERT INTO t VALUES (6, 60)"))
+	require.NoError(t, q("ROLLBACK"))
+	require.Equal(t, "[[1] [2] [3] [5] [6] [9]]", ids(), "after the DDL the session autocommits")
+
+	require.NoError(t, q("BEGIN"))
+	require.NoError(t, q("INSERT INTO t VALUES (7, 70)"))
+	require.Error(t, q("CREATE TEMPORARY TABLE tmp (x INT)")) // not supported, but not DDL to MySQL either
+	require.NoError(t, q("ROLLBACK"))
+	require.Equal(t, "[[1] [2] [3] [5] [6] [9]]", ids(), "a temporary table commits nothing")
+}
+
+func TestLeadingWords(t *testing.T) {
+	for q, want := range map[string][]string{
+		"create table t (x int)":             {"CREATE", "TABLE"},
+		"  /* a */ /* b */\n Drop temporary": {"DROP", "TEMPORARY"},
+		"-- note\nALTER TABLE t":             {"ALTER", "TABLE"},
+		"(SELECT 1)":                         {"SELECT"},
+		"":                                   nil,
+		"/* unterminated":                    nil,
+	} {
+		require.Equal(t, want, leadingWords(q, 2), q)
 	}
 }
