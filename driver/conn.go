@@ -368,10 +368,11 @@ func (c *Conn) Close() error {
 	c.closed = true
 	c.sess.SessionEnd()
 	c.sh.engine.CloseSession(c.sess.ID())
+	err := c.sh.release()
 	if c.owned != nil {
-		return c.owned.Close()
+		err = errors.Join(err, c.owned.Close())
 	}
-	return nil
+	return err
 }
 
 // countParams returns the number of distinct placeholders of a parsed

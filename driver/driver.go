@@ -80,6 +80,12 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if c.sh == nil || c.done.Load() {
 		return nil, ErrClosed
 	}
+	// The connection holds the store open: database/sql closes only idle
+	// connections before it closes the connector, and the others when
+	// their work ends.
+	if !c.sh.retain() {
+		return nil, ErrClosed
+	}
 	conn := newConn(c.sh)
 	if c.cfg.DB != "" {
 		if err := conn.useDB(ctx, c.cfg.DB); err != nil {
@@ -93,8 +99,11 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 // Driver implements driver.Connector.
 func (c *Connector) Driver() driver.Driver { return &Driver{} }
 
-// Close releases the store; the last connector of a folder closes it.
-// database/sql calls it from DB.Close, after closing every connection.
+// Close releases the connector's hold on the store; the store closes when
+// the last connector and connection of its folder let go. database/sql
+// calls it from DB.Close, after closing the idle connections: a
+// connection still running a query or holding a transaction keeps the
+// store open until database/sql closes it when its work ends.
 func (c *Connector) Close() error {
 	c.once.Do(func() {
 		c.done.Store(true)

@@ -75,6 +75,18 @@ func cacheSizeOf(cfg *Config) int64 {
 	return sqlstore.DefaultCacheSize
 }
 
+// retain takes one more reference, for a connection; false when the store
+// is already closed.
+func (s *shared) retain() bool {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if s.refs <= 0 {
+		return false
+	}
+	s.refs++
+	return true
+}
+
 // release drops one reference; the last one closes the engine and the store.
 func (s *shared) release() error {
 	registry.mu.Lock()

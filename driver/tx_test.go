@@ -111,3 +111,39 @@ func TestFailedAutocommitStatementAppliesNothing(t *testing.T) {
 	mustExec(t, db, "INSERT INTO t VALUES (3)")
 	require.Equal(t, int64(2), queryInt(t, db, "SELECT COUNT(*) FROM t"))
 }
+
+// TestCloseWhileInUse: DB.Close closes only idle connections before it
+// releases the connector; a transaction and a result set still in use keep
+// the store open, finish normally, and the store closes after them.
+func TestCloseWhileInUse(t *testing.T) {
+	dir := t.TempDir()
+	dsn := dir + "?db=mydb"
+	db, err := sql.Open("strata", dsn)
+	require.NoError(t, err)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY)")
+	for i := range 100 {
+		mustExec(t, db, "INSERT INTO t VALUES (?)", i)
+	}
+	db.SetMaxIdleConns(4)
+	tx, err := db.Begin()
+	require.NoError(t, err)
+	mustExec(t, tx, "INSERT INTO t VALUES (1000)")
+	rows, err := db.Query("SELECT id FROM t ORDER BY id")
+	require.NoError(t, err)
+
+	require.NoError(t, db.Close())
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	require.NoError(t, rows.Err())
+	require.NoError(t, rows.Close())
+	require.Equal(t, 100, n)
+	require.NoError(t, tx.Commit())
+
+	// Everything was released: the folder opens again, with the row.
+	db, err = sql.Open("strata", dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	require.EqualValues(t, 101, queryInt(t, db, "SELECT COUNT(*) FROM t"))
+}
