@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
@@ -739,7 +740,7 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 		}
 		for _, c := range rec.Checks {
 			if strings.EqualFold(c.Name, name) {
-				return sql.ErrForeignKeyDuplicateName.New(name)
+				return mysql.NewSQLError(3822, mysql.SSUnknownSQLState, "Duplicate check constraint name '%s'.", name) // ER_CHECK_CONSTRAINT_DUP_NAME
 			}
 		}
 		rec.Checks = append(rec.Checks, checkRecord{Name: name, Expr: check.CheckExpression, Enforced: check.Enforced})

@@ -40,6 +40,17 @@ var errorKinds = []*errorKind{
 	{kind: sql.ErrColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrTableColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrCheckConstraintViolated, num: 3819, state: mysql.SSUnknownSQLState},
+	{kind: sql.ErrDuplicateColumn, num: mysql.ERDupFieldName, state: "42S21"},
+	{kind: sql.ErrColumnExists, num: mysql.ERDupFieldName, state: "42S21"},
+	{kind: sql.ErrDuplicateKey, num: mysql.ERDupKeyName, state: "42000"},
+	{kind: sql.ErrInvalidColumnDefaultValue, num: mysql.ERInvalidDefault, state: "42000"},
+	{kind: sql.ErrUnknownConstraint, num: 3940, state: mysql.SSUnknownSQLState},                       // ER_CONSTRAINT_NOT_FOUND
+	{kind: sql.ErrCheckConstraintInvalidatedByColumnAlter, num: 3959, state: mysql.SSUnknownSQLState}, // ER_DEPENDENT_BY_CHECK_CONSTRAINT
+	{kind: sql.ErrForeignKeyDropTable, num: 3730, state: mysql.SSUnknownSQLState},                     // ER_FK_CANNOT_DROP_PARENT
+	{kind: sql.ErrTruncateReferencedFromForeignKey, num: 1701, state: "42000"},                        // ER_TRUNCATE_ILLEGAL_FK
+	{kind: sql.ErrForeignKeyDropColumn, num: 1828, state: mysql.SSUnknownSQLState},                    // ER_FK_COLUMN_CANNOT_DROP
+	{kind: sql.ErrForeignKeyColumnTypeMismatch, num: 3780, state: mysql.SSUnknownSQLState},            // ER_FK_INCOMPATIBLE_COLUMNS
+	{kind: sql.ErrForeignKeyNotResolved, num: mysql.ErNoReferencedRow2, state: "23000"},
 	{kind: sql.ErrPrivilegeCheckFailed, num: 1142, state: "42000", serverOnly: true},
 	{kind: sql.ErrTableAccessDeniedForUser, num: 1142, state: "42000", serverOnly: true},
 	{kind: sql.ErrDatabaseAccessDeniedForUser, num: 1044, state: "42000", serverOnly: true},

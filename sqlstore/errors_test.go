@@ -138,3 +138,27 @@ func TestAutoIncrementBelowLargest(t *testing.T) {
 	d.exec("INSERT INTO t (v) VALUES (6)")
 	require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT id FROM t WHERE v = 6")))
 }
+
+// TestDDLErrorNumbers: DDL mistakes fail with MySQL's numbers, not 1105.
+func TestDDLErrorNumbers(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE p (id INT PRIMARY KEY, a INT, KEY ka (a), CONSTRAINT ck CHECK (a >= 0))")
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, CONSTRAINT fk FOREIGN KEY (pid) REFERENCES p (id))")
+	for _, tc := range []struct {
+		q     string
+		errno int
+	}{
+		{"CREATE TABLE x (a INT, a INT)", mysql.ERDupFieldName},
+		{"ALTER TABLE p ADD COLUMN a INT", mysql.ERDupFieldName},
+		{"ALTER TABLE p ADD INDEX ka (id)", mysql.ERDupKeyName},
+		{"ALTER TABLE p ADD CONSTRAINT ck CHECK (a < 10)", 3822},
+		{"ALTER TABLE p DROP CHECK nope", 3940},
+		{"DROP TABLE p", 3730},
+		{"ALTER TABLE c DROP COLUMN pid", 1828},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			err := d.execErr(tc.q)
+			require.Equal(t, tc.errno, mysqlErrno(err), "%v", err)
+		})
+	}
+}
