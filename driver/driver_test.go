@@ -218,3 +218,27 @@ func TestConnKeepsSession(t *testing.T) {
 	require.NoError(t, conn.Close())
 	require.Equal(t, int64(0), queryInt(t, db, "SELECT COUNT(*) FROM other.t"))
 }
+
+// TestPlainExplain: EXPLAIN without a format scans, with NULL where GMS's
+// row holds the text NULL in integer columns.
+func TestPlainExplain(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY)")
+	rows, err := db.Query("EXPLAIN SELECT * FROM t WHERE id = 1")
+	require.NoError(t, err)
+	cols, err := rows.Columns()
+	require.NoError(t, err)
+	n := 0
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rows.Scan(ptrs...))
+		n++
+	}
+	require.NoError(t, rows.Err())
+	require.NoError(t, rows.Close())
+	require.Positive(t, n)
+}

@@ -90,6 +90,9 @@ func convInt(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 		}
 		return int64(0), nil
 	}
+	if isNullText(v) {
+		return nil, nil
+	}
 	sv, err := wire(ctx, t, v)
 	if err != nil || sv.IsNull() {
 		return nil, err
@@ -112,6 +115,14 @@ func convInt(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	return unsigned(u), nil
 }
 
+// isNullText reports whether v, a value of a numeric column, is the text
+// NULL, which GMS's plain EXPLAIN puts in its row's numeric columns: a
+// NULL, as a MySQL client shows it.
+func isNullText(v any) bool {
+	s, ok := v.(string)
+	return ok && s == "NULL"
+}
+
 func unsigned(u uint64) driver.Value {
 	if u > math.MaxInt64 {
 		return u
@@ -127,6 +138,9 @@ func convFloat(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 		// Through the shortest decimal form, so FLOAT 1.1 reads as 1.1.
 		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
 		return f, nil
+	}
+	if isNullText(v) {
+		return nil, nil
 	}
 	sv, err := wire(ctx, t, v)
 	if err != nil || sv.IsNull() {
