@@ -107,3 +107,49 @@ func TestCloseEmptiesLog(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenChecksTableSizes: a table file cut short, grown, or replaced by
+// another table's file fails Open, naming the file, instead of failing (or
+// not) at the first read that reaches it.
+func TestOpenChecksTableSizes(t *testing.T) {
+	for _, damage := range []string{"cut", "grown", "swapped"} {
+		t.Run(damage, func(t *testing.T) {
+			dir := t.TempDir()
+			d, err := Open(dir, testOptions(vfs.Default))
+			require.NoError(t, err)
+			for round := range 2 {
+				for i := range 100 * (round + 1) {
+					require.NoError(t, d.Set(fmt.Appendf(nil, "r%d-k%03d", round, i), []byte("v"), NoSync))
+				}
+				require.NoError(t, d.Flush())
+			}
+			require.NoError(t, d.Close())
+			tables, err := filepath.Glob(filepath.Join(dir, "*.sst"))
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, len(tables), 2)
+			switch damage {
+			case "cut":
+				st, err := os.Stat(tables[0])
+				require.NoError(t, err)
+				require.NoError(t, os.Truncate(tables[0], st.Size()-1))
+			case "grown":
+				f, err := os.OpenFile(tables[0], os.O_APPEND|os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = f.Write([]byte{0})
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+			default:
+				a, err := os.ReadFile(tables[0])
+				require.NoError(t, err)
+				b, err := os.ReadFile(tables[1])
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(tables[0], b, 0o644))
+				require.NoError(t, os.WriteFile(tables[1], a, 0o644))
+			}
+			_, err = Open(dir, testOptions(vfs.Default))
+			require.Error(t, err)
+			require.Contains(t, err.Error(), ".sst")
+			require.Contains(t, err.Error(), "manifest recorded")
+		})
+	}
+}

@@ -387,9 +387,21 @@ func (d *DB) checkRecoveredState(vs *manifest.VersionSet) error {
 	v := vs.Current()
 	for level, files := range v.Levels {
 		for _, f := range files {
-			if name := filepath.Base(makeFilename(d.dirname, fileTypeTable, f.FileNum)); !onDisk[name] {
+			path := makeFilename(d.dirname, fileTypeTable, f.FileNum)
+			name := filepath.Base(path)
+			if !onDisk[name] {
 				return fmt.Errorf("kv: open %s: %w", d.dirname, base.Corruptf(manifestName, -1,
 					"expected table %s of level %d to exist, found it missing", name, level))
+			}
+			// A table cut short, or another table's file in its place,
+			// would otherwise be found only by the read that reaches it.
+			st, err := d.fs.Stat(path)
+			if err != nil {
+				return fmt.Errorf("kv: open %s: %w", d.dirname, err)
+			}
+			if st.Size() != int64(f.Size) {
+				return fmt.Errorf("kv: open %s: %w", d.dirname, base.Corruptf(path, -1,
+					"table of level %d is %d bytes, the manifest recorded %d", level, st.Size(), f.Size))
 			}
 		}
 	}
