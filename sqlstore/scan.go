@@ -100,6 +100,9 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 	if len(ri.spans) == 0 || access.Kind == planner.Empty {
 		return ri, nil
 	}
+	if lockingRead(ctx) {
+		guardLockedRead(ctx, d, ri.ix, ri.spans)
+	}
 	if err := ri.open(ctx, tx, access, at, counters); err != nil {
 		release()
 		return nil, err

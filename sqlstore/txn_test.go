@@ -299,3 +299,76 @@ func TestLeadingWords(t *testing.T) {
 		require.Equal(t, want, leadingWords(q, 2), q)
 	}
 }
+
+// TestLockingReads: rows read FOR UPDATE (or LOCK IN SHARE MODE) that
+// another transaction changes before this one commits fail its commit with
+// 1213, which prevents write skew; rows it did not read do not.
+func TestLockingReads(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE doctors (id INT PRIMARY KEY, oncall INT)")
+	on := func() string { return fmt.Sprint(d.exec("SELECT COUNT(*) FROM doctors WHERE oncall = 1")) }
+	sess := func() func(string) error {
+		ctx := d.newCtx()
+		return func(stmt string) error {
+			_, err := query(d.e, ctx.WithQuery(stmt), stmt)
+			return err
+		}
+	}
+	for _, tc := range []struct {
+		read string
+		skew bool // both commit, and nobody is left on call
+	}{
+		{"SELECT COUNT(*) FROM doctors WHERE oncall = 1", true},
+		{"SELECT COUNT(*) FROM doctors WHERE oncall = 1 FOR UPDATE", false},
+		{"select count(*) from doctors where oncall = 1 lock in share mode", false},
+	} {
+		t.Run(tc.read, func(t *testing.T) {
+			d.exec("DELETE FROM doctors")
+			d.exec("INSERT INTO doctors VALUES (1, 1), (2, 1)")
+			a, b := sess(), sess()
+			require.NoError(t, a("BEGIN"))
+			require.NoError(t, a(tc.read))
+			require.NoError(t, b("BEGIN"))
+			require.NoError(t, b(tc.read))
+			require.NoError(t, a("UPDATE doctors SET oncall = 0 WHERE id = 1"))
+			require.NoError(t, b("UPDATE doctors SET oncall = 0 WHERE id = 2"))
+			require.NoError(t, a("COMMIT"))
+			err := b("COMMIT")
+			if tc.skew {
+				require.NoError(t, err)
+				require.Equal(t, "[[0]]", on())
+				return
+			}
+			require.Error(t, err)
+			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			require.NoError(t, b("ROLLBACK"))
+			require.Equal(t, "[[1]]", on())
+		})
+	}
+
+	// Through the primary key only the rows read are guarded.
+	d.exec("DELETE FROM doctors")
+	d.exec("INSERT INTO doctors VALUES (1, 1), (2, 1), (3, 1)")
+	a, b := sess(), sess()
+	require.NoError(t, a("BEGIN"))
+	require.NoError(t, a("SELECT oncall FROM doctors WHERE id = 1 FOR UPDATE"))
+	require.NoError(t, b("UPDATE doctors SET oncall = 5 WHERE id = 2"))
+	require.NoError(t, a("UPDATE doctors SET oncall = 0 WHERE id = 3"))
+	require.NoError(t, a("COMMIT"))
+	require.NoError(t, a("BEGIN"))
+	require.NoError(t, a("SELECT oncall FROM doctors WHERE id = 1 FOR UPDATE"))
+	require.NoError(t, b("UPDATE doctors SET oncall = 5 WHERE id = 1"))
+	require.NoError(t, a("UPDATE doctors SET oncall = 7 WHERE id = 3"))
+	err := a("COMMIT")
+	require.Error(t, err)
+	require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+}
+
+func TestContainsFold(t *testing.T) {
+	require.True(t, containsFold("SELECT 1 FOR UPDATE", "for update"))
+	require.True(t, containsFold("select 1 for update", "for update"))
+	require.True(t, containsFold("x LOCK IN SHARE MODE", "lock in share mode"))
+	require.False(t, containsFold("UPDATE t SET a = 1", "for update"))
+	require.False(t, containsFold("for upd", "for update"))
+	require.False(t, containsFold("", "for update"))
+}
