@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -80,13 +82,20 @@ func exactJoinKeys(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 }
 
 // needsExactKey reports whether a probe key of type key needs checking
-// against an index column of type col: the key is a number, the column an
-// integer or a decimal, and not every value of key's type is one of col's.
-// Float columns compare as MySQL does after GMS's conversion (both sides
-// as doubles), and keys of other types are converted as MySQL compares
-// them, or not at all; both are left as they are.
+// against an index column of type col: the column is an integer or a
+// decimal, and the key a string (which MySQL compares with a number as a
+// double, and GMS converts into the column's type, clamping and rounding,
+// or to zero when the text is not a number) or a number whose type holds
+// values col does not. Float columns compare as MySQL does after GMS's
+// conversion (both sides as doubles); other columns are left as they are.
 func needsExactKey(col, key sql.Type) bool {
-	if key == nil || !types.IsNumber(key) {
+	if key == nil {
+		return false
+	}
+	if types.IsText(key) {
+		return types.IsInteger(col) || types.IsDecimal(col)
+	}
+	if !types.IsNumber(key) {
 		return false
 	}
 	switch {
@@ -155,10 +164,53 @@ func (e *exactKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return v, err
 	}
+	switch x := v.(type) {
+	case string:
+		v = numericPrefix(x)
+	case []byte:
+		v = numericPrefix(string(x))
+	}
 	if !joinKeyHeld(ctx, e.col, v) {
 		return nil, nil
 	}
 	return v, nil
+}
+
+// numericPrefix is the double MySQL reads from a string compared with a
+// number: the longest prefix that is a number, after leading spaces ("2abc"
+// is 2, "abc" is 0, " 1e1x" is 10).
+func numericPrefix(s string) float64 {
+	s = strings.TrimLeft(s, " \t\n\r")
+	end, digits := 0, false
+	if end < len(s) && (s[end] == '+' || s[end] == '-') {
+		end++
+	}
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end, digits = end+1, true
+	}
+	if end < len(s) && s[end] == '.' {
+		end++
+		for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+			end, digits = end+1, true
+		}
+	}
+	if !digits {
+		return 0
+	}
+	if end < len(s) && (s[end] == 'e' || s[end] == 'E') {
+		e := end + 1
+		if e < len(s) && (s[e] == '+' || s[e] == '-') {
+			e++
+		}
+		if e < len(s) && s[e] >= '0' && s[e] <= '9' {
+			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+				e++
+			}
+			end = e
+		}
+	}
+	f, _ := strconv.ParseFloat(s[:end], 64) // out of range: ±Inf, which no column holds
+	return f
 }
 
 // joinKeyHeld reports whether the integer or decimal type typ holds v
@@ -184,8 +236,13 @@ func joinKeyHeld(ctx *sql.Context, typ sql.Type, v any) bool {
 	return holdsExactly(ctx, typ, v)
 }
 
-// Type implements sql.Expression.
-func (e *exactKey) Type() sql.Type { return e.key.Type() }
+// Type implements sql.Expression: a string key is read as a double.
+func (e *exactKey) Type() sql.Type {
+	if types.IsText(e.key.Type()) {
+		return types.Float64
+	}
+	return e.key.Type()
+}
 
 // IsNullable implements sql.Expression.
 func (e *exactKey) IsNullable() bool { return true }

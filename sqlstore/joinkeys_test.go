@@ -35,6 +35,12 @@ func TestLookupJoinKeysExact(t *testing.T) {
 			[]string{"1.230=1.23"}},
 		{"int into decimal", "INT", "DECIMAL(4,1)", "5, 1000", "5.0, 999.9", []string{"5=5.0"}},
 		{"same type", "INT", "INT", "1, 2", "2, 3", []string{"2=2"}},
+		// MySQL compares a string with a number as doubles, reading the
+		// string's numeric prefix.
+		{"string into tinyint", "VARCHAR(20)", "TINYINT", "'1.5', '127.4', '300', '1e0', ' 2', '2abc', 'abc', '1.0'", "0, 1, 2, 127",
+			[]string{" 2=2", "1.0=1", "1e0=1", "2abc=2", "abc=0"}},
+		{"string into unsigned", "VARCHAR(20)", "TINYINT UNSIGNED", "'-1', '300', '255'", "0, 255", []string{"255=255"}},
+		{"string into decimal", "VARCHAR(20)", "DECIMAL(5,1)", "'1.5', '1.55', 'x'", "1.5, 0.0", []string{"1.5=1.5", "x=0.0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d.t = t
@@ -98,7 +104,9 @@ func TestNeedsExactKey(t *testing.T) {
 		{dec(20, 0), types.Uint64, false},
 		{dec(19, 0), types.Uint64, true},
 		{types.Text, types.Int32, false},
-		{types.Int32, types.Text, false},
+		{types.Int32, types.Text, true},
+		{dec(5, 2), types.Text, true},
+		{types.Float64, types.Text, false},
 	} {
 		require.Equal(t, tc.want, needsExactKey(tc.col, tc.key), "column %s, key %s", tc.col, tc.key)
 	}
