@@ -29,17 +29,25 @@ import (
 // IGNORE it keeps the clamped value, as MySQL does, with MySQL's warning.
 //
 // Simple UPDATEs and INSERTs skip most of GMS's analyzer (the
-// node-specific batches of analyzer.getBatchesForNode); only the rules of
-// analyzer.AlwaysBeforeDefault, a list GMS keeps for integrators, run for
-// every statement. The rule is added there when this package is loaded,
-// before any analyzer is built.
+// node-specific batches of analyzer.getBatchesForNode); the rules of
+// analyzer.OnceAfterAll run for every statement, and for the body of each
+// trigger, whose SET NEW.col = ... is analyzed on its own. The rule is
+// added there, before the process tracking wraps the plan, when this
+// package is loaded, before any analyzer is built.
 
 // checkAssignmentsRule names the rule among GMS's analyzer rules.
 const checkAssignmentsRule analyzer.RuleId = 10_002
 
 func init() {
-	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
-		analyzer.Rule{Id: checkAssignmentsRule, Apply: checkAssignments})
+	rule := analyzer.Rule{Id: checkAssignmentsRule, Apply: checkAssignments}
+	rules := analyzer.OnceAfterAll
+	at := len(rules)
+	for i, r := range rules {
+		if r.Id == analyzer.TrackProcessId {
+			at = i
+		}
+	}
+	analyzer.OnceAfterAll = append(rules[:at:at], append([]analyzer.Rule{rule}, rules[at:]...)...)
 }
 
 // checkAssignments wraps the value of each assignment to a numeric column
@@ -47,8 +55,18 @@ func init() {
 func checkAssignments(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	// Most statements assign nothing: a query, a plain INSERT. They pass
 	// without a walk of their tree.
-	if ins, ok := n.(*plan.InsertInto); n.IsReadOnly() || (ok && len(ins.OnDupExprs) == 0) {
-		return n, transform.SameTree, nil
+	switch x := n.(type) {
+	case *plan.Set:
+		// A trigger's SET NEW.col = ..., analyzed on its own; SET of a
+		// variable holds no column and is left as it is.
+	case *plan.InsertInto:
+		if len(x.OnDupExprs) == 0 {
+			return n, transform.SameTree, nil
+		}
+	default:
+		if n.IsReadOnly() {
+			return n, transform.SameTree, nil
+		}
 	}
 	ignore := false
 	transform.Inspect(n, func(n sql.Node) bool {
@@ -98,7 +116,10 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	typ := r.col.Type()
 	cv, inRange, err := typ.Convert(ctx, v)
-	if err != nil || inRange != sql.OutOfRange {
+	if err != nil && types.ErrConvertToDecimalLimit.Is(err) {
+		// A DECIMAL reports its range as an error, not a flag.
+		cv, inRange = decimalEnd(ctx, typ, v), sql.OutOfRange
+	} else if err != nil || inRange != sql.OutOfRange {
 		return v, nil // SetField converts it, or reports the error
 	}
 	if r.ignore {
@@ -165,4 +186,21 @@ func clampInto(ctx *sql.Context, typ sql.Type, v, cv any) any {
 		return c
 	}
 	return cv
+}
+
+// decimalEnd returns the end of the DECIMAL type typ nearest v, which typ
+// cannot hold: 99.99 for DECIMAL(4,2) and a v above it.
+func decimalEnd(ctx *sql.Context, typ sql.Type, v any) any {
+	dt, ok := typ.(sql.DecimalType)
+	if !ok {
+		return nil
+	}
+	p, sc := int32(dt.Precision()), int32(dt.Scale())
+	end := decimal.New(1, p-sc).Sub(decimal.New(1, -sc))
+	if x, _, err := types.InternalDecimalType.Convert(ctx, v); err == nil {
+		if d, ok := x.(decimal.Decimal); ok && d.Sign() < 0 {
+			end = end.Neg()
+		}
+	}
+	return end
 }
