@@ -172,8 +172,10 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 
 // implicitCommit reports whether query is a statement before which MySQL
 // commits the open transaction: a CREATE, ALTER, DROP, RENAME or TRUNCATE
-// (but not of a temporary table), or a GRANT or REVOKE. Statements run by
-// a procedure or trigger are not seen here: ctx.Query is the outer one.
+// (but not of a temporary table), a GRANT or REVOKE, LOCK TABLES, FLUSH,
+// or an ANALYZE, CHECK, OPTIMIZE or REPAIR of tables. Statements run by a
+// procedure are not seen here (ctx.Query is the CALL): a DDL statement in
+// a procedure commits only itself.
 func implicitCommit(query string) bool {
 	words := leadingWords(query, 2)
 	if len(words) == 0 {
@@ -182,7 +184,7 @@ func implicitCommit(query string) bool {
 	switch words[0] {
 	case "CREATE", "DROP":
 		return len(words) < 2 || words[1] != "TEMPORARY"
-	case "ALTER", "RENAME", "TRUNCATE", "GRANT", "REVOKE":
+	case "ALTER", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "LOCK", "FLUSH", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR":
 		return true
 	}
 	return false

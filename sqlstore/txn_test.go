@@ -285,6 +285,12 @@ func TestImplicitCommit(t *testing.T) {
 	require.Error(t, q("CREATE TEMPORARY TABLE tmp (x INT)")) // not supported, but not DDL to MySQL either
 	require.NoError(t, q("ROLLBACK"))
 	require.Equal(t, "[[1] [2] [3] [5] [6] [9]]", ids(), "a temporary table commits nothing")
+
+	require.NoError(t, q("BEGIN"))
+	require.NoError(t, q("INSERT INTO t VALUES (8, 80)"))
+	require.NoError(t, q("ANALYZE TABLE t"))
+	require.NoError(t, q("ROLLBACK"))
+	require.Equal(t, "[[1] [2] [3] [5] [6] [8] [9]]", ids(), "ANALYZE TABLE commits")
 }
 
 func TestLeadingWords(t *testing.T) {
