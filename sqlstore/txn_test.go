@@ -17,6 +17,13 @@ func twoSessions(t *testing.T) (*testDB, *sql.Context, *sql.Context) {
 	return d, d.newCtx(), d.newCtx()
 }
 
+// requireConflict asserts that err is a write conflict, MySQL's 1213.
+func requireConflict(t *testing.T, err error) {
+	t.Helper()
+	require.Error(t, err)
+	require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+}
+
 func run(t *testing.T, d *testDB, ctx *sql.Context, q string) []sql.Row {
 	t.Helper()
 	rows, err := query(d.e, ctx, q)
@@ -51,8 +58,7 @@ func TestWriteConflict(t *testing.T) {
 	run(t, d, b, "UPDATE t SET v = v + 100 WHERE id = 1")
 	run(t, d, b, "COMMIT")
 	_, err := query(d.e, a, "COMMIT")
-	require.Error(t, err)
-	require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+	requireConflict(t, err)
 	_, _ = query(d.e, a, "ROLLBACK")
 	// Nothing of A was applied; B's update was.
 	require.Equal(t, []sql.Row{{int32(1), int32(110)}, {int32(2), int32(20)}}, d.exec("SELECT * FROM t ORDER BY id"))
@@ -134,8 +140,7 @@ func TestDDLConflicts(t *testing.T) {
 			run(t, d, a, "INSERT INTO t VALUES (3, 30)")
 			run(t, d, b, ddl)
 			_, err := query(d.e, a, "COMMIT")
-			require.Error(t, err)
-			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			requireConflict(t, err)
 			_, _ = query(d.e, a, "ROLLBACK")
 			if ddl != "DROP TABLE t" {
 				require.Empty(t, d.exec("SELECT * FROM t WHERE id = 3"))
@@ -190,8 +195,7 @@ func TestGuardedReads(t *testing.T) {
 			run(t, d, a, "DELETE FROM t")
 			run(t, d, b, tc.other)
 			_, err := query(d.e, a, "COMMIT")
-			require.Error(t, err)
-			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			requireConflict(t, err)
 			_, _ = query(d.e, a, "ROLLBACK")
 			require.Equal(t, d.exec("SELECT COUNT(*) FROM t IGNORE INDEX (kv) WHERE id + 0 > 0"), d.exec("SELECT COUNT(*) FROM t"))
 			require.NotEmpty(t, d.exec("SELECT * FROM t"))
@@ -216,8 +220,7 @@ func TestGuardedReads(t *testing.T) {
 			if err == nil {
 				_, err = query(d.e, a, "COMMIT")
 			}
-			require.Error(t, err)
-			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			requireConflict(t, err)
 			_, _ = query(d.e, a, "ROLLBACK")
 			require.Equal(t, []sql.Row{{int64(3)}}, d.exec("SELECT COUNT(*) FROM t"))
 			require.Len(t, d.exec("SELECT id FROM t WHERE v = 30"), 1)
@@ -248,8 +251,7 @@ func TestForeignKeyRace(t *testing.T) {
 			}
 			run(t, d, first, "COMMIT")
 			_, err := query(d.e, second, "COMMIT")
-			require.Error(t, err)
-			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			requireConflict(t, err)
 			_, _ = query(d.e, second, "ROLLBACK")
 			require.Empty(t, d.exec("SELECT c.id FROM c LEFT JOIN p ON p.id = c.pid WHERE p.id IS NULL"))
 		})
@@ -345,8 +347,7 @@ func TestLockingReads(t *testing.T) {
 				require.Equal(t, "[[0]]", on())
 				return
 			}
-			require.Error(t, err)
-			require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+			requireConflict(t, err)
 			require.NoError(t, b("ROLLBACK"))
 			require.Equal(t, "[[1]]", on())
 		})
@@ -366,8 +367,7 @@ func TestLockingReads(t *testing.T) {
 	require.NoError(t, b("UPDATE doctors SET oncall = 5 WHERE id = 1"))
 	require.NoError(t, a("UPDATE doctors SET oncall = 7 WHERE id = 3"))
 	err := a("COMMIT")
-	require.Error(t, err)
-	require.Equal(t, mysql.ERLockDeadlock, MySQLError(err).Num, "%v", err)
+	requireConflict(t, err)
 }
 
 func TestContainsFold(t *testing.T) {
