@@ -253,7 +253,6 @@ func (rs *readState) unref() {
 	}
 }
 
-// loadReadState returns the current read state, referenced.
 // tryLoadReadState is loadReadState for a caller that may run after
 // Close (the commit pipeline): false when the database is closed.
 func (d *DB) tryLoadReadState() (*readState, bool) {
@@ -266,6 +265,7 @@ func (d *DB) tryLoadReadState() (*readState, bool) {
 	return rs, rs != nil
 }
 
+// loadReadState returns the current read state, referenced.
 func (d *DB) loadReadState() *readState {
 	d.rsMu.Lock()
 	rs := d.readState
