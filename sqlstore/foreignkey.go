@@ -163,16 +163,8 @@ func (e *editor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Ind
 // without a parent; MySQL's shared lock on the parent row makes one of
 // them wait, here one fails with 1213.
 func (it *indexedTable) guardForeignKey(ctx *sql.Context, lp *lookupPlan) {
-	tx := txnOf(ctx)
-	if tx == nil {
-		return
-	}
-	for _, sp := range lp.spans {
-		end := sp.end
-		if end == nil {
-			end = prefixEnd(appendIndexPrefix(nil, it.def.id, lp.ix.id))
-		}
-		tx.guard(sp.start, end)
+	if tx := txnOf(ctx); tx != nil {
+		tx.guardSpans(it.def, lp.ix, lp.spans)
 	}
 }
 

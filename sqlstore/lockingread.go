@@ -38,14 +38,7 @@ func lockingRead(ctx *sql.Context) bool {
 // ix is about to read (see above).
 func guardLockedRead(ctx *sql.Context, d *tableDef, ix *indexDef, spans []span) {
 	tx := txnOf(ctx)
-	indexEnd := prefixEnd(appendIndexPrefix(nil, d.id, ix.id))
-	for _, sp := range spans {
-		end := sp.end
-		if end == nil {
-			end = indexEnd
-		}
-		tx.guard(sp.start, end)
-	}
+	tx.guardSpans(d, ix, spans)
 	if ix != d.primary {
 		start := appendIndexPrefix(nil, d.id, primaryIndexID)
 		tx.guard(start, prefixEnd(start))

@@ -177,38 +177,35 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 // procedure are not seen here (ctx.Query is the CALL): a DDL statement in
 // a procedure commits only itself.
 func implicitCommit(query string) bool {
-	words := leadingWords(query, 2)
-	if len(words) == 0 {
-		return false
+	first, second := leadingWords(query)
+	for _, w := range [...]string{"alter", "rename", "truncate", "grant", "revoke", "lock", "flush", "analyze", "check", "optimize", "repair"} {
+		if strings.EqualFold(first, w) {
+			return true
+		}
 	}
-	switch words[0] {
-	case "CREATE", "DROP":
-		return len(words) < 2 || words[1] != "TEMPORARY"
-	case "ALTER", "RENAME", "TRUNCATE", "GRANT", "REVOKE", "LOCK", "FLUSH", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR":
-		return true
-	}
-	return false
+	return (strings.EqualFold(first, "create") || strings.EqualFold(first, "drop")) && !strings.EqualFold(second, "temporary")
 }
 
-// leadingWords returns up to n words at the start of query, upper-cased,
-// after blanks and comments.
-func leadingWords(query string, n int) []string {
-	var words []string
+// leadingWords returns the first two words of query, after blanks, an
+// opening parenthesis and comments ("" for a word that is not there). It
+// runs for every statement, so it allocates nothing.
+func leadingWords(query string) (first, second string) {
 	q := query
-	for len(words) < n {
+	var words [2]string
+	for n := 0; n < len(words); {
 		q = strings.TrimLeft(q, " \t\r\n(")
 		switch {
 		case strings.HasPrefix(q, "/*"):
 			end := strings.Index(q, "*/")
 			if end < 0 {
-				return words
+				return words[0], words[1]
 			}
 			q = q[end+2:]
 			continue
 		case strings.HasPrefix(q, "-- "), strings.HasPrefix(q, "#"):
 			end := strings.IndexByte(q, '\n')
 			if end < 0 {
-				return words
+				return words[0], words[1]
 			}
 			q = q[end+1:]
 			continue
@@ -218,12 +215,12 @@ func leadingWords(query string, n int) []string {
 			i++
 		}
 		if i == 0 {
-			return words
+			break
 		}
-		words = append(words, strings.ToUpper(q[:i]))
-		q = q[i:]
+		words[n], q = q[:i], q[i:]
+		n++
 	}
-	return words
+	return words[0], words[1]
 }
 
 func (s *Session) autocommit(ctx *sql.Context) bool {

@@ -520,15 +520,8 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 // isTruncateStatement reports whether query is a TRUNCATE statement (as
 // opposed to a DELETE without WHERE, which GMS also runs as a truncation).
 func isTruncateStatement(query string) bool {
-	q := strings.TrimLeft(query, " \t\r\n(")
-	for strings.HasPrefix(q, "/*") {
-		end := strings.Index(q, "*/")
-		if end < 0 {
-			return false
-		}
-		q = strings.TrimLeft(q[end+2:], " \t\r\n")
-	}
-	return len(q) >= 8 && strings.EqualFold(q[:8], "truncate")
+	first, _ := leadingWords(query)
+	return strings.EqualFold(first, "truncate")
 }
 
 // deleteAllRows deletes every row and index entry of a table inside the

@@ -373,6 +373,21 @@ func (t *txn) guard(start, end []byte) {
 	t.mu.Unlock()
 }
 
+// guardSpans guards the spans of a lookup on index ix of table d.
+func (t *txn) guardSpans(d *tableDef, ix *indexDef, spans []span) {
+	var indexEnd []byte
+	for _, sp := range spans {
+		end := sp.end
+		if end == nil { // to the index's end
+			if indexEnd == nil {
+				indexEnd = prefixEnd(appendIndexPrefix(nil, d.id, ix.id))
+			}
+			end = indexEnd
+		}
+		t.guard(sp.start, end)
+	}
+}
+
 // guardDef makes the commit fail if another transaction changes def's
 // catalog record (an index or a check added, a rename, a drop) after this
 // one's snapshot: its writes followed the old definition, which would
