@@ -193,12 +193,14 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		if one == "" {
 			one = rest
 		}
-		sctx = c.newContext(ctx, one)
-		_, iter, err := sqlstore.Query(sctx, c.sh.engine, one, parsed, nil)
-		if err != nil {
-			return nil, mysqlErr(err)
-		}
-		r, err := c.drain(sctx, iter)
+		r, err := c.retryConflicts(ctx, one, func() (*Result, error) {
+			sctx := c.newContext(ctx, one)
+			_, iter, err := sqlstore.Query(sctx, c.sh.engine, one, parsed, nil)
+			if err != nil {
+				return nil, mysqlErr(err)
+			}
+			return c.drain(sctx, iter)
+		})
 		if err != nil {
 			return nil, err
 		}

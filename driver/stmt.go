@@ -68,11 +68,17 @@ func named(args []driver.Value) []driver.NamedValue {
 
 // ExecContext implements driver.StmtExecContext.
 func (s *Stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	sctx, _, iter, err := s.start(ctx, args)
+	res, err := s.conn.retryConflicts(ctx, s.query, func() (*Result, error) {
+		sctx, _, iter, err := s.start(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return s.conn.drain(sctx, iter)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return s.conn.drain(sctx, iter)
+	return res, nil
 }
 
 // QueryContext implements driver.StmtQueryContext.
