@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // Conflicted autocommit writes run again
@@ -78,23 +80,11 @@ func (c *Conn) autocommitting(ctx context.Context) bool {
 	return err == nil && on
 }
 
-// isWrite reports whether query starts with INSERT, UPDATE, DELETE or
-// REPLACE (after blanks and comments).
+// isWrite reports whether query is an INSERT, UPDATE, DELETE or REPLACE.
 func isWrite(query string) bool {
-	q := query
-	for {
-		q = strings.TrimLeft(q, " \t\r\n")
-		if !strings.HasPrefix(q, "/*") {
-			break
-		}
-		end := strings.Index(q, "*/")
-		if end < 0 {
-			return false
-		}
-		q = q[end+2:]
-	}
+	first, _ := sqlstore.LeadingWords(query)
 	for _, w := range [...]string{"insert", "update", "delete", "replace"} {
-		if len(q) > len(w) && strings.EqualFold(q[:len(w)], w) && (q[len(w)] == ' ' || q[len(w)] == '\t' || q[len(w)] == '\n' || q[len(w)] == '\r') {
+		if strings.EqualFold(first, w) {
 			return true
 		}
 	}

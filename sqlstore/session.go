@@ -177,7 +177,7 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 // procedure are not seen here (ctx.Query is the CALL): a DDL statement in
 // a procedure commits only itself.
 func implicitCommit(query string) bool {
-	first, second := leadingWords(query)
+	first, second := LeadingWords(query)
 	for _, w := range [...]string{"alter", "rename", "truncate", "grant", "revoke", "lock", "flush", "analyze", "check", "optimize", "repair"} {
 		if strings.EqualFold(first, w) {
 			return true
@@ -186,10 +186,10 @@ func implicitCommit(query string) bool {
 	return (strings.EqualFold(first, "create") || strings.EqualFold(first, "drop")) && !strings.EqualFold(second, "temporary")
 }
 
-// leadingWords returns the first two words of query, after blanks, an
-// opening parenthesis and comments ("" for a word that is not there). It
-// runs for every statement, so it allocates nothing.
-func leadingWords(query string) (first, second string) {
+// LeadingWords returns the first two words of query, after blanks, an
+// opening parenthesis and comments ("" for a word that is not there), as
+// written: what kind of statement it is. It allocates nothing.
+func LeadingWords(query string) (first, second string) {
 	q := query
 	var words [2]string
 	for n := 0; n < len(words); {

@@ -520,7 +520,7 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 // isTruncateStatement reports whether query is a TRUNCATE statement (as
 // opposed to a DELETE without WHERE, which GMS also runs as a truncation).
 func isTruncateStatement(query string) bool {
-	first, _ := leadingWords(query)
+	first, _ := LeadingWords(query)
 	return strings.EqualFold(first, "truncate")
 }
 

@@ -304,7 +304,7 @@ func TestLeadingWords(t *testing.T) {
 		"":                                   {"", ""},
 		"/* unterminated":                    {"", ""},
 	} {
-		first, second := leadingWords(q)
+		first, second := LeadingWords(q)
 		require.Equal(t, want, [2]string{first, second}, q)
 	}
 	require.Zero(t, testing.AllocsPerRun(100, func() { implicitCommit("/* c */ SELECT * FROM t WHERE id = 1") }))
