@@ -38,13 +38,6 @@ func (b *Batch) Guard(start, end []byte) {
 	b.guards = append(b.guards, keyRange{start: buf[:n:n], end: buf[n:]})
 }
 
-// GuardKey guards the single key key.
-func (b *Batch) GuardKey(key []byte) {
-	end := make([]byte, len(key)+1)
-	copy(end, key)
-	b.Guard(key, end)
-}
-
 // writtenSince reports whether a key in [start, end) has a committed entry
 // newer than snap.
 func (d *DB) writtenSince(start, end []byte, snap base.SeqNum) (bool, error) {

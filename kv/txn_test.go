@@ -46,7 +46,8 @@ func txnOps(t *testing.T, b *Batch, ops ...string) {
 		case "guard":
 			b.Guard([]byte(f[1]), []byte(f[2]))
 		case "guardkey":
-			b.GuardKey([]byte(f[1]))
+			k := []byte(f[1])
+			b.Guard(k, append(k[:len(k):len(k)], 0)) // the key alone
 		default:
 			t.Fatalf("unknown op %q", op)
 		}
