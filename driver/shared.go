@@ -25,9 +25,6 @@ type shared struct {
 	engine    *sqle.Engine
 	pids      atomic.Uint64 // process IDs of statements, for the engine's process list
 	refs      int           // guarded by registry.mu
-	// turns orders autocommit writes (retry.go): first runs share it, a
-	// run after a conflict holds it alone.
-	turns sync.RWMutex
 }
 
 // registry maps folders to open stores.

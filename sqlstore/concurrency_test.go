@@ -7,14 +7,8 @@ import (
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
 )
-
-// isConflict reports whether err is the write-conflict error (MySQL 1213).
-func isConflict(err error) bool {
-	return MySQLError(err).Num == mysql.ERLockDeadlock
-}
 
 // inTxn runs stmts in one transaction in ctx, retrying on conflicts.
 func inTxn(t testing.TB, d *testDB, ctx *sql.Context, stmts ...string) (retries int) {
@@ -33,7 +27,7 @@ func inTxn(t testing.TB, d *testDB, ctx *sql.Context, stmts ...string) (retries 
 			return retries
 		}
 		_, _ = query(d.e, ctx, "ROLLBACK")
-		if !isConflict(err) {
+		if !IsConflict(err) {
 			require.NoError(t, err)
 		}
 		retries++
@@ -169,7 +163,7 @@ func TestConcurrentMixed(t *testing.T) {
 				default:
 					q = fmt.Sprintf("SELECT * FROM m WHERE k = %d", rng.IntN(5))
 				}
-				if _, err := query(d.e, ctx, q); err != nil && !isConflict(err) {
+				if _, err := query(d.e, ctx, q); err != nil && !IsConflict(err) {
 					require.NoError(t, err, q)
 				}
 			}

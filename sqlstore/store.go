@@ -61,6 +61,10 @@ type Store struct {
 	ddlMu sync.RWMutex
 	live  map[uint64]bool
 
+	// turns orders autocommit writes (rerun.go): first runs share it, a
+	// run after a conflict holds it alone.
+	turns sync.RWMutex
+
 	sessionIDs atomic.Uint32
 	closed     atomic.Bool
 }

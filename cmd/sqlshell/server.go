@@ -215,6 +215,7 @@ func startServer(cfg serverConfig) (*srv, error) {
 		base := gsql.NewBaseSessionWithClientServer(addr, gsql.Client{Address: host, User: user, Capabilities: c.Capabilities}, c.ConnectionID)
 		sess := st.NewSession(base)
 		sess.SetCurrentDatabase(defaultDB)
+		s.h.track(c.ConnectionID, sess)
 		return sess, nil
 	}
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {
@@ -222,7 +223,7 @@ func startServer(cfg serverConfig) (*srv, error) {
 		if !ok {
 			return nil, fmt.Errorf("unexpected protocol handler %T", h)
 		}
-		s.h = newHandler(gh, s.engine.Parser, cfg.maxPacket)
+		s.h = newHandler(gh, st, s.engine.Parser, cfg.maxPacket)
 		return s.h, nil
 	}
 	s.gms, err = server.NewServerWithHandler(gcfg, s.engine, gsql.NewContext, builder, nil, wrap)

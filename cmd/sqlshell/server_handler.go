@@ -10,29 +10,61 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // handler wraps GMS's protocol handler: errors leave with MySQL's error
 // number and SQLSTATE (sqlstore.ServerError), statements longer than the
 // maximum packet are refused (for TLS connections, whose framing the
 // listener cannot see), a panic inside GMS fails the command instead of
-// closing the connection (see survive), and the running commands and open
-// connections are counted for a clean shutdown.
+// closing the connection (see survive), an autocommit write that lost a
+// write conflict runs again (sqlstore.Store.RunWrite), and the running
+// commands and open connections are counted for a clean shutdown.
 type handler struct {
 	*server.Handler
+	store     *sqlstore.Store
 	parser    gsql.Parser // the engine's, to tell syntax errors (queryErr)
 	maxPacket int
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	conns   int // connections between NewConnection and ConnectionClosed
-	running int // commands being executed
+	mu       sync.Mutex
+	cond     *sync.Cond
+	conns    int                          // connections between NewConnection and ConnectionClosed
+	running  int                          // commands being executed
+	sessions map[uint32]*sqlstore.Session // by connection ID, from the session builder (track)
 }
 
-func newHandler(h *server.Handler, parser gsql.Parser, maxPacket int) *handler {
-	w := &handler{Handler: h, parser: parser, maxPacket: maxPacket}
+func newHandler(h *server.Handler, store *sqlstore.Store, parser gsql.Parser, maxPacket int) *handler {
+	w := &handler{Handler: h, store: store, parser: parser, maxPacket: maxPacket, sessions: map[uint32]*sqlstore.Session{}}
 	w.cond = sync.NewCond(&w.mu)
 	return w
+}
+
+// track records the session of connection id, until the connection
+// closes.
+func (h *handler) track(id uint32, sess *sqlstore.Session) {
+	h.mu.Lock()
+	h.sessions[id] = sess
+	h.mu.Unlock()
+}
+
+// autocommitting reports whether a statement of connection c run now
+// commits on its own: the session's autocommit is on and no transaction
+// was begun.
+func (h *handler) autocommitting(ctx context.Context, c *mysql.Conn) bool {
+	h.mu.Lock()
+	sess := h.sessions[c.ConnectionID]
+	h.mu.Unlock()
+	if sess == nil || sess.GetIgnoreAutoCommit() {
+		return false
+	}
+	sctx := gsql.NewContext(ctx, gsql.WithSession(sess))
+	v, err := sess.GetSessionVariable(sctx, gsql.AutoCommitSessionVar)
+	if err != nil {
+		return false
+	}
+	on, err := gsql.ConvertToBool(sctx, v)
+	return err == nil && on
 }
 
 func (h *handler) begin() {
@@ -111,6 +143,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
 	h.mu.Lock()
+	delete(h.sessions, c.ConnectionID)
 	h.conns--
 	h.cond.Broadcast()
 	h.mu.Unlock()
@@ -134,7 +167,10 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	return h.queryErr(c, query, false, h.Handler.ComQuery(ctx, c, query, callback))
+	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() error {
+		return h.Handler.ComQuery(ctx, c, query, callback)
+	})
+	return h.queryErr(c, query, false, err)
 }
 
 // ComMultiQuery implements mysql.Handler.
@@ -183,7 +219,10 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	defer h.survive(c, "COM_STMT_EXECUTE", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	return wireErr(h.Handler.ComStmtExecute(ctx, c, prepare, callback))
+	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(ctx, c) }, func() error {
+		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
+	})
+	return wireErr(err)
 }
 
 // ComResetConnection implements mysql.Handler.

@@ -92,7 +92,7 @@ func TestCrashChild(t *testing.T) {
 				switch {
 				case err == nil:
 					say("ack %d", tr.id)
-				case isConflict(err):
+				case sqlstore.IsConflict(err):
 					say("deny %d", tr.id)
 				default:
 					fail("transfer %d: %v", tr.id, err)

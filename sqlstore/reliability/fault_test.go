@@ -184,7 +184,7 @@ func runFaultSchedule(t *testing.T, seed uint64) (res scheduleResult) {
 					switch {
 					case err == nil:
 						l.acked[tr.id] = true
-					case isConflict(err):
+					case sqlstore.IsConflict(err):
 						l.denied[tr.id] = true
 					}
 					mu.Unlock()
@@ -352,7 +352,7 @@ func TestDiskFull(t *testing.T) {
 				switch {
 				case err == nil:
 					l.acked[id] = true
-				case isConflict(err):
+				case sqlstore.IsConflict(err):
 					l.denied[id] = true
 				}
 				return err

@@ -30,7 +30,6 @@ import (
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/sqlstore"
@@ -71,12 +70,6 @@ func mustQuery(t testing.TB, st *store, ctx *sql.Context, q string) []sql.Row {
 	rows, err := query(st.e, ctx, q)
 	require.NoError(t, err, q)
 	return rows
-}
-
-// isConflict reports whether err is a write conflict (MySQL 1213): the
-// transaction was not applied.
-func isConflict(err error) bool {
-	return sqlstore.MySQLError(err).Num == mysql.ERLockDeadlock
 }
 
 // eventually polls cond until it holds. The deadline is a backstop against
