@@ -67,6 +67,7 @@ func (c *Conn) useDB(ctx context.Context, db string) error {
 		return err
 	}
 	c.sess.SetCurrentDatabase(db)
+	c.sess.ClearWarnings() // "database exists" is not the application's
 	return nil
 }
 

@@ -242,3 +242,22 @@ func TestPlainExplain(t *testing.T) {
 	require.NoError(t, rows.Close())
 	require.Positive(t, n)
 }
+
+// TestNoSetupWarnings: opening a connection runs CREATE DATABASE IF NOT
+// EXISTS, which on an existing database warns; the warning is the
+// driver's, not the application's.
+func TestNoSetupWarnings(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	first, err := db.Conn(ctx) // creates the database
+	require.NoError(t, err)
+	defer first.Close()
+	conn, err := db.Conn(ctx) // finds it
+	require.NoError(t, err)
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, "SHOW WARNINGS")
+	require.NoError(t, err)
+	defer rows.Close()
+	require.False(t, rows.Next(), "a warning from opening the connection")
+	require.NoError(t, rows.Err())
+}

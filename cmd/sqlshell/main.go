@@ -88,6 +88,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitSQL
 		}
 		sess.sess.SetCurrentDatabase(*db)
+		sess.sess.ClearWarnings() // "database exists" is not the user's
 
 		interactive := *exec == "" && isTerminal(stdin)
 		p := &printer{w: stdout, noHeader: noHeader}

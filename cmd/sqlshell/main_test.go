@@ -101,6 +101,16 @@ func TestDataPersists(t *testing.T) {
 	require.Equal(t, "id\n7\n-- stderr --\n-- exit 0 --\n", out)
 }
 
+// TestNoSetupWarnings: the shell's own CREATE DATABASE IF NOT EXISTS, run
+// on the existing default database, leaves no "database exists" note for
+// the user's first SHOW WARNINGS.
+func TestNoSetupWarnings(t *testing.T) {
+	data := t.TempDir()
+	runShell(t, "", "--data", data, "-e", "SELECT 1")
+	out := runShell(t, "", "--data", data, "-e", "SHOW WARNINGS")
+	require.Equal(t, "Level\tCode\tMessage\n-- stderr --\n-- exit 0 --\n", out)
+}
+
 // TestEngineLog: the engine's errors and recovery notices reach the log,
 // its routine flushes and compactions do not.
 func TestEngineLog(t *testing.T) {
