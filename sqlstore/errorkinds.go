@@ -116,7 +116,13 @@ func prefixed(words string) func(string) string {
 func dataTooLong(msg string) string {
 	const sep = "' is too large for column '"
 	if i := strings.LastIndex(msg, sep); i >= 0 {
-		return "Data too long for column '" + strings.TrimSuffix(msg[i+len(sep):], "'") + "'"
+		col := strings.TrimSuffix(msg[i+len(sep):], "'")
+		if strings.HasSuffix(col, ")") && strings.Contains(col, "(") {
+			// A type's conversion (as in ALTER TABLE ... MODIFY) names the
+			// type, not the column.
+			return "Data too long for a column of type " + col
+		}
+		return "Data too long for column '" + col + "'"
 	}
 	if len(msg) > 200 {
 		msg = msg[:200] + "..."

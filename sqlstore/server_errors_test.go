@@ -51,3 +51,16 @@ func TestServerError(t *testing.T) {
 		})
 	}
 }
+
+// TestDataTooLongMessage: the message names the column, or, when GMS's
+// conversion named only the type (ALTER TABLE ... MODIFY), says so rather
+// than calling the type a column.
+func TestDataTooLongMessage(t *testing.T) {
+	for _, tc := range []struct{ column, want string }{
+		{"v", "Data too long for column 'v'"},
+		{"varchar(3)", "Data too long for a column of type varchar(3)"},
+	} {
+		err := types.ErrLengthBeyondLimit.New("abcdefgh", tc.column)
+		require.Equal(t, tc.want, MySQLError(err).Message)
+	}
+}
