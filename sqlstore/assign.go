@@ -52,7 +52,7 @@ func init() {
 
 // checkAssignments wraps the value of each assignment to a numeric column
 // in a rangeChecked.
-func checkAssignments(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	// Most statements assign nothing: a query, a plain INSERT. They pass
 	// without a walk of their tree.
 	switch x := n.(type) {
@@ -60,8 +60,13 @@ func checkAssignments(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 		// A trigger's SET NEW.col = ..., analyzed on its own; SET of a
 		// variable holds no column and is left as it is.
 	case *plan.InsertInto:
-		if len(x.OnDupExprs) == 0 {
-			return n, transform.SameTree, nil
+		ins, same, err := checkUnsignedInserts(x)
+		if err != nil || len(x.OnDupExprs) == 0 {
+			return ins, same, err
+		}
+		if same == transform.NewTree {
+			n, _, err := checkAssignments(ctx, a, ins, scope, sel, qFlags)
+			return n, transform.NewTree, err
 		}
 	default:
 		if n.IsReadOnly() {
@@ -115,6 +120,18 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, err
 	}
 	typ := r.col.Type()
+	if isUint64(typ) {
+		if x, inRange, ok := exactUnsigned(v); ok {
+			switch {
+			case inRange:
+				return x, nil
+			case r.ignore:
+				ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
+				return x, nil
+			}
+			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+		}
+	}
 	cv, inRange, err := typ.Convert(ctx, v)
 	if err != nil && types.ErrConvertToDecimalLimit.Is(err) {
 		// A DECIMAL reports its range as an error, not a flag.

@@ -1,0 +1,51 @@
+package sqlstore
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/stretchr/testify/require"
+)
+
+// TestUnsignedFromDecimal: DECIMAL values (integer literals above the
+// BIGINT range are DECIMALs) go into BIGINT UNSIGNED exactly, rounded, or
+// fail with 1264; under IGNORE they become the nearest end with a warning.
+// GMS's own conversion stored 18446744073709551616 as 9223372036854775808.
+func TestUnsignedFromDecimal(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE u (id INT PRIMARY KEY, b BIGINT UNSIGNED)")
+	for _, tc := range []struct {
+		id   int
+		q    string
+		want string // b afterwards, or "" when the statement fails with 1264
+	}{
+		{1, "INSERT INTO u VALUES (1, 18446744073709551615)", "18446744073709551615"},
+		{2, "INSERT INTO u VALUES (2, 18446744073709551616)", ""},
+		{3, "INSERT INTO u (id, b) VALUES (3, 99999999999999999999)", ""},
+		{4, "INSERT INTO u VALUES (4, 18446744073709551615.5)", ""},
+		{5, "INSERT INTO u VALUES (5, 18446744073709551614.4)", "18446744073709551614"},
+		{6, "INSERT INTO u VALUES (6, -0.4)", "0"},
+		{7, "INSERT INTO u VALUES (7, -0.5)", ""},
+		{8, "REPLACE INTO u VALUES (8, 18446744073709551616)", ""},
+		{9, "INSERT INTO u VALUES (9, 1) ON DUPLICATE KEY UPDATE b = 18446744073709551616", "1"},
+		{9, "INSERT INTO u VALUES (9, 1) ON DUPLICATE KEY UPDATE b = 18446744073709551616", ""},
+		{9, "UPDATE u SET b = 18446744073709551616 WHERE id = 9", ""},
+		{9, "UPDATE u SET b = CAST('18446744073709551613' AS DECIMAL(20,0)) WHERE id = 9", "18446744073709551613"},
+	} {
+		sel := fmt.Sprintf("SELECT b FROM u WHERE id = %d", tc.id)
+		before := fmt.Sprint(d.exec(sel))
+		if tc.want == "" {
+			err := d.execErr(tc.q)
+			require.Equal(t, mysql.ERWarnDataOutOfRange, mysqlErrno(err), "%s: %v", tc.q, err)
+			require.Equal(t, before, fmt.Sprint(d.exec(sel)), "%s changed the row", tc.q)
+			continue
+		}
+		d.exec(tc.q)
+		require.Equal(t, "[["+tc.want+"]]", fmt.Sprint(d.exec(sel)), tc.q)
+	}
+
+	d.exec("INSERT IGNORE INTO u VALUES (10, 18446744073709551616), (11, -5.5)")
+	require.Contains(t, fmt.Sprint(d.exec("SHOW WARNINGS")), "1264 Out of range value for column 'b'")
+	require.Equal(t, "[[10 18446744073709551615] [11 0]]", fmt.Sprint(d.exec("SELECT id, b FROM u WHERE id IN (10, 11) ORDER BY id")))
+}
