@@ -109,11 +109,21 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 	b := sql.NewMySQLIndexBuilder(idx)
 	// conv converts a literal into the column's type, clamping and
 	// rounding as GMS does; ok is false for NULL or a failed conversion.
+	// A value below an integer type's range becomes its lowest value:
+	// GMS wraps a negative value into an unsigned type (-1 into TINYINT
+	// UNSIGNED is 255), which would turn c > -1 into c >= 255.
 	conv := func(l *expression.Literal) (any, bool) {
-		if l.Value() == nil {
+		v := l.Value()
+		if v == nil {
 			return nil, false
 		}
-		cv, _, err := colType.Convert(ctx, l.Value())
+		if lo, _, ok := codec.IntRange(colType); ok && lo == 0 {
+			x, _, err := types.InternalDecimalType.Convert(ctx, v)
+			if d, isDec := x.(decimal.Decimal); err == nil && isDec && d.Sign() < 0 {
+				v = 0
+			}
+		}
+		cv, _, err := colType.Convert(ctx, v)
 		if err != nil || cv == nil {
 			return nil, false
 		}

@@ -161,6 +161,34 @@ func TestOutOfRangeLiterals(t *testing.T) {
 	}
 }
 
+// TestNegativeBoundsOnUnsigned compares an indexed unsigned column with
+// negative and fractional literals, against the same rows without an
+// index. GMS wraps a negative value into an unsigned type, so the lookup
+// for c > -1 on a BIGINT UNSIGNED index was c >= 18446744073709551615 and
+// found nothing, and on a TINYINT UNSIGNED index c >= 255.
+func TestNegativeBoundsOnUnsigned(t *testing.T) {
+	d := newTestDB(t)
+	preds := []string{"c > -1", "c >= -5", "c > -0.5", "c > -0.4", "c < -1", "c <= -0.4", "c = -1",
+		"c IN (-1, 5)", "c BETWEEN -3 AND 2", "c BETWEEN -3 AND -1", "c > -1 AND c < 255", "c < 300", "c > 300",
+		"c >= 0.5", "c <= 0.5", "-1 < c"}
+	for _, typ := range []string{"TINYINT UNSIGNED", "SMALLINT UNSIGNED", "INT UNSIGNED", "BIGINT UNSIGNED"} {
+		for _, tbl := range []string{"ix", "plain"} {
+			key := ""
+			if tbl == "ix" {
+				key = ", KEY (c)"
+			}
+			d.exec("DROP TABLE IF EXISTS " + tbl)
+			d.exec(fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, c %s%s)", tbl, typ, key))
+			d.exec("INSERT INTO " + tbl + " VALUES (1, 0), (2, 1), (3, 5), (4, 255)")
+		}
+		for _, p := range preds {
+			want := fmt.Sprint(d.exec("SELECT id FROM plain WHERE " + p + " ORDER BY id"))
+			require.Equal(t, want, fmt.Sprint(d.exec("SELECT id FROM ix WHERE "+p+" ORDER BY id")), "%s: %s", typ, p)
+		}
+	}
+	require.Equal(t, "[[1] [2] [3] [4]]", fmt.Sprint(d.exec("SELECT id FROM ix WHERE c > -1 ORDER BY id")))
+}
+
 // checkResults runs each query with the planned and the naive read paths
 // and by default, and compares the rows with the expected ones, written
 // as fmt prints them.
