@@ -2,7 +2,6 @@ package driver
 
 import (
 	"database/sql/driver"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
 )
@@ -22,7 +22,7 @@ import (
 //	float64                  DOUBLE
 //	decimal.Decimal          exact DECIMAL
 //	string                   string in the connection's character set
-//	[]byte                   binary string (x'...')
+//	[]byte                   binary string (as the MySQL protocol binds one)
 //	time.Time                'YYYY-MM-DD HH:MM:SS.ffffff' in UTC
 //
 // Other types go through database/sql's default conversion (driver.Valuer,
@@ -125,7 +125,7 @@ func literal(v any) (sqlparser.Expr, error) {
 	case string:
 		return sqlparser.NewStrVal([]byte(x)), nil
 	case []byte:
-		return sqlparser.NewHexVal([]byte(hex.EncodeToString(x))), nil
+		return binaryLiteral(x), nil
 	case time.Time:
 		return sqlparser.NewStrVal([]byte(x.UTC().Format(datetimeLayout))), nil
 	}
@@ -157,6 +157,18 @@ func intLiteral(x int64) sqlparser.Expr {
 		v, t = x, types.Int64
 	}
 	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(v, t)}}
+}
+
+// binaryLiteral is b as a binary string, as the MySQL protocol server
+// binds a []byte argument: '42' goes into an INT as 42, where a hex
+// literal (x'3432') would be the number 13362.
+func binaryLiteral(b []byte) sqlparser.Expr {
+	base := sqltypes.VarBinary
+	if len(b) > math.MaxUint16 {
+		base = sqltypes.Blob
+	}
+	t := types.MustCreateBinary(base, int64(len(b)))
+	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(string(b), t)}}
 }
 
 // injected carries a built literal through the parser's syntax tree.

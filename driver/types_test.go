@@ -148,3 +148,31 @@ func TestIntArgumentTypes(t *testing.T) {
 		require.Equal(t, wantW, gotW, "%v", x)
 	}
 }
+
+// TestBytesArguments: a []byte argument is a binary string, as the MySQL
+// protocol binds one: "42" into an INT is 42, compares equal to 42, and
+// arbitrary bytes round-trip through BLOB and VARBINARY. It used to be bound
+// as a hex literal, the number 13362 in a numeric context.
+func TestBytesArguments(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE b (id INT PRIMARY KEY, n INT, d DOUBLE, u BIGINT UNSIGNED, bl BLOB, vb VARBINARY(10), mb MEDIUMBLOB)")
+	raw := []byte{0xff, 0x00, 0x80, '\'', '\\'}
+	mustExec(t, db, "INSERT INTO b (id, n, d, u, bl, vb) VALUES (1, ?, ?, ?, ?, ?)", []byte("42"), []byte("2.5"), []byte("7"), raw, raw)
+	var n int64
+	var d float64
+	var u uint64
+	var bl, vb []byte
+	require.NoError(t, db.QueryRow("SELECT n, d, u, bl, vb FROM b WHERE id = 1").Scan(&n, &d, &u, &bl, &vb))
+	require.Equal(t, int64(42), n)
+	require.Equal(t, 2.5, d)
+	require.Equal(t, uint64(7), u)
+	require.Equal(t, raw, bl)
+	require.Equal(t, raw, vb)
+	require.EqualValues(t, 1, queryInt(t, db, "SELECT COUNT(*) FROM b WHERE n = ?", []byte("42")))
+	require.EqualValues(t, 1, queryInt(t, db, "SELECT COUNT(*) FROM b WHERE vb = ?", raw))
+	big := make([]byte, 70000)
+	big[0], big[len(big)-1] = 1, 2
+	mustExec(t, db, "INSERT INTO b (id, mb) VALUES (2, ?)", big)
+	require.NoError(t, db.QueryRow("SELECT mb FROM b WHERE id = 2").Scan(&bl))
+	require.Equal(t, big, bl)
+}
