@@ -23,7 +23,7 @@ import (
 //	decimal.Decimal          exact DECIMAL
 //	string                   string in the connection's character set
 //	[]byte                   binary string (as the MySQL protocol binds one)
-//	time.Time                'YYYY-MM-DD HH:MM:SS.ffffff' in UTC
+//	time.Time                'YYYY-MM-DD HH:MM:SS.ffffff' in UTC ('0000-00-00' when zero)
 //
 // Other types go through database/sql's default conversion (driver.Valuer,
 // named integer and string types, ...).
@@ -127,6 +127,10 @@ func literal(v any) (sqlparser.Expr, error) {
 	case []byte:
 		return binaryLiteral(x), nil
 	case time.Time:
+		if x.IsZero() {
+			// The zero date, as Rows return it (and go-sql-driver sends it).
+			return sqlparser.NewStrVal([]byte("0000-00-00")), nil
+		}
 		return sqlparser.NewStrVal([]byte(x.UTC().Format(datetimeLayout))), nil
 	}
 	return nil, fmt.Errorf("unsupported type %T", v)

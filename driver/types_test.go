@@ -176,3 +176,19 @@ func TestBytesArguments(t *testing.T) {
 	require.NoError(t, db.QueryRow("SELECT mb FROM b WHERE id = 2").Scan(&bl))
 	require.Equal(t, big, bl)
 }
+
+// TestZeroDates: a zero DATE or DATETIME reads as time.Time{}, as the
+// package documents, and time.Time{} binds as the zero date, so it
+// round-trips.
+func TestZeroDates(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE z (id INT PRIMARY KEY, d DATE, dt DATETIME)")
+	mustExec(t, db, "INSERT INTO z VALUES (1, '0000-00-00', '0000-00-00 00:00:00'), (2, ?, ?)", time.Time{}, time.Time{})
+	for id := 1; id <= 2; id++ {
+		var d, dt time.Time
+		require.NoError(t, db.QueryRow("SELECT d, dt FROM z WHERE id = ?", id).Scan(&d, &dt))
+		require.True(t, d.IsZero(), "row %d: DATE %v", id, d)
+		require.True(t, dt.IsZero(), "row %d: DATETIME %v", id, dt)
+	}
+	require.EqualValues(t, 2, queryInt(t, db, "SELECT COUNT(*) FROM z WHERE d = ?", time.Time{}))
+}

@@ -153,11 +153,19 @@ func convFloat(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	return f, nil
 }
 
+// engineZeroDate is the engine's value for a zero DATE or DATETIME
+// ('0000-00-00'): 0000-01-01 00:00:00 UTC.
+var engineZeroDate = time.Unix(-62167219200, 0).UTC()
+
 // zeroDate is how a zero DATE or DATETIME is written.
 const zeroDate = "0000-00-00"
 
 func convTime(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	if x, ok := v.(time.Time); ok {
+		if x.Equal(engineZeroDate) {
+			// The engine's zero date, '0000-00-00'.
+			return time.Time{}, nil
+		}
 		return x.UTC(), nil
 	}
 	sv, err := wire(ctx, t, v)
