@@ -1,8 +1,6 @@
 package sqlstore
 
 import (
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -119,8 +117,15 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 		}
 		if lo, _, ok := codec.IntRange(colType); ok && lo == 0 {
 			x, _, err := types.InternalDecimalType.Convert(ctx, v)
-			if d, isDec := x.(decimal.Decimal); err == nil && isDec && d.Sign() < 0 {
-				v = 0
+			if d, isDec := x.(decimal.Decimal); err == nil && isDec {
+				switch {
+				case d.Sign() < 0:
+					v = 0
+				case isUint64(colType):
+					// Exactly, not through GMS's float64 (unsigned.go);
+					// beyond the type, its largest value.
+					v, _, _ = exactUnsigned(d)
+				}
 			}
 		}
 		cv, _, err := colType.Convert(ctx, v)
@@ -269,19 +274,47 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 		if err != nil || !ok {
 			return true
 		}
-		top := decimal.NewFromInt(hi)
 		if unsigned64 {
-			top = decimal.RequireFromString(strconv.FormatUint(math.MaxUint64, 10))
+			if _, isStr := v.(string); !isStr {
+				// GMS converts a number into BIGINT UNSIGNED through a
+				// float64, which loses the low digits of large values
+				// and rounds fractions near them (see unsigned.go).
+				return dv.IsInteger() && !dv.IsNegative() && dv.LessThanOrEqual(maxExactFloat)
+			}
+			return dv.IsInteger() && !dv.IsNegative() && !dv.GreaterThan(maxUint64)
 		}
-		return !dv.LessThan(decimal.NewFromInt(lo)) && !dv.GreaterThan(top)
+		return !dv.LessThan(decimal.NewFromInt(lo)) && !dv.GreaterThan(decimal.NewFromInt(hi))
 	case types.IsDecimal(typ):
 		return convertsExactly(ctx, typ, types.InternalDecimalType, v)
 	case types.IsFloat(typ):
 		return convertsExactly(ctx, typ, types.Float64, v)
 	case types.IsTime(typ):
+		if isNumeric(v) {
+			// MySQL reads 20200101 as a date; GMS's range building fails
+			// on it.
+			return false
+		}
 		return convertsExactly(ctx, typ, types.DatetimeMaxPrecision, v)
+	case types.IsText(typ):
+		// A string column compared with a number compares as numbers
+		// ('3c' = 3, 'abc' = 0): no range of strings holds the matches,
+		// where GMS reads the number as its digits in string order.
+		return !isNumeric(v)
 	}
 	return true
+}
+
+// maxExactFloat is 2^53, below which every integer converts through a
+// float64 exactly.
+var maxExactFloat = decimal.NewFromInt(1 << 53)
+
+// isNumeric reports whether v is a number (not a string, a time or bytes).
+func isNumeric(v any) bool {
+	switch v.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, decimal.Decimal:
+		return true
+	}
+	return false
 }
 
 // convertsExactly reports whether v converted into typ still equals v
