@@ -140,9 +140,9 @@ func TestIntArgumentTypes(t *testing.T) {
 			return cts[0].DatabaseTypeName() + " " + cts[1].DatabaseTypeName(), v, w
 		}
 		// The argument alone and in arithmetic, whose result type
-		// follows the operand's.
-		gotType, gotV, gotW := describe("SELECT ?, ? + 1", x, x)
-		wantType, wantV, wantW := describe("SELECT " + digits + ", " + digits + " + 1")
+		// follows the operand's (+ 0: + 1 overflows at the ends, 1690).
+		gotType, gotV, gotW := describe("SELECT ?, ? + 0", x, x)
+		wantType, wantV, wantW := describe("SELECT " + digits + ", " + digits + " + 0")
 		require.Equal(t, wantType, gotType, "%v", x)
 		require.Equal(t, wantV, gotV, "%v", x)
 		require.Equal(t, wantW, gotW, "%v", x)
