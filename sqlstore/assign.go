@@ -31,24 +31,8 @@ import (
 // Simple UPDATEs and INSERTs skip most of GMS's analyzer (the
 // node-specific batches of analyzer.getBatchesForNode); the rules of
 // analyzer.OnceAfterAll run for every statement, and for the body of each
-// trigger, whose SET NEW.col = ... is analyzed on its own. The rule is
-// added there, before the process tracking wraps the plan, when this
-// package is loaded, before any analyzer is built.
-
-// checkAssignmentsRule names the rule among GMS's analyzer rules.
-const checkAssignmentsRule analyzer.RuleId = 10_002
-
-func init() {
-	rule := analyzer.Rule{Id: checkAssignmentsRule, Apply: checkAssignments}
-	rules := analyzer.OnceAfterAll
-	at := len(rules)
-	for i, r := range rules {
-		if r.Id == analyzer.TrackProcessId {
-			at = i
-		}
-	}
-	analyzer.OnceAfterAll = append(rules[:at:at], append([]analyzer.Rule{rule}, rules[at:]...)...)
-}
+// trigger, whose SET NEW.col = ... is analyzed on its own. The rule runs
+// there (rules.go).
 
 // checkAssignments wraps the value of each assignment to a numeric column
 // in a rangeChecked.

@@ -21,7 +21,7 @@ import (
 //
 // The iterator takes the schema it compares under from the UPDATE's target
 // (plan.GetUpdatable), which returns the first node of the UPDATE's child
-// tree that is itself an updatable table. So the rule below puts an
+// tree that is itself an updatable table. So an analyzer rule (rules.go) puts an
 // exactUpdate over the child of every single-table UPDATE of a table with
 // collated string columns: a node that runs the child unchanged and is the
 // target GMS finds, with the target's updater and a schema whose string
@@ -29,24 +29,13 @@ import (
 // so it counts such a change too. (Multi-table UPDATE ... JOIN compares in
 // plan.UpdateJoin and is not covered.)
 
-// exactUpdateRule names the rule among GMS's analyzer rules.
-const exactUpdateRule analyzer.RuleId = 10_003
-
-func init() {
-	rule := analyzer.Rule{Id: exactUpdateRule, Apply: compareUpdatesExactly}
-	rules := analyzer.OnceAfterAll
-	at := len(rules)
-	for i, r := range rules {
-		if r.Id == analyzer.TrackProcessId {
-			at = i
-		}
-	}
-	analyzer.OnceAfterAll = append(rules[:at:at], append([]analyzer.Rule{rule}, rules[at:]...)...)
-}
-
 // compareUpdatesExactly puts an exactUpdate over the child of each UPDATE
 // whose target has a collated string column.
 func compareUpdatesExactly(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	switch n.(type) {
+	case *plan.InsertInto, *plan.DeleteFrom:
+		return n, transform.SameTree, nil
+	}
 	if n.IsReadOnly() {
 		return n, transform.SameTree, nil
 	}

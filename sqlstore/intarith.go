@@ -26,30 +26,20 @@ import (
 // BIGINT UNSIGNED when either operand is unsigned, BIGINT otherwise, and a
 // result outside that type fails with 1690.
 //
-// So an analyzer rule (in analyzer.OnceAfterAll, as assign.go's) replaces
+// So an analyzer rule (rules.go) replaces
 // each +, - and * of two integer operands with an intArith, which computes
 // on 64-bit magnitudes with the carry checked and allocates nothing.
-
-// intArithRule names the rule among GMS's analyzer rules.
-const intArithRule analyzer.RuleId = 10_004
 
 // errIntOutOfRange is MySQL's 1690 for an integer result outside its type.
 var errIntOutOfRange = goerrors.NewKind("%s value is out of range in '%s'")
 
-func init() {
-	rule := analyzer.Rule{Id: intArithRule, Apply: checkIntArithmetic}
-	rules := analyzer.OnceAfterAll
-	at := len(rules)
-	for i, r := range rules {
-		if r.Id == analyzer.TrackProcessId {
-			at = i
-		}
-	}
-	analyzer.OnceAfterAll = append(rules[:at:at], append([]analyzer.Rule{rule}, rules[at:]...)...)
-}
-
 // checkIntArithmetic replaces integer +, - and * with intArith.
 func checkIntArithmetic(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
+		// INSERT ... VALUES of literals, the most common write: nothing
+		// to compute, and a walk of its expressions allocates.
+		return n, transform.SameTree, nil
+	}
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		a, ok := e.(*expression.Arithmetic)
 		if !ok || !integerOperands(a) {

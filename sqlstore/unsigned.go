@@ -62,6 +62,9 @@ func exactUnsigned(v any) (u uint64, inRange, ok bool) {
 // statement left out.
 func checkUnsignedInserts(ins *plan.InsertInto) (sql.Node, transform.TreeIdentity, error) {
 	dest := ins.Destination.Schema()
+	if !slices.ContainsFunc(dest, func(c *sql.Column) bool { return isUint64(c.Type) }) {
+		return ins, transform.SameTree, nil // most tables: no allocation
+	}
 	names := ins.ColumnNames
 	if len(names) == 0 {
 		for _, c := range dest {
