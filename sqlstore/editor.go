@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -189,6 +190,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if len(row) != len(e.def.schema) {
 		return fmt.Errorf("sqlstore: insert into %s: row of %d values for %d columns", e.def.name, len(row), len(e.def.schema))
 	}
+	if err := e.def.checkFinite(row); err != nil {
+		return err
+	}
 	if e.def.keyless {
 		return e.insertKeyless(row)
 	}
@@ -205,6 +209,27 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	return e.put(row, e.pkBuf, key)
+}
+
+// checkFinite fails for a NaN or an infinity in row. GMS converts the
+// strings 'nan' and 'inf' into DOUBLE and FLOAT, which MySQL refuses; stored,
+// NaN made comparisons and SUM nonsense and could not enter an index.
+func (d *tableDef) checkFinite(row sql.Row) error {
+	for i, v := range row {
+		var f float64
+		switch x := v.(type) {
+		case float64:
+			f = x
+		case float32:
+			f = float64(x)
+		default:
+			continue
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return sql.ErrValueOutOfRange.New(v, d.schema[i].Name)
+		}
+	}
+	return nil
 }
 
 // checkUnique checks row against the unique indexes; self is the primary
@@ -310,6 +335,9 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 // the new key is checked like an insert.
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err := e.bind(ctx); err != nil {
+		return err
+	}
+	if err := e.def.checkFinite(new); err != nil {
 		return err
 	}
 	if e.def.keyless {

@@ -49,3 +49,26 @@ func TestUnsignedFromDecimal(t *testing.T) {
 	require.Contains(t, fmt.Sprint(d.exec("SHOW WARNINGS")), "1264 Out of range value for column 'b'")
 	require.Equal(t, "[[10 18446744073709551615] [11 0]]", fmt.Sprint(d.exec("SELECT id, b FROM u WHERE id IN (10, 11) ORDER BY id")))
 }
+
+// TestNonFiniteFloats: NaN and the infinities, which GMS converts from the
+// strings 'nan' and 'inf', are refused with 1264 on insert and update, as
+// MySQL refuses them; an indexed DOUBLE could not even store them.
+func TestNonFiniteFloats(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE f (id INT PRIMARY KEY, d DOUBLE, g FLOAT, x DOUBLE, KEY (x))")
+	d.exec("INSERT INTO f VALUES (1, 1.5, 2.5, 3.5)")
+	for _, q := range []string{
+		"INSERT INTO f VALUES (2, 'nan', 1, 1)",
+		"INSERT INTO f VALUES (3, 'inf', 1, 1)",
+		"INSERT INTO f VALUES (4, 1, '-infinity', 1)",
+		"INSERT INTO f VALUES (5, 1, 1, 'nan')",
+		"REPLACE INTO f VALUES (1, 'nan', 1, 1)",
+		"UPDATE f SET d = 'nan' WHERE id = 1",
+		"UPDATE f SET g = 'inf' WHERE id = 1",
+		"UPDATE f SET d = d * 1e308 * 10 WHERE id = 1",
+	} {
+		err := d.execErr(q)
+		require.Equal(t, mysql.ERWarnDataOutOfRange, mysqlErrno(err), "%s: %v", q, err)
+	}
+	require.Equal(t, "[[1 1.5 2.5 3.5]]", fmt.Sprint(d.exec("SELECT * FROM f")))
+}
