@@ -44,7 +44,7 @@ func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope 
 		// A trigger's SET NEW.col = ..., analyzed on its own; SET of a
 		// variable holds no column and is left as it is.
 	case *plan.InsertInto:
-		ins, same, err := checkUnsignedInserts(x)
+		ins, same, err := checkBigIntInserts(x)
 		if err != nil || len(x.OnDupExprs) == 0 {
 			return ins, same, err
 		}
@@ -104,8 +104,8 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, err
 	}
 	typ := r.col.Type()
-	if isUint64(typ) {
-		if x, inRange, ok := exactUnsigned(v); ok {
+	if isBigInt(typ) {
+		if x, inRange, ok := exactInteger(typ, v); ok {
 			switch {
 			case inRange:
 				return x, nil

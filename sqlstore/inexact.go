@@ -122,9 +122,9 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 				case d.Sign() < 0:
 					v = 0
 				case isUint64(colType):
-					// Exactly, not through GMS's float64 (unsigned.go);
+					// Exactly, not through GMS's float64 (bigint.go);
 					// beyond the type, its largest value.
-					v, _, _ = exactUnsigned(d)
+					v, _, _ = exactInteger(colType, d)
 				}
 			}
 		}
@@ -278,7 +278,7 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 			if _, isStr := v.(string); !isStr {
 				// GMS converts a number into BIGINT UNSIGNED through a
 				// float64, which loses the low digits of large values
-				// and rounds fractions near them (see unsigned.go).
+				// and rounds fractions near them (see bigint.go).
 				return dv.IsInteger() && !dv.IsNegative() && dv.LessThanOrEqual(maxExactFloat)
 			}
 			return dv.IsInteger() && !dv.IsNegative() && !dv.GreaterThan(maxUint64)

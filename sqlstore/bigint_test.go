@@ -72,3 +72,40 @@ func TestNonFiniteFloats(t *testing.T) {
 	}
 	require.Equal(t, "[[1 1.5 2.5 3.5]]", fmt.Sprint(d.exec("SELECT * FROM f")))
 }
+
+// TestBigIntFromString: numeric strings and DECIMALs beyond BIGINT's range
+// fail with 1264 (GMS stored -9223372036854775808 for all of them), in range
+// they round half away from zero, and non-numeric strings are left to GMS.
+func TestBigIntFromString(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE b (id INT PRIMARY KEY, n BIGINT)")
+	for _, tc := range []struct {
+		q, want string // want: n afterwards; "" when the statement fails with 1264
+	}{
+		{"INSERT INTO b VALUES (1, '9223372036854775808')", ""},
+		{"INSERT INTO b VALUES (1, '1e19')", ""},
+		{"INSERT INTO b VALUES (1, '-9223372036854775809')", ""},
+		{"INSERT INTO b VALUES (1, 9223372036854775807.6)", ""},
+		{"INSERT INTO b VALUES (1, '9223372036854775807.4')", "9223372036854775807"},
+		{"REPLACE INTO b VALUES (1, ' -12 ')", "-12"},
+		{"REPLACE INTO b VALUES (1, '1e3')", "1000"},
+		{"UPDATE b SET n = '2.5' WHERE id = 1", "3"},
+		{"UPDATE b SET n = '-5.5' WHERE id = 1", "-6"},
+		{"UPDATE b SET n = '9223372036854775808' WHERE id = 1", ""},
+		{"UPDATE b SET n = -9223372036854775808.5 WHERE id = 1", ""},
+	} {
+		before := fmt.Sprint(d.exec("SELECT n FROM b WHERE id = 1"))
+		if tc.want == "" {
+			err := d.execErr(tc.q)
+			require.Equal(t, mysql.ERWarnDataOutOfRange, mysqlErrno(err), "%s: %v", tc.q, err)
+			require.Equal(t, before, fmt.Sprint(d.exec("SELECT n FROM b WHERE id = 1")), "%s changed the row", tc.q)
+			continue
+		}
+		d.exec(tc.q)
+		require.Equal(t, "[["+tc.want+"]]", fmt.Sprint(d.exec("SELECT n FROM b WHERE id = 1")), tc.q)
+	}
+	require.Error(t, d.execErr("INSERT INTO b VALUES (2, '12abc')"))
+	d.exec("INSERT IGNORE INTO b VALUES (3, '1e30')")
+	require.Contains(t, fmt.Sprint(d.exec("SHOW WARNINGS")), "1264 Out of range value for column 'n'")
+	require.Equal(t, "[[9223372036854775807]]", fmt.Sprint(d.exec("SELECT n FROM b WHERE id = 3")))
+}
