@@ -29,9 +29,14 @@ import (
 // joined although MySQL compares the two values unequal, and the storage
 // layer only ever sees the converted key.
 //
-// So after the joins are planned, exactJoinKeys wraps every numeric probe
-// key whose type the index column does not contain in an exactKey, which
-// turns a value the column cannot hold exactly into NULL. Under = a NULL
+// The same happens to other keys: a DATETIME(6) 00:00:00.5 probes a
+// DATETIME key as 00:00:01, a DATETIME with a time of day a DATE key as
+// its day, a VARBINARY 'ab' a BINARY(3) key as 'ab\0'.
+//
+// So after the joins are planned, exactJoinKeys wraps every probe key whose
+// type the index column does not contain (numbers, finer times, binary
+// strings of another length) in an exactKey, which turns a value the column
+// cannot hold exactly into NULL. Under = a NULL
 // key matches nothing, which is right: no value of the column equals it.
 // Keys under <=> are left alone, since there a NULL key matches the NULL
 // rows; a mismatched <=> join can still clamp.
@@ -92,6 +97,16 @@ func needsExactKey(col, key sql.Type) bool {
 	if key == nil {
 		return false
 	}
+	if types.IsTime(col) && types.IsTime(key) {
+		return finerTime(col, key)
+	}
+	if col.Type() == sqltypes.Binary {
+		// GMS pads a shorter key with zero bytes, so 'ab' probes a
+		// BINARY(3) as 'ab\0', which MySQL compares unequal.
+		kt, ok := key.(sql.StringType)
+		ct := col.(sql.StringType)
+		return !ok || key.Type() != sqltypes.Binary || kt.MaxByteLength() != ct.MaxByteLength()
+	}
 	if types.IsText(key) {
 		return types.IsInteger(col) || types.IsDecimal(col)
 	}
@@ -116,6 +131,27 @@ func needsExactKey(col, key sql.Type) bool {
 		return true
 	}
 	return false
+}
+
+// finerTime reports whether the time type key holds values the time type
+// col would round or cut: a DATETIME(6) key on a DATETIME column (GMS
+// rounds 00:00:00.5 to 00:00:01), a DATETIME key on a DATE column (cut to
+// its day).
+func finerTime(col, key sql.Type) bool {
+	if key.Type() == sqltypes.Date {
+		return false
+	}
+	if col.Type() == sqltypes.Date {
+		return true
+	}
+	cp, kp := 0, 0
+	if dt, ok := col.(sql.DatetimeType); ok {
+		cp = dt.Precision()
+	}
+	if dt, ok := key.(sql.DatetimeType); ok {
+		kp = dt.Precision()
+	}
+	return kp > cp || key.Type() == sqltypes.Time
 }
 
 // intContains reports whether every value of the integer type key is one of
@@ -163,6 +199,27 @@ func (e *exactKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := e.key.Eval(ctx, row)
 	if err != nil || v == nil {
 		return v, err
+	}
+	switch {
+	case types.IsTime(e.col):
+		if !convertsExactly(ctx, e.col, types.DatetimeMaxPrecision, v) {
+			return nil, nil
+		}
+		return v, nil
+	case e.col.Type() == sqltypes.Binary:
+		var n int
+		switch x := v.(type) {
+		case string:
+			n = len(x)
+		case []byte:
+			n = len(x)
+		default:
+			return v, nil
+		}
+		if int64(n) != e.col.(sql.StringType).MaxByteLength() {
+			return nil, nil
+		}
+		return v, nil
 	}
 	switch x := v.(type) {
 	case string:
@@ -236,9 +293,10 @@ func joinKeyHeld(ctx *sql.Context, typ sql.Type, v any) bool {
 	return holdsExactly(ctx, typ, v)
 }
 
-// Type implements sql.Expression: a string key is read as a double.
+// Type implements sql.Expression: a string key on a numeric column is read
+// as a double.
 func (e *exactKey) Type() sql.Type {
-	if types.IsText(e.key.Type()) {
+	if types.IsText(e.key.Type()) && types.IsNumber(e.col) {
 		return types.Float64
 	}
 	return e.key.Type()

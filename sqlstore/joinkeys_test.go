@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/stretchr/testify/require"
 )
 
@@ -41,6 +42,13 @@ func TestLookupJoinKeysExact(t *testing.T) {
 			[]string{" 2=2", "1.0=1", "1e0=1", "2abc=2", "abc=0"}},
 		{"string into unsigned", "VARCHAR(20)", "TINYINT UNSIGNED", "'-1', '300', '255'", "0, 255", []string{"255=255"}},
 		{"string into decimal", "VARCHAR(20)", "DECIMAL(5,1)", "'1.5', '1.55', 'x'", "1.5, 0.0", []string{"1.5=1.5", "x=0.0"}},
+		// GMS rounds a finer time into the column's precision, cuts a
+		// DATETIME to a DATE, and pads a shorter binary string.
+		{"datetime(6) into datetime", "DATETIME(6)", "DATETIME", "'2020-01-01 00:00:00.5', '2020-01-01 00:00:00.4', '2020-01-01 00:00:02'",
+			"'2020-01-01 00:00:00', '2020-01-01 00:00:01', '2020-01-01 00:00:02'", []string{"2020-01-01 00:00:02=2020-01-01 00:00:02"}},
+		{"datetime into date", "DATETIME", "DATE", "'2020-01-01 10:00:00', '2020-01-02 00:00:00'", "'2020-01-01', '2020-01-02'",
+			[]string{"2020-01-02 00:00:00=2020-01-02 00:00:00"}},
+		{"varbinary into binary", "VARBINARY(5)", "BINARY(3)", "'ab', 'abc', 'abcd'", "'ab', 'abc'", []string{"abc=abc"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d.t = t
@@ -107,6 +115,15 @@ func TestNeedsExactKey(t *testing.T) {
 		{types.Int32, types.Text, true},
 		{dec(5, 2), types.Text, true},
 		{types.Float64, types.Text, false},
+		{types.Datetime, types.Datetime, false},
+		{types.Datetime, types.DatetimeMaxPrecision, true},
+		{types.DatetimeMaxPrecision, types.Datetime, false},
+		{types.Date, types.Datetime, true},
+		{types.Datetime, types.Date, false},
+		{types.Date, types.Date, false},
+		{types.MustCreateBinary(sqltypes.Binary, 3), types.MustCreateBinary(sqltypes.Binary, 3), false},
+		{types.MustCreateBinary(sqltypes.Binary, 3), types.MustCreateBinary(sqltypes.VarBinary, 3), true},
+		{types.MustCreateBinary(sqltypes.Binary, 3), types.MustCreateBinary(sqltypes.Binary, 4), true},
 	} {
 		require.Equal(t, tc.want, needsExactKey(tc.col, tc.key), "column %s, key %s", tc.col, tc.key)
 	}
