@@ -59,6 +59,12 @@ SELECT id, name, price FROM items ORDER BY id;
 	require.NoError(t, err, out)
 	require.Equal(t, "id\tname\tprice\n1\tpen\t2.00\n2\tit's\tNULL\n3\tbag\t30.00\n", out)
 
+	// SQL-level PREPARE answers with a short info text, which once made
+	// the packet malformed for this client (2027).
+	out, err = tool(t, "", mariadb, append(conn, "--batch", "main", "-e", "PREPARE p FROM 'SELECT 7'; EXECUTE p; DEALLOCATE PREPARE p")...)
+	require.NoError(t, err, out)
+	require.Equal(t, "7\n7\n", out)
+
 	out, err = tool(t, "", mariadb, append(conn, "main", "-e", "SELECT * FROM nope")...)
 	require.Error(t, err)
 	require.Contains(t, out, "ERROR 1146 (42S02)")

@@ -167,10 +167,26 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
+	callback = shortInfoDropped(callback)
 	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() error {
 		return h.Handler.ComQuery(ctx, c, query, callback)
 	})
 	return h.queryErr(c, query, false, err)
+}
+
+// shortInfoDropped drops the info text of an OK result when it is shorter
+// than 35 bytes. The protocol layer writes the text after a '#' byte, which
+// a client that tracks session state (the mariadb client) reads as the
+// text's length, 35: a shorter text made the packet malformed (error 2027
+// after PREPARE, whose text is "Statement prepared"). Longer texts, as
+// UPDATE's "Rows matched: ...", read as their first 35 bytes.
+func shortInfoDropped(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(r *sqltypes.Result, more bool) error {
+		if len(r.Fields) == 0 && len(r.Info) < '#' {
+			r.Info = ""
+		}
+		return cb(r, more)
+	}
 }
 
 // ComMultiQuery implements mysql.Handler.
@@ -183,7 +199,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	rest, err = h.Handler.ComMultiQuery(ctx, c, query, callback)
+	rest, err = h.Handler.ComMultiQuery(ctx, c, query, shortInfoDropped(callback))
 	if err != nil {
 		// MySQL ends a multi-statement query at its first failing
 		// statement. The protocol layer runs whatever remainder is
