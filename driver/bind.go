@@ -131,7 +131,9 @@ func literal(v any) (sqlparser.Expr, error) {
 			// The zero date, as Rows return it (and go-sql-driver sends it).
 			return sqlparser.NewStrVal([]byte("0000-00-00")), nil
 		}
-		return sqlparser.NewStrVal([]byte(x.UTC().Format(datetimeLayout))), nil
+		// Rounded to microseconds, the finest a column holds, as MySQL
+		// rounds a finer fraction (the layout alone would cut it).
+		return sqlparser.NewStrVal([]byte(x.UTC().Round(time.Microsecond).Format(datetimeLayout))), nil
 	}
 	return nil, fmt.Errorf("unsupported type %T", v)
 }

@@ -192,3 +192,18 @@ func TestZeroDates(t *testing.T) {
 	}
 	require.EqualValues(t, 2, queryInt(t, db, "SELECT COUNT(*) FROM z WHERE d = ?", time.Time{}))
 }
+
+// TestTimeArgumentRounds: a time.Time argument finer than microseconds is
+// rounded to them, as MySQL rounds (and the MySQL protocol server does),
+// not cut.
+func TestTimeArgumentRounds(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE tr (id INT PRIMARY KEY, dt DATETIME(6))")
+	mustExec(t, db, "INSERT INTO tr VALUES (1, ?), (2, ?)",
+		time.Date(2024, 1, 1, 23, 59, 59, 999999999, time.UTC), time.Date(2024, 1, 1, 0, 0, 0, 1400, time.UTC))
+	var a, b time.Time
+	require.NoError(t, db.QueryRow("SELECT dt FROM tr WHERE id = 1").Scan(&a))
+	require.NoError(t, db.QueryRow("SELECT dt FROM tr WHERE id = 2").Scan(&b))
+	require.Equal(t, time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), a)
+	require.Equal(t, time.Date(2024, 1, 1, 0, 0, 0, 1000, time.UTC), b)
+}
