@@ -46,6 +46,14 @@ func (t *Table) inexactLookup(ctx *sql.Context, exprs []sql.Expression) (sql.Ind
 			if odd {
 				return false
 			}
+			if not, ok := x.(*expression.Not); ok {
+				// GMS builds c <> k on a DECIMAL index as the whole
+				// range, and drops the filter.
+				if col, _ := t.columnLiterals(not.Child); col >= 0 && indexed[col] && types.IsDecimal(d.schema[col].Type) {
+					odd = true
+					return false
+				}
+			}
 			col, lits := t.columnLiterals(x)
 			if col < 0 || !indexed[col] {
 				return true
@@ -99,7 +107,8 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 	d := t.def
 	first := ix.cols[0]
 	colType := d.schema[first].Type
-	if !types.IsNumber(colType) && !types.IsTime(colType) {
+	if !types.IsNumber(colType) && !types.IsTime(colType) || colType.Type() == sqltypes.Year {
+		// A YEAR bound would be converted as a two-digit year.
 		return nil, false
 	}
 	idx := &Index{t: d, ix: ix}
@@ -295,6 +304,17 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 			return false
 		}
 		return convertsExactly(ctx, typ, types.DatetimeMaxPrecision, v)
+	case typ.Type() == sqltypes.Year:
+		// GMS's range building reads a number below 100 as a two-digit
+		// year (69 as 2069, where its row-by-row comparison reads 69),
+		// rounds a fraction away, and fails outside 1901-2155: only a
+		// whole year in that span converts as compared.
+		if !isNumeric(v) {
+			return true
+		}
+		x, _, err := types.InternalDecimalType.Convert(ctx, v)
+		dv, ok := x.(decimal.Decimal)
+		return err == nil && ok && dv.IsInteger() && dv.IntPart() >= 1901 && dv.IntPart() <= 2155
 	case types.IsText(typ):
 		// A string column compared with a number compares as numbers
 		// ('3c' = 3, 'abc' = 0): no range of strings holds the matches,
@@ -321,6 +341,11 @@ func isNumeric(v any) bool {
 // compared in precise, a type that holds v without loss.
 func convertsExactly(ctx *sql.Context, typ, precise sql.Type, v any) bool {
 	cv, inRange, err := typ.Convert(ctx, v)
+	if err != nil && types.ErrConvertToDecimalLimit.Is(err) {
+		// Beyond a DECIMAL's digits: GMS's range building fails with
+		// 1264 where MySQL compares (c < 1000 on a DECIMAL(5,2)).
+		return false
+	}
 	if err != nil || cv == nil {
 		return true
 	}

@@ -172,7 +172,11 @@ func TestOutOfRangeLiterals(t *testing.T) {
 //     float64);
 //   - numbers against a string column (compared as numbers, where the
 //     index range read the digits in string order: id < 13 found nothing);
-//   - numbers against a DATETIME (GMS's range building failed with 1105).
+//   - numbers against a DATETIME (GMS's range building failed with 1105);
+//   - c <> k on a DECIMAL (GMS built the whole range and dropped the
+//     filter), and bounds beyond its digits (GMS failed with 1264);
+//   - numbers against a YEAR (the range read 69 as 2069, rounded 1970.5,
+//     and failed on 1900).
 //
 // Each column is tried as the primary key and as a secondary index.
 func TestLiteralsIndexCannotHold(t *testing.T) {
@@ -198,6 +202,10 @@ func TestLiteralsIndexCannotHold(t *testing.T) {
 			"c = 18446744073709551615", "c = 18446744073709551615.0", "c > 18446744073709551614.5", "c IN (5, 18446744073709551616)")},
 		{"VARCHAR(10)", []string{"'A71'", "'b2'", "'3c'", "'4'", "'13'"}, []string{
 			"c < 13", "c BETWEEN -1 AND 13", "c = 0", "c = 4", "c > 3", "c IN (3, 4)", "c = '4'", "c < '3d'", "c >= 4.0"}},
+		{"DECIMAL(5,2)", []string{"1.50", "1.55", "999.99", "-3.00"}, []string{
+			"c <> 1.5", "c != 1.55", "NOT (c = 1.5)", "c < 1000", "c > -1000", "c BETWEEN 1 AND 1000", "c = 1000", "c <> 1000"}},
+		{"YEAR", []string{"1969", "1970", "2069", "2000"}, []string{
+			"c > 69", "c < 1970.5", "c > 1900", "c = 2000", "c BETWEEN 1969 AND 1999.5", "c IN (69, 2000)", "c >= '1970'"}},
 		{"DATETIME", []string{"'2020-01-01 00:00:00'", "'2020-01-02 00:00:00'"}, []string{
 			"c = 20200101", "c = 20200101 OR c >= '2020-01-02'", "c > 20200101", "c < 20200102",
 			"c >= '2020-01-01 12:00:00'"}},
