@@ -7,28 +7,29 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// Analyzer rules of the write side
+// Analyzer rules of values
 //
-// Three rewrites close gaps in how GMS evaluates and applies values:
-// checkAssignments (assign.go: assignments out of a column's range, and
-// DECIMALs bound for BIGINT UNSIGNED), compareUpdatesExactly
-// (exactupdate.go: updates that change only letter case) and
-// checkIntArithmetic (intarith.go: integer overflow). Simple UPDATEs and
+// Four rewrites close gaps in how GMS evaluates, compares and applies
+// values: checkAssignments (assign.go and bigint.go: assignments out of a
+// column's range, values bound for BIGINT), compareUpdatesExactly
+// (exactupdate.go: updates that change only letter case),
+// checkIntArithmetic (intarith.go: integer overflow) and exactHashKeys
+// (hashkeys.go: hash joins over DECIMAL and mixed types). Simple UPDATEs and
 // INSERTs skip most of GMS's analyzer (the node-specific batches of
 // analyzer.getBatchesForNode); the rules of analyzer.OnceAfterAll run for
 // every statement, and for the body of each trigger, which is analyzed on
-// its own. So the three run there, as one rule, before the process
+// its own. So the four run there, as one rule, before the process
 // tracking wraps the plan: GMS formats the name of a rule it does not
 // know for every statement, a few allocations each.
 //
 // The rule is added when this package is loaded, before any analyzer is
 // built.
 
-// writeRules names the rule among GMS's analyzer rules.
-const writeRules analyzer.RuleId = 10_002
+// valueRules names the rule among GMS's analyzer rules.
+const valueRules analyzer.RuleId = 10_002
 
 func init() {
-	rule := analyzer.Rule{Id: writeRules, Apply: applyWriteRules}
+	rule := analyzer.Rule{Id: valueRules, Apply: applyValueRules}
 	rules := analyzer.OnceAfterAll
 	at := len(rules)
 	for i, r := range rules {
@@ -39,10 +40,10 @@ func init() {
 	analyzer.OnceAfterAll = append(rules[:at:at], append([]analyzer.Rule{rule}, rules[at:]...)...)
 }
 
-// applyWriteRules applies the three rewrites in turn.
-func applyWriteRules(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// applyValueRules applies the four rewrites in turn.
+func applyValueRules(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	same := transform.SameTree
-	for _, rule := range [...]analyzer.RuleFunc{checkAssignments, compareUpdatesExactly, checkIntArithmetic} {
+	for _, rule := range [...]analyzer.RuleFunc{checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys} {
 		nn, id, err := rule(ctx, a, n, scope, sel, qFlags)
 		if err != nil {
 			return nil, transform.SameTree, err
