@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -110,4 +111,30 @@ func MySQLError(err error) *mysql.SQLError {
 		return se
 	}
 	return sql.CastSQLError(err)
+}
+
+// StatementError returns err as the statement query should report it,
+// where that depends on the statement: DROP TABLE of a table that does not
+// exist fails with 1051 (Unknown table), not GMS's 1146 (table not found).
+// err may be GMS's error or the protocol handler's numbered one.
+func StatementError(query string, err error) error {
+	if err == nil {
+		return nil
+	}
+	name, ok := "", false
+	var se *mysql.SQLError
+	switch {
+	case sql.ErrTableNotFound.Is(err):
+		name, ok = strings.CutPrefix(err.Error(), "table not found: ")
+	case errors.As(err, &se) && se.Num == mysql.ERNoSuchTable:
+		name, ok = strings.CutPrefix(se.Message, "table not found: ")
+	}
+	if !ok {
+		return err
+	}
+	first, second := LeadingWords(query)
+	if !strings.EqualFold(first, "drop") || !(strings.EqualFold(second, "table") || strings.EqualFold(second, "tables") || strings.EqualFold(second, "temporary")) {
+		return err
+	}
+	return mysql.NewSQLError(mysql.ERBadTable, "42S02", "Unknown table '%s'", name)
 }

@@ -21,7 +21,7 @@ func Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Stat
 	defer recoverInto(&err, query)
 	schema, iter, _, err = e.QueryWithBindings(ctx, query, parsed, bindings, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, StatementError(query, err)
 	}
 	return schema, &guardedIter{RowIter: iter, query: query}, nil
 }

@@ -64,3 +64,29 @@ func TestDataTooLongMessage(t *testing.T) {
 		require.Equal(t, tc.want, MySQLError(err).Message)
 	}
 }
+
+// TestStatementError: DROP TABLE of a missing table reports MySQL's 1051,
+// from GMS's error and from the protocol handler's numbered one; other
+// statements keep 1146.
+func TestStatementError(t *testing.T) {
+	gms := sql.ErrTableNotFound.New("nope")
+	wire := mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "table not found: nope")
+	for _, tc := range []struct {
+		q   string
+		err error
+		num int
+	}{
+		{"DROP TABLE nope", gms, mysql.ERBadTable},
+		{"  drop table if exists x, nope", wire, mysql.ERBadTable},
+		{"DROP TEMPORARY TABLE nope", gms, mysql.ERBadTable},
+		{"SELECT * FROM nope", gms, mysql.ERNoSuchTable},
+		{"DROP VIEW nope", wire, mysql.ERNoSuchTable},
+	} {
+		se := MySQLError(StatementError(tc.q, tc.err))
+		require.Equal(t, tc.num, se.Num, tc.q)
+		if tc.num == mysql.ERBadTable {
+			require.Equal(t, "Unknown table 'nope'", se.Message, tc.q)
+		}
+	}
+	require.NoError(t, StatementError("DROP TABLE t", nil))
+}

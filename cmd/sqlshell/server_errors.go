@@ -37,7 +37,7 @@ func wireErr(err error) error {
 // connection's sql_mode, and a text that does not parse failed with
 // MySQL's 1064. Only failing statements pay for the second parse.
 func (h *handler) queryErr(c *mysql.Conn, query string, first bool, err error) error {
-	werr := wireErr(err)
+	werr := sqlstore.StatementError(query, wireErr(err))
 	var se *mysql.SQLError
 	if werr == nil || !errors.As(werr, &se) || se.Num != mysql.ERUnknownError || h.parser == nil {
 		return werr

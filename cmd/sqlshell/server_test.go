@@ -551,6 +551,8 @@ func TestServerErrorNumbers(t *testing.T) {
 				{"CREATE TABLE en (id INT PRIMARY KEY)", 1050, "42S01"},
 				{"INSERT INTO en (id) VALUES (1)", 1364, "HY000"},
 				{"SELECT * FROM nope", 1146, "42S02"},
+				{"DROP TABLE nope", 1051, "42S02"},
+				{"DROP TABLE en, nope", 1051, "42S02"},
 			}
 			for _, tc := range tests {
 				_, err := db.Exec(tc.q)
