@@ -171,9 +171,8 @@ func clampInto(ctx *sql.Context, typ sql.Type, v, cv any) any {
 	if !ok {
 		return cv
 	}
-	x, _, err := types.InternalDecimalType.Convert(ctx, v)
-	dv, isDec := x.(decimal.Decimal)
-	if err != nil || !isDec {
+	dv, isDec := asDecimal(ctx, v)
+	if !isDec {
 		return cv
 	}
 	end := any(hi)
@@ -198,10 +197,8 @@ func decimalEnd(ctx *sql.Context, typ sql.Type, v any) any {
 	}
 	p, sc := int32(dt.Precision()), int32(dt.Scale())
 	end := decimal.New(1, p-sc).Sub(decimal.New(1, -sc))
-	if x, _, err := types.InternalDecimalType.Convert(ctx, v); err == nil {
-		if d, ok := x.(decimal.Decimal); ok && d.Sign() < 0 {
-			end = end.Neg()
-		}
+	if d, ok := asDecimal(ctx, v); ok && d.Sign() < 0 {
+		end = end.Neg()
 	}
 	return end
 }

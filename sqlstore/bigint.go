@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
@@ -48,6 +49,17 @@ func isUint64(typ sql.Type) bool { return typ.Type() == sqltypes.Uint64 }
 
 // isBigInt reports whether typ is BIGINT or BIGINT UNSIGNED.
 func isBigInt(typ sql.Type) bool { return typ.Type() == sqltypes.Int64 || isUint64(typ) }
+
+// asDecimal returns v as a DECIMAL, as GMS converts it; ok is false when
+// it does not convert.
+func asDecimal(ctx *sql.Context, v any) (d decimal.Decimal, ok bool) {
+	x, _, err := types.InternalDecimalType.Convert(ctx, v)
+	if err != nil {
+		return decimal.Decimal{}, false
+	}
+	d, ok = x.(decimal.Decimal)
+	return d, ok
+}
 
 // exactInteger converts v, bound for a column of the type typ (BIGINT or
 // BIGINT UNSIGNED), when it is a DECIMAL or a string that holds a number:

@@ -9,7 +9,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/shopspring/decimal"
 )
 
 // Hash join keys
@@ -130,12 +129,8 @@ func (k *hashKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 		return f, nil
 	}
-	d, _, err := types.InternalDecimalType.Convert(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	if dv, ok := d.(decimal.Decimal); ok {
-		return dv.String(), nil // the shortest text: 2.000 and 2 are "2"
+	if d, ok := asDecimal(ctx, v); ok {
+		return d.String(), nil // the shortest text: 2.000 and 2 are "2"
 	}
 	return nil, fmt.Errorf("sqlstore: hash join key %v is not a number", v)
 }

@@ -125,8 +125,7 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 			return nil, false
 		}
 		if lo, _, ok := codec.IntRange(colType); ok && lo == 0 {
-			x, _, err := types.InternalDecimalType.Convert(ctx, v)
-			if d, isDec := x.(decimal.Decimal); err == nil && isDec {
+			if d, isDec := asDecimal(ctx, v); isDec {
 				switch {
 				case d.Sign() < 0:
 					v = 0
@@ -278,9 +277,8 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 		case uint32:
 			return uint64(k) <= uint64(hi)
 		}
-		x, _, err := types.InternalDecimalType.Convert(ctx, v)
-		dv, ok := x.(decimal.Decimal)
-		if err != nil || !ok {
+		dv, ok := asDecimal(ctx, v)
+		if !ok {
 			return true
 		}
 		if unsigned64 {
@@ -312,9 +310,8 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 		if !isNumeric(v) {
 			return true
 		}
-		x, _, err := types.InternalDecimalType.Convert(ctx, v)
-		dv, ok := x.(decimal.Decimal)
-		return err == nil && ok && dv.IsInteger() && dv.IntPart() >= 1901 && dv.IntPart() <= 2155
+		dv, ok := asDecimal(ctx, v)
+		return ok && dv.IsInteger() && dv.IntPart() >= 1901 && dv.IntPart() <= 2155
 	case types.IsText(typ):
 		// A string column compared with a number compares as numbers
 		// ('3c' = 3, 'abc' = 0): no range of strings holds the matches,

@@ -103,9 +103,9 @@ func needsExactKey(col, key sql.Type) bool {
 	if col.Type() == sqltypes.Binary {
 		// GMS pads a shorter key with zero bytes, so 'ab' probes a
 		// BINARY(3) as 'ab\0', which MySQL compares unequal.
-		kt, ok := key.(sql.StringType)
-		ct := col.(sql.StringType)
-		return !ok || key.Type() != sqltypes.Binary || kt.MaxByteLength() != ct.MaxByteLength()
+		kt, kok := key.(sql.StringType)
+		ct, cok := col.(sql.StringType)
+		return !kok || !cok || key.Type() != sqltypes.Binary || kt.MaxByteLength() != ct.MaxByteLength()
 	}
 	if types.IsText(key) {
 		return types.IsInteger(col) || types.IsDecimal(col)
@@ -216,7 +216,7 @@ func (e *exactKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		default:
 			return v, nil
 		}
-		if int64(n) != e.col.(sql.StringType).MaxByteLength() {
+		if st, ok := e.col.(sql.StringType); ok && int64(n) != st.MaxByteLength() {
 			return nil, nil
 		}
 		return v, nil
