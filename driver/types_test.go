@@ -207,3 +207,29 @@ func TestTimeArgumentRounds(t *testing.T) {
 	require.Equal(t, time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), a)
 	require.Equal(t, time.Date(2024, 1, 1, 0, 0, 0, 1000, time.UTC), b)
 }
+
+// TestExactSum checks SUM over BIGINT through prepared statements whose plan
+// is reused: exact, typed DECIMAL.
+func TestExactSum(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, n BIGINT)")
+	mustExec(t, db, "INSERT INTO t VALUES (1, 9223372036854775807), (2, 9223372036854775807), (3, 1)")
+	stmt, err := db.Prepare("SELECT SUM(n) FROM t WHERE id BETWEEN ? AND ?")
+	require.NoError(t, err)
+	defer stmt.Close()
+	for _, tc := range []struct {
+		hi   int
+		want string
+	}{{2, "18446744073709551614"}, {3, "18446744073709551615"}, {2, "18446744073709551614"}} {
+		rows, err := stmt.Query(1, tc.hi)
+		require.NoError(t, err)
+		cols, err := rows.ColumnTypes()
+		require.NoError(t, err)
+		require.Equal(t, "DECIMAL", cols[0].DatabaseTypeName())
+		require.True(t, rows.Next())
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		require.NoError(t, rows.Close())
+		require.Equal(t, tc.want, s)
+	}
+}

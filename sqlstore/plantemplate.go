@@ -98,7 +98,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	transform.InspectExpressions(n, func(x sql.Expression) bool {
 		switch x := x.(type) {
 		case *expression.GetField, *expression.Alias, *expression.Star,
-			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg:
+			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg, *exactAgg:
 		case *expression.Literal:
 			ok = ok && !equalsArg(x.Value(), args)
 		default:

@@ -9,8 +9,9 @@ import (
 
 // Analyzer rules of values
 //
-// Four rewrites close gaps in how GMS evaluates, compares and applies
-// values: checkAssignments (assign.go and bigint.go: assignments out of a
+// Five rewrites close gaps in how GMS evaluates, compares and applies
+// values: exactAggregates (exactagg.go: SUM and AVG exact and typed as in
+// MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
 // column's range, values bound for BIGINT), compareUpdatesExactly
 // (exactupdate.go: updates that change only letter case),
 // checkIntArithmetic (intarith.go: integer overflow) and exactHashKeys
@@ -18,7 +19,7 @@ import (
 // INSERTs skip most of GMS's analyzer (the node-specific batches of
 // analyzer.getBatchesForNode); the rules of analyzer.OnceAfterAll run for
 // every statement, and for the body of each trigger, which is analyzed on
-// its own. So the four run there, as one rule, before the process
+// its own. So the five run there, as one rule, before the process
 // tracking wraps the plan: GMS formats the name of a rule it does not
 // know for every statement, a few allocations each.
 //
@@ -40,10 +41,10 @@ func init() {
 	analyzer.OnceAfterAll = append(rules[:at:at], append([]analyzer.Rule{rule}, rules[at:]...)...)
 }
 
-// applyValueRules applies the four rewrites in turn.
+// applyValueRules applies the five rewrites in turn.
 func applyValueRules(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	same := transform.SameTree
-	for _, rule := range [...]analyzer.RuleFunc{checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys} {
+	for _, rule := range [...]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys} {
 		nn, id, err := rule(ctx, a, n, scope, sel, qFlags)
 		if err != nil {
 			return nil, transform.SameTree, err

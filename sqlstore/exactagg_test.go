@@ -1,0 +1,134 @@
+package sqlstore
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/stretchr/testify/require"
+)
+
+// queryTyped runs q and returns its rows, as a client reads their text, and
+// its columns' types.
+func (d *testDB) queryTyped(q string) (string, []string) {
+	d.t.Helper()
+	ctx := d.ctx.WithQuery(q)
+	sch, iter, _, err := d.e.Query(ctx, q)
+	require.NoError(d.t, err, q)
+	rows, err := sql.RowIterToRows(ctx, iter)
+	require.NoError(d.t, err, q)
+	for _, row := range rows {
+		for i, v := range row {
+			if _, ok := v.(types.OkResult); ok || v == nil {
+				continue
+			}
+			text, err := sch[i].Type.SQL(ctx, nil, v)
+			require.NoError(d.t, err, q)
+			row[i] = text.ToString()
+		}
+	}
+	var typs []string
+	for _, c := range sch {
+		typ := c.Type.String()
+		if c.Nullable {
+			typ += " null"
+		}
+		typs = append(typs, typ)
+	}
+	return fmt.Sprint(rows), typs
+}
+
+func TestExactSumAndAvg(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, d DECIMAL(17,2), n BIGINT, u BIGINT UNSIGNED, g INT, f DOUBLE, y YEAR, tn TINYINT)")
+	d.exec(`INSERT INTO t VALUES
+		(1, 123456789012345.67, 9223372036854775807, 18446744073709551615, 1, 0.5, 2024, -128),
+		(2, 0.01, 9223372036854775807, 18446744073709551615, 1, 0.25, 2025, -128),
+		(3, NULL, NULL, NULL, 2, NULL, NULL, NULL),
+		(4, -0.05, -5, 1, 3, 1, 1999, 7)`)
+	for _, tc := range []struct {
+		q, rows string
+		types   []string
+	}{
+		{"SELECT SUM(d), AVG(d) FROM t WHERE id <= 2", "[[123456789012345.68 61728394506172.840000]]",
+			[]string{"decimal(39,2) null", "decimal(21,6) null"}},
+		{"SELECT SUM(n), AVG(n), SUM(u), AVG(u) FROM t WHERE id <= 2",
+			"[[18446744073709551614 9223372036854775807.0000 36893488147419103230 18446744073709551615.0000]]",
+			[]string{"decimal(41,0) null", "decimal(23,4) null", "decimal(42,0) null", "decimal(24,4) null"}},
+		{"SELECT SUM(g), AVG(g), SUM(tn), AVG(y) FROM t", "[[7 1.7500 -249 2016.0000]]",
+			[]string{"decimal(32,0) null", "decimal(14,4) null", "decimal(25,0) null", "decimal(8,4) null"}},
+		// Floats stay DOUBLE, as in MySQL, but may be NULL.
+		{"SELECT SUM(f), AVG(f) FROM t", "[[1.75 0.5833333333333334]]", []string{"double null", "double null"}},
+		// AVG rounds half away from zero at four more digits.
+		{"SELECT AVG(d) FROM t WHERE id IN (2, 4)", "[[-0.020000]]", nil},
+		{"SELECT AVG(g) FROM t WHERE id IN (1, 2, 4)", "[[1.6667]]", nil},
+		// No rows, and only NULLs, sum to NULL.
+		{"SELECT SUM(d), AVG(n), SUM(f) FROM t WHERE id > 10", "[[<nil> <nil> <nil>]]", nil},
+		{"SELECT g, SUM(d), SUM(n) FROM t GROUP BY g ORDER BY g",
+			"[[1 123456789012345.68 18446744073709551614] [2 <nil> <nil>] [3 -0.05 -5]]", nil},
+		{"SELECT g FROM t GROUP BY g HAVING SUM(n) > 18446744073709551613", "[[1]]", nil},
+		{"SELECT g, SUM(n) s FROM t GROUP BY g ORDER BY s DESC LIMIT 1", "[[1 18446744073709551614]]", nil},
+		{"SELECT SUM(d) + 1, SUM(n) - 1 FROM t WHERE id <= 2", "[[123456789012346.68 18446744073709551613]]", nil},
+		{"SELECT SUM(DISTINCT n), AVG(DISTINCT g) FROM t", "[[9223372036854775802 2.0000]]", nil},
+		{"SELECT * FROM (SELECT g, SUM(n) s FROM t GROUP BY g) x WHERE g = 1", "[[1 18446744073709551614]]",
+			[]string{"int null", "decimal(41,0) null"}},
+		{"SELECT (SELECT SUM(u) FROM t) AS q", "[[36893488147419103231]]", nil},
+		{"SELECT id FROM t WHERE d < (SELECT SUM(d) FROM t) ORDER BY id", "[[2] [4]]", nil},
+		{"SELECT SUM(t1.n) FROM t t1 JOIN t t2 ON t1.id = t2.id", "[[18446744073709551609]]", nil},
+	} {
+		rows, typs := d.queryTyped(tc.q)
+		if rows != tc.rows {
+			t.Errorf("%s:\n got %s\nwant %s", tc.q, rows, tc.rows)
+		}
+		if tc.types != nil {
+			require.Equal(t, tc.types, typs, tc.q)
+		}
+	}
+
+	// CREATE TABLE ... AS SELECT takes the exact types, and NULL.
+	d.queryTyped("CREATE TABLE c AS SELECT g, SUM(d) s, AVG(d) a, SUM(n) sn, SUM(f) sf FROM t GROUP BY g")
+	rows, _ := d.queryTyped("SHOW CREATE TABLE c")
+	for _, col := range []string{"`s` decimal(39,2),", "`a` decimal(21,6),", "`sn` decimal(41,0),", "`sf` double\n"} {
+		require.Contains(t, rows, col, "CREATE TABLE ... AS SELECT")
+	}
+	require.NotContains(t, rows, "NOT NULL")
+	rows, _ = d.queryTyped("SELECT * FROM c ORDER BY g")
+	require.Equal(t, "[[1 123456789012345.68 61728394506172.840000 18446744073709551614 0.75] [2 <nil> <nil> <nil> <nil>] [3 -0.05 -0.050000 -5 1]]", rows)
+}
+
+// TestExactSumMatchesBigInt sums random integers near the ends of BIGINT and
+// BIGINT UNSIGNED, whose float64 sums lose digits, and compares with
+// math/big.
+func TestExactSumMatchesBigInt(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE r (id INT PRIMARY KEY, g INT, n BIGINT, u BIGINT UNSIGNED)")
+	rng := rand.New(rand.NewPCG(7, 11))
+	const groups = 4
+	var sumN, sumU [groups]big.Int
+	var vals []string
+	for i := range 400 {
+		n := rng.Int64()
+		if rng.IntN(2) == 0 {
+			n = -n - 1
+		}
+		u := rng.Uint64()
+		g := i % groups
+		sumN[g].Add(&sumN[g], big.NewInt(n))
+		sumU[g].Add(&sumU[g], new(big.Int).SetUint64(u))
+		vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d)", i, g, n, u))
+	}
+	d.exec("INSERT INTO r VALUES " + strings.Join(vals, ", "))
+	var want strings.Builder
+	for g := range groups {
+		if g > 0 {
+			want.WriteString(" ")
+		}
+		fmt.Fprintf(&want, "[%d %s %s]", g, sumN[g].String(), sumU[g].String())
+	}
+	rows, _ := d.queryTyped("SELECT g, SUM(n), SUM(u) FROM r GROUP BY g ORDER BY g")
+	require.Equal(t, "["+want.String()+"]", rows)
+}
