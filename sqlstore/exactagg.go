@@ -5,11 +5,13 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"reflect"
 	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -35,128 +37,302 @@ import (
 //
 // (precision at most 65, scale at most 30), and both may be NULL: a group
 // of NULLs, or no rows at all, sums to NULL. SUM and AVG of anything else
-// (floats, strings, temporal values) stay DOUBLE, as in MySQL.
+// (floats, strings, temporal values) stay DOUBLE, as in MySQL, computed by
+// GMS (which sums a DATETIME as its Unix time where MySQL sums the number
+// its digits spell: a difference left as it is).
 //
 // So an analyzer rule (rules.go) replaces each SUM and AVG of a GROUP BY
-// with an exactAgg of the right type, which sums integers in 128 bits and
-// decimals exactly, and retypes the columns that read its result above the
-// GROUP BY: GMS typed them DOUBLE when it built the plan, and the result's
-// type (what a client and CREATE TABLE ... AS SELECT see) is theirs. Window
-// aggregates (SUM(x) OVER ...) are left to GMS.
+// or a window with an exactAgg of the right type, which sums integers in
+// 128 bits and decimals exactly, and retypes the columns that read its
+// result above the GROUP BY, through derived tables and unions: GMS typed
+// them DOUBLE when it built the plan, and the result's type (what a client
+// and CREATE TABLE ... AS SELECT see) is theirs. SUM and AVG over a window
+// (SUM(x) OVER ...) are replaced alike; they compute through
+// exactWindowSum. The sides of a UNION are matched by mergeSetOpTypes
+// (setoptypes.go).
 
-// exactAggregates replaces the SUM and AVG of each GroupBy with exactAgg and
-// retypes the GetFields that read them.
-func exactAggregates(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// exactAggregates replaces the SUM and AVG of each GroupBy and Window with
+// exactAgg and retypes the GetFields that read them.
+func exactAggregates(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if tc, ok := n.(*plan.TableCopier); ok {
 		// Its SELECT was analyzed on its own, this rule included.
 		retypeCreateSelect(ctx, tc)
 		return n, transform.SameTree, nil
 	}
-	if qFlags != nil && !qFlags.IsSet(sql.QFlagAggregation) || !hasGroupBy(n) {
+	if !hasGroupBy(n) {
 		return n, transform.SameTree, nil
 	}
-	retyped := make(map[sql.ColumnId]sql.Type)
-	n, same, err := transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		gb, ok := n.(*plan.GroupBy)
-		if !ok {
-			return n, transform.SameTree, nil
-		}
-		var deps []sql.Expression
-		for i, e := range gb.SelectedExprs {
-			ne, changed, err := transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				if agg, ok := e.(*exactAgg); ok {
-					// A subquery analyzed on its own before.
-					retyped[agg.Id()] = agg.typ
-					return e, transform.SameTree, nil
-				}
-				agg, ok := newExactAgg(e)
-				if !ok {
-					return e, transform.SameTree, nil
-				}
-				retyped[agg.Id()] = agg.typ
-				return agg, transform.NewTree, nil
-			})
-			if err != nil {
-				return nil, transform.SameTree, err
-			}
-			if changed == transform.NewTree {
-				if deps == nil {
-					deps = slices.Clone(gb.SelectedExprs)
-				}
-				deps[i] = ne
-			}
-		}
-		if deps == nil {
-			return n, transform.SameTree, nil
-		}
-		ngb := *gb
-		ngb.SelectedExprs = deps
-		return &ngb, transform.NewTree, nil
-	})
-	if err != nil || len(retyped) == 0 {
-		return n, same, err
+	r := aggRetyper{types: make(map[sql.ColumnId]sql.Type)}
+	nn, same, err := transform.NodeWithOpaque(n, r.node)
+	if err != nil || same == transform.SameTree {
+		return n, transform.SameTree, err
 	}
-	n, _, err = transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		if sq, ok := n.(*plan.SubqueryAlias); ok {
-			retypeSubqueryColumns(sq, retyped)
+	if setOpMismatch(nn) {
+		// mergeSetOpTypes matches the sides of each UNION (INTERSECT,
+		// EXCEPT) as GMS analyzes them; should retyping here still
+		// leave sides that differ, the statement keeps GMS's
+		// aggregates rather than fail GMS's check.
+		return n, transform.SameTree, nil
+	}
+	return nn, transform.NewTree, nil
+}
+
+// aggRetyper walks a plan bottom-up: each node's GetFields of a retyped
+// column first, then the node's own aggregates (so that SUM over a derived
+// table's SUM sees its DECIMAL type), then what the node passes up.
+type aggRetyper struct {
+	// types are the new types of the retyped columns, by id.
+	types map[sql.ColumnId]sql.Type
+}
+
+func (r *aggRetyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	same := transform.SameTree
+	if len(r.types) > 0 {
+		nn, id, err := transform.OneNodeExpressions(n, r.getField)
+		if err != nil {
+			return nil, transform.SameTree, err
 		}
-		return transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				gf, ok := e.(*expression.GetField)
-				if !ok {
-					return e, transform.SameTree, nil
-				}
-				t, ok := retyped[gf.Id()]
-				if !ok || gf.Type() == t && gf.IsNullable() {
-					return e, transform.SameTree, nil
-				}
-				ngf := expression.NewGetFieldWithTable(gf.Index(), int(gf.TableId()), t, gf.Database(), gf.Table(), gf.Name(), true)
-				return ngf.WithId(gf.Id()), transform.NewTree, nil
-			})
+		if id == transform.NewTree {
+			n, same = nn, transform.NewTree
+		}
+	}
+	switch nn := n.(type) {
+	case *plan.SubqueryAlias:
+		r.derivedColumns(nn)
+	case *plan.GroupBy:
+		if deps, ok := r.aggregates(nn.SelectedExprs); ok {
+			ngb := *nn
+			ngb.SelectedExprs = deps
+			return &ngb, transform.NewTree, nil
+		}
+	case *plan.Window:
+		if deps, ok := r.aggregates(nn.SelectExprs); ok {
+			nw := *nn
+			nw.SelectExprs = deps
+			return &nw, transform.NewTree, nil
+		}
+	}
+	return n, same, nil
+}
+
+// getField retypes a GetField of a retyped column.
+func (r *aggRetyper) getField(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	gf, ok := e.(*expression.GetField)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	t, ok := r.types[gf.Id()]
+	if !ok || gf.Type() == t && gf.IsNullable() {
+		return e, transform.SameTree, nil
+	}
+	ngf := expression.NewGetFieldWithTable(gf.Index(), int(gf.TableId()), t, gf.Database(), gf.Table(), gf.Name(), true)
+	return ngf.WithId(gf.Id()), transform.NewTree, nil
+}
+
+// aggregates replaces the SUMs and AVGs in exprs, recording their types;
+// false when there were none to replace.
+func (r *aggRetyper) aggregates(exprs []sql.Expression) ([]sql.Expression, bool) {
+	var deps []sql.Expression
+	for i, e := range exprs {
+		ne, changed, _ := transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			agg, ok := e.(*exactAgg)
+			if ok {
+				// A subquery analyzed on its own before.
+				r.record(agg)
+				return e, transform.SameTree, nil
+			}
+			if agg, ok = newExactAgg(e); !ok {
+				return e, transform.SameTree, nil
+			}
+			r.record(agg)
+			return agg, transform.NewTree, nil
 		})
-	})
-	if err != nil {
-		return nil, transform.SameTree, err
+		if changed == transform.NewTree {
+			if deps == nil {
+				deps = slices.Clone(exprs)
+			}
+			deps[i] = ne
+		}
 	}
-	return n, transform.NewTree, nil
+	return deps, deps != nil
+}
+
+func (r *aggRetyper) record(agg *exactAgg) {
+	if agg.Id() != 0 {
+		r.types[agg.Id()] = agg.typ
+	}
+}
+
+// derivedColumns records the columns of a derived table whose values come
+// from a retyped column: the table's columns are read above it by their
+// own ids, in the order of its schema.
+func (r *aggRetyper) derivedColumns(sq *plan.SubqueryAlias) {
+	if len(r.types) == 0 {
+		return
+	}
+	if u, ok := sq.Child.(*plan.SetOp); ok {
+		sch := u.Schema()
+		i := 0
+		sq.Columns().ForEach(func(id sql.ColumnId) {
+			if i < len(sch) && r.retypedAt(u, i) {
+				r.types[id] = sch[i].Type
+			}
+			i++
+		})
+		return
+	}
+	p, ok := sq.Child.(sql.Projector)
+	if !ok {
+		return
+	}
+	exprs := p.ProjectedExprs()
+	i := 0
+	sq.Columns().ForEach(func(id sql.ColumnId) {
+		if i >= len(exprs) {
+			return
+		}
+		e := exprs[i]
+		i++
+		if r.reads(e) {
+			r.types[id] = e.Type()
+		}
+	})
+}
+
+// retypedAt reports whether the i-th column of n's rows comes from a
+// retyped column. It follows the columns of set operations, whose sides
+// name their columns by ids not seen above them, by position.
+func (r *aggRetyper) retypedAt(n sql.Node, i int) bool {
+	switch n := n.(type) {
+	case *plan.Project:
+		if i >= len(n.Projections) {
+			return false
+		}
+		return transform.InspectExpr(n.Projections[i], func(e sql.Expression) bool {
+			switch e := e.(type) {
+			case *toType, *exactAgg:
+				return true
+			case *expression.GetField:
+				if _, ok := r.types[e.Id()]; ok {
+					return true
+				}
+				// By its position in the child's rows (assigned
+				// by now), for the projections GMS puts above
+				// a union's sides.
+				return r.retypedAt(n.Child, e.Index())
+			}
+			return false
+		})
+	case *plan.GroupBy:
+		return i < len(n.SelectedExprs) && r.reads(n.SelectedExprs[i])
+	case *plan.SetOp:
+		return r.retypedAt(n.Left(), i) || r.retypedAt(n.Right(), i)
+	case *plan.Distinct, *plan.Sort, *plan.Limit, *plan.TopN, *plan.Filter, *plan.Having:
+		return r.retypedAt(n.Children()[0], i)
+	}
+	return false
+}
+
+// reads reports whether e reads a retyped column or is an exact aggregate.
+func (r *aggRetyper) reads(e sql.Expression) bool {
+	return transform.InspectExpr(e, func(e sql.Expression) bool {
+		switch e := e.(type) {
+		case *expression.GetField:
+			_, ok := r.types[e.Id()]
+			return ok
+		case *exactAgg:
+			return true
+		}
+		return false
+	})
+}
+
+// setOpMismatch reports whether the sides of a set operation in n have
+// columns of different types.
+func setOpMismatch(n sql.Node) bool {
+	mismatch := false
+	transform.Inspect(n, func(n sql.Node) bool {
+		u, ok := n.(*plan.SetOp)
+		if !ok || mismatch {
+			return !mismatch
+		}
+		ls, rs := u.Left().Schema(), u.Right().Schema()
+		for i := range min(len(ls), len(rs)) {
+			if !reflect.DeepEqual(ls[i].Type, rs[i].Type) {
+				mismatch = true
+			}
+		}
+		return !mismatch
+	})
+	return mismatch
 }
 
 // retypeCreateSelect gives the columns that CREATE TABLE ... AS SELECT
 // (without a column list) makes of exact aggregates their type: GMS took
 // the table's columns from the SELECT before analysis, when SUM and AVG
-// were DOUBLE NOT NULL. A column list, where the user names the types,
-// is left alone, and so is a statement whose text is not the CTAS itself
-// (one inside a stored procedure).
+// were DOUBLE NOT NULL (over a window, the argument's type, NOT NULL). A
+// column list, where the user names the types, is left alone. When the
+// statement's text is not the CTAS itself (one inside a stored procedure)
+// the columns keep GMS's types but may be NULL.
 func retypeCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 	ct, ok := tc.Destination.(*plan.CreateTable)
 	if !ok {
 		return
 	}
-	stmt, err := sqlparser.Parse(ctx.Query())
-	if err != nil {
-		return
+	ctas := false
+	if stmt, err := sqlparser.Parse(ctx.Query()); err == nil {
+		if ddl, ok := stmt.(*sqlparser.DDL); ok {
+			if ddl.TableSpec != nil {
+				return
+			}
+			ctas = ddl.OptSelect != nil
+		}
 	}
-	if ddl, ok := stmt.(*sqlparser.DDL); !ok || ddl.TableSpec != nil || ddl.OptSelect == nil {
+	// The walk records the aggregates' and the derived tables' columns.
+	r := aggRetyper{types: make(map[sql.ColumnId]sql.Type)}
+	if _, _, err := transform.NodeWithOpaque(tc.Source, r.node); err != nil {
 		return
 	}
 	src := tc.Source.Schema()
-	for _, col := range ct.PkSchema().Schema {
-		i := src.IndexOfColName(col.Name)
-		if i < 0 || col.Type != types.Float64 {
+	for i := range src {
+		if !r.retypedAt(tc.Source, i) {
 			continue
 		}
-		if _, dec := src[i].Type.(sql.DecimalType); dec || src[i].Type == types.Float64 {
+		for _, col := range ct.PkSchema().Schema {
+			if col.Name != src[i].Name {
+				continue
+			}
 			// The table's columns are this statement's own copies.
-			col.Type, col.Nullable = src[i].Type, src[i].Nullable
+			col.Nullable = true
+			if ctas {
+				col.Type = src[i].Type
+			}
 		}
 	}
 }
 
-// hasGroupBy reports whether n holds a GroupBy. (The statement's flags
-// spare most statements the walk, whose Children calls allocate.)
+// hasGroupBy reports whether n holds a GroupBy or a Window. The common
+// statement's nodes are followed by their Child field: Children allocates.
 func hasGroupBy(n sql.Node) bool {
-	if _, ok := n.(*plan.GroupBy); ok {
+	switch n := n.(type) {
+	case *plan.GroupBy, *plan.Window:
 		return true
+	case *plan.Project:
+		return hasGroupBy(n.Child)
+	case *plan.Filter:
+		return hasGroupBy(n.Child)
+	case *plan.Sort:
+		return hasGroupBy(n.Child)
+	case *plan.Limit:
+		return hasGroupBy(n.Child)
+	case *plan.TopN:
+		return hasGroupBy(n.Child)
+	case *plan.Distinct:
+		return hasGroupBy(n.Child)
+	case *plan.InsertInto:
+		if n.LiteralValueSource {
+			return false
+		}
 	}
 	for _, c := range n.Children() {
 		if hasGroupBy(c) {
@@ -166,54 +342,92 @@ func hasGroupBy(n sql.Node) bool {
 	return false
 }
 
-// retypeSubqueryColumns adds to retyped the columns of sq that carry a
-// retyped column of its child: a derived table's columns are read above it
-// by their own ids, in the order of its schema.
-func retypeSubqueryColumns(sq *plan.SubqueryAlias, retyped map[sql.ColumnId]sql.Type) {
-	p, ok := sq.Child.(*plan.Project)
-	if !ok {
-		return
-	}
-	i := 0
-	sq.Columns().ForEach(func(id sql.ColumnId) {
-		if i >= len(p.Projections) {
-			return
-		}
-		e := p.Projections[i]
-		i++
-		if a, ok := e.(*expression.Alias); ok {
-			e = a.Child
-		}
-		if gf, ok := e.(*expression.GetField); ok {
-			if t, ok := retyped[gf.Id()]; ok {
-				retyped[id] = t
-			}
-		}
-	})
-}
-
-// newExactAgg returns the exactAgg for e when e is a SUM or AVG without a
-// window.
+// newExactAgg returns the exactAgg for e when e is a SUM or AVG.
 func newExactAgg(e sql.Expression) (*exactAgg, bool) {
 	var inner sql.Aggregation
 	avg := false
 	switch a := e.(type) {
 	case *aggregation.Sum:
-		if a.Window() != nil {
-			return nil, false
-		}
 		inner = a
 	case *aggregation.Avg:
-		if a.Window() != nil {
-			return nil, false
-		}
 		inner, avg = a, true
 	default:
 		return nil, false
 	}
 	child := inner.Children()[0]
-	typ, scale, exact := exactAggType(child.Type(), avg)
+	var typ sql.Type = types.Float64
+	scale, exact := int32(0), false
+	if vt := exactValueType(child); vt != nil {
+		typ, scale, exact = exactAggType(vt, avg)
+	}
 	return &exactAgg{inner: inner, child: child, avg: avg, exact: exact, typ: typ, scale: scale}, true
+}
+
+// exactValueType returns the integer or DECIMAL type that holds every value
+// of e, or nil when e may have values of other types. GMS gives IF, IFNULL,
+// COALESCE, CASE, GREATEST and LEAST the type of one branch even when
+// another is a float, a string or a DECIMAL of larger scale
+// (SUM(IF(c, i, 2.5e0)) was typed INT). MySQL types such an expression by
+// all its branches: DOUBLE when one is a float or a string, so then the
+// aggregate stays DOUBLE; a DECIMAL wide enough for all when they are
+// integers and decimals.
+func exactValueType(e sql.Expression) sql.Type {
+	var branches []sql.Expression
+	switch e := e.(type) {
+	case *function.If:
+		branches = e.Children()[1:]
+	case *function.IfNull, *function.Coalesce, *function.Greatest, *function.Least:
+		branches = e.Children()
+	case *function.NullIf:
+		branches = e.Children()[:1]
+	case *expression.Case:
+		for _, b := range e.Branches {
+			branches = append(branches, b.Value)
+		}
+		if e.Else != nil {
+			branches = append(branches, e.Else)
+		}
+	default:
+		for _, c := range e.Children() {
+			if _, ok := c.Type().(sql.DecimalType); ok || integerDigits(c.Type()) > 0 {
+				if exactValueType(c) == nil {
+					return nil
+				}
+			}
+		}
+		if !exactNumeric(e.Type()) {
+			return nil
+		}
+		return e.Type()
+	}
+	var t sql.Type
+	for _, b := range branches {
+		if b.Type() == types.Null {
+			continue
+		}
+		bt := exactValueType(b)
+		switch {
+		case bt == nil:
+			return nil
+		case t == nil || reflect.DeepEqual(t, bt):
+			t = bt
+		case integerDigits(t) > 0 && integerDigits(bt) > 0:
+			if integerDigits(bt) > integerDigits(t) {
+				t = bt
+			}
+		default:
+			if t = mergedType(t, bt); t == nil {
+				return nil
+			}
+		}
+	}
+	return t
+}
+
+// exactNumeric reports whether t is an integer or DECIMAL type.
+func exactNumeric(t sql.Type) bool {
+	_, dec := t.(sql.DecimalType)
+	return dec || integerDigits(t) > 0
 }
 
 // exactAggType returns the type of SUM (or AVG) of a value of type t, the
@@ -239,17 +453,16 @@ func exactAggType(t sql.Type, avg bool) (sql.Type, int32, bool) {
 }
 
 // integerDigits returns the digits of the largest magnitude of integer type
-// t (YEAR included, as MySQL counts it an integer), or 0 for other types.
+// t (YEAR and BIT included, as MySQL counts them integers), or 0 for other
+// types.
 func integerDigits(t sql.Type) int {
 	switch t.Type() {
 	case sqltypes.Int8, sqltypes.Uint8:
 		return 3
 	case sqltypes.Int16, sqltypes.Uint16:
 		return 5
-	case sqltypes.Int24:
-		return 7
-	case sqltypes.Uint24:
-		return 8
+	case sqltypes.Int24, sqltypes.Uint24:
+		return 8 // MySQL counts the signed one's display width too
 	case sqltypes.Int32, sqltypes.Uint32:
 		return 10
 	case sqltypes.Int64:
@@ -258,6 +471,11 @@ func integerDigits(t sql.Type) int {
 		return 20
 	case sqltypes.Year:
 		return 4
+	case sqltypes.Bit:
+		if bt, ok := t.(types.BitType); ok {
+			// The digits of 2^n-1.
+			return len(new(big.Int).Lsh(big.NewInt(1), uint(bt.NumberOfBits())).String())
+		}
 	}
 	return 0
 }
@@ -287,7 +505,7 @@ func (a *exactAgg) String() string                { return a.inner.String() }
 func (a *exactAgg) DebugString() string           { return sql.DebugString(a.inner) }
 func (a *exactAgg) Children() []sql.Expression    { return a.inner.Children() }
 func (a *exactAgg) Id() sql.ColumnId              { return a.inner.Id() }
-func (a *exactAgg) Window() *sql.WindowDefinition { return nil }
+func (a *exactAgg) Window() *sql.WindowDefinition { return a.inner.Window() }
 
 func (a *exactAgg) Eval(*sql.Context, sql.Row) (any, error) {
 	return nil, aggregation.ErrEvalUnsupportedOnAggregation.New(a.inner.String())
@@ -313,14 +531,27 @@ func (a *exactAgg) WithChildren(children ...sql.Expression) (sql.Expression, err
 	return &na, nil
 }
 
-// WithWindow gives up exactness: the rule does not wrap window aggregates,
-// and GMS computes those.
 func (a *exactAgg) WithWindow(w *sql.WindowDefinition) sql.WindowAdaptableExpression {
-	return a.inner.WithWindow(w)
+	na := *a
+	na.inner = a.inner.WithWindow(w).(sql.Aggregation)
+	return &na
 }
 
 func (a *exactAgg) NewWindowFunction() (sql.WindowFunction, error) {
-	return a.inner.NewWindowFunction()
+	if !a.exact {
+		return a.inner.NewWindowFunction()
+	}
+	child, err := transform.Clone(a.child)
+	if err != nil {
+		return nil, err
+	}
+	fn := &exactWindowSum{child: child, avg: a.avg, scale: a.scale}
+	if w := a.inner.Window(); w != nil && w.Frame != nil {
+		if fn.framer, err = w.Frame.NewFramer(w); err != nil {
+			return nil, err
+		}
+	}
+	return fn, nil
 }
 
 func (a *exactAgg) NewBuffer() (sql.AggregationBuffer, error) {
@@ -443,7 +674,84 @@ func (s *exactSum) Eval(*sql.Context) (any, error) {
 	if s.avg {
 		return t.DivRound(decimal.NewFromInt(s.rows), s.scale), nil
 	}
+	if t.Exponent() > -s.scale && s.scale < types.DecimalTypeMaxScale {
+		// Integers summed with decimals (SUM(IFNULL(i, 0.5))) show the
+		// type's scale. A scale of 30 is rather GMS's DECIMAL of unknown
+		// scale (CAST(i AS DECIMAL)), whose values show their own.
+		t = t.Round(s.scale)
+	}
 	return t, nil
 }
 
 func (s *exactSum) Dispose() { expression.Dispose(s.child) }
+
+// exactWindowSum is SUM or AVG over a window frame (SUM(x) OVER ...),
+// exact where GMS summed floats (and counted NULLs as 0: a frame of NULLs
+// summed to 0, and averaged to NaN). It keeps the partition's prefix sums,
+// so that each frame costs one subtraction.
+type exactWindowSum struct {
+	child  sql.Expression
+	avg    bool
+	scale  int32
+	framer sql.WindowFramer
+	start  int
+	// prefix[i] is the sum of the partition's first i rows, counts[i] how
+	// many of them were not NULL.
+	prefix []decimal.Decimal
+	counts []int64
+}
+
+var _ sql.WindowFunction = (*exactWindowSum)(nil)
+
+func (w *exactWindowSum) Dispose() { expression.Dispose(w.child) }
+
+// DefaultFramer is the window's frame, or MySQL's default for a window with
+// ORDER BY (and, with all rows peers, without it): from the partition's
+// start to the current row.
+func (w *exactWindowSum) DefaultFramer() sql.WindowFramer {
+	if w.framer != nil {
+		return w.framer
+	}
+	return aggregation.NewUnboundedPrecedingToCurrentRowFramer()
+}
+
+func (w *exactWindowSum) StartPartition(ctx *sql.Context, iv sql.WindowInterval, buf sql.WindowBuffer) error {
+	w.Dispose()
+	n := iv.End - iv.Start
+	w.start = iv.Start
+	w.prefix = slices.Grow(w.prefix[:0], n+1)[:n+1]
+	w.counts = slices.Grow(w.counts[:0], n+1)[:n+1]
+	w.prefix[0], w.counts[0] = decimal.Zero, 0
+	s := exactSum{child: w.child}
+	for i := range n {
+		v, err := w.child.Eval(ctx, buf[iv.Start+i])
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			if err := s.add(ctx, v, true); err != nil {
+				return err
+			}
+			s.rows++
+		}
+		w.prefix[i+1], w.counts[i+1] = s.total(), s.rows
+	}
+	return nil
+}
+
+func (w *exactWindowSum) Compute(_ *sql.Context, iv sql.WindowInterval, _ sql.WindowBuffer) any {
+	lo := max(iv.Start-w.start, 0)
+	hi := min(iv.End-w.start, len(w.prefix)-1)
+	if hi <= lo {
+		return nil
+	}
+	rows := w.counts[hi] - w.counts[lo]
+	if rows == 0 {
+		return nil
+	}
+	t := w.prefix[hi].Sub(w.prefix[lo])
+	if w.avg {
+		return t.DivRound(decimal.NewFromInt(rows), w.scale)
+	}
+	return t
+}

@@ -79,6 +79,33 @@ func TestExactSumAndAvg(t *testing.T) {
 		{"SELECT (SELECT SUM(u) FROM t) AS q", "[[36893488147419103231]]", nil},
 		{"SELECT id FROM t WHERE d < (SELECT SUM(d) FROM t) ORDER BY id", "[[2] [4]]", nil},
 		{"SELECT SUM(t1.n) FROM t t1 JOIN t t2 ON t1.id = t2.id", "[[18446744073709551609]]", nil},
+		// Over windows: exact, and a frame of NULLs (or no rows) is NULL.
+		{"SELECT id, SUM(d) OVER (ORDER BY id), AVG(d) OVER (ORDER BY id) FROM t ORDER BY id",
+			"[[1 123456789012345.67 123456789012345.670000] [2 123456789012345.68 61728394506172.840000] " +
+				"[3 123456789012345.68 61728394506172.840000] [4 123456789012345.63 41152263004115.210000]]",
+			[]string{"int", "decimal(39,2) null", "decimal(21,6) null"}},
+		{"SELECT id, SUM(n) OVER (PARTITION BY g ORDER BY id) FROM t ORDER BY id",
+			"[[1 9223372036854775807] [2 18446744073709551614] [3 <nil>] [4 -5]]", nil},
+		{"SELECT id, SUM(u) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 PRECEDING) FROM t ORDER BY id",
+			"[[1 <nil>] [2 18446744073709551615] [3 36893488147419103230] [4 18446744073709551615]]", nil},
+		{"SELECT id, AVG(n) OVER () FROM t WHERE id > 1 ORDER BY id",
+			"[[2 4611686018427387901.0000] [3 4611686018427387901.0000] [4 4611686018427387901.0000]]", nil},
+		// The sides of a UNION take the type MySQL merges them to.
+		{"SELECT SUM(g) FROM t UNION ALL SELECT SUM(f) FROM t", "[[7] [1.75]]", []string{"double null"}},
+		{"SELECT SUM(g) s FROM t UNION ALL SELECT SUM(d) FROM t WHERE id <= 2", "[[7.00] [123456789012345.68]]",
+			[]string{"decimal(39,2) null"}},
+		{"SELECT s + 1 FROM (SELECT SUM(n) s FROM t UNION SELECT AVG(g) FROM t) x ORDER BY 1",
+			"[[2.7500] [18446744073709551610.0000]]", nil},
+		// Over other SUMs, derived tables and common table expressions.
+		{"SELECT SUM(s) FROM (SELECT g, SUM(n) s FROM t GROUP BY g) x", "[[18446744073709551609]]",
+			[]string{"decimal(63,0) null"}},
+		{"WITH c AS (SELECT g, SUM(n) s FROM t GROUP BY g) SELECT s FROM c ORDER BY g",
+			"[[18446744073709551614] [<nil>] [-5]]", []string{"decimal(41,0) null"}},
+		{"SELECT s2 FROM (SELECT s + 1 s2 FROM (SELECT SUM(n) s FROM t WHERE id <= 2) x) y",
+			"[[18446744073709551615]]", nil},
+		// A branch of another type makes the sum DOUBLE, as in MySQL.
+		{"SELECT SUM(IF(g = 1, n, 0.5e0)), SUM(IFNULL(g, 0.5)) FROM t", "[[1.8446744073709552e+19 7.0]]",
+			[]string{"double null", "decimal(33,1) null"}},
 	} {
 		rows, typs := d.queryTyped(tc.q)
 		if rows != tc.rows {
@@ -98,6 +125,17 @@ func TestExactSumAndAvg(t *testing.T) {
 	require.NotContains(t, rows, "NOT NULL")
 	rows, _ = d.queryTyped("SELECT * FROM c ORDER BY g")
 	require.Equal(t, "[[1 123456789012345.68 61728394506172.840000 18446744073709551614 0.75] [2 <nil> <nil> <nil> <nil>] [3 -0.05 -0.050000 -5 1]]", rows)
+
+	// BIT sums as an integer.
+	d.exec("CREATE TABLE bits (b BIT(8))")
+	d.exec("INSERT INTO bits VALUES (b'11111111'), (b'1'), (NULL)")
+	rows, typs := d.queryTyped("SELECT SUM(b), AVG(b) FROM bits")
+	require.Equal(t, "[[256 128.0000]]", rows)
+	require.Equal(t, []string{"decimal(25,0) null", "decimal(7,4) null"}, typs)
+
+	d.queryTyped("CREATE TABLE w AS SELECT id, SUM(d) OVER (ORDER BY id) s, AVG(n) OVER () a FROM t")
+	rows, _ = d.queryTyped("SHOW CREATE TABLE w")
+	require.Contains(t, rows, "`s` decimal(39,2),\n  `a` decimal(23,4)\n", "CREATE TABLE ... AS SELECT over windows")
 }
 
 // TestExactSumMatchesBigInt sums random integers near the ends of BIGINT and
