@@ -5,6 +5,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -26,8 +27,8 @@ import (
 // collated string columns: a node that runs the child unchanged and is the
 // target GMS finds, with the target's updater and a schema whose string
 // columns compare bytes. The count of changed rows uses the same schema,
-// so it counts such a change too. (Multi-table UPDATE ... JOIN compares in
-// plan.UpdateJoin and is not covered.)
+// so it counts such a change too. A multi-table UPDATE ... JOIN compares
+// under its join's schema, which exactUpdateJoin makes exact alike.
 
 // compareUpdatesExactly puts an exactUpdate over the child of each UPDATE
 // whose target has a collated string column.
@@ -47,8 +48,16 @@ func compareUpdatesExactly(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *
 		if _, done := u.Child.(*exactUpdate); done {
 			return n, transform.SameTree, nil
 		}
-		if _, join := u.Child.(*plan.UpdateJoin); join {
-			return n, transform.SameTree, nil
+		if uj, join := u.Child.(*plan.UpdateJoin); join {
+			nj, err := exactUpdateJoin(uj)
+			if err != nil || nj == nil {
+				return n, transform.SameTree, err
+			}
+			nn, err := u.WithChildren(nj)
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			return nn, transform.NewTree, nil
 		}
 		target, err := plan.GetUpdatable(u.Child)
 		if err != nil {
@@ -64,6 +73,34 @@ func compareUpdatesExactly(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *
 		}
 		return nn, transform.NewTree, nil
 	})
+}
+
+// exactUpdateJoin returns uj with its join's rows passed through a Project
+// whose string columns compare bytes, or nil when the join has no collated
+// string columns. GMS's UPDATE ... JOIN compares each table's old and new
+// rows under the schema of the join below its UpdateSource, and so skipped
+// case-only changes as a single-table UPDATE did. A Project is a node GMS
+// sees through where it looks for the join (an outer join's unmatched
+// rows are not updated), and it keeps every column's name, table and
+// nullability, by which GMS splits the rows among the tables.
+func exactUpdateJoin(uj *plan.UpdateJoin) (sql.Node, error) {
+	us, ok := uj.Child.(*plan.UpdateSource)
+	if !ok {
+		return nil, nil
+	}
+	sch, ok := exactSchema(us.Child.Schema())
+	if !ok {
+		return nil, nil
+	}
+	cols := make([]sql.Expression, len(sch))
+	for i, c := range sch {
+		cols[i] = expression.NewGetFieldWithTable(i, 0, c.Type, c.DatabaseSource, c.Source, c.Name, c.Nullable)
+	}
+	nus, err := us.WithChildren(plan.NewProject(cols, us.Child))
+	if err != nil {
+		return nil, err
+	}
+	return uj.WithChildren(nus)
 }
 
 // exactSchema returns a copy of sch whose collated string columns compare

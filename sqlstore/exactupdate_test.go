@@ -67,3 +67,33 @@ func TestUpdateCollationEqual(t *testing.T) {
 	require.Equal(t, "[[Bob]]", fmt.Sprint(d.exec("SELECT name FROM pk")))
 	require.Equal(t, "[[bob ] [EVE]]", fmt.Sprint(d.exec("SELECT name FROM ix ORDER BY id")))
 }
+
+// TestUpdateJoinCollationEqual: the same through UPDATE ... JOIN, which
+// compares each table's rows under its join's schema; an outer join's
+// unmatched side is still left alone.
+func TestUpdateJoinCollationEqual(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE a (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci)")
+	d.exec("CREATE TABLE b (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY (name))")
+	d.exec("INSERT INTO a VALUES (1, 'bob'), (2, 'eve')")
+	d.exec("INSERT INTO b VALUES (1, 'x'), (3, 'y')")
+	for _, tc := range []struct {
+		update   string
+		affected uint64
+		want     string
+	}{
+		{"UPDATE a JOIN b ON a.id = b.id SET a.name = 'Bob'", 1, "[[1 Bob] [2 eve]] [[1 x] [3 y]]"},
+		{"UPDATE a JOIN b ON a.id = b.id SET a.name = 'Bob', b.name = 'X'", 1, "[[1 Bob] [2 eve]] [[1 X] [3 y]]"},
+		{"UPDATE a LEFT JOIN b ON a.id = b.id SET a.name = UPPER(a.name), b.name = 'Z'", 3, "[[1 BOB] [2 EVE]] [[1 Z] [3 y]]"},
+		{"UPDATE b JOIN a ON a.id = b.id SET b.name = LOWER(b.name) WHERE b.name = 'z'", 1, "[[1 BOB] [2 EVE]] [[1 z] [3 y]]"},
+	} {
+		rows := d.exec(tc.update)
+		got := make([][]any, len(rows))
+		for i, r := range rows {
+			got[i] = r
+		}
+		require.Equal(t, tc.affected, rowsAffected(t, got), tc.update)
+		require.Equal(t, tc.want, fmt.Sprint(d.exec("SELECT * FROM a ORDER BY id"))+" "+fmt.Sprint(d.exec("SELECT * FROM b ORDER BY id")), tc.update)
+	}
+	require.Equal(t, "[[1 z]]", fmt.Sprint(d.exec("SELECT id, name FROM b WHERE name = 'z'")))
+}
