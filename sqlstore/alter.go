@@ -135,6 +135,11 @@ func (t *Table) newRewrite(tx *txn, def *tableDef, newRec *tableRecord) (*editor
 		return nil, err
 	}
 	t.store.counters.newTable(id)
+	// The statement changes the schema from its first row on: its writes
+	// are not bounded by MaxTxnBytes, and a failure part-way undoes them.
+	tx.mu.Lock()
+	tx.stmtDDL = true
+	tx.mu.Unlock()
 	e := &editor{t: t.full(), def: newDef, tx: tx}
 	e.rewrite = &rewrite{db: t.db, old: def, newRec: newRec}
 	return e, nil

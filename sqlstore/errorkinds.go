@@ -38,6 +38,7 @@ var errorKinds = []*errorKind{
 	{kind: sql.ErrValueOutOfRange, num: mysql.ERWarnDataOutOfRange, state: "22003", message: prefixed("Out of range value")},
 	{kind: types.ErrConvertToDecimalLimit, num: mysql.ERWarnDataOutOfRange, state: "22003", message: strings.TrimSpace},
 	{kind: errIntOutOfRange, num: mysql.ERDataOutOfRange, state: "22003"},
+	{kind: errTxnTooLarge, num: 1197, state: mysql.SSUnknownSQLState}, // ER_TRANS_CACHE_FULL
 	{kind: sql.ErrColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrTableColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrCheckConstraintViolated, num: 3819, state: mysql.SSUnknownSQLState},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -31,7 +32,20 @@ type Options struct {
 	// the planner's defaults). A session may override the mode with
 	// SET strata_access = 'planned' | 'naive' | 'default'.
 	Access planner.Options
+	// MaxTxnBytes bounds the writes one transaction holds (they live in
+	// memory until commit): a row write that would take it past the bound
+	// fails with MySQL's 1197, and its statement is rolled back. Zero means
+	// DefaultMaxTxnBytes; negative, no bound. Statements that change the
+	// schema (an index built over a table's rows) are not bounded.
+	MaxTxnBytes int64
 }
+
+// DefaultMaxTxnBytes is the bound on a transaction's writes when the
+// options set none: a transaction's writes take about three times their
+// size in memory (the batch, its index and the statement log), so 1 GiB
+// of them keeps a runaway INSERT ... SELECT well short of exhausting a
+// machine that has a few GiB, with an error instead of the process killed.
+const DefaultMaxTxnBytes = 1 << 30
 
 // DefaultCacheSize is the block cache of a store whose options do not set
 // one: rows are read at random far more than an engine benchmark's keys, and
@@ -82,6 +96,12 @@ func Open(dir string, opts *Options) (*Store, error) {
 	db, err := kv.Open(dir, kvOpts)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open %s: %w", dir, err)
+	}
+	switch {
+	case o.MaxTxnBytes == 0:
+		o.MaxTxnBytes = DefaultMaxTxnBytes
+	case o.MaxTxnBytes < 0:
+		o.MaxTxnBytes = math.MaxInt64
 	}
 	s := &Store{db: db, opts: o, wo: kv.Sync}
 	if o.NoSync {

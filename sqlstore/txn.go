@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	goerrors "gopkg.in/src-d/go-errors.v1"
+
 	"github.com/strata-db/strata/kv"
 )
 
@@ -54,7 +56,8 @@ type txn struct {
 	done bool
 
 	// stmt is the mark taken at the start of the current statement;
-	// stmtDDL is set when the statement wrote the catalog.
+	// stmtDDL is set when the statement wrote the catalog, or began to
+	// copy a table's rows for a schema change (alter.go).
 	stmt    txnMark
 	stmtDDL bool
 
@@ -280,12 +283,29 @@ func (t *txn) get(key []byte) (value []byte, found bool, err error) {
 	return v, true, nil
 }
 
+// errTxnTooLarge is MySQL's 1197 for a transaction whose writes outgrow
+// Options.MaxTxnBytes.
+var errTxnTooLarge = goerrors.NewKind("Multi-statement transaction required more than %d bytes of storage (the store's MaxTxnBytes); commit in smaller transactions")
+
+// checkSize reports errTxnTooLarge when n more bytes of writes would take
+// the transaction past the store's bound. Writes of a statement that
+// changed the schema are not bounded (see Options.MaxTxnBytes).
+func (t *txn) checkSize(n int) error {
+	if max := t.store.opts.MaxTxnBytes; int64(t.batch.Len())+int64(n) > max && !t.stmtDDL {
+		return errTxnTooLarge.New(max)
+	}
+	return nil
+}
+
 func (t *txn) set(key, value []byte) error {
 	if err := t.checkWritable(); err != nil {
 		return err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if err := t.checkSize(len(key) + len(value)); err != nil {
+		return err
+	}
 	if err := t.batch.Set(key, value); err != nil {
 		return err
 	}
@@ -299,6 +319,9 @@ func (t *txn) del(key []byte) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if err := t.checkSize(len(key)); err != nil {
+		return err
+	}
 	if err := t.batch.Delete(key); err != nil {
 		return err
 	}
