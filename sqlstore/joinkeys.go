@@ -39,7 +39,9 @@ import (
 // cannot hold exactly into NULL. Under = a NULL
 // key matches nothing, which is right: no value of the column equals it.
 // Keys under <=> are left alone, since there a NULL key matches the NULL
-// rows; a mismatched <=> join can still clamp.
+// rows; a mismatched <=> join can still clamp. A string column probed by
+// a number is another matter, one value matching many texts: such a join
+// does without the index (stringkeys.go).
 
 // exactJoinKeysRule names the rule among GMS's analyzer rules.
 const exactJoinKeysRule analyzer.RuleId = 10_001
@@ -47,7 +49,11 @@ const exactJoinKeysRule analyzer.RuleId = 10_001
 // exactJoinKeys is a post-analysis rule: it wraps the lookup-join keys that
 // the index columns do not contain (see above).
 func exactJoinKeys(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	n, unindexed, err := unindexedStringJoins(n)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	n, same, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		ita, ok := n.(*plan.IndexedTableAccess)
 		if !ok {
 			return n, transform.SameTree, nil
@@ -84,6 +90,13 @@ func exactJoinKeys(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 		}
 		return nn, transform.NewTree, nil
 	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	if unindexed == transform.NewTree {
+		same = transform.NewTree
+	}
+	return n, same, nil
 }
 
 // needsExactKey reports whether a probe key of type key needs checking
