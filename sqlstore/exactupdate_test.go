@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/stretchr/testify/require"
 )
 
 // rowsAffected returns the affected-row count of an UPDATE's result.
-func rowsAffected(t *testing.T, rows [][]any) uint64 {
+func rowsAffected(t *testing.T, rows []sql.Row) uint64 {
 	t.Helper()
 	require.Len(t, rows, 1)
 	ok, isOk := rows[0][0].(types.OkResult)
@@ -53,12 +54,7 @@ func TestUpdateCollationEqual(t *testing.T) {
 		{"UPDATE tg SET name = 'BOB' WHERE id = 1", 1, "SELECT name, hits FROM tg", "[[BOB 1]]"},
 		{"UPDATE fk SET name = 'BOB' WHERE id = 1", 1, "SELECT name FROM fk", "[[BOB]]"},
 	} {
-		rows := d.exec(tc.update)
-		got := make([][]any, len(rows))
-		for i, r := range rows {
-			got[i] = r
-		}
-		require.Equal(t, tc.affected, rowsAffected(t, got), tc.update)
+		require.Equal(t, tc.affected, rowsAffected(t, d.exec(tc.update)), tc.update)
 		require.Equal(t, tc.want, fmt.Sprint(d.exec(tc.query)), "%s, then %s", tc.update, tc.query)
 	}
 	// The index entry moved with the value.
@@ -87,12 +83,7 @@ func TestUpdateJoinCollationEqual(t *testing.T) {
 		{"UPDATE a LEFT JOIN b ON a.id = b.id SET a.name = UPPER(a.name), b.name = 'Z'", 3, "[[1 BOB] [2 EVE]] [[1 Z] [3 y]]"},
 		{"UPDATE b JOIN a ON a.id = b.id SET b.name = LOWER(b.name) WHERE b.name = 'z'", 1, "[[1 BOB] [2 EVE]] [[1 z] [3 y]]"},
 	} {
-		rows := d.exec(tc.update)
-		got := make([][]any, len(rows))
-		for i, r := range rows {
-			got[i] = r
-		}
-		require.Equal(t, tc.affected, rowsAffected(t, got), tc.update)
+		require.Equal(t, tc.affected, rowsAffected(t, d.exec(tc.update)), tc.update)
 		require.Equal(t, tc.want, fmt.Sprint(d.exec("SELECT * FROM a ORDER BY id"))+" "+fmt.Sprint(d.exec("SELECT * FROM b ORDER BY id")), tc.update)
 	}
 	require.Equal(t, "[[1 z]]", fmt.Sprint(d.exec("SELECT id, name FROM b WHERE name = 'z'")))

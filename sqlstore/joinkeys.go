@@ -39,7 +39,8 @@ import (
 // cannot hold exactly into NULL. Under = a NULL
 // key matches nothing, which is right: no value of the column equals it.
 // Keys under <=> are left alone, since there a NULL key matches the NULL
-// rows; a mismatched <=> join can still clamp. A string column probed by
+// rows; instead the join's condition compares such a key with the row
+// found again (stringkeys.go: recheckNullSafeKeys). A string column probed by
 // a number is another matter, one value matching many texts: such a join
 // does without the index (stringkeys.go).
 

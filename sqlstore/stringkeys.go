@@ -21,6 +21,9 @@ import (
 // whole instead: unindexedStringJoins turns it back into the plain join it
 // was planned from, with the comparisons the lookup had answered restored
 // as its condition. MySQL cannot use the index there either.
+//
+// The same pass over the planned lookup joins puts back the comparison of
+// each <=> key that the index column cannot hold (recheckNullSafeKeys).
 
 // unindexedStringJoins replaces each lookup join in n whose probe compares
 // a string index column with a number by the join of the same
@@ -37,8 +40,11 @@ func unindexedStringJoins(n sql.Node) (sql.Node, transform.TreeIdentity, error) 
 		}
 		idx, ok := ita.Index().(*Index)
 		keys := ita.Expressions()
-		if !ok || !probesStringsWithNumbers(idx, keys) {
+		if !ok {
 			return n, transform.SameTree, nil
+		}
+		if !probesStringsWithNumbers(idx, keys) {
+			return recheckNullSafeKeys(j, ita, named, idx, keys)
 		}
 		rt, ok := ita.TableNode.(*plan.ResolvedTable)
 		if !ok {
@@ -61,7 +67,7 @@ func unindexedStringJoins(n sql.Node) (sql.Node, transform.TreeIdentity, error) 
 		if err != nil {
 			return nil, transform.SameTree, err
 		}
-		cond, ok := lookupCondition(ita, named, idx, keys)
+		cond, ok := lookupCondition(ita, named, idx, keys, nil)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
@@ -116,9 +122,10 @@ func probesStringsWithNumbers(idx *Index, keys []sql.Expression) bool {
 // lookupCondition returns the comparisons of ita's index columns with its
 // probe keys (<=> where the probe matches NULLs), which the planner removed
 // from the join's condition when the lookup took them over, the columns
-// named as named names them; false when a column is not among those the
-// table access reads.
-func lookupCondition(ita *plan.IndexedTableAccess, named plan.TableIdNode, idx *Index, keys []sql.Expression) (sql.Expression, bool) {
+// named as named names them (only those at the positions only marks, when
+// it is not nil); false when a column is not among those the table access
+// reads.
+func lookupCondition(ita *plan.IndexedTableAccess, named plan.TableIdNode, idx *Index, keys []sql.Expression, only []bool) (sql.Expression, bool) {
 	sch := named.Schema()
 	var ids []sql.ColumnId
 	named.Columns().ForEach(func(id sql.ColumnId) { ids = append(ids, id) })
@@ -130,6 +137,9 @@ func lookupCondition(ita *plan.IndexedTableAccess, named plan.TableIdNode, idx *
 	for i, k := range keys {
 		if i >= len(idx.ix.cols) {
 			return nil, false
+		}
+		if only != nil && !only[i] {
+			continue
 		}
 		name := idx.t.schema[idx.ix.cols[i]].Name
 		pos := sch.IndexOfColName(name)
@@ -166,4 +176,41 @@ func unindexedOp(op plan.JoinType) (plan.JoinType, bool) {
 		return plan.JoinTypeAnti, true
 	}
 	return op, false
+}
+
+// recheckNullSafeKeys adds to a lookup join's condition the comparison of
+// each <=> probe key that the index column cannot hold exactly. GMS
+// converts such a key into the column's type, clamping and rounding (an
+// INT 1000 probes a TINYINT index as 127), and exactJoinKeys cannot turn it
+// into NULL there as it does under =, NULL matching the NULL rows under
+// <=>. So the probe may find rows that do not match, and the condition,
+// evaluated on each joined row, drops them; the join keeps its index.
+func recheckNullSafeKeys(j *plan.JoinNode, ita *plan.IndexedTableAccess, named plan.TableIdNode, idx *Index, keys []sql.Expression) (sql.Node, transform.TreeIdentity, error) {
+	nullSafe := ita.NullMask()
+	var only []bool
+	for i, k := range keys {
+		if i >= len(idx.ix.cols) || i >= len(nullSafe) || !nullSafe[i] {
+			continue
+		}
+		if _, done := k.(*exactKey); done || !needsExactKey(idx.t.schema[idx.ix.cols[i]].Type, k.Type()) {
+			continue
+		}
+		if only == nil {
+			only = make([]bool, len(keys))
+		}
+		only[i] = true
+	}
+	if only == nil {
+		return j, transform.SameTree, nil
+	}
+	cond, ok := lookupCondition(ita, named, idx, keys, only)
+	if !ok {
+		return j, transform.SameTree, nil
+	}
+	if j.Filter != nil {
+		cond = expression.NewAnd(j.Filter, cond)
+	}
+	nj := *j
+	nj.Filter = cond
+	return &nj, transform.NewTree, nil
 }

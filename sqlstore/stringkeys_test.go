@@ -33,3 +33,19 @@ func TestLookupJoinStringIndexNumberKey(t *testing.T) {
 	plan := fmt.Sprint(d.exec("EXPLAIN FORMAT=TREE SELECT /*+ LOOKUP_JOIN(n, s) */ n.id, s.id FROM n JOIN s ON s.code = CONCAT('0', n.v)"))
 	require.Contains(t, plan, "LookupJoin")
 }
+
+// TestLookupJoinNullSafeKeyRechecked: under <=>, a key the index column
+// cannot hold (clamped into it by GMS's conversion) matches nothing, a
+// NULL key the NULL rows, and the join keeps its index.
+func TestLookupJoinNullSafeKeyRechecked(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE b (id INT PRIMARY KEY, t TINYINT, KEY (t))")
+	d.exec("CREATE TABLE a (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO b VALUES (1, 127), (2, NULL), (3, 5)")
+	d.exec("INSERT INTO a VALUES (1, 1000), (2, NULL), (3, 5)")
+	q := "SELECT /*+ LOOKUP_JOIN(a, b) */ a.id, b.id FROM a JOIN b ON b.t <=> a.v ORDER BY 1, 2"
+	require.Equal(t, "[[2 2] [3 3]]", fmt.Sprint(d.exec(q)))
+	require.Equal(t, "[[1 <nil>] [2 2] [3 3]]", fmt.Sprint(d.exec(
+		"SELECT /*+ LOOKUP_JOIN(a, b) */ a.id, b.id FROM a LEFT JOIN b ON b.t <=> a.v ORDER BY 1, 2")))
+	require.Contains(t, fmt.Sprint(d.exec("EXPLAIN FORMAT=TREE "+q)), "LookupJoin")
+}
