@@ -90,10 +90,13 @@ func unindexedStringJoins(n sql.Node) (sql.Node, transform.TreeIdentity, error) 
 
 // lookupSide returns the table access of a lookup join's inner side, and
 // the node that names its columns above it: the access itself or the
-// alias over it. Filters of the inner table alone may sit above them.
+// alias over it. Filters and projections of the inner table alone may sit
+// above them.
 func lookupSide(n sql.Node) (*plan.IndexedTableAccess, plan.TableIdNode, bool) {
 	switch n := n.(type) {
 	case *plan.Filter:
+		return lookupSide(n.Child)
+	case *plan.Project:
 		return lookupSide(n.Child)
 	case *plan.TableAlias:
 		ita, ok := n.Child.(*plan.IndexedTableAccess)
@@ -127,9 +130,10 @@ func probesStringsWithNumbers(idx *Index, keys []sql.Expression) bool {
 // reads.
 func lookupCondition(ita *plan.IndexedTableAccess, named plan.TableIdNode, idx *Index, keys []sql.Expression, only []bool) (sql.Expression, bool) {
 	sch := named.Schema()
-	var ids []sql.ColumnId
-	named.Columns().ForEach(func(id sql.ColumnId) { ids = append(ids, id) })
-	if len(ids) != len(sch) {
+	// Column ids are the first one's plus the column's place in the
+	// table's full schema, as GMS numbers them, whatever the access reads.
+	first, ok := named.Columns().Next(1)
+	if !ok {
 		return nil, false
 	}
 	nullSafe := ita.NullMask()
@@ -147,7 +151,8 @@ func lookupCondition(ita *plan.IndexedTableAccess, named plan.TableIdNode, idx *
 			return nil, false
 		}
 		c := sch[pos]
-		col := expression.NewGetFieldWithTable(int(ids[pos]), int(named.Id()), c.Type, c.DatabaseSource, c.Source, c.Name, c.Nullable)
+		id := first + sql.ColumnId(idx.ix.cols[i])
+		col := expression.NewGetFieldWithTable(int(id), int(named.Id()), c.Type, c.DatabaseSource, c.Source, c.Name, c.Nullable)
 		var eq sql.Expression
 		if i < len(nullSafe) && nullSafe[i] {
 			eq = expression.NewNullSafeEquals(col, k)

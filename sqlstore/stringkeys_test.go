@@ -49,3 +49,23 @@ func TestLookupJoinNullSafeKeyRechecked(t *testing.T) {
 		"SELECT /*+ LOOKUP_JOIN(a, b) */ a.id, b.id FROM a LEFT JOIN b ON b.t <=> a.v ORDER BY 1, 2")))
 	require.Contains(t, fmt.Sprint(d.exec("EXPLAIN FORMAT=TREE "+q)), "LookupJoin")
 }
+
+// TestSemiJoinStringIndexNumberKey: the same for the semi and anti joins
+// GMS plans for IN, EXISTS and NOT EXISTS over a large inner table (a
+// lookup into a projected table, through a projection).
+func TestSemiJoinStringIndexNumberKey(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE s (id INT PRIMARY KEY, code VARCHAR(20), KEY (code))")
+	d.exec("CREATE TABLE n (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO s WITH RECURSIVE r(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM r WHERE i < 3000) SELECT i, CONCAT('x', i) FROM r")
+	d.exec("INSERT INTO s VALUES (1, '01'), (2, '7.0')")
+	d.exec("INSERT INTO n VALUES (1, 1), (2, 3), (3, 7)")
+	d.exec("ANALYZE TABLE s, n")
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT id FROM n WHERE v IN (SELECT code FROM s) ORDER BY 1", "[[1] [3]]"},
+		{"SELECT id FROM n WHERE EXISTS (SELECT 1 FROM s WHERE s.code = n.v) ORDER BY 1", "[[1] [3]]"},
+		{"SELECT id FROM n WHERE NOT EXISTS (SELECT 1 FROM s WHERE s.code = n.v) ORDER BY 1", "[[2]]"},
+	} {
+		require.Equal(t, tc.want, fmt.Sprint(d.exec(tc.q)), tc.q)
+	}
+}
