@@ -21,15 +21,7 @@ const accessBenchRows = 100_000
 // of accessBenchRows rows, compacted, with every block in a block cache
 // large enough to hold them: the figures are CPU costs, not I/O.
 func accessBenchDB(b *testing.B) *testDB {
-	dir := b.TempDir()
-	s, err := Open(dir, &Options{NoSync: true, KV: &kv.Options{CacheSize: 256 << 20}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = s.Close() })
-	d := &testDB{t: b, dir: dir, s: s, e: s.NewEngine()}
-	d.ctx = d.newCtx()
-	d.exec("CREATE DATABASE IF NOT EXISTS mydb")
+	d := newTestDBWith(b, &Options{NoSync: true, KV: &kv.Options{CacheSize: 256 << 20}})
 	d.exec("CREATE TABLE sbtest (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(120) NOT NULL, pad CHAR(60) NOT NULL, KEY k_idx (k))")
 	r := rand.New(rand.NewPCG(1, 2))
 	var sb strings.Builder

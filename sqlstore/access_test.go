@@ -356,16 +356,10 @@ func TestAccessStatementView(t *testing.T) {
 // deferred readahead that starts mid-scan) and checks that they return the
 // rows of the naive mode.
 func TestAccessMatchesNaive(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, &Options{NoSync: true, Access: planner.Options{
+	d := newTestDBWith(t, &Options{NoSync: true, Access: planner.Options{
 		MultiGetBatch: 3, FetchBatch: 2, MultiScanChunk: 2, MultiScanAsyncBytes: 1, SmallLimit: 7,
 		ShortRangeBytes: 1, LongRangeBytes: 64, MinReadahead: 4096, MaxReadahead: 8192, FullScanReadahead: 8192,
 	}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
-	d := &testDB{t: t, dir: dir, s: s, e: s.NewEngine()}
-	d.ctx = d.newCtx()
-	d.exec("CREATE DATABASE IF NOT EXISTS mydb")
 	d.exec("CREATE TABLE w (a INT, b INT, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, n INT, PRIMARY KEY (a, b), KEY ks (s), KEY kn (n), UNIQUE KEY ub (b, a))")
 	var sb strings.Builder
 	sb.WriteString("INSERT INTO w VALUES ")
@@ -380,7 +374,7 @@ func TestAccessMatchesNaive(t *testing.T) {
 		fmt.Fprintf(&sb, "(%d, %d, '%c%d', %s)", i/20, i%20, "aAbBc"[i%5], i%3, n)
 	}
 	d.exec(sb.String())
-	require.NoError(t, s.DB().Flush())
+	require.NoError(t, d.s.DB().Flush())
 	d.exec("INSERT INTO w VALUES (100, 1, 'z', 1), (3, 100, 'A0', NULL)") // some rows in the memtable
 	d.exec("SELECT COUNT(*) FROM w")
 	for _, q := range []string{

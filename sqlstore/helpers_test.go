@@ -36,6 +36,19 @@ func newTestDB(t testing.TB) *testDB {
 	return d
 }
 
+// newTestDBWith is newTestDB over a store opened with opts.
+func newTestDBWith(t testing.TB, opts *Options) *testDB {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := Open(dir, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	d := &testDB{t: t, dir: dir, s: s, e: s.NewEngine()}
+	d.ctx = d.newCtx()
+	d.exec("CREATE DATABASE IF NOT EXISTS mydb")
+	return d
+}
+
 func (d *testDB) newCtx() *sql.Context {
 	ctx := d.s.NewContext(context.Background(), "")
 	if d.s.Provider().HasDatabase(ctx, "mydb") {

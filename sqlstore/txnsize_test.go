@@ -12,19 +12,13 @@ import (
 // 1197, rolled back; the transaction's earlier statements stay and
 // commit, and schema changes are not bounded.
 func TestTxnSizeBound(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, &Options{NoSync: true, MaxTxnBytes: 64 << 10})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
-	d := &testDB{t: t, dir: dir, s: s, e: s.NewEngine()}
-	d.ctx = d.newCtx()
-	d.exec("CREATE DATABASE IF NOT EXISTS mydb")
+	d := newTestDBWith(t, &Options{NoSync: true, MaxTxnBytes: 64 << 10})
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(200))")
 	count := func() string { return fmt.Sprint(d.exec("SELECT COUNT(*) FROM t")) }
 
 	// 100 rows of about 110 bytes each fit; 1,000 in one statement do not.
 	d.exec("INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) SELECT i, REPEAT('x', 100) FROM n")
-	err = d.execErr("INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1001 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i, REPEAT('x', 100) FROM n")
+	err := d.execErr("INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1001 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i, REPEAT('x', 100) FROM n")
 	require.Equal(t, 1197, MySQLError(err).Num, "%v", err)
 	require.Equal(t, "[[100]]", count())
 
