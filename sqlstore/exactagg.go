@@ -106,9 +106,16 @@ func (r *aggRetyper) node(n sql.Node) (sql.Node, transform.TreeIdentity, error) 
 			return &ngb, transform.NewTree, nil
 		}
 	case *plan.Window:
-		if deps, ok := r.aggregates(nn.SelectExprs); ok {
+		exprs, changed := nn.SelectExprs, false
+		if deps, ok := r.aggregates(exprs); ok {
+			exprs, changed = deps, true
+		}
+		if peers, ok := windowPeers(exprs); ok {
+			exprs, changed = peers, true
+		}
+		if changed {
 			nw := *nn
-			nw.SelectExprs = deps
+			nw.SelectExprs = exprs
 			return &nw, transform.NewTree, nil
 		}
 	}
