@@ -42,6 +42,7 @@ var errorKinds = []*errorKind{
 	{kind: sql.ErrColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrTableColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrCheckConstraintViolated, num: 3819, state: mysql.SSUnknownSQLState},
+	{kind: sql.ErrNonAggregatedColumnWithoutGroupBy, num: mysql.ERMixOfGroupFuncAndFields, state: "42000", message: mixedGroupMessage},
 	{kind: sql.ErrDuplicateColumn, num: mysql.ERDupFieldName, state: "42S21"},
 	{kind: sql.ErrColumnExists, num: mysql.ERDupFieldName, state: "42S21"},
 	{kind: sql.ErrDuplicateKey, num: mysql.ERDupKeyName, state: "42000"},
@@ -89,10 +90,13 @@ func numberKind(err error, server bool) (*mysql.SQLError, bool) {
 }
 
 // numberMessage returns MySQL's error for the message of an error that the
-// protocol handler already numbered 1105, when the message is one of
-// errorKinds'.
-func numberMessage(msg string) (*mysql.SQLError, bool) {
+// protocol handler already numbered: num 1105 with a message of one of
+// errorKinds', or a kind's own number with a message the kind rewrites.
+func numberMessage(num int, msg string) (*mysql.SQLError, bool) {
 	for _, k := range errorKinds {
+		if num != mysql.ERUnknownError && (num != k.num || k.message == nil) {
+			continue
+		}
 		if k.re != nil && k.re.MatchString(msg) {
 			return k.sqlError(msg), true
 		}
@@ -111,6 +115,18 @@ func (k *errorKind) sqlError(msg string) *mysql.SQLError {
 // message, which lacks them.
 func prefixed(words string) func(string) string {
 	return func(msg string) string { return words + " (" + msg + ")" }
+}
+
+// mixedGroupMessage is MySQL's message for a column outside aggregates
+// under implicit grouping. GMS raises it without its arguments (the
+// expression's position and the column), which its message then shows as
+// formatting errors; those parts are left out.
+func mixedGroupMessage(msg string) string {
+	if strings.Contains(msg, "%!") {
+		return "In aggregated query without GROUP BY, an expression of the SELECT list contains a nonaggregated column; " +
+			"this is incompatible with sql_mode=only_full_group_by"
+	}
+	return "I" + strings.TrimPrefix(msg, "i")
 }
 
 // dataTooLong is MySQL's message for a value too long for its column. GMS's

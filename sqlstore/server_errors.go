@@ -62,12 +62,11 @@ func ServerError(err error) *mysql.SQLError {
 	if se == nil {
 		return nil
 	}
-	if se.Num == mysql.ERUnknownError {
-		// An error the protocol handler numbered before it reached us:
-		// only its message tells the kind.
-		if ne, ok := numberMessage(se.Message); ok {
-			return ne
-		}
+	// An error the protocol handler numbered before it reached us: only
+	// its message tells the kind, or, numbered as MySQL does, its message
+	// is still GMS's.
+	if ne, ok := numberMessage(se.Num, se.Message); ok {
+		return ne
 	}
 	if st, ok := sqlStates[se.Num]; ok && se.State != st && (se.State == "" || se.State == mysql.SSUnknownSQLState) {
 		c := *se

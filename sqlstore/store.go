@@ -196,7 +196,11 @@ func (s *Store) NewEngine() *sqle.Engine {
 		}
 	}
 	a.Catalog.StatsProvider = NewStatsProvider()
+	// Window functions over grouped rows are rewritten after parsing
+	// (groupwindow.go); the analyzer's parser reads stored definitions.
+	a.Parser = windowParser{a.Parser}
 	e := sqle.New(a, &sqle.Config{})
+	e.Parser = windowParser{e.Parser}
 	return e
 }
 

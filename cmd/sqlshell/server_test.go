@@ -553,6 +553,7 @@ func TestServerErrorNumbers(t *testing.T) {
 				{"SELECT * FROM nope", 1146, "42S02"},
 				{"DROP TABLE nope", 1051, "42S02"},
 				{"DROP TABLE en, nope", 1051, "42S02"},
+				{"SELECT SUM(n), n, ROW_NUMBER() OVER () FROM en", 1140, "42000"},
 			}
 			for _, tc := range tests {
 				_, err := db.Exec(tc.q)
@@ -560,6 +561,7 @@ func TestServerErrorNumbers(t *testing.T) {
 				require.True(t, errors.As(err, &me), "%s: %v", tc.q, err)
 				require.Equal(t, tc.num, me.Number, "%s: %v", tc.q, err)
 				require.Equal(t, tc.state, string(me.SQLState[:]), "%s: %v", tc.q, err)
+				require.NotContains(t, me.Message, "%!", tc.q)
 			}
 			if params == "interpolateParams=true" {
 				// Sent as COM_QUERY. (Without interpolation it is
@@ -568,6 +570,36 @@ func TestServerErrorNumbers(t *testing.T) {
 				_, err = db.Exec("selec ?", 1)
 				require.Equal(t, uint16(1064), mysqlNumber(err), "%v", err)
 			}
+		})
+	}
+}
+
+// TestServerWindowsOverGroups: a window over grouped rows runs through the
+// protocol, as a query and as a prepared statement, whose parameter the
+// rewrite keeps.
+func TestServerWindowsOverGroups(t *testing.T) {
+	s := testServer(t, serverConfig{password: "pw"})
+	for _, params := range []string{"", "interpolateParams=true"} {
+		t.Run(params, func(t *testing.T) {
+			db := client(t, s.addr(), "root", "pw", params)
+			_, _ = db.Exec("DROP TABLE IF EXISTS wg")
+			_, err := db.Exec("CREATE TABLE wg (id INT PRIMARY KEY, k INT, c INT)")
+			require.NoError(t, err)
+			_, err = db.Exec("INSERT INTO wg VALUES (1,1,10),(2,1,20),(3,2,5),(4,3,7),(5,3,8)")
+			require.NoError(t, err)
+			require.Equal(t, []int{3, 1, 2}, queryInts(t, db,
+				"SELECT RANK() OVER (ORDER BY SUM(c)) FROM wg GROUP BY k ORDER BY k"))
+			rows, err := db.Query("SELECT k, RANK() OVER (ORDER BY SUM(c) DESC) FROM wg WHERE c > ? GROUP BY k ORDER BY k", 6)
+			require.NoError(t, err)
+			defer rows.Close()
+			var got [][2]int
+			for rows.Next() {
+				var r [2]int
+				require.NoError(t, rows.Scan(&r[0], &r[1]))
+				got = append(got, r)
+			}
+			require.NoError(t, rows.Err())
+			require.Equal(t, [][2]int{{1, 1}, {3, 2}}, got)
 		})
 	}
 }

@@ -1,0 +1,553 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Window functions over grouped rows
+//
+// MySQL evaluates window functions after GROUP BY and HAVING, over the
+// groups: `SELECT k, SUM(c), RANK() OVER (ORDER BY SUM(c) DESC) FROM t
+// GROUP BY k` ranks the groups, and `SUM(SUM(c)) OVER ()` is the total of
+// all groups. GMS's planner refuses any SELECT that has both (an error
+// whose message it leaves unformatted), so such a SELECT is rewritten,
+// right after parsing, into the two steps MySQL's evaluation implies:
+//
+//	SELECT <select list, windows kept, grouped values read from columns>
+//	FROM (SELECT <group keys, aggregates and grouped columns>
+//	      FROM ... WHERE ... GROUP BY ... HAVING ...) AS __grouped
+//	WINDOW ... ORDER BY ... LIMIT ...
+//
+// In the outer SELECT an expression that is a GROUP BY expression, an
+// aggregate call (not itself windowed) or a column becomes a reference to
+// a column of the derived table that computes it. Select items keep their
+// names (the text they were written as, or their alias). GROUP BY and
+// HAVING stay inside, with select-list aliases and positions replaced by
+// the expressions they name. ORDER BY, DISTINCT, LIMIT, WINDOW and WITH
+// stay outside: WITH so that the derived table still sees the CTEs.
+//
+// A column outside any aggregate under implicit grouping (aggregates and no
+// GROUP BY) is an error in MySQL (1140, only_full_group_by), and such a
+// statement is left to GMS, which fails it with that error. So are the
+// statements the rewrite cannot express faithfully: * in the select list,
+// a GROUP BY or HAVING alias that may shadow a column. A subquery in the
+// outer part moves into the derived table whole, where it is evaluated per
+// group as MySQL evaluates it. The
+// rewrite works on copies, so a statement it declines is left as parsed.
+//
+// Only statements whose text contains OVER are examined, so no other
+// statement pays for more than that scan.
+
+// groupedTable is the derived table's name; groupedColumn names its
+// columns. Both start with "__" so that they cannot meet a user's
+// unquoted identifiers by accident.
+const (
+	groupedTable  = "__grouped"
+	groupedColumn = "__g"
+)
+
+// windowParser is GMS's parser with the rewrite applied to what it parses.
+// The engine uses it for statements, prepared statements and the stored
+// definitions of views, triggers and routines alike.
+type windowParser struct{ sql.Parser }
+
+func (p windowParser) ParseSimple(query string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(query)
+	return rewriteGroupedWindows(query, st, err)
+}
+
+func (p windowParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	st, err = rewriteGroupedWindows(q, st, err)
+	return st, q, rest, err
+}
+
+func (p windowParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+	st, err = rewriteGroupedWindows(q, st, err)
+	return st, q, rest, err
+}
+
+func (p windowParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, options)
+	end := len(query)
+	if n > 0 && n < end {
+		end = n
+	}
+	st, err = rewriteGroupedWindows(query[:end], st, err)
+	return st, n, err
+}
+
+// rewriteGroupedWindows rewrites every SELECT of st that has window
+// functions over grouped rows. query is st's text, for the cheap test.
+func rewriteGroupedWindows(query string, st ast.Statement, err error) (ast.Statement, error) {
+	if err != nil || st == nil || !containsOver(query) {
+		return st, err
+	}
+	var sels []*ast.Select
+	visit := func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Select:
+			sels = append(sels, n)
+		case *ast.DDL:
+			// DDL's walk does not reach CREATE TABLE ... AS SELECT.
+			if n.OptSelect != nil {
+				collectSelects(n.OptSelect.Select, &sels)
+			}
+		case *ast.Explain:
+			// Nor does EXPLAIN's reach its statement.
+			collectSelects(n.Statement, &sels)
+		}
+		return true, nil
+	}
+	_ = ast.Walk(visit, st)
+	for _, s := range sels {
+		if !windowsOverGroups(s) {
+			continue
+		}
+		if err := rewriteSelect(s); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// collectSelects appends the SELECTs in n to sels.
+func collectSelects(n ast.SQLNode, sels *[]*ast.Select) {
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if s, ok := n.(*ast.Select); ok {
+			*sels = append(*sels, s)
+		}
+		return true, nil
+	}, n)
+}
+
+// containsOver reports whether s contains "over" in any letter case.
+func containsOver(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if (s[i]|0x20) == 'o' && (s[i+1]|0x20) == 'v' && (s[i+2]|0x20) == 'e' && (s[i+3]|0x20) == 'r' {
+			return true
+		}
+	}
+	return false
+}
+
+// isAggregate reports whether e is a grouping aggregate call: not windowed.
+func isAggregate(e ast.SQLNode) bool {
+	switch e := e.(type) {
+	case *ast.FuncExpr:
+		return e.Over == nil && ast.Aggregates[e.Name.Lowered()]
+	case *ast.GroupConcatExpr:
+		return true
+	}
+	return false
+}
+
+// windowsOverGroups reports whether s has window functions and groups its
+// rows, explicitly or by an aggregate. Subqueries are their own SELECTs.
+func windowsOverGroups(s *ast.Select) bool {
+	var windows, aggregates bool
+	visit := func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.FuncExpr:
+			if n.Over != nil {
+				windows = true
+			}
+		}
+		if isAggregate(n) {
+			aggregates = true
+		}
+		return true, nil
+	}
+	_ = ast.Walk(visit, s.SelectExprs, s.OrderBy)
+	if !windows {
+		return false
+	}
+	if s.Having != nil {
+		_ = ast.Walk(visit, s.Having)
+	}
+	return aggregates || len(s.GroupBy) > 0 || s.Having != nil
+}
+
+// errNotRewritten leaves a statement to GMS.
+var errNotRewritten = fmt.Errorf("not rewritten")
+
+// grouping is the state of one SELECT's rewrite.
+type grouping struct {
+	implicit bool            // aggregates without GROUP BY
+	keys     map[string]bool // the GROUP BY expressions, by their text
+	inner    ast.SelectExprs // the derived table's columns
+	byText   map[string]string
+	pos      int // the select item being rewritten, from 1; 0 elsewhere
+}
+
+// rewriteSelect turns s into a SELECT over a derived table that groups. On
+// errNotRewritten s is left as it was.
+func rewriteSelect(s *ast.Select) error {
+	for _, se := range s.SelectExprs {
+		if _, ok := se.(*ast.AliasedExpr); !ok {
+			return nil // *, or t.*
+		}
+	}
+	aliases := make(map[string]ast.Expr)
+	for _, se := range s.SelectExprs {
+		ae := se.(*ast.AliasedExpr)
+		if !ae.As.IsEmpty() {
+			aliases[ae.As.Lowered()] = ae.Expr
+		}
+	}
+	// The inner GROUP BY and HAVING, with aliases and positions resolved,
+	// on copies: the select items themselves are rewritten below.
+	groupBy := make(ast.GroupBy, 0, len(s.GroupBy))
+	for _, e := range s.GroupBy {
+		e, err := resolveSelectRef(e, s.SelectExprs, aliases, true)
+		if err != nil {
+			return ignoreNotRewritten(err)
+		}
+		groupBy = append(groupBy, e)
+	}
+	var having *ast.Where
+	if s.Having != nil {
+		e, err := resolveAliases(s.Having.Expr, aliases)
+		if err != nil {
+			return ignoreNotRewritten(err)
+		}
+		having = &ast.Where{Type: s.Having.Type, Expr: e}
+	}
+
+	g := &grouping{
+		implicit: len(s.GroupBy) == 0,
+		keys:     make(map[string]bool, len(groupBy)),
+		byText:   make(map[string]string),
+	}
+	for _, e := range groupBy {
+		g.keys[ast.String(e)] = true
+		// Every group key is a column, whether the outer part reads it or
+		// not: GMS evaluates a correlated subquery of a grouped SELECT
+		// only when the key it correlates on is selected.
+		if isPointer(e) {
+			c, err := copyExpr(e)
+			if err != nil {
+				return nil
+			}
+			g.column(c)
+		}
+	}
+	items := make(ast.SelectExprs, len(s.SelectExprs))
+	for i, se := range s.SelectExprs {
+		ae := *se.(*ast.AliasedExpr)
+		if ae.InputExpression == "" && ae.As.IsEmpty() {
+			ae.InputExpression = ast.String(ae.Expr)
+		}
+		g.pos = i + 1
+		e, err := g.outerCopy(ae.Expr)
+		if err != nil {
+			return ignoreNotRewritten(err)
+		}
+		ae.Expr = e
+		items[i] = &ae
+	}
+	g.pos = 0
+	var window ast.Window
+	if len(s.Window) > 0 {
+		window = make(ast.Window, len(s.Window))
+	}
+	for i, w := range s.Window {
+		w2 := *w
+		if err := g.windowDef((*ast.Over)(&w2)); err != nil {
+			return ignoreNotRewritten(err)
+		}
+		window[i] = &w2
+	}
+	var orderBy ast.OrderBy
+	if len(s.OrderBy) > 0 {
+		orderBy = make(ast.OrderBy, len(s.OrderBy))
+	}
+	for i, o := range s.OrderBy {
+		o2 := *o
+		if !isAliasRef(o.Expr, aliases) && !isLiteral(o.Expr) {
+			e, err := g.outerCopy(o.Expr)
+			if err != nil {
+				return ignoreNotRewritten(err)
+			}
+			o2.Expr = e
+		}
+		orderBy[i] = &o2
+	}
+	if len(g.inner) == 0 {
+		g.column(ast.NewIntVal([]byte("1")))
+	}
+
+	inner := &ast.Select{
+		Comments:    s.Comments,
+		SelectExprs: g.inner,
+		From:        s.From,
+		Where:       s.Where,
+		GroupBy:     groupBy,
+		Having:      having,
+	}
+	*s = ast.Select{
+		QueryOpts:   s.QueryOpts,
+		With:        s.With,
+		SelectExprs: items,
+		From: ast.TableExprs{&ast.AliasedTableExpr{
+			Expr: &ast.Subquery{Select: inner},
+			As:   ast.NewTableIdent(groupedTable),
+			// As the parser marks a derived table: its tables carry
+			// their own privilege checks.
+			Auth: ast.AuthInformation{AuthType: ast.AuthType_IGNORE},
+		}},
+		Window:  window,
+		OrderBy: orderBy,
+		Limit:   s.Limit,
+		Lock:    s.Lock,
+		Into:    s.Into,
+	}
+	return nil
+}
+
+func ignoreNotRewritten(err error) error {
+	if err == errNotRewritten {
+		return nil
+	}
+	return err
+}
+
+// outerCopy returns a copy of e, a part of the outer SELECT, with grouped
+// values read from columns of the derived table.
+func (g *grouping) outerCopy(e ast.Expr) (ast.Expr, error) {
+	e, err := copyExpr(e)
+	if err != nil {
+		return nil, err
+	}
+	return g.outer(e)
+}
+
+// outer rewrites e in place (see outerCopy). Windowed calls keep their
+// place, their arguments and window rewritten.
+func (g *grouping) outer(e ast.Expr) (ast.Expr, error) {
+	var targets []ast.Expr
+	var err error
+	visit := func(n ast.SQLNode) (bool, error) {
+		x, ok := n.(ast.Expr)
+		if !ok {
+			return true, nil
+		}
+		if fn, ok := x.(*ast.FuncExpr); ok && fn.Over != nil {
+			for _, a := range fn.Exprs {
+				if ae, ok := a.(*ast.AliasedExpr); ok {
+					if ae.Expr, err = g.outer(ae.Expr); err != nil {
+						return false, err
+					}
+				}
+			}
+			return false, g.windowDef(fn.Over)
+		}
+		if isPointer(x) && g.keys[ast.String(x)] {
+			targets = append(targets, x)
+			return false, nil
+		}
+		if isAggregate(x) {
+			targets = append(targets, x)
+			return false, nil
+		}
+		if _, ok := x.(*ast.Subquery); ok {
+			// Evaluated per group, where its outer references are
+			// grouped columns, as in MySQL.
+			targets = append(targets, x)
+			return false, nil
+		}
+		if _, ok := x.(*ast.ColName); ok {
+			if g.implicit && g.pos > 0 {
+				return false, errNotRewritten // only_full_group_by
+			}
+			targets = append(targets, x)
+			return false, nil
+		}
+		return true, nil
+	}
+	if err := ast.Walk(visit, e); err != nil {
+		return nil, err
+	}
+	for _, t := range targets {
+		e = ast.ReplaceExpr(e, t, g.column(t))
+	}
+	// Every target must have been found where it stood.
+	left := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		for _, t := range targets {
+			if x, ok := n.(ast.Expr); ok && x == t {
+				left = true
+			}
+		}
+		return !left, nil
+	}, e)
+	if left {
+		return nil, errNotRewritten
+	}
+	return e, nil
+}
+
+// windowDef rewrites a window's PARTITION BY and ORDER BY in place.
+func (g *grouping) windowDef(w *ast.Over) error {
+	if w == nil {
+		return nil
+	}
+	// Empty lists stay nil: GMS takes an empty, non-nil ORDER BY for one
+	// that orders, and gives the window a running frame.
+	if len(w.PartitionBy) == 0 && len(w.OrderBy) == 0 {
+		return nil
+	}
+	part := make(ast.Exprs, len(w.PartitionBy))
+	for i, e := range w.PartitionBy {
+		e, err := g.outerCopy(e)
+		if err != nil {
+			return err
+		}
+		part[i] = e
+	}
+	if len(part) > 0 {
+		w.PartitionBy = part
+	}
+	if len(w.OrderBy) == 0 {
+		return nil
+	}
+	order := make(ast.OrderBy, len(w.OrderBy))
+	for i, o := range w.OrderBy {
+		o2 := *o
+		e, err := g.outerCopy(o.Expr)
+		if err != nil {
+			return err
+		}
+		o2.Expr = e
+		order[i] = &o2
+	}
+	w.OrderBy = order
+	return nil
+}
+
+// column returns a reference to the derived table's column for e, adding
+// the column the first time e's text is seen.
+func (g *grouping) column(e ast.Expr) ast.Expr {
+	text := ast.String(e)
+	name, ok := g.byText[text]
+	if !ok {
+		name = fmt.Sprintf("%s%d", groupedColumn, len(g.inner)+1)
+		g.byText[text] = name
+		g.inner = append(g.inner, &ast.AliasedExpr{Expr: e, As: ast.NewColIdent(name)})
+	}
+	return &ast.ColName{Name: ast.NewColIdent(name)}
+}
+
+// resolveSelectRef returns the expression a GROUP BY item stands for: the
+// select item at a position, or the expression under an alias (a copy).
+func resolveSelectRef(e ast.Expr, items ast.SelectExprs, aliases map[string]ast.Expr, positional bool) (ast.Expr, error) {
+	if v, ok := e.(*ast.SQLVal); ok && positional && v.Type == ast.IntVal {
+		var n int
+		if _, err := fmt.Sscan(string(v.Val), &n); err != nil || n < 1 || n > len(items) {
+			return nil, errNotRewritten
+		}
+		return copyExpr(items[n-1].(*ast.AliasedExpr).Expr)
+	}
+	return resolveAliases(e, aliases)
+}
+
+// resolveAliases returns a copy of e with unqualified names of select
+// aliases replaced by copies of their expressions. An alias whose
+// expression names a column of the same name is ambiguous (MySQL takes the
+// column in GROUP BY and HAVING), and its statement is left to GMS.
+func resolveAliases(e ast.Expr, aliases map[string]ast.Expr) (ast.Expr, error) {
+	e, err := copyExpr(e)
+	if err != nil {
+		return nil, err
+	}
+	var refs []*ast.ColName
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.ColName:
+			if n.Qualifier.IsEmpty() && aliases[n.Name.Lowered()] != nil {
+				refs = append(refs, n)
+			}
+		}
+		return true, nil
+	}, e)
+	for _, c := range refs {
+		target := aliases[c.Name.Lowered()]
+		if namesColumn(target, c.Name) || hasWindow(target) {
+			return nil, errNotRewritten
+		}
+		to, err := copyExpr(target)
+		if err != nil {
+			return nil, err
+		}
+		e = ast.ReplaceExpr(e, c, to)
+	}
+	return e, nil
+}
+
+// copyExpr returns a deep copy of e, by printing and parsing it again.
+func copyExpr(e ast.Expr) (ast.Expr, error) {
+	st, err := ast.Parse("select " + ast.String(e))
+	if err != nil {
+		return nil, errNotRewritten
+	}
+	s, ok := st.(*ast.Select)
+	if !ok || len(s.SelectExprs) != 1 {
+		return nil, errNotRewritten
+	}
+	ae, ok := s.SelectExprs[0].(*ast.AliasedExpr)
+	if !ok {
+		return nil, errNotRewritten
+	}
+	return ae.Expr, nil
+}
+
+// namesColumn reports whether e refers to a column called name.
+func namesColumn(e ast.Expr, name ast.ColIdent) bool {
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if c, ok := n.(*ast.ColName); ok && c.Name.Equal(name) {
+			found = true
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
+func hasWindow(e ast.Expr) bool {
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if f, ok := n.(*ast.FuncExpr); ok && f.Over != nil {
+			found = true
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
+// isAliasRef reports whether e names a select alias: MySQL resolves an
+// unqualified ORDER BY name to the alias before any column.
+func isAliasRef(e ast.Expr, aliases map[string]ast.Expr) bool {
+	c, ok := e.(*ast.ColName)
+	return ok && c.Qualifier.IsEmpty() && aliases[c.Name.Lowered()] != nil
+}
+
+func isLiteral(e ast.Expr) bool {
+	_, ok := e.(*ast.SQLVal)
+	return ok
+}
+
+// isPointer reports whether e can be told apart from an equal expression
+// elsewhere by identity, which ReplaceExpr relies on.
+func isPointer(e ast.Expr) bool {
+	return reflect.TypeOf(e).Kind() == reflect.Pointer && !isLiteral(e)
+}
