@@ -6,6 +6,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 )
 
@@ -81,15 +82,16 @@ func windowPeers(exprs []sql.Expression) ([]sql.Expression, bool) {
 }
 
 // peerKey evaluates its child and returns a value that Go's == finds equal
-// to the previous one when the two are equal DECIMALs, and a string for
-// []byte. Peers are adjacent once sorted, which is when GMS compares them,
+// to the previous one when the two are equal DECIMALs or JSON documents,
+// and a string for []byte. Peers are adjacent once sorted, which is when GMS compares them,
 // so remembering the last DECIMAL handed out is enough. The mutex keeps a
 // plan that two statements might share free of data races.
 type peerKey struct {
-	child sql.Expression
-	mu    sync.Mutex
-	last  decimal.Decimal
-	valid bool
+	child    sql.Expression
+	mu       sync.Mutex
+	last     decimal.Decimal
+	valid    bool
+	lastJSON sql.JSONWrapper
 }
 
 var _ sql.Expression = (*peerKey)(nil)
@@ -110,7 +112,31 @@ func (k *peerKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, nil
 	case []byte:
 		return string(v), nil
+	case sql.JSONWrapper:
+		return k.json(v)
 	}
+	return v, nil
+}
+
+// json hands out equal JSON documents as one pointer: a JSONDocument holds
+// maps and slices, which != cannot compare, and GMS's JSON comparison
+// takes a pointer to one as well.
+func (k *peerKey) json(v sql.JSONWrapper) (any, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.lastJSON != nil {
+		c, err := types.CompareJSON(k.lastJSON, v)
+		if err != nil {
+			return nil, err
+		}
+		if c == 0 {
+			return k.lastJSON, nil
+		}
+	}
+	if doc, ok := v.(types.JSONDocument); ok {
+		v = &doc
+	}
+	k.lastJSON = v
 	return v, nil
 }
 

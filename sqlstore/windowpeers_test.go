@@ -27,6 +27,8 @@ func TestWindowPeers(t *testing.T) {
 			"[[1 3 2 0.5] [2 3 2 0.5] [3 5 1 1] [4 1 3 0] [5 1 3 0]]"},
 		{"SELECT id, RANK() OVER (ORDER BY SUM(d)) FROM t GROUP BY id ORDER BY id", "[[1 3] [2 3] [3 5] [4 1] [5 1]]"},
 		{"SELECT id, SUM(id) OVER (ORDER BY i, id ROWS UNBOUNDED PRECEDING) FROM t ORDER BY id", "[[1 10] [2 12] [3 15] [4 4] [5 9]]"},
+		{"SELECT id, RANK() OVER (ORDER BY j), DENSE_RANK() OVER (ORDER BY j DESC) FROM (SELECT id, CAST(IF(id < 3, '{\"a\": [1]}', '[2]') AS JSON) j FROM t) x ORDER BY id",
+			"[[1 1 2] [2 1 2] [3 3 1] [4 3 1] [5 3 1]]"},
 		{"SELECT id, LAG(id) OVER (ORDER BY i, id), ROW_NUMBER() OVER (ORDER BY d, id) FROM t ORDER BY id",
 			"[[1 5 3] [2 1 4] [3 2 5] [4 <nil> 1] [5 4 2]]"},
 	} {
