@@ -207,7 +207,7 @@ func rewriteSelect(s *ast.Select) error {
 	// on copies: the select items themselves are rewritten below.
 	groupBy := make(ast.GroupBy, 0, len(s.GroupBy))
 	for _, e := range s.GroupBy {
-		e, err := resolveSelectRef(e, s.SelectExprs, aliases, true)
+		e, err := resolveSelectRef(e, s.SelectExprs, aliases)
 		if err != nil {
 			return ignoreNotRewritten(err)
 		}
@@ -448,8 +448,8 @@ func (g *grouping) column(e ast.Expr) ast.Expr {
 
 // resolveSelectRef returns the expression a GROUP BY item stands for: the
 // select item at a position, or the expression under an alias (a copy).
-func resolveSelectRef(e ast.Expr, items ast.SelectExprs, aliases map[string]ast.Expr, positional bool) (ast.Expr, error) {
-	if v, ok := e.(*ast.SQLVal); ok && positional && v.Type == ast.IntVal {
+func resolveSelectRef(e ast.Expr, items ast.SelectExprs, aliases map[string]ast.Expr) (ast.Expr, error) {
+	if v, ok := e.(*ast.SQLVal); ok && v.Type == ast.IntVal {
 		var n int
 		if _, err := fmt.Sscan(string(v.Val), &n); err != nil || n < 1 || n > len(items) {
 			return nil, errNotRewritten

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 )
 
@@ -29,6 +30,19 @@ import (
 //	DECIMAL and float     DOUBLE
 //
 // Columns of other types that differ are left for GMS to report.
+//
+// Sides GMS converted
+//
+// Where the sides' types differ when GMS builds the plan, it converts both
+// to a type of its choosing, which for numbers is not MySQL's and loses
+// values: DOUBLE and an integer became LONGTEXT (numbers reached clients as
+// text), a signed integer and BIGINT UNSIGNED became BIGINT (values past
+// 2^63-1 were clamped), and DOUBLE and DECIMAL became DECIMAL(65,30)
+// (doubles past 10^35 did not fit). For a column of two numeric sides that
+// GMS converted so, mergeSetOpTypes converts the sides' own values to
+// MySQL's type instead: DOUBLE when either is a float, DECIMAL(20,0) for
+// BIGINT and BIGINT UNSIGNED (MySQL's promotion), and the wider signed
+// integer for the others (see unionIntType).
 
 func init() {
 	// It runs as part of GMS's finalizeUnions, which analyzes the sides,
@@ -69,13 +83,20 @@ const setOpTypes analyzer.RuleId = 10_003
 // columns differ as a DECIMAL differs from an integer, a float or another
 // DECIMAL to the column's merged type.
 func mergeSetOpTypes(n sql.Node, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if qFlags != nil && !qFlags.IsSet(sql.QFlagAggregation) && !qFlags.IsSet(sql.QFlagAnyAgg) {
+	if !hasSetOp(n) {
 		return n, transform.SameTree, nil
 	}
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		u, ok := n.(*plan.SetOp)
 		if !ok {
 			return n, transform.SameTree, nil
+		}
+		same := transform.SameTree
+		if nu, ok := mergeConverted(u); ok {
+			u, same = nu, transform.NewTree
+		}
+		if qFlags != nil && !qFlags.IsSet(sql.QFlagAggregation) && !qFlags.IsSet(sql.QFlagAnyAgg) {
+			return u, same, nil
 		}
 		ls, rs := u.Left().Schema(), u.Right().Schema()
 		if len(ls) != len(rs) {
@@ -92,7 +113,7 @@ func mergeSetOpTypes(n sql.Node, qFlags *sql.QueryFlags) (sql.Node, transform.Tr
 			}
 		}
 		if !differ {
-			return n, transform.SameTree, nil
+			return u, same, nil
 		}
 		nu, err := u.WithChildren(convertColumns(u.Left(), merged), convertColumns(u.Right(), merged))
 		if err != nil {
@@ -100,6 +121,203 @@ func mergeSetOpTypes(n sql.Node, qFlags *sql.QueryFlags) (sql.Node, transform.Tr
 		}
 		return nu, transform.NewTree, nil
 	})
+}
+
+// hasSetOp reports whether n holds a set operation, without allocating for
+// the nodes a short statement is made of.
+func hasSetOp(n sql.Node) bool {
+	switch n := n.(type) {
+	case *plan.SetOp:
+		return true
+	case *plan.Project:
+		return hasSetOp(n.Child)
+	case *plan.Filter:
+		return hasSetOp(n.Child)
+	case *plan.Sort:
+		return hasSetOp(n.Child)
+	case *plan.Limit:
+		return hasSetOp(n.Child)
+	case *plan.TopN:
+		return hasSetOp(n.Child)
+	case *plan.Distinct:
+		return hasSetOp(n.Child)
+	case *plan.GroupBy:
+		return hasSetOp(n.Child)
+	case *plan.InsertInto:
+		if n.LiteralValueSource {
+			return false
+		}
+	case sql.TableNode:
+		return false
+	}
+	for _, c := range n.Children() {
+		if hasSetOp(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeConverted returns u with the columns GMS converted to a type that
+// is not MySQL's (see the top of this file) converted to MySQL's instead.
+func mergeConverted(u *plan.SetOp) (*plan.SetOp, bool) {
+	lp, lok := u.Left().(*plan.Project)
+	rp, rok := u.Right().(*plan.Project)
+	if !lok || !rok || len(lp.Projections) != len(rp.Projections) {
+		return nil, false
+	}
+	var lexprs, rexprs []sql.Expression
+	for i := range lp.Projections {
+		lv, lconv := convertedColumn(lp.Projections[i])
+		rv, rconv := convertedColumn(rp.Projections[i])
+		if !lconv && !rconv {
+			continue
+		}
+		t := unionNumberType(lv.Type(), rv.Type(), lp.Projections[i].Type())
+		if t == nil {
+			continue
+		}
+		if lexprs == nil {
+			lexprs = append([]sql.Expression(nil), lp.Projections...)
+			rexprs = append([]sql.Expression(nil), rp.Projections...)
+		}
+		lexprs[i] = convertedTo(lp.Projections[i], lv, t)
+		rexprs[i] = convertedTo(rp.Projections[i], rv, t)
+	}
+	if lexprs == nil {
+		return nil, false
+	}
+	nl, err := lp.WithExpressions(lexprs...)
+	if err != nil {
+		return nil, false
+	}
+	nr, err := rp.WithExpressions(rexprs...)
+	if err != nil {
+		return nil, false
+	}
+	nu, err := u.WithChildren(nl, nr)
+	if err != nil {
+		return nil, false
+	}
+	return nu.(*plan.SetOp), true
+}
+
+// convertedColumn returns the value under a set operation side's
+// projection e, and whether GMS converted it there (an alias of a CONVERT;
+// a side already of the target type is left an alias of the value).
+func convertedColumn(e sql.Expression) (sql.Expression, bool) {
+	a, ok := e.(*expression.Alias)
+	if !ok {
+		return e, false
+	}
+	if c, ok := a.Child.(*expression.Convert); ok {
+		return c.Child, true
+	}
+	return a.Child, false
+}
+
+// convertedTo returns projection e, of value v, converting v to t instead,
+// under e's name and column id.
+func convertedTo(e, v sql.Expression, t sql.Type) sql.Expression {
+	conv := &toType{UnaryExpression: expression.UnaryExpression{Child: v}, typ: t}
+	if a, ok := e.(*expression.Alias); ok {
+		na := *a
+		na.Child = conv
+		return &na
+	}
+	if gf, ok := e.(*expression.GetField); ok {
+		return expression.NewAlias(gf.Name(), conv).WithId(gf.Id())
+	}
+	return expression.NewAlias(e.String(), conv)
+}
+
+// unionNumberType returns MySQL's type for a set operation's column of
+// numeric sides l and r, which GMS converted to gms, when gms loses values
+// that MySQL's keeps; nil otherwise.
+func unionNumberType(l, r, gms sql.Type) sql.Type {
+	if !types.IsNumber(l) || !types.IsNumber(r) {
+		return nil
+	}
+	if types.IsFloat(l) || types.IsFloat(r) {
+		if types.IsFloat(gms) {
+			return nil
+		}
+		return types.Float64
+	}
+	if types.IsText(gms) || types.IsDecimal(gms) && !types.IsDecimal(l) && !types.IsDecimal(r) {
+		if types.IsDecimal(l) || types.IsDecimal(r) {
+			return mergedType(l, r)
+		}
+		return unionIntType(l, r)
+	}
+	if types.IsInteger(gms) && (l.Type() == sqltypes.Uint64 || r.Type() == sqltypes.Uint64) {
+		return unionIntType(l, r)
+	}
+	return nil
+}
+
+// unionIntType is MySQL's type for a column of integer sides: the wider of
+// two signed or two unsigned integers; for a signed and an unsigned one,
+// the signed one if it is wider, else the signed type twice as wide as the
+// unsigned one, and DECIMAL(20,0) past BIGINT.
+func unionIntType(l, r sql.Type) sql.Type {
+	lb, lu, lok := intBits(l)
+	rb, ru, rok := intBits(r)
+	if !lok || !rok {
+		return nil
+	}
+	if lu == ru {
+		if lb < rb {
+			return r
+		}
+		return l
+	}
+	sb, ub := lb, rb
+	if lu {
+		sb, ub = rb, lb
+	}
+	bits := max(sb, 2*ub)
+	switch {
+	case bits <= 16:
+		return types.Int16
+	case bits <= 32:
+		return types.Int32
+	case bits <= 64:
+		return types.Int64
+	}
+	t, err := types.CreateDecimalType(20, 0)
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// intBits returns an integer type's width in bits and whether it is
+// unsigned.
+func intBits(t sql.Type) (bits int, unsigned, ok bool) {
+	switch t.Type() {
+	case sqltypes.Int8:
+		return 8, false, true
+	case sqltypes.Uint8:
+		return 8, true, true
+	case sqltypes.Int16:
+		return 16, false, true
+	case sqltypes.Uint16:
+		return 16, true, true
+	case sqltypes.Int24:
+		return 24, false, true
+	case sqltypes.Uint24:
+		return 24, true, true
+	case sqltypes.Int32:
+		return 32, false, true
+	case sqltypes.Uint32:
+		return 32, true, true
+	case sqltypes.Int64:
+		return 64, false, true
+	case sqltypes.Uint64:
+		return 64, true, true
+	}
+	return 0, false, false
 }
 
 // mergedType returns the type MySQL gives a set operation's column whose
