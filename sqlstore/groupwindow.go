@@ -24,24 +24,28 @@ import (
 //	WINDOW ... ORDER BY ... LIMIT ...
 //
 // In the outer SELECT an expression that is a GROUP BY expression, an
-// aggregate call (not itself windowed) or a column becomes a reference to
-// a column of the derived table that computes it. Select items keep their
+// aggregate call (not itself windowed), a column, or an expression around
+// a subquery becomes a reference to a column of the derived table that
+// computes it; every group key is a column too. Select items keep their
 // names (the text they were written as, or their alias). GROUP BY and
 // HAVING stay inside, with select-list aliases and positions replaced by
 // the expressions they name. ORDER BY, DISTINCT, LIMIT, WINDOW and WITH
 // stay outside: WITH so that the derived table still sees the CTEs.
 //
+// The same rewrite serves grouped SELECTs with subqueries whose group keys
+// are not all selected (subqueriesOverGroups): GMS evaluates a subquery's
+// references to the group right only when the keys are selected, as the
+// derived table selects them.
+//
 // A column outside any aggregate under implicit grouping (aggregates and no
 // GROUP BY) is an error in MySQL (1140, only_full_group_by), and such a
 // statement is left to GMS, which fails it with that error. So are the
 // statements the rewrite cannot express faithfully: * in the select list,
-// a GROUP BY or HAVING alias that may shadow a column. A subquery in the
-// outer part moves into the derived table whole, where it is evaluated per
-// group as MySQL evaluates it. The
-// rewrite works on copies, so a statement it declines is left as parsed.
+// a GROUP BY or HAVING alias that may shadow a column. The rewrite works
+// on copies, so a statement it declines is left as parsed.
 //
-// Only statements whose text contains OVER are examined, so no other
-// statement pays for more than that scan.
+// Only statements whose text contains OVER or GROUP are examined, so no
+// other statement pays for more than that scan.
 
 // groupedTable is the derived table's name; groupedColumn names its
 // columns. Both start with "__" so that they cannot meet a user's
@@ -84,9 +88,11 @@ func (p windowParser) ParseOneWithOptions(ctx context.Context, query string, opt
 }
 
 // rewriteGroupedWindows rewrites every SELECT of st that has window
-// functions over grouped rows. query is st's text, for the cheap test.
+// functions over grouped rows, or subqueries GMS would evaluate without
+// their group's key (subqueriesOverGroups). query is st's text, for the
+// cheap test.
 func rewriteGroupedWindows(query string, st ast.Statement, err error) (ast.Statement, error) {
-	if err != nil || st == nil || !containsOver(query) {
+	if err != nil || st == nil || !containsFold(query, "over") && !containsFold(query, "group") {
 		return st, err
 	}
 	var sels []*ast.Select
@@ -107,7 +113,7 @@ func rewriteGroupedWindows(query string, st ast.Statement, err error) (ast.State
 	}
 	_ = ast.Walk(visit, st)
 	for _, s := range sels {
-		if !windowsOverGroups(s) {
+		if !windowsOverGroups(s) && !subqueriesOverGroups(s) {
 			continue
 		}
 		if err := rewriteSelect(s); err != nil {
@@ -125,16 +131,6 @@ func collectSelects(n ast.SQLNode, sels *[]*ast.Select) {
 		}
 		return true, nil
 	}, n)
-}
-
-// containsOver reports whether s contains "over" in any letter case.
-func containsOver(s string) bool {
-	for i := 0; i+4 <= len(s); i++ {
-		if (s[i]|0x20) == 'o' && (s[i+1]|0x20) == 'v' && (s[i+2]|0x20) == 'e' && (s[i+3]|0x20) == 'r' {
-			return true
-		}
-	}
-	return false
 }
 
 // isAggregate reports whether e is a grouping aggregate call: not windowed.
@@ -174,6 +170,47 @@ func windowsOverGroups(s *ast.Select) bool {
 		_ = ast.Walk(visit, s.Having)
 	}
 	return aggregates || len(s.GroupBy) > 0 || s.Having != nil
+}
+
+// subqueriesOverGroups reports whether s groups by keys it does not select
+// and has a subquery in its select list, HAVING or ORDER BY. GMS evaluates
+// such a subquery's references to the grouped row wrongly: a scalar
+// subquery failed with 1242 or an index error, and EXISTS answered for
+// another row than its group's, silently. With every key selected (as
+// the derived table selects them) GMS gets them right.
+func subqueriesOverGroups(s *ast.Select) bool {
+	if len(s.GroupBy) == 0 {
+		return false
+	}
+	found := false
+	nodes := []ast.SQLNode{s.SelectExprs, s.OrderBy}
+	if s.Having != nil {
+		nodes = append(nodes, s.Having)
+	}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if _, ok := n.(*ast.Subquery); ok {
+			found = true
+		}
+		return !found, nil
+	}, nodes...)
+	if !found {
+		return false
+	}
+	selected := make(map[string]bool, len(s.SelectExprs))
+	for _, se := range s.SelectExprs {
+		if ae, ok := se.(*ast.AliasedExpr); ok {
+			selected[ast.String(ae.Expr)] = true
+		}
+	}
+	for _, e := range s.GroupBy {
+		if _, ok := e.(*ast.SQLVal); ok {
+			continue // a position: selected
+		}
+		if !selected[ast.String(e)] {
+			return true
+		}
+	}
+	return false
 }
 
 // errNotRewritten leaves a statement to GMS.
@@ -358,9 +395,10 @@ func (g *grouping) outer(e ast.Expr) (ast.Expr, error) {
 			targets = append(targets, x)
 			return false, nil
 		}
-		if _, ok := x.(*ast.Subquery); ok {
+		if hasSubquery(x) && !hasWindow(x) {
 			// Evaluated per group, where its outer references are
-			// grouped columns, as in MySQL.
+			// grouped columns, as in MySQL: the whole expression
+			// around the subquery, as EXISTS and IN take it as rows.
 			targets = append(targets, x)
 			return false, nil
 		}
@@ -516,6 +554,17 @@ func namesColumn(e ast.Expr, name ast.ColIdent) bool {
 	found := false
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if c, ok := n.(*ast.ColName); ok && c.Name.Equal(name) {
+			found = true
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
+func hasSubquery(e ast.Expr) bool {
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if _, ok := n.(*ast.Subquery); ok {
 			found = true
 		}
 		return !found, nil

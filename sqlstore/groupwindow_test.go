@@ -88,6 +88,39 @@ func TestWindowsOverGroups(t *testing.T) {
 	require.Contains(t, plan, "GroupBy")
 }
 
+// Subqueries over groups whose keys are not selected: GMS failed the
+// scalar ones (1242, an index error) and answered EXISTS for the wrong row.
+func TestSubqueriesOverGroups(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, c INT)")
+	d.exec("CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(10))")
+	d.exec("INSERT INTO t VALUES (1,1,10),(2,1,20),(3,2,5),(4,3,7),(5,3,8)")
+	d.exec("INSERT INTO u VALUES (1,'one'),(2,'two'),(3,'three')")
+	for _, tc := range []struct{ q, rows string }{
+		{"SELECT (SELECT name FROM u WHERE u.id = t.k) nm, SUM(c) FROM t GROUP BY k ORDER BY 1",
+			"[[one 30] [three 15] [two 5]]"},
+		{"SELECT (SELECT COUNT(*) FROM u WHERE u.id <= t.k) n, SUM(c) FROM t GROUP BY k ORDER BY 2",
+			"[[2 5] [3 15] [1 30]]"},
+		{"SELECT EXISTS (SELECT 1 FROM u WHERE u.id = t.k AND name = 'one') e, SUM(c) FROM t GROUP BY k ORDER BY 2",
+			"[[0 5] [0 15] [1 30]]"},
+		{"SELECT SUM(c), MAX(c) IN (SELECT id * 10 FROM u) FROM t GROUP BY k ORDER BY 1",
+			"[[5 0] [15 0] [30 1]]"},
+		{"SELECT SUM(c) s FROM t GROUP BY k HAVING (SELECT name FROM u WHERE u.id = t.k) <> 'two' ORDER BY 1",
+			"[[15] [30]]"},
+		{"SELECT SUM(c) FROM t GROUP BY k ORDER BY (SELECT name FROM u WHERE u.id = t.k)",
+			"[[30] [15] [5]]"},
+		{"SELECT SUM(c), RANK() OVER (ORDER BY EXISTS (SELECT 1 FROM u WHERE u.id = t.k AND name = 'two')) FROM t GROUP BY k ORDER BY 1",
+			"[[5 3] [15 1] [30 1]]"},
+		// With the keys selected GMS was right, and the statement is not
+		// rewritten.
+		{"SELECT k, EXISTS (SELECT 1 FROM u WHERE u.id = t.k AND name = 'one') e FROM t GROUP BY k ORDER BY k",
+			"[[1 1] [2 0] [3 0]]"},
+	} {
+		rows, _ := d.queryTyped(tc.q)
+		require.Equal(t, tc.rows, rows, tc.q)
+	}
+}
+
 // A column outside aggregates under implicit grouping fails as in MySQL
 // (1140), with a message that reads as MySQL's, and nothing else does.
 func TestWindowsOverGroupsErrors(t *testing.T) {
@@ -122,6 +155,9 @@ func TestWindowParserRewrites(t *testing.T) {
 		{"SELECT k, SUM(c), RANK() OVER (ORDER BY SUM(c)) FROM t GROUP BY k", true},
 		{"SELECT COUNT(*), ROW_NUMBER() OVER () FROM t", true},
 		{"SELECT k, ROW_NUMBER() OVER () FROM t GROUP BY k HAVING SUM(c) > ?", true},
+		{"SELECT (SELECT 1) FROM t GROUP BY k", true},
+		{"SELECT k, (SELECT 1) FROM t GROUP BY k", false},
+		{"SELECT SUM(c) FROM t GROUP BY k", false},
 		// Left to GMS: * in the select list, an alias naming its own column.
 		{"SELECT *, ROW_NUMBER() OVER () FROM t GROUP BY k", false},
 		{"SELECT k + 1 AS k, ROW_NUMBER() OVER () FROM t GROUP BY k", false},
