@@ -318,31 +318,57 @@ func retypeCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 	}
 }
 
-// hasGroupBy reports whether n holds a GroupBy or a Window. The common
-// statement's nodes are followed by their Child field: Children allocates.
+// hasGroupBy reports whether n holds a GroupBy or a Window.
 func hasGroupBy(n sql.Node) bool {
-	switch n := n.(type) {
-	case *plan.GroupBy, *plan.Window:
-		return true
-	case *plan.Project:
-		return hasGroupBy(n.Child)
-	case *plan.Filter:
-		return hasGroupBy(n.Child)
-	case *plan.Sort:
-		return hasGroupBy(n.Child)
-	case *plan.Limit:
-		return hasGroupBy(n.Child)
-	case *plan.TopN:
-		return hasGroupBy(n.Child)
-	case *plan.Distinct:
-		return hasGroupBy(n.Child)
-	case *plan.InsertInto:
-		if n.LiteralValueSource {
+	return planHolds(n, func(n sql.Node) bool {
+		switch n.(type) {
+		case *plan.GroupBy, *plan.Window:
+			return true
+		}
+		return false
+	})
+}
+
+// planHolds reports whether n or a node below it satisfies match. The nodes
+// a short statement is made of are followed by their Child field, as
+// Children allocates; a table and the literal rows of an INSERT hold
+// nothing.
+func planHolds(n sql.Node, match func(sql.Node) bool) bool {
+	for {
+		if match(n) {
+			return true
+		}
+		switch c := n.(type) {
+		case *plan.Project:
+			n = c.Child
+		case *plan.Filter:
+			n = c.Child
+		case *plan.Sort:
+			n = c.Child
+		case *plan.Limit:
+			n = c.Child
+		case *plan.TopN:
+			n = c.Child
+		case *plan.Distinct:
+			n = c.Child
+		case *plan.GroupBy:
+			n = c.Child
+		case *plan.InsertInto:
+			if c.LiteralValueSource {
+				return false
+			}
+			return childrenHold(n, match)
+		case sql.TableNode:
 			return false
+		default:
+			return childrenHold(n, match)
 		}
 	}
+}
+
+func childrenHold(n sql.Node, match func(sql.Node) bool) bool {
 	for _, c := range n.Children() {
-		if hasGroupBy(c) {
+		if planHolds(c, match) {
 			return true
 		}
 	}

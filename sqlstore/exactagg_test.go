@@ -42,6 +42,18 @@ func (d *testDB) queryTyped(q string) (string, []string) {
 	return fmt.Sprint(rows), typs
 }
 
+// queryRows is a query and the rows queryTyped should return for it.
+type queryRows struct{ q, rows string }
+
+// requireRows runs each query and fails the test when its rows differ.
+func (d *testDB) requireRows(cases []queryRows) {
+	d.t.Helper()
+	for _, tc := range cases {
+		rows, _ := d.queryTyped(tc.q)
+		require.Equal(d.t, tc.rows, rows, tc.q)
+	}
+}
+
 func TestExactSumAndAvg(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, d DECIMAL(17,2), n BIGINT, u BIGINT UNSIGNED, g INT, f DOUBLE, y YEAR, tn TINYINT)")

@@ -240,25 +240,10 @@ func rewriteSelect(s *ast.Select) error {
 			aliases[ae.As.Lowered()] = ae.Expr
 		}
 	}
-	// The inner GROUP BY and HAVING, with aliases and positions resolved,
-	// on copies: the select items themselves are rewritten below.
-	groupBy := make(ast.GroupBy, 0, len(s.GroupBy))
-	for _, e := range s.GroupBy {
-		e, err := resolveSelectRef(e, s.SelectExprs, aliases)
-		if err != nil {
-			return ignoreNotRewritten(err)
-		}
-		groupBy = append(groupBy, e)
+	groupBy, having, err := innerGrouping(s, aliases)
+	if err != nil {
+		return ignoreNotRewritten(err)
 	}
-	var having *ast.Where
-	if s.Having != nil {
-		e, err := resolveAliases(s.Having.Expr, aliases)
-		if err != nil {
-			return ignoreNotRewritten(err)
-		}
-		having = &ast.Where{Type: s.Having.Type, Expr: e}
-	}
-
 	g := &grouping{
 		implicit: len(s.GroupBy) == 0,
 		keys:     make(map[string]bool, len(groupBy)),
@@ -277,46 +262,13 @@ func rewriteSelect(s *ast.Select) error {
 			g.column(c)
 		}
 	}
-	items := make(ast.SelectExprs, len(s.SelectExprs))
-	for i, se := range s.SelectExprs {
-		ae := *se.(*ast.AliasedExpr)
-		if ae.InputExpression == "" && ae.As.IsEmpty() {
-			ae.InputExpression = ast.String(ae.Expr)
-		}
-		g.pos = i + 1
-		e, err := g.outerCopy(ae.Expr)
-		if err != nil {
-			return ignoreNotRewritten(err)
-		}
-		ae.Expr = e
-		items[i] = &ae
+	items, err := g.outerItems(s.SelectExprs)
+	if err != nil {
+		return ignoreNotRewritten(err)
 	}
-	g.pos = 0
-	var window ast.Window
-	if len(s.Window) > 0 {
-		window = make(ast.Window, len(s.Window))
-	}
-	for i, w := range s.Window {
-		w2 := *w
-		if err := g.windowDef((*ast.Over)(&w2)); err != nil {
-			return ignoreNotRewritten(err)
-		}
-		window[i] = &w2
-	}
-	var orderBy ast.OrderBy
-	if len(s.OrderBy) > 0 {
-		orderBy = make(ast.OrderBy, len(s.OrderBy))
-	}
-	for i, o := range s.OrderBy {
-		o2 := *o
-		if !isAliasRef(o.Expr, aliases) && !isLiteral(o.Expr) {
-			e, err := g.outerCopy(o.Expr)
-			if err != nil {
-				return ignoreNotRewritten(err)
-			}
-			o2.Expr = e
-		}
-		orderBy[i] = &o2
+	window, orderBy, err := g.outerWindowAndOrder(s, aliases)
+	if err != nil {
+		return ignoreNotRewritten(err)
 	}
 	if len(g.inner) == 0 {
 		g.column(ast.NewIntVal([]byte("1")))
@@ -348,6 +300,83 @@ func rewriteSelect(s *ast.Select) error {
 		Into:    s.Into,
 	}
 	return nil
+}
+
+// innerGrouping returns the derived table's GROUP BY and HAVING, with
+// aliases and positions resolved, on copies: the select items themselves
+// are rewritten for the outer SELECT.
+func innerGrouping(s *ast.Select, aliases map[string]ast.Expr) (ast.GroupBy, *ast.Where, error) {
+	groupBy := make(ast.GroupBy, 0, len(s.GroupBy))
+	for _, e := range s.GroupBy {
+		e, err := resolveSelectRef(e, s.SelectExprs, aliases)
+		if err != nil {
+			return nil, nil, err
+		}
+		groupBy = append(groupBy, e)
+	}
+	var having *ast.Where
+	if s.Having != nil {
+		e, err := resolveAliases(s.Having.Expr, aliases)
+		if err != nil {
+			return nil, nil, err
+		}
+		having = &ast.Where{Type: s.Having.Type, Expr: e}
+	}
+	return groupBy, having, nil
+}
+
+// outerItems returns copies of the select items that read grouped values
+// from the derived table, each keeping the name it was written with.
+func (g *grouping) outerItems(exprs ast.SelectExprs) (ast.SelectExprs, error) {
+	items := make(ast.SelectExprs, len(exprs))
+	for i, se := range exprs {
+		ae := *se.(*ast.AliasedExpr)
+		if ae.InputExpression == "" && ae.As.IsEmpty() {
+			ae.InputExpression = ast.String(ae.Expr)
+		}
+		g.pos = i + 1
+		e, err := g.outerCopy(ae.Expr)
+		if err != nil {
+			return nil, err
+		}
+		ae.Expr = e
+		items[i] = &ae
+	}
+	g.pos = 0
+	return items, nil
+}
+
+// outerWindowAndOrder returns copies of s's named windows and ORDER BY that
+// read grouped values from the derived table. An ORDER BY naming a select
+// alias or a position is kept as it is.
+func (g *grouping) outerWindowAndOrder(s *ast.Select, aliases map[string]ast.Expr) (ast.Window, ast.OrderBy, error) {
+	var window ast.Window
+	if len(s.Window) > 0 {
+		window = make(ast.Window, len(s.Window))
+	}
+	for i, w := range s.Window {
+		w2 := *w
+		if err := g.windowDef((*ast.Over)(&w2)); err != nil {
+			return nil, nil, err
+		}
+		window[i] = &w2
+	}
+	var orderBy ast.OrderBy
+	if len(s.OrderBy) > 0 {
+		orderBy = make(ast.OrderBy, len(s.OrderBy))
+	}
+	for i, o := range s.OrderBy {
+		o2 := *o
+		if !isAliasRef(o.Expr, aliases) && !isLiteral(o.Expr) {
+			e, err := g.outerCopy(o.Expr)
+			if err != nil {
+				return nil, nil, err
+			}
+			o2.Expr = e
+		}
+		orderBy[i] = &o2
+	}
+	return window, orderBy, nil
 }
 
 func ignoreNotRewritten(err error) error {
@@ -551,33 +580,31 @@ func copyExpr(e ast.Expr) (ast.Expr, error) {
 
 // namesColumn reports whether e refers to a column called name.
 func namesColumn(e ast.Expr, name ast.ColIdent) bool {
-	found := false
-	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
-		if c, ok := n.(*ast.ColName); ok && c.Name.Equal(name) {
-			found = true
-		}
-		return !found, nil
-	}, e)
-	return found
+	return exprHolds(e, func(n ast.SQLNode) bool {
+		c, ok := n.(*ast.ColName)
+		return ok && c.Name.Equal(name)
+	})
 }
 
 func hasSubquery(e ast.Expr) bool {
-	found := false
-	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
-		if _, ok := n.(*ast.Subquery); ok {
-			found = true
-		}
-		return !found, nil
-	}, e)
-	return found
+	return exprHolds(e, func(n ast.SQLNode) bool {
+		_, ok := n.(*ast.Subquery)
+		return ok
+	})
 }
 
 func hasWindow(e ast.Expr) bool {
+	return exprHolds(e, func(n ast.SQLNode) bool {
+		f, ok := n.(*ast.FuncExpr)
+		return ok && f.Over != nil
+	})
+}
+
+// exprHolds reports whether e or a node within it satisfies match.
+func exprHolds(e ast.Expr, match func(ast.SQLNode) bool) bool {
 	found := false
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
-		if f, ok := n.(*ast.FuncExpr); ok && f.Over != nil {
-			found = true
-		}
+		found = found || match(n)
 		return !found, nil
 	}, e)
 	return found

@@ -18,7 +18,7 @@ func TestWindowsOverGroups(t *testing.T) {
 	d.exec("CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(10))")
 	d.exec("INSERT INTO t VALUES (1,1,10),(2,1,20),(3,2,5),(4,3,7),(5,3,8)")
 	d.exec("INSERT INTO u VALUES (1,'one'),(2,'two'),(3,'three')")
-	for _, tc := range []struct{ q, rows string }{
+	d.requireRows([]queryRows{
 		{"SELECT k, COUNT(*), ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY k",
 			"[[1 2 1] [2 1 2] [3 2 3]]"},
 		{"SELECT k, SUM(c), RANK() OVER (ORDER BY SUM(c) DESC) r FROM t GROUP BY k ORDER BY r",
@@ -56,10 +56,7 @@ func TestWindowsOverGroups(t *testing.T) {
 			"[[2 1] [3 2] [1 3]]"},
 		{"SELECT 0, 0 UNION ALL SELECT k, ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY k",
 			"[[0 0] [1 1] [2 2] [3 3]]"},
-	} {
-		rows, _ := d.queryTyped(tc.q)
-		require.Equal(t, tc.rows, rows, tc.q)
-	}
+	})
 
 	// Columns keep the names they were written with.
 	ctx := d.ctx.WithQuery("")
@@ -96,7 +93,7 @@ func TestSubqueriesOverGroups(t *testing.T) {
 	d.exec("CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(10))")
 	d.exec("INSERT INTO t VALUES (1,1,10),(2,1,20),(3,2,5),(4,3,7),(5,3,8)")
 	d.exec("INSERT INTO u VALUES (1,'one'),(2,'two'),(3,'three')")
-	for _, tc := range []struct{ q, rows string }{
+	d.requireRows([]queryRows{
 		{"SELECT (SELECT name FROM u WHERE u.id = t.k) nm, SUM(c) FROM t GROUP BY k ORDER BY 1",
 			"[[one 30] [three 15] [two 5]]"},
 		{"SELECT (SELECT COUNT(*) FROM u WHERE u.id <= t.k) n, SUM(c) FROM t GROUP BY k ORDER BY 2",
@@ -115,10 +112,7 @@ func TestSubqueriesOverGroups(t *testing.T) {
 		// rewritten.
 		{"SELECT k, EXISTS (SELECT 1 FROM u WHERE u.id = t.k AND name = 'one') e FROM t GROUP BY k ORDER BY k",
 			"[[1 1] [2 0] [3 0]]"},
-	} {
-		rows, _ := d.queryTyped(tc.q)
-		require.Equal(t, tc.rows, rows, tc.q)
-	}
+	})
 }
 
 // A column outside aggregates under implicit grouping fails as in MySQL

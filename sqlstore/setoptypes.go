@@ -123,39 +123,12 @@ func mergeSetOpTypes(n sql.Node, qFlags *sql.QueryFlags) (sql.Node, transform.Tr
 	})
 }
 
-// hasSetOp reports whether n holds a set operation, without allocating for
-// the nodes a short statement is made of.
+// hasSetOp reports whether n holds a set operation.
 func hasSetOp(n sql.Node) bool {
-	switch n := n.(type) {
-	case *plan.SetOp:
-		return true
-	case *plan.Project:
-		return hasSetOp(n.Child)
-	case *plan.Filter:
-		return hasSetOp(n.Child)
-	case *plan.Sort:
-		return hasSetOp(n.Child)
-	case *plan.Limit:
-		return hasSetOp(n.Child)
-	case *plan.TopN:
-		return hasSetOp(n.Child)
-	case *plan.Distinct:
-		return hasSetOp(n.Child)
-	case *plan.GroupBy:
-		return hasSetOp(n.Child)
-	case *plan.InsertInto:
-		if n.LiteralValueSource {
-			return false
-		}
-	case sql.TableNode:
-		return false
-	}
-	for _, c := range n.Children() {
-		if hasSetOp(c) {
-			return true
-		}
-	}
-	return false
+	return planHolds(n, func(n sql.Node) bool {
+		_, ok := n.(*plan.SetOp)
+		return ok
+	})
 }
 
 // mergeConverted returns u with the columns GMS converted to a type that

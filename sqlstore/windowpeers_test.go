@@ -1,10 +1,6 @@
 package sqlstore
 
-import (
-	"testing"
-
-	"github.com/stretchr/testify/require"
-)
+import "testing"
 
 // Tied ORDER BY values are peers, as in MySQL: one rank, and one frame end
 // for an aggregate with ORDER BY and no frame. NULLs are peers of each
@@ -14,7 +10,7 @@ func TestWindowPeers(t *testing.T) {
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, i INT, d DECIMAL(10,2), b VARBINARY(5), s VARCHAR(5))")
 	d.exec(`INSERT INTO t VALUES (1,1,1.5,'a','x'),(2,1,1.50,'a','x'),(3,2,2,'b','y'),
 		(4,NULL,NULL,NULL,NULL),(5,NULL,NULL,NULL,NULL)`)
-	for _, tc := range []struct{ q, rows string }{
+	d.requireRows([]queryRows{
 		{"SELECT id, SUM(id) OVER (ORDER BY i) FROM t ORDER BY id", "[[1 12] [2 12] [3 15] [4 9] [5 9]]"},
 		{"SELECT id, SUM(id) OVER (ORDER BY d DESC) FROM t ORDER BY id", "[[1 6] [2 6] [3 3] [4 15] [5 15]]"},
 		{"SELECT id, COUNT(*) OVER (ORDER BY i), MAX(id) OVER (ORDER BY i), AVG(id) OVER (ORDER BY s) FROM t ORDER BY id",
@@ -31,8 +27,5 @@ func TestWindowPeers(t *testing.T) {
 			"[[1 1 2] [2 1 2] [3 3 1] [4 3 1] [5 3 1]]"},
 		{"SELECT id, LAG(id) OVER (ORDER BY i, id), ROW_NUMBER() OVER (ORDER BY d, id) FROM t ORDER BY id",
 			"[[1 5 3] [2 1 4] [3 2 5] [4 <nil> 1] [5 4 2]]"},
-	} {
-		rows, _ := d.queryTyped(tc.q)
-		require.Equal(t, tc.rows, rows, tc.q)
-	}
+	})
 }
