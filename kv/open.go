@@ -64,6 +64,9 @@ func Open(dirname string, opts *Options) (db *DB, err error) {
 	}
 	d.cacheNS = d.cache.NewNamespace()
 	d.ioPool = prefetch.NewPool(o.IOQueueDepth)
+	if o.DisableIOUring {
+		d.ioPool.DisableRings()
+	}
 	d.tables = newTableCache(d, o.MaxOpenFiles)
 	defer func() {
 		if err != nil {

@@ -92,6 +92,12 @@ type Options struct {
 	// read while reads are slow (the bytes are probably not in the page
 	// cache), use pread and the cache. Direct reads never map.
 	DisableMmapReads bool
+	// DisableIOUring makes background reads (AsyncIO) run on the I/O
+	// pool's goroutines. By default an iterator reading ahead submits its
+	// reads to an io_uring (Linux) and collects them itself, which on a
+	// machine with few CPUs overlaps reading and decoding where a hand-off
+	// to another goroutine does not (see kv/uring).
+	DisableIOUring bool
 	// InitialAutoReadahead and MaxAutoReadahead tune the automatic readahead
 	// of iterators: after two adjacent block reads, the next read brings
 	// InitialAutoReadahead bytes more, doubling on each further adjacent

@@ -3,11 +3,13 @@ package kv
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/uring"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/stretchr/testify/require"
 )
@@ -392,4 +394,70 @@ func TestMultiScanCoalesceThreshold(t *testing.T) {
 	if calls, mapped := reads(d, 64<<10); mapped == calls {
 		require.EqualValues(t, len(ranges), calls)
 	}
+}
+
+// TestAsyncScansOnRing: iterators reading ahead in the background over
+// tables on disk, buffered and direct, with their reads on an io_uring (or
+// the pool's goroutines where there is none, or with DisableIOUring), see
+// the same keys as an iterator without readahead, in both directions and
+// within bounds.
+func TestAsyncScansOnRing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"buffered", Options{DisableMmapReads: true}},
+		{"direct", Options{UseDirectReads: true}},
+		{"direct/pool", Options{UseDirectReads: true, DisableIOUring: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			const n = 30000
+			d := readPathDB(t, n, &opts)
+			collect := func(ro ReadOptions, lo, hi int, reverse bool) []string {
+				it, err := d.NewIter(&IterOptions{ReadOptions: ro,
+					LowerBound: fmt.Appendf(nil, "k%08d", lo), UpperBound: fmt.Appendf(nil, "k%08d", hi)})
+				require.NoError(t, err)
+				var keys []string
+				if reverse {
+					for ok := it.Last(); ok; ok = it.Prev() {
+						keys = append(keys, string(it.Key()))
+					}
+				} else {
+					for ok := it.First(); ok; ok = it.Next() {
+						keys = append(keys, string(it.Key()))
+						require.Equal(t, fmt.Sprintf("%0100d", len(keys)-1+lo), string(it.Value()))
+					}
+				}
+				require.NoError(t, it.Close())
+				return keys
+			}
+			var op stats.Counters
+			for range 20 {
+				lo := rng.IntN(n)
+				hi := lo + rng.IntN(n-lo) + 1
+				reverse := rng.IntN(4) == 0
+				want := collect(ReadOptions{ReadaheadSize: -1}, lo, hi, reverse)
+				got := collect(ReadOptions{ReadaheadSize: 64 << 10, AsyncIO: true, Stats: &op}, lo, hi, reverse)
+				require.Equal(t, want, got, "[%d, %d) reverse=%t", lo, hi, reverse)
+			}
+			require.Positive(t, op.Get(stats.AsyncReadCount))
+			ring := op.Get(stats.AsyncReadRing)
+			if tc.opts.DisableIOUring || !ringsAvailable() {
+				require.Zero(t, ring)
+			} else {
+				require.Positive(t, ring)
+			}
+		})
+	}
+}
+
+func ringsAvailable() bool {
+	r, err := uring.New(2)
+	if err != nil {
+		return false
+	}
+	r.Close()
+	return true
 }

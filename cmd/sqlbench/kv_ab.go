@@ -43,6 +43,7 @@ var kvABFlags = []*kvABFlag{
 	{name: "fill_cache", field: func(r *kvRun) any { return &r.iter.fillCache }},
 	{name: "use_direct_reads", field: func(r *kvRun) any { return &r.open.directReads }},
 	{name: "mmap_read", field: func(r *kvRun) any { return &r.open.mmapRead }},
+	{name: "io_uring", field: func(r *kvRun) any { return &r.open.ioUring }},
 	{name: "multiread_batched", field: func(r *kvRun) any { return &r.multiReadBatched }},
 	{name: "multiscan_prepare", field: func(r *kvRun) any { return &r.multiScanPrepare }},
 	{name: "multiscan_coalesce", field: func(r *kvRun) any { return &r.iter.coalesceThreshold }, min: -1},

@@ -58,11 +58,13 @@ type kvOpenOptions struct {
 	directReads bool
 	// mmapRead maps the tables into memory (-mmap_read).
 	mmapRead bool
+	// ioUring submits background reads to an io_uring (-io_uring).
+	ioUring bool
 }
 
 // openOptions returns the options the flags open the database with.
 func (c *kvConfig) openOptions() kvOpenOptions {
-	return kvOpenOptions{directReads: c.useDirectReads, mmapRead: c.mmapRead}
+	return kvOpenOptions{directReads: c.useDirectReads, mmapRead: c.mmapRead, ioUring: c.ioUring}
 }
 
 // kvMultiGetter is an engine that looks many keys up in one call

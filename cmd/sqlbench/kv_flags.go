@@ -57,6 +57,7 @@ type kvConfig struct {
 	writeBufferSize int64
 	useDirectReads  bool
 	mmapRead        bool
+	ioUring         bool
 	sync            bool
 	disableWAL      bool
 
@@ -107,6 +108,7 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.Int64Var(&c.writeBufferSize, "write_buffer_size", 64<<20, "memtable bytes")
 	fs.BoolVar(&c.useDirectReads, "use_direct_reads", false, "read tables with O_DIRECT")
 	fs.BoolVar(&c.mmapRead, "mmap_read", true, "map the tables into memory and copy block reads from the page cache instead of calling pread (not with -use_direct_reads)")
+	fs.BoolVar(&c.ioUring, "io_uring", true, "with -async_io, iterators submit their background reads to an io_uring and collect them themselves; false hands them to the I/O pool's goroutines (0/1 or false/true)")
 	fs.Int64Var(&c.readaheadSize, "readahead_size", 0, "explicit readahead of iterators in bytes; 0 leaves it automatic, -1 turns it off")
 	fs.BoolVar(&c.asyncIO, "async_io", false, "iterators and prepared scans read ahead in the background, MultiGet reads a batch's uncached blocks at once (0/1 or false/true)")
 	fs.BoolVar(&c.fillCache, "fill_cache", true, "iterators and prepared scans put the blocks they read into the block cache; false reads long scans in place from the readahead buffer (0/1 or false/true)")

@@ -173,7 +173,7 @@ func TestKVFlags(t *testing.T) {
 		{name: "strided batch past the keys", args: []string{"-benchmarks=multireadrandom", "-num=100", "-batch_size=32", "-multiread_stride=4"},
 			errs: []string{"-multiread_stride=4: a batch of -batch_size=32 keys that far apart spans more than -num=100 keys"}},
 		{name: "A/B of an unknown flag", args: []string{"-benchmarks=seekrandom", "-ab=cache_size"},
-			errs: []string{`-ab="cache_size": want one of readahead_size, async_io, fill_cache, use_direct_reads, mmap_read, multiread_batched, multiscan_prepare, multiscan_coalesce`}},
+			errs: []string{`-ab="cache_size": want one of readahead_size, async_io, fill_cache, use_direct_reads, mmap_read, io_uring, multiread_batched, multiscan_prepare, multiscan_coalesce`}},
 		{name: "A/B value without A/B", args: []string{"-ab_value=0"}, errs: []string{"-ab_value needs -ab"}},
 		{name: "A/B with nothing to change", args: []string{"-benchmarks=seekrandom", "-ab=readahead_size"},
 			errs: []string{"-ab=readahead_size: A and B are both 0 (set -readahead_size for A, or -ab_value for B)"}},
@@ -209,7 +209,7 @@ func TestKVFlagsHelp(t *testing.T) {
 	require.ErrorIs(t, err, flag.ErrHelp)
 	for _, want := range []string{"usage: sqlbench kv", "seekrandom", "-seek_nexts", "-cold", "multireadrandom", "multiscan",
 		"-readahead_size", "-async_io", "-multiread_stride", "-multiscan_prepare", "-ab_value",
-		"readahead_size, async_io, fill_cache, use_direct_reads, mmap_read, multiread_batched, multiscan_prepare"} {
+		"readahead_size, async_io, fill_cache, use_direct_reads, mmap_read, io_uring, multiread_batched, multiscan_prepare"} {
 		require.Contains(t, out.String(), want)
 	}
 }

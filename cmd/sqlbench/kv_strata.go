@@ -112,6 +112,7 @@ func (b *kvStrataBackend) open(dir string, mustExist bool, oo kvOpenOptions) (kv
 	o.ErrorIfNotExist = mustExist
 	o.UseDirectReads = oo.directReads
 	o.DisableMmapReads = !oo.mmapRead
+	o.DisableIOUring = !oo.ioUring
 	db, err := kv.Open(dir, o)
 	if err != nil {
 		return nil, err

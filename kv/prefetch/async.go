@@ -38,8 +38,9 @@ import (
 //     reads at once, the needed length plus half the window, then the other
 //     half.
 //
-// The reader's goroutine owns every state change; a pool goroutine only
-// fills a request's bytes and signals its completion. A region abandoned in
+// The reader's goroutine owns every state change; a pool goroutine (or the
+// kernel, for a read on the buffer's ring) only fills a request's bytes
+// and signals its completion. A region abandoned in
 // flight is reused only after its read completes (Go cannot cancel a
 // pread), and a completion is accepted only when its generation is the
 // slot's current one.
@@ -186,6 +187,13 @@ func (b *Buffer) submit(s *slot, start int64, length int) {
 	r.Latency = b.pool.Latency()
 	s.state, s.off, s.n, s.fetched = slotInFlight, start, length, 0
 	s.used.reset()
+	i := 0
+	if s == &b.slots[1] {
+		i = 1
+	}
+	if b.ringSubmit(i) {
+		return
+	}
 	var err error
 	if b.submitHook != nil {
 		err = b.submitHook(r)
@@ -203,14 +211,12 @@ func (b *Buffer) submit(s *slot, start int64, length int) {
 // wait blocks until the read of the in-flight region s completes, then
 // accepts it.
 func (b *Buffer) wait(s *slot) {
-	select {
-	case <-s.req.done:
-	default:
+	if !b.finished(s) {
 		if b.beforeWait != nil {
 			b.beforeWait(&s.req)
 		}
 		t0 := time.Now()
-		<-s.req.done
+		b.block(s)
 		b.sink.Add(stats.AsyncWaitCount, 1)
 		b.sink.Add(stats.AsyncWaitMicros, time.Since(t0).Microseconds())
 	}
@@ -227,13 +233,9 @@ func (b *Buffer) reap(s *slot, block bool) {
 		if b.beforeWait != nil {
 			b.beforeWait(&s.req)
 		}
-		<-s.req.done
-	} else {
-		select {
-		case <-s.req.done:
-		default:
-			return
-		}
+		b.block(s)
+	} else if !b.finished(s) {
+		return
 	}
 	b.complete(s)
 }
@@ -244,6 +246,7 @@ func (b *Buffer) reap(s *slot, block bool) {
 // reported: the reader falls back to reading the block itself, which
 // reports the error if it persists.
 func (b *Buffer) complete(s *slot) {
+	s.onRing, s.ringDone = false, false
 	r := &s.req
 	got := int64(r.N)
 	b.sink.Add(stats.PrefetchBytes, got)

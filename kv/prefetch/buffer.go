@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/uring"
 	"github.com/strata-db/strata/kv/vfs"
 )
 
@@ -90,6 +91,12 @@ type Buffer struct {
 	ra       Readahead
 	async    bool
 	pool     *Pool
+	// ring, when not nil, is the ring lent by pool that background reads
+	// go to, reading the file by its descriptor fd (see ring.go). noRing
+	// is set once the buffer found it cannot have one.
+	ring   *uring.Ring
+	fd     int
+	noRing bool
 
 	// slots hold the buffered regions. Synchronous mode uses slots[0] only.
 	// In async mode slots[head] is the region at the lower offset and,
@@ -140,6 +147,9 @@ type slot struct {
 	// accepted only by the assignment that issued it.
 	gen uint64
 	req Request
+	// onRing is set while req's read belongs to the buffer's ring, not the
+	// pool; ringDone once its completion was collected.
+	onRing, ringDone bool
 }
 
 func (s *slot) end() int64 { return s.off + int64(s.n) }
@@ -376,6 +386,7 @@ func (b *Buffer) Close() {
 	}
 	putMem(b.overlap)
 	b.overlap = nil
+	b.returnRing()
 }
 
 // String describes the buffered regions and the readahead state.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/uring"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/stretchr/testify/require"
 )
@@ -62,6 +65,37 @@ func (f *testFile) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// diskFile is a testFile whose bytes are also in a file on disk, which a
+// Buffer's ring reads by descriptor: reads through ReadAt are checked, those
+// on the ring are not.
+type diskFile struct {
+	*testFile
+	os *os.File
+}
+
+func (f diskFile) Fd() uintptr { return f.os.Fd() }
+
+// onDisk writes f's bytes to a temporary file and returns f reading it.
+func (f *testFile) onDisk(t *testing.T) diskFile {
+	name := filepath.Join(t.TempDir(), "data")
+	require.NoError(t, os.WriteFile(name, f.data, 0o644))
+	osf, err := os.Open(name)
+	require.NoError(t, err)
+	t.Cleanup(func() { osf.Close() })
+	return diskFile{f, osf}
+}
+
+// ringsWork reports whether this system has io_uring.
+func ringsWork(t *testing.T) bool {
+	r, err := uring.New(2)
+	if err != nil {
+		t.Logf("io_uring unavailable, reads run on the pool: %v", err)
+		return false
+	}
+	r.Close()
+	return true
 }
 
 // manualPool runs background reads only when told to, or when the buffer
@@ -234,7 +268,8 @@ func TestBufferRandom(t *testing.T) {
 		steps = 600
 	}
 	for _, align := range []int{1, 512} {
-		for _, async := range []bool{false, true} {
+		for _, how := range []string{"sync", "pool", "ring"} {
+			async := how != "sync"
 			for _, mode := range []struct {
 				name string
 				opts Options
@@ -245,15 +280,19 @@ func TestBufferRandom(t *testing.T) {
 				{"explicit-3000", Options{ReadaheadSize: 3000}},
 			} {
 				for _, limit := range []int64{size - 4096, 300_000} {
-					name := fmt.Sprintf("align=%d/async=%t/%s/limit=%d", align, async, mode.name, limit)
+					name := fmt.Sprintf("align=%d/%s/%s/limit=%d", align, how, mode.name, limit)
 					t.Run(name, func(t *testing.T) {
 						f := newTestFile(size, align)
+						var file io.ReaderAt = f
+						if how == "ring" {
+							file = f.onDisk(t)
+						}
 						blocks := blockTiling(rng, size-4096, 50, 9000)
 						st := &stats.Counters{}
 						opts := mode.opts
 						opts.AsyncIO, opts.Pool, opts.Limit, opts.Stats = async, pool, limit, stats.Sink{Op: st}
 						var b Buffer
-						b.Init(f, opts)
+						b.Init(file, opts)
 						var want int64 // the largest end the current read may reach
 						read := func(i int, a Access) {
 							e := blocks[i]
@@ -306,6 +345,11 @@ func TestBufferRandom(t *testing.T) {
 							require.Positive(t, s.Get(stats.AsyncReadCount))
 						} else {
 							require.Zero(t, s.Get(stats.AsyncReadCount))
+						}
+						if how == "ring" && ringsWork(t) {
+							require.Positive(t, s.Get(stats.AsyncReadRing))
+						} else {
+							require.Zero(t, s.Get(stats.AsyncReadRing))
 						}
 						_, _, err := b.Read(0, 10, Forward)
 						require.ErrorIs(t, err, ErrClosed)
@@ -411,4 +455,32 @@ func TestLimitSource(t *testing.T) {
 	require.True(t, ok)
 	require.Zero(t, src2.calls)
 	require.Empty(t, f.errs)
+}
+
+// A read the ring fails (here: the descriptor is not open) leaves the
+// reader to read the block itself, and the buffer's later background reads
+// go to the pool: the bytes are right throughout.
+func TestBufferRingReadFails(t *testing.T) {
+	if !ringsWork(t) {
+		t.Skip("no io_uring")
+	}
+	pool := NewPool(2)
+	defer pool.Close()
+	f := newTestFile(1<<20, 1)
+	df := f.onDisk(t)
+	require.NoError(t, df.os.Close())
+	st := &stats.Counters{}
+	var b Buffer
+	b.Init(df, Options{AsyncIO: true, Pool: pool, ReadaheadSize: 64 << 10, Stats: stats.Sink{Op: st}})
+	defer b.Close()
+	for off := int64(0); off+4096 <= 1<<20; off += 4096 {
+		p, ok, err := b.Read(off, 4096, Forward)
+		require.NoError(t, err)
+		if ok {
+			require.Equal(t, f.data[off:off+4096], p, "block at %d", off)
+		}
+	}
+	s := st.Snapshot()
+	require.Positive(t, s.Get(stats.AsyncReadRing))
+	require.Greater(t, s.Get(stats.AsyncReadCount), s.Get(stats.AsyncReadRing), "later reads ran on the pool")
 }

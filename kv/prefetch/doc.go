@@ -20,11 +20,14 @@
 //     past it, keeping the bytes of the old region that the new one still
 //     needs ("refit"). With async I/O it has two regions (slots) that hold
 //     one window between them: while the iterator consumes one, the other
-//     is read in the background on a [Pool]; a slot the iterator has moved
+//     is read in the background, on an io_uring the Buffer borrows from its
+//     [Pool] where the system has one, else on the pool's goroutines (see
+//     ring.go for why the ring comes first); a slot the iterator has moved
 //     past is refilled at once; a block that straddles the two is copied
 //     into an overlap buffer, and the drained slot is refilled before the
 //     buffer waits for the second one.
-//   - [Pool] runs background reads on a fixed set of goroutines.
+//   - [Pool] runs background reads on a fixed set of goroutines, and lends
+//     io_uring instances (package uring) to Buffers, one each.
 //   - [Coalesce] merges the block extents of a MultiScan into few reads.
 //
 // # Invariants
@@ -42,7 +45,10 @@
 //     completion whose generation is not the slot's current one is dropped.
 //   - Slot states move free -> inFlight -> filled -> free, or inFlight ->
 //     abandoned -> free, only on the goroutine that owns the Buffer; a pool
-//     goroutine only fills the request's bytes and signals its completion.
+//     goroutine (or the kernel, for a read on the Buffer's ring) only fills
+//     the request's bytes and signals its completion. A Buffer's Close
+//     collects every read still on its ring before the ring, and the
+//     slots' memory, go back to their pools.
 //
 // # Concurrency
 //
@@ -59,7 +65,7 @@
 // reader), prefetch.bytes.wasted (read ahead and never handed out, counted
 // when a region is dropped or the buffer closes), prefetch.hits (reads
 // served from bytes already buffered), async.read.count/bytes (reads done
-// on the pool), async.wait.count/micros (times the reader waited for one),
+// in the background; async.read.ring of them on a ring), async.wait.count/micros (times the reader waited for one),
 // async.read.abandoned, and file.read.count/bytes for every read issued.
 //
 // # Example

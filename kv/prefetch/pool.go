@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/uring"
 )
 
 // DefaultQueueDepth is the number of reads a Pool runs at once when
@@ -37,6 +38,14 @@ type Pool struct {
 	depth   int
 	wg      sync.WaitGroup
 	latency Latency
+	// rings are the io_uring instances lent to Buffers (see ring.go).
+	rings struct {
+		sync.Mutex
+		free   []*uring.Ring
+		lent   int // made and not closed, free or lent
+		off    bool
+		closed bool
+	}
 }
 
 // Latency returns the pool's measure of read latency, which the reads that
@@ -112,6 +121,7 @@ func (p *Pool) Close() error {
 	close(p.reqs)
 	p.mu.Unlock()
 	p.wg.Wait()
+	p.closeRings()
 	return nil
 }
 

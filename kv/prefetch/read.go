@@ -39,8 +39,8 @@ func ReadAt(f io.ReaderAt, p []byte, off int64, lat *Latency, sink stats.Sink) (
 	}
 	var n int
 	var err error
-	if m, ok := f.(vfs.Mapped); ok && len(p) <= MaxMappedRead && !lat.Slow() {
-		n, err = m.ReadMapped(p, off)
+	if copiesFromMapping(f, len(p), lat) {
+		n, err = f.(vfs.Mapped).ReadMapped(p, off)
 		sink.Add(stats.FileReadMapped, 1)
 	} else {
 		n, err = f.ReadAt(p, off)
@@ -51,4 +51,11 @@ func ReadAt(f io.ReaderAt, p []byte, off int64, lat *Latency, sink stats.Sink) (
 	sink.Add(stats.FileReadCount, 1)
 	sink.Add(stats.FileReadBytes, int64(n))
 	return n, err
+}
+
+// copiesFromMapping reports whether ReadAt copies a read of n bytes of f
+// from its memory mapping.
+func copiesFromMapping(f io.ReaderAt, n int, lat *Latency) bool {
+	_, ok := f.(vfs.Mapped)
+	return ok && n <= MaxMappedRead && !lat.Slow()
 }

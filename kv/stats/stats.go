@@ -77,6 +77,8 @@ const (
 
 	FileReadMapped // file.read.mapped: of file.read.count, reads copied from a memory mapping of the file
 
+	AsyncReadRing // async.read.ring: of async.read.count, reads the reader submitted to an io_uring itself
+
 	NumCounters // the number of counters; not a counter
 )
 
@@ -125,6 +127,7 @@ var names = [NumCounters]string{
 	AsyncReadAbandoned:        "async.read.abandoned",
 	MultiScanTablePrepares:    "multiscan.table.prepares",
 	FileReadMapped:            "file.read.mapped",
+	AsyncReadRing:             "async.read.ring",
 }
 
 // String returns the counter's stable name, e.g. "file.read.count".
