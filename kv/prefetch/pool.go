@@ -42,7 +42,7 @@ type Pool struct {
 	rings struct {
 		sync.Mutex
 		free   []*uring.Ring
-		lent   int // made and not closed, free or lent
+		made   map[*uring.Ring]bool // made and not closed, free or lent
 		off    bool
 		closed bool
 	}
@@ -72,6 +72,7 @@ func NewPool(depth int) *Pool {
 	}
 	depth = min(depth, maxQueueDepth)
 	p := &Pool{reqs: make(chan *Request, depth), depth: depth}
+	p.rings.made = make(map[*uring.Ring]bool)
 	p.wg.Add(depth)
 	for range depth {
 		go p.worker()

@@ -54,7 +54,7 @@ func (p *Pool) getRing() *uring.Ring {
 		p.rings.free = p.rings.free[:n-1]
 		return r
 	}
-	if p.rings.off || p.rings.closed || p.rings.lent >= maxRings {
+	if p.rings.off || p.rings.closed || len(p.rings.made) >= maxRings {
 		return nil
 	}
 	r, err := uring.New(ringEntries)
@@ -64,7 +64,9 @@ func (p *Pool) getRing() *uring.Ring {
 		p.rings.off = true
 		return nil
 	}
-	p.rings.lent++
+	// The pool keeps every ring it made reachable, and with it the
+	// buffers of the reads in flight, even if a Buffer is never closed.
+	p.rings.made[r] = true
 	return r
 }
 
@@ -73,7 +75,7 @@ func (p *Pool) putRing(r *uring.Ring) {
 	p.rings.Lock()
 	defer p.rings.Unlock()
 	if p.rings.closed {
-		p.rings.lent--
+		delete(p.rings.made, r)
 		_ = r.Close()
 		return
 	}
@@ -87,7 +89,7 @@ func (p *Pool) closeRings() {
 	defer p.rings.Unlock()
 	p.rings.closed = true
 	for _, r := range p.rings.free {
-		p.rings.lent--
+		delete(p.rings.made, r)
 		_ = r.Close()
 	}
 	p.rings.free = nil
@@ -196,7 +198,7 @@ func (b *Buffer) returnRing() {
 	} else {
 		_ = b.ring.Close() // waits for the reads
 		b.pool.rings.Lock()
-		b.pool.rings.lent--
+		delete(b.pool.rings.made, b.ring)
 		b.pool.rings.Unlock()
 	}
 	b.ring = nil

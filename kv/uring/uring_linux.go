@@ -78,6 +78,15 @@ type Ring struct {
 	cqes     []cqe
 	single   bool // sqMap and cqMap are one mapping
 	inFlight int
+	// pinned holds the buffer of every read in flight, with its userData:
+	// the kernel writes it after Read returns, so it must stay allocated
+	// however its owner fares (an iterator that is never closed).
+	pinned []pinnedBuf
+}
+
+type pinnedBuf struct {
+	userData uint64
+	buf      []byte
 }
 
 // New sets up a ring with room for entries reads in flight (rounded up to
@@ -131,6 +140,7 @@ func (r *Ring) mapQueues(p *params) error {
 	r.cqTail = (*uint32)(unsafe.Pointer(&cq[p.cqOff.tail]))
 	r.cqMask = *(*uint32)(unsafe.Pointer(&cq[p.cqOff.ringMask]))
 	r.cqes = unsafe.Slice((*cqe)(unsafe.Pointer(&cq[p.cqOff.cqes])), p.cqEntries)
+	r.pinned = make([]pinnedBuf, 0, p.sqEntries)
 	return nil
 }
 
@@ -142,9 +152,10 @@ var ErrClosed = errors.New("uring: ring closed")
 var ErrFull = errors.New("uring: ring full")
 
 // Read starts reading len(buf) bytes of the file fd at off into buf. The
-// completion carries userData. buf must stay allocated and untouched, and
-// fd open, until the completion has been collected: the kernel writes buf
-// after Read returns.
+// completion carries userData, which must differ from that of every other
+// read in flight. The caller must not touch buf, and must keep fd open,
+// until the completion has been collected: the kernel writes buf after
+// Read returns. The ring keeps buf allocated until then.
 func (r *Ring) Read(fd int, buf []byte, off int64, userData uint64) error {
 	if r.fd < 0 {
 		return ErrClosed
@@ -187,7 +198,21 @@ func (r *Ring) Read(fd int, buf []byte, off int64, userData uint64) error {
 			return fmt.Errorf("uring: submitting a read: %w", errno)
 		}
 		r.inFlight++
+		r.pinned = append(r.pinned, pinnedBuf{userData, buf})
 		return nil
+	}
+}
+
+// unpin forgets the buffer of the finished read with userData.
+func (r *Ring) unpin(userData uint64) {
+	for i, p := range r.pinned {
+		if p.userData == userData {
+			last := len(r.pinned) - 1
+			r.pinned[i] = r.pinned[last]
+			r.pinned[last] = pinnedBuf{}
+			r.pinned = r.pinned[:last]
+			return
+		}
 	}
 }
 
@@ -204,6 +229,7 @@ func (r *Ring) Completion(wait bool) (userData uint64, res int32, ok bool, err e
 			c := r.cqes[head&r.cqMask]
 			atomic.StoreUint32(r.cqHead, head+1) // frees the entry for the kernel
 			r.inFlight--
+			r.unpin(c.userData)
 			return c.userData, c.res, true, nil
 		}
 		if !wait || r.inFlight == 0 {

@@ -63,6 +63,7 @@ func TestReads(t *testing.T) {
 		require.NoError(t, r.Read(fd, bufs[i], rd.off, uint64(i)+100))
 	}
 	require.Equal(t, len(reads), r.InFlight())
+	require.Len(t, r.pinned, len(reads), "the ring holds every buffer the kernel may still write")
 	seen := map[uint64]bool{}
 	for range reads {
 		ud, res, ok, err := r.Completion(true)
@@ -74,6 +75,7 @@ func TestReads(t *testing.T) {
 		require.Equal(t, len(rd.want), int(res), "read at %d", rd.off)
 		require.Equal(t, rd.want, bufs[ud-100][:res], "read at %d", rd.off)
 	}
+	require.Empty(t, r.pinned)
 	_, _, ok, err := r.Completion(true) // nothing in flight: does not block
 	require.NoError(t, err)
 	require.False(t, ok)
