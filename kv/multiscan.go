@@ -131,8 +131,12 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 		reads += j.scan.Reads()
 	}
 	if err == nil && o.AsyncIO && d.ioPool.Overlaps(reads) {
+		// One ring for the reads of every table: they are all in flight
+		// together, and this goroutine collects them in Finish below.
+		g := d.ioPool.Ring()
+		defer g.Close()
 		for i := range jobs {
-			jobs[i].scan.Submit(ctx)
+			jobs[i].scan.Submit(ctx, g)
 		}
 	}
 	// Everything opened is recorded, so that release frees it. After an

@@ -112,6 +112,9 @@ func TestMultiGetAsyncLoads(t *testing.T) {
 			require.EqualValues(t, 32, loaded)
 			require.EqualValues(t, loaded, op.Get(stats.BlockCacheMiss))
 			require.GreaterOrEqual(t, op.Get(stats.AsyncReadCount), loaded-2)
+			if ringsAvailable() {
+				require.Equal(t, op.Get(stats.AsyncReadCount), op.Get(stats.AsyncReadRing), "submitted on a ring and collected by the caller")
+			}
 			require.EqualValues(t, loaded, op.Get(stats.FileReadCount), "the lookups read nothing more")
 
 			// Reads from the page cache are fast: AsyncIO asks, but other
@@ -163,6 +166,9 @@ func prepareInMode(t *testing.T, d *DB, ranges []ScanRange, mode struct{ async, 
 	require.Greater(t, reads, int64(1))
 	if mode.async && mode.slow {
 		require.Equal(t, reads, op.Get(stats.AsyncReadCount), "slow reads: all issued on the pool")
+		if ringsAvailable() {
+			require.Equal(t, reads, op.Get(stats.AsyncReadRing), "on a ring the prepare collects itself")
+		}
 	} else {
 		require.Zero(t, op.Get(stats.AsyncReadCount), "async=%v slow=%v: reads in turn", mode.async, mode.slow)
 	}

@@ -187,18 +187,14 @@ func (b *Buffer) submit(s *slot, start int64, length int) {
 	r.Latency = b.pool.Latency()
 	s.state, s.off, s.n, s.fetched = slotInFlight, start, length, 0
 	s.used.reset()
-	i := 0
-	if s == &b.slots[1] {
-		i = 1
-	}
-	if b.ringSubmit(i) {
-		return
-	}
 	var err error
 	if b.submitHook != nil {
 		err = b.submitHook(r)
 	} else {
-		err = b.pool.Submit(r)
+		if b.ring == nil {
+			b.ring = b.pool.Ring()
+		}
+		err = b.ring.Submit(r)
 	}
 	if err != nil {
 		// The pool is closed: read here, and complete as the pool would.
@@ -211,12 +207,12 @@ func (b *Buffer) submit(s *slot, start int64, length int) {
 // wait blocks until the read of the in-flight region s completes, then
 // accepts it.
 func (b *Buffer) wait(s *slot) {
-	if !b.finished(s) {
+	if !s.req.poll() {
 		if b.beforeWait != nil {
 			b.beforeWait(&s.req)
 		}
 		t0 := time.Now()
-		b.block(s)
+		s.req.Wait()
 		b.sink.Add(stats.AsyncWaitCount, 1)
 		b.sink.Add(stats.AsyncWaitMicros, time.Since(t0).Microseconds())
 	}
@@ -233,8 +229,8 @@ func (b *Buffer) reap(s *slot, block bool) {
 		if b.beforeWait != nil {
 			b.beforeWait(&s.req)
 		}
-		b.block(s)
-	} else if !b.finished(s) {
+		s.req.Wait()
+	} else if !s.req.poll() {
 		return
 	}
 	b.complete(s)
@@ -246,7 +242,6 @@ func (b *Buffer) reap(s *slot, block bool) {
 // reported: the reader falls back to reading the block itself, which
 // reports the error if it persists.
 func (b *Buffer) complete(s *slot) {
-	s.onRing, s.ringDone = false, false
 	r := &s.req
 	got := int64(r.N)
 	b.sink.Add(stats.PrefetchBytes, got)

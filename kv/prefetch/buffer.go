@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/kv/stats"
-	"github.com/strata-db/strata/kv/uring"
 	"github.com/strata-db/strata/kv/vfs"
 )
 
@@ -91,12 +90,9 @@ type Buffer struct {
 	ra       Readahead
 	async    bool
 	pool     *Pool
-	// ring, when not nil, is the ring lent by pool that background reads
-	// go to, reading the file by its descriptor fd (see ring.go). noRing
-	// is set once the buffer found it cannot have one.
-	ring   *uring.Ring
-	fd     int
-	noRing bool
+	// ring is the ring borrowed from pool for the buffer's life, at its
+	// first background read (see ring.go).
+	ring *Ring
 
 	// slots hold the buffered regions. Synchronous mode uses slots[0] only.
 	// In async mode slots[head] is the region at the lower offset and,
@@ -147,9 +143,6 @@ type slot struct {
 	// accepted only by the assignment that issued it.
 	gen uint64
 	req Request
-	// onRing is set while req's read belongs to the buffer's ring, not the
-	// pool; ringDone once its completion was collected.
-	onRing, ringDone bool
 }
 
 func (s *slot) end() int64 { return s.off + int64(s.n) }
@@ -386,7 +379,8 @@ func (b *Buffer) Close() {
 	}
 	putMem(b.overlap)
 	b.overlap = nil
-	b.returnRing()
+	b.ring.Close()
+	b.ring = nil
 }
 
 // String describes the buffered regions and the readahead state.

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/strata-db/strata/kv/stats"
-	"github.com/strata-db/strata/kv/uring"
 )
 
 // DefaultQueueDepth is the number of reads a Pool runs at once when
@@ -38,11 +37,12 @@ type Pool struct {
 	depth   int
 	wg      sync.WaitGroup
 	latency Latency
-	// rings are the io_uring instances lent to Buffers (see ring.go).
+	// rings are the io_uring instances the pool lends (see ring.go).
 	rings struct {
 		sync.Mutex
-		free   []*uring.Ring
-		made   map[*uring.Ring]bool // made and not closed, free or lent
+		free   []*Ring
+		made   map[*Ring]bool // made and not closed, free or lent
+		plain  Ring           // lent when there is no ring: reads go to the pool
 		off    bool
 		closed bool
 	}
@@ -72,7 +72,8 @@ func NewPool(depth int) *Pool {
 	}
 	depth = min(depth, maxQueueDepth)
 	p := &Pool{reqs: make(chan *Request, depth), depth: depth}
-	p.rings.made = make(map[*uring.Ring]bool)
+	p.rings.made = make(map[*Ring]bool)
+	p.rings.plain.pool = p
 	p.wg.Add(depth)
 	for range depth {
 		go p.worker()
@@ -148,12 +149,17 @@ type Request struct {
 
 	done chan struct{}
 	gen  uint64 // the Buffer generation the read belongs to
+	// ring is the Ring the read is in flight on, nil when it went to the
+	// pool; ringDone is set once the ring's completion was collected.
+	ring     *Ring
+	ringDone bool
 }
 
 func (r *Request) init() {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 	}
+	r.ring = nil // a previous read on a ring is over
 }
 
 // Run performs the read on the calling goroutine.
@@ -171,9 +177,7 @@ func (r *Request) run(async bool) {
 	}
 }
 
-// Wait blocks until the submitted read has completed.
-func (r *Request) Wait() { <-r.done }
-
-// Done returns a channel that receives once when the submitted read has
-// completed; receiving from it takes the place of Wait.
+// Done returns a channel that receives once when the read submitted to a
+// Pool has completed; receiving from it takes the place of Wait. A read
+// started on a Ring has no channel: Wait collects it.
 func (r *Request) Done() <-chan struct{} { return r.done }

@@ -1,8 +1,7 @@
 package prefetch
 
 import (
-	"io"
-	"io/fs"
+	"math/bits"
 	"time"
 
 	"github.com/strata-db/strata/kv/stats"
@@ -11,126 +10,110 @@ import (
 
 // Reads on a ring
 //
-// A Buffer in async mode starts its background reads on an io_uring when
-// it can: the reader's goroutine submits the read and collects its
-// completion when it needs the bytes, and no other goroutine takes part.
-// A read handed to a pool goroutine must wake that goroutine on another
-// thread; on a machine with two CPUs, where the reader decodes on one of
-// them, that hand-off and the competition for the CPU ate the overlap
-// async I/O exists for (see docs/benchmarks.md). Each Buffer borrows a
-// ring from its Pool for its life, so rings are set up once and never
-// shared between goroutines.
+// Background reads go to an io_uring when they can: the goroutine that
+// needs the bytes submits the reads and collects their completions itself,
+// and no other goroutine takes part. A read handed to a pool goroutine
+// must wake that goroutine on another thread; on a machine with two CPUs,
+// where the reader decodes on one of them, that hand-off and the
+// competition for the CPU ate the overlap async I/O exists for (see
+// docs/benchmarks.md).
 //
-// A read goes to the pool goroutines instead when the Pool has no ring to
-// lend (io_uring unsupported or disabled, or all lent), when the file has
-// no descriptor (an in-memory file system), and when ReadAt would copy it
-// from the file's memory mapping.
+// A Ring is borrowed from the Pool by one goroutine for one job: a Buffer
+// for its life, a MultiScan's prepare or a MultiGet's block loads for
+// theirs. Rings are set up on demand, reused, and never shared between
+// goroutines at once. A read goes to the pool's goroutines instead when
+// the Pool has no ring to lend (io_uring unsupported or refused,
+// DisableRings, all maxRings lent), when the ring is full, when the file
+// has no descriptor (an in-memory file system), and when ReadAt would copy
+// it from the file's memory mapping. A read the ring fails or cuts short
+// is read again with ReadAt when it is collected, so a ring never reports
+// an error that pread would not.
 
-// maxRings bounds the rings a Pool lends at once; Buffers beyond it use
-// the pool's goroutines.
+// maxRings bounds the rings a Pool lends at once.
 const maxRings = 128
 
-// ringEntries is the room of each ring: a Buffer has at most two reads in
-// flight, one per slot.
-const ringEntries = 4
+// ringEntries is the number of reads one Ring holds in flight.
+const ringEntries = 64
 
-// DisableRings makes the pool lend no rings: async reads all run on its
-// goroutines. Call it before the pool is used.
+// Ring is a borrowed io_uring with the requests in flight on it. It is not
+// safe for concurrent use.
+type Ring struct {
+	pool *Pool
+	u    *uring.Ring // nil: every read goes to the pool
+	used uint64      // bit i: reqs[i] is in flight
+	reqs [ringEntries]*Request
+	// failed is set when a read failed on the ring: the rest of the job's
+	// reads go to the pool.
+	failed bool
+}
+
+// DisableRings makes the pool lend no rings: background reads all run on
+// its goroutines. Call it before the pool is used.
 func (p *Pool) DisableRings() {
 	p.rings.Lock()
 	p.rings.off = true
 	p.rings.Unlock()
 }
 
-// getRing lends a ring, or returns nil when the pool has none to lend.
-func (p *Pool) getRing() *uring.Ring {
+// Ring lends a ring for one job; return it with Ring.Close once the job's
+// reads were waited for. Without an io_uring to lend, the Ring hands every
+// read to the pool's goroutines. A nil Pool lends nil.
+func (p *Pool) Ring() *Ring {
 	if p == nil {
 		return nil
 	}
 	p.rings.Lock()
 	defer p.rings.Unlock()
 	if n := len(p.rings.free); n > 0 {
-		r := p.rings.free[n-1]
+		g := p.rings.free[n-1]
 		p.rings.free = p.rings.free[:n-1]
-		return r
+		return g
 	}
 	if p.rings.off || p.rings.closed || len(p.rings.made) >= maxRings {
-		return nil
+		return &p.rings.plain
 	}
-	r, err := uring.New(ringEntries)
+	u, err := uring.New(ringEntries)
 	if err != nil {
 		// Unsupported, or refused (a seccomp filter, a limit): stop
 		// asking; the pool's goroutines do the reads.
 		p.rings.off = true
-		return nil
+		return &p.rings.plain
 	}
+	g := &Ring{pool: p, u: u}
 	// The pool keeps every ring it made reachable, and with it the
-	// buffers of the reads in flight, even if a Buffer is never closed.
-	p.rings.made[r] = true
-	return r
+	// requests and buffers of the reads in flight, even when a borrower
+	// never returns its ring.
+	p.rings.made[g] = true
+	return g
 }
 
-// putRing takes back a lent ring with no read in flight.
-func (p *Pool) putRing(r *uring.Ring) {
-	p.rings.Lock()
-	defer p.rings.Unlock()
-	if p.rings.closed {
-		delete(p.rings.made, r)
-		_ = r.Close()
-		return
+// Submit starts r's read on the ring, or on the pool when the ring cannot
+// take it (see above). Its error is the pool's: ErrPoolClosed, after which
+// the caller may Run r itself. r.Wait reports the completion either way.
+// REQUIRES: r is not outstanding.
+func (g *Ring) Submit(r *Request) error {
+	if g.u == nil || g.failed || g.used == ^uint64(0) || copiesFromMapping(r.File, len(r.Buf), r.Latency) {
+		return g.pool.Submit(r)
 	}
-	p.rings.free = append(p.rings.free, r)
+	f, ok := r.File.(fileDescriptor)
+	if !ok || len(r.Buf) == 0 {
+		return g.pool.Submit(r)
+	}
+	i := bits.TrailingZeros64(^g.used)
+	if err := g.u.Read(int(f.Fd()), r.Buf, r.Off, uint64(i)); err != nil {
+		return g.pool.Submit(r)
+	}
+	g.used |= 1 << i
+	g.reqs[i] = r
+	r.ring, r.ringDone, r.N, r.Err = g, false, 0, nil
+	return nil
 }
 
-// closeRings closes the rings not lent; those lent are closed when they
-// come back.
-func (p *Pool) closeRings() {
-	p.rings.Lock()
-	defer p.rings.Unlock()
-	p.rings.closed = true
-	for _, r := range p.rings.free {
-		delete(p.rings.made, r)
-		_ = r.Close()
-	}
-	p.rings.free = nil
-}
-
-// fileDescriptor is implemented by files that reads can address by
-// descriptor (*os.File and the vfs files built on it).
-type fileDescriptor interface{ Fd() uintptr }
-
-// ringSubmit starts the read of slot i's request on the buffer's ring. It
-// returns false when the read should go to the pool instead.
-func (b *Buffer) ringSubmit(i int) bool {
-	s := &b.slots[i]
-	r := &s.req
-	if b.noRing || b.submitHook != nil || copiesFromMapping(b.f, len(r.Buf), r.Latency) {
-		return false
-	}
-	if b.ring == nil {
-		f, ok := b.f.(fileDescriptor)
-		if !ok {
-			b.noRing = true
-			return false
-		}
-		if b.ring = b.pool.getRing(); b.ring == nil {
-			b.noRing = true
-			return false
-		}
-		b.fd = int(f.Fd())
-	}
-	if err := b.ring.Read(b.fd, r.Buf, r.Off, uint64(i)); err != nil {
-		return false
-	}
-	s.onRing, s.ringDone = true, false
-	return true
-}
-
-// ringCollect takes the finished reads off the ring until slot s's has
-// finished, blocking for it when wait is set.
-func (b *Buffer) ringCollect(s *slot, wait bool) {
-	for !s.ringDone {
-		ud, res, ok, err := b.ring.Completion(wait)
+// collect takes finished reads off the ring until want's has finished,
+// blocking for it when wait is set.
+func (g *Ring) collect(want *Request, wait bool) {
+	for !want.ringDone {
+		ud, res, ok, err := g.u.Completion(wait)
 		if err != nil {
 			// Waiting failed (no error is expected here). The read is
 			// still the kernel's, and so is its buffer: poll.
@@ -140,73 +123,89 @@ func (b *Buffer) ringCollect(s *slot, wait bool) {
 		if !ok {
 			return
 		}
-		t := &b.slots[ud&1]
-		r := &t.req
-		switch {
-		case res < 0:
-			r.N, r.Err = 0, &fs.PathError{Op: "read", Path: fileName(b.f), Err: uring.ErrnoError(res)}
-			// The reader reads the block itself, which reports the error
-			// if it persists; reads that a ring refuses for this file
-			// (a file system without support) go to the pool from now.
-			b.noRing = true
-		case int(res) < len(r.Buf):
-			r.N, r.Err = int(res), io.EOF
-		default:
+		r := g.reqs[ud]
+		g.reqs[ud] = nil
+		g.used &^= 1 << ud
+		if res < 0 || int(res) < len(r.Buf) {
+			// Failed, or short (the end of the file, or a file system
+			// that stops early): pread says which, with its own error.
+			g.failed = g.failed || res < 0
+			r.run(false)
+		} else {
 			r.N, r.Err = int(res), nil
+			r.Sink.Add(stats.FileReadCount, 1)
+			r.Sink.Add(stats.FileReadBytes, int64(r.N))
 		}
-		b.sink.Add(stats.FileReadCount, 1)
-		b.sink.Add(stats.FileReadBytes, int64(r.N))
-		b.sink.Add(stats.AsyncReadCount, 1)
-		b.sink.Add(stats.AsyncReadBytes, int64(r.N))
-		b.sink.Add(stats.AsyncReadRing, 1)
-		t.ringDone = true
+		r.Sink.Add(stats.AsyncReadCount, 1)
+		r.Sink.Add(stats.AsyncReadBytes, int64(r.N))
+		r.Sink.Add(stats.AsyncReadRing, 1)
+		r.ringDone = true
 	}
 }
 
-// finished reports, without blocking, whether s's read has completed; a
-// pool read's completion token is taken when it has.
-func (b *Buffer) finished(s *slot) bool {
-	if s.onRing {
-		b.ringCollect(s, false)
-		return s.ringDone
+// Close waits for the reads still in flight on the ring and returns it to
+// its pool. A nil Ring is ignored.
+func (g *Ring) Close() {
+	if g == nil || g.u == nil {
+		return
+	}
+	for g.used != 0 {
+		g.collect(g.reqs[bits.TrailingZeros64(g.used)], true)
+	}
+	g.failed = false
+	p := g.pool
+	p.rings.Lock()
+	defer p.rings.Unlock()
+	if p.rings.closed {
+		delete(p.rings.made, g)
+		_ = g.u.Close()
+		return
+	}
+	p.rings.free = append(p.rings.free, g)
+}
+
+// closeRings closes the rings not lent; those lent are closed when they
+// come back.
+func (p *Pool) closeRings() {
+	p.rings.Lock()
+	defer p.rings.Unlock()
+	p.rings.closed = true
+	for _, g := range p.rings.free {
+		delete(p.rings.made, g)
+		_ = g.u.Close()
+	}
+	p.rings.free = nil
+}
+
+// fileDescriptor is implemented by files that reads can address by
+// descriptor (*os.File and the vfs files built on it).
+type fileDescriptor interface{ Fd() uintptr }
+
+// Wait blocks until the submitted read has completed.
+func (r *Request) Wait() {
+	if g := r.ring; g != nil {
+		g.collect(r, true)
+		r.ring = nil
+		return
+	}
+	<-r.done
+}
+
+// poll reports, without blocking, whether the submitted read has
+// completed; when it has, the completion is taken (do not Wait as well).
+func (r *Request) poll() bool {
+	if g := r.ring; g != nil {
+		g.collect(r, false)
+		if !r.ringDone {
+			return false
+		}
+		r.ring = nil
+		return true
 	}
 	select {
-	case <-s.req.done:
+	case <-r.done:
 		return true
 	default:
 		return false
 	}
-}
-
-// block waits for s's read to complete.
-func (b *Buffer) block(s *slot) {
-	if s.onRing {
-		b.ringCollect(s, true)
-		return
-	}
-	<-s.req.done
-}
-
-// returnRing gives the buffer's ring back to the pool once no read of the
-// buffer is in flight on it.
-func (b *Buffer) returnRing() {
-	if b.ring == nil {
-		return
-	}
-	if b.ring.InFlight() == 0 {
-		b.pool.putRing(b.ring)
-	} else {
-		_ = b.ring.Close() // waits for the reads
-		b.pool.rings.Lock()
-		delete(b.pool.rings.made, b.ring)
-		b.pool.rings.Unlock()
-	}
-	b.ring = nil
-}
-
-func fileName(f io.ReaderAt) string {
-	if n, ok := f.(interface{ Name() string }); ok {
-		return n.Name()
-	}
-	return "file"
 }

@@ -145,8 +145,10 @@ func (l *BlockLoads) Load(pool *prefetch.Pool, st *stats.Counters) error {
 	}
 	submitted := 0
 	if pool != nil {
+		g := pool.Ring()
+		defer g.Close() // after the loop below has waited for the reads
 		for k := range l.reqs {
-			if pool.Submit(&l.reqs[k]) != nil {
+			if g.Submit(&l.reqs[k]) != nil {
 				break // closing: read the rest here
 			}
 			submitted++

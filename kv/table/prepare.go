@@ -138,7 +138,9 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 		return nil, err
 	}
 	if opts.Async {
-		p.Submit(ctx)
+		g := r.opts.Pool.Ring()
+		defer g.Close() // after Finish has waited for the reads
+		p.Submit(ctx, g)
 	}
 	if err := p.Finish(ctx); err != nil {
 		return nil, err
@@ -268,18 +270,20 @@ func (p *PreparedScan) Reads() int {
 	return len(p.pending.reqs)
 }
 
-// Submit issues the planned reads on the reader's pool (ReaderOptions.Pool;
-// without one, or once ctx is done, Finish issues them itself).
-func (p *PreparedScan) Submit(ctx context.Context) {
-	pr, pool := p.pending, p.r.opts.Pool
-	if pr == nil || pool == nil {
+// Submit issues the planned reads on g, a ring borrowed from the reader's
+// pool (ReaderOptions.Pool) by the goroutine that will call Finish; g
+// must stay borrowed until Finish returns. Without a ring, or once ctx is
+// done, Finish issues the reads itself.
+func (p *PreparedScan) Submit(ctx context.Context, g *prefetch.Ring) {
+	pr := p.pending
+	if pr == nil || g == nil {
 		return
 	}
 	for k := range pr.reqs {
 		if pr.submitted[k] || ctx.Err() != nil {
 			continue
 		}
-		pr.submitted[k] = pool.Submit(&pr.reqs[k]) == nil
+		pr.submitted[k] = g.Submit(&pr.reqs[k]) == nil
 	}
 }
 

@@ -352,7 +352,8 @@ func TestPrepareScanErrors(t *testing.T) {
 		p, err := r.BeginPrepareScan([]ScanRange{{Start: []byte{0}, End: []byte("x")}}, PrepareOptions{Stats: &st})
 		require.NoError(t, err)
 		require.Positive(t, p.Reads(), "nothing cached yet")
-		p.Submit(ctx)
+		g := pool.Ring()
+		p.Submit(ctx, g)
 		if finish {
 			require.NoError(t, p.Finish(ctx))
 			require.Zero(t, p.Reads())
@@ -364,6 +365,7 @@ func TestPrepareScanErrors(t *testing.T) {
 			require.Equal(t, reads, st.Get(stats.FileReadCount), "no read after Finish")
 		}
 		require.NoError(t, p.Close())
+		g.Close()
 		require.Zero(t, c.Pinned())
 		require.NoError(t, r.Close())
 	}
