@@ -113,7 +113,15 @@ func TestMultiGetAsyncLoads(t *testing.T) {
 			require.EqualValues(t, loaded, op.Get(stats.BlockCacheMiss))
 			require.GreaterOrEqual(t, op.Get(stats.AsyncReadCount), loaded-2)
 			if ringsAvailable() {
-				require.Equal(t, op.Get(stats.AsyncReadCount), op.Get(stats.AsyncReadRing), "submitted on a ring and collected by the caller")
+				// Submitted on a ring and collected by the caller; once
+				// the ring's first reads show the page cache serving
+				// them, the rest of a buffered batch is copied from the
+				// mapping on the pool instead.
+				ring := op.Get(stats.AsyncReadRing)
+				require.Positive(t, ring)
+				if direct {
+					require.Equal(t, op.Get(stats.AsyncReadCount), ring)
+				}
 			}
 			require.EqualValues(t, loaded, op.Get(stats.FileReadCount), "the lookups read nothing more")
 
@@ -167,7 +175,7 @@ func prepareInMode(t *testing.T, d *DB, ranges []ScanRange, mode struct{ async, 
 	if mode.async && mode.slow {
 		require.Equal(t, reads, op.Get(stats.AsyncReadCount), "slow reads: all issued on the pool")
 		if ringsAvailable() {
-			require.Equal(t, reads, op.Get(stats.AsyncReadRing), "on a ring the prepare collects itself")
+			require.Positive(t, op.Get(stats.AsyncReadRing), "on a ring the prepare collects itself")
 		}
 	} else {
 		require.Zero(t, op.Get(stats.AsyncReadCount), "async=%v slow=%v: reads in turn", mode.async, mode.slow)

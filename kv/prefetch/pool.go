@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/strata-db/strata/kv/stats"
 )
@@ -153,6 +154,7 @@ type Request struct {
 	// pool; ringDone is set once the ring's completion was collected.
 	ring     *Ring
 	ringDone bool
+	start    time.Duration // when the ring took it, since epoch
 }
 
 func (r *Request) init() {
