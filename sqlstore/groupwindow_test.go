@@ -12,12 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestWindowsOverGroups(t *testing.T) {
+// groupsDB returns a database with t, grouped by k, and u, naming the keys.
+func groupsDB(t *testing.T) *testDB {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, c INT)")
 	d.exec("CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(10))")
 	d.exec("INSERT INTO t VALUES (1,1,10),(2,1,20),(3,2,5),(4,3,7),(5,3,8)")
 	d.exec("INSERT INTO u VALUES (1,'one'),(2,'two'),(3,'three')")
+	return d
+}
+
+func TestWindowsOverGroups(t *testing.T) {
+	d := groupsDB(t)
 	d.requireRows([]queryRows{
 		{"SELECT k, COUNT(*), ROW_NUMBER() OVER (ORDER BY k) FROM t GROUP BY k",
 			"[[1 2 1] [2 1 2] [3 2 3]]"},
@@ -88,11 +94,7 @@ func TestWindowsOverGroups(t *testing.T) {
 // Subqueries over groups whose keys are not selected: GMS failed the
 // scalar ones (1242, an index error) and answered EXISTS for the wrong row.
 func TestSubqueriesOverGroups(t *testing.T) {
-	d := newTestDB(t)
-	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, c INT)")
-	d.exec("CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(10))")
-	d.exec("INSERT INTO t VALUES (1,1,10),(2,1,20),(3,2,5),(4,3,7),(5,3,8)")
-	d.exec("INSERT INTO u VALUES (1,'one'),(2,'two'),(3,'three')")
+	d := groupsDB(t)
 	d.requireRows([]queryRows{
 		{"SELECT (SELECT name FROM u WHERE u.id = t.k) nm, SUM(c) FROM t GROUP BY k ORDER BY 1",
 			"[[one 30] [three 15] [two 5]]"},
