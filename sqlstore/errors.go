@@ -115,11 +115,19 @@ func MySQLError(err error) *mysql.SQLError {
 
 // StatementError returns err as the statement query should report it,
 // where that depends on the statement: DROP TABLE of a table that does not
-// exist fails with 1051 (Unknown table), not GMS's 1146 (table not found).
+// exist fails with 1051 (Unknown table), not GMS's 1146 (table not found);
+// ALTER TABLE that makes a column holding NULLs NOT NULL fails with 1138
+// (Invalid use of NULL value), not the 1048 an INSERT of NULL gets.
 // err may be GMS's error or the protocol handler's numbered one.
 func StatementError(query string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if isNullIntoNotNull(err) {
+		if first, _ := LeadingWords(query); strings.EqualFold(first, "alter") {
+			return mysql.NewSQLError(mysql.ERInvalidUseOfNull, "22004", "Invalid use of NULL value")
+		}
+		return err
 	}
 	name, ok := "", false
 	var se *mysql.SQLError
@@ -137,4 +145,14 @@ func StatementError(query string, err error) error {
 		return err
 	}
 	return mysql.NewSQLError(mysql.ERBadTable, "42S02", "Unknown table '%s'", name)
+}
+
+// isNullIntoNotNull reports whether err is the failure to store NULL in a
+// NOT NULL column, as GMS raises it or as the protocol handler numbered it.
+func isNullIntoNotNull(err error) bool {
+	if sql.ErrInsertIntoNonNullableProvidedNull.Is(err) {
+		return true
+	}
+	var se *mysql.SQLError
+	return errors.As(err, &se) && se.Num == mysql.ERBadNullError
 }

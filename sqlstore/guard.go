@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"io"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -40,9 +41,15 @@ type guardedIter struct {
 	query string
 }
 
+// Next returns errors as StatementError does: DDL such as ALTER TABLE
+// does its work, and fails, while its result is read.
 func (g *guardedIter) Next(ctx *sql.Context) (row sql.Row, err error) {
 	defer recoverInto(&err, g.query)
-	return g.RowIter.Next(ctx)
+	row, err = g.RowIter.Next(ctx)
+	if err != nil && err != io.EOF {
+		err = StatementError(g.query, err)
+	}
+	return row, err
 }
 
 func (g *guardedIter) Close(ctx *sql.Context) (err error) {

@@ -89,4 +89,40 @@ func TestStatementError(t *testing.T) {
 		}
 	}
 	require.NoError(t, StatementError("DROP TABLE t", nil))
+
+	// NULL into a NOT NULL column: 1138 under ALTER TABLE, 1048 elsewhere.
+	null := sql.ErrInsertIntoNonNullableProvidedNull.New("v")
+	wireNull := mysql.NewSQLError(mysql.ERBadNullError, "23000", "%s", null.Error())
+	for _, tc := range []struct {
+		q   string
+		err error
+		num int
+	}{
+		{"ALTER TABLE t MODIFY v INT NOT NULL", null, mysql.ERInvalidUseOfNull},
+		{" alter table t change v v INT NOT NULL", wireNull, mysql.ERInvalidUseOfNull},
+		{"INSERT INTO t VALUES (1, NULL)", null, mysql.ERBadNullError},
+		{"UPDATE t SET v = NULL", wireNull, mysql.ERBadNullError},
+	} {
+		se := MySQLError(StatementError(tc.q, tc.err))
+		require.Equal(t, tc.num, se.Num, tc.q)
+	}
+}
+
+// TestAlterNotNullOverNulls: ALTER TABLE that makes a column holding NULLs
+// NOT NULL fails, through Query, with 1138 and leaves the table as it was.
+func TestAlterNotNullOverNulls(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, NULL), (2, 3)")
+	q := "ALTER TABLE t MODIFY v INT NOT NULL"
+	_, iter, err := Query(d.ctx, d.e, q, nil, nil)
+	if err == nil {
+		_, err = sql.RowIterToRows(d.ctx, iter)
+	}
+	se := MySQLError(err)
+	require.NotNil(t, se, q)
+	require.Equal(t, mysql.ERInvalidUseOfNull, se.Num, "%v", err)
+	require.Equal(t, "22004", se.State)
+	require.Equal(t, []sql.Row{{int64(1)}}, d.exec("SELECT COUNT(*) FROM t WHERE v IS NULL"))
+	d.exec("INSERT INTO t VALUES (3, NULL)")
 }

@@ -541,6 +541,11 @@ func TestServerErrorNumbers(t *testing.T) {
 			_, _ = db.Exec("DROP TABLE IF EXISTS en")
 			_, err := db.Exec("CREATE TABLE en (id INT PRIMARY KEY, n INT NOT NULL)")
 			require.NoError(t, err)
+			_, _ = db.Exec("DROP TABLE IF EXISTS enull")
+			_, err = db.Exec("CREATE TABLE enull (id INT PRIMARY KEY, v INT)")
+			require.NoError(t, err)
+			_, err = db.Exec("INSERT INTO enull VALUES (1, NULL)")
+			require.NoError(t, err)
 			tests := []struct {
 				q     string
 				num   uint16
@@ -550,6 +555,8 @@ func TestServerErrorNumbers(t *testing.T) {
 				{"SELECT 1 FROM", 1064, "42000"},
 				{"CREATE TABLE en (id INT PRIMARY KEY)", 1050, "42S01"},
 				{"INSERT INTO en (id) VALUES (1)", 1364, "HY000"},
+				{"INSERT INTO en VALUES (1, NULL)", 1048, "23000"},
+				{"ALTER TABLE enull MODIFY v INT NOT NULL", 1138, "22004"},
 				{"SELECT * FROM nope", 1146, "42S02"},
 				{"DROP TABLE nope", 1051, "42S02"},
 				{"DROP TABLE en, nope", 1051, "42S02"},
