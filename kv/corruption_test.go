@@ -245,6 +245,45 @@ func corruptTablesDB(t *testing.T) (*vfs.MemFS, kvModel, []string) {
 	return fs, m, extra
 }
 
+// TestCorruptionSwappedTables: two tables of the same size, each put under
+// the other's name, pass Open's size check; the first read of either fails
+// as corruption naming the file, where it would otherwise answer with the
+// older table's values.
+func TestCorruptionSwappedTables(t *testing.T) {
+	fs := vfs.NewMem()
+	d, err := Open(corruptDir, testOptions(fs))
+	require.NoError(t, err)
+	// The second table's largest sequence number takes one byte more in
+	// its properties; one byte more in the first table's data evens that.
+	for _, v := range []string{"old", "new"} {
+		for i := range 100 {
+			w := v
+			if i == 0 && v == "old" {
+				w += "!"
+			}
+			require.NoError(t, d.Set([]byte(fmt.Sprintf("k%03d", i)), []byte(w), nil))
+		}
+		require.NoError(t, d.Flush())
+	}
+	require.NoError(t, d.Close())
+	tables := corruptFiles(t, fs, ".sst")
+	require.Len(t, tables, 2)
+	require.Equal(t, corruptSize(t, fs, tables[0]), corruptSize(t, fs, tables[1]))
+	a, err := vfs.ReadFile(fs, tables[0])
+	require.NoError(t, err)
+	b, err := vfs.ReadFile(fs, tables[1])
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFileSync(fs, corruptDir, tables[0], b))
+	require.NoError(t, vfs.WriteFileSync(fs, corruptDir, tables[1], a))
+
+	d, err = Open(corruptDir, testOptions(fs))
+	require.NoError(t, err)
+	defer d.Close()
+	_, err = d.Get([]byte("k050"), nil)
+	corruptRequireNamed(t, err, tables[1], true, "get")
+	require.Contains(t, err.Error(), "holds table")
+}
+
 // TestCorruptionTable flips bits at offsets across every table of a
 // database (data blocks, index, filter, properties, footer) and truncates
 // tables: reads fail naming the table, or are right.

@@ -46,7 +46,9 @@ func (d *DB) newTableOutput(num uint64) (*tableOutput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kv: create table %s: %w", name, err)
 	}
-	return &tableOutput{d: d, num: num, name: name, w: table.NewWriter(f, name, d.tableWriterOptions())}, nil
+	opts := d.tableWriterOptions()
+	opts.FileNum = num
+	return &tableOutput{d: d, num: num, name: name, w: table.NewWriter(f, name, opts)}, nil
 }
 
 // finish closes the table (which syncs it) and returns its metadata, or

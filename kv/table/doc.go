@@ -27,7 +27,9 @@
 //     else. Data blocks tile [0, DataEnd) with no gaps, in key order.
 //   - Index entry n has last(n) <= sep(n) < first(n+1), and first(n) is the
 //     first key of block n. The reader checks this, and that footer,
-//     properties, index and metaindex agree, before it answers anything.
+//     properties, index and metaindex agree, and that the file number
+//     recorded in the properties is the one it was opened for, before it
+//     answers anything.
 //   - Every byte of a file is covered by a checksum (a block's trailer or
 //     the footer's), so corruption is reported as a base.CorruptionError
 //     naming the file and offset, never as a wrong answer or a panic.

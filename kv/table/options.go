@@ -50,6 +50,10 @@ type WriterOptions struct {
 	// WriteBufferSize is the size of the buffer between the writer and the
 	// file. Default DefaultWriteBufferSize; at least 4 KiB.
 	WriteBufferSize int
+	// FileNum, when not 0, is recorded in the properties as the file's
+	// identity; a Reader opened with another ReaderOptions.FileNum refuses
+	// the file.
+	FileNum uint64
 }
 
 // EnsureDefaults returns a copy of o with every zero field set to its
@@ -113,7 +117,8 @@ type ReaderOptions struct {
 	// CacheNS and FileNum name the file's blocks in the cache:
 	// cache.Key{NS: CacheNS, File: FileNum, Offset: block offset}. Two open
 	// readers must not share (CacheNS, FileNum) unless they read the same
-	// file.
+	// file. A table whose properties record another file number
+	// (WriterOptions.FileNum) fails to open as corrupt.
 	CacheNS, FileNum uint64
 	// Stats receives the database-wide counts of reads, cache lookups and
 	// filter probes. Nil counts nothing.

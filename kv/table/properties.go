@@ -53,6 +53,12 @@ type Properties struct {
 	FilterPolicy string
 	// FormatVersion is the table format version.
 	FormatVersion uint32
+	// FileNum is the number the engine gave the table's file when it wrote
+	// it (WriterOptions.FileNum), or 0 when none was given. A reader opened
+	// for another file number fails, so that a file copied or renamed over
+	// another table's name is found when it is opened, not by the wrong
+	// answers it would give.
+	FileNum uint64
 }
 
 // Property names. They are stored sorted; the list below is in that order.
@@ -61,6 +67,7 @@ const (
 	propCompression       = "strata.compression"
 	propDataBlocks        = "strata.data.blocks"
 	propDataSize          = "strata.data.size"
+	propFileNumber        = "strata.file.number"
 	propFilterPolicy      = "strata.filter.policy"
 	propFilterSize        = "strata.filter.size"
 	propFormatVersion     = "strata.format.version"
@@ -83,9 +90,10 @@ const (
 type propKind uint8
 
 const (
-	propUvarint  propKind = iota // uvarint64, required
-	propString                   // raw bytes, required
-	propOptional                 // raw bytes (an internal key), present when the table has such keys
+	propUvarint         propKind = iota // uvarint64, required
+	propString                          // raw bytes, required
+	propOptional                        // raw bytes (an internal key), present when the table has such keys
+	propOptionalUvarint                 // uvarint64, present when set
 )
 
 // propSpecs lists every known property, sorted by name.
@@ -96,6 +104,7 @@ var propSpecs = []struct {
 	{propCompression, propString},
 	{propDataBlocks, propUvarint},
 	{propDataSize, propUvarint},
+	{propFileNumber, propOptionalUvarint},
 	{propFilterPolicy, propString},
 	{propFilterSize, propUvarint},
 	{propFormatVersion, propUvarint},
@@ -167,6 +176,11 @@ func (p *Properties) encode(b *blockWriter) []byte {
 			v = []byte(p.FilterPolicy)
 		case propFormatVersion:
 			v = binary.AppendUvarint(num[:0], uint64(p.FormatVersion))
+		case propFileNumber:
+			if p.FileNum == 0 {
+				continue
+			}
+			v = binary.AppendUvarint(num[:0], p.FileNum)
 		case propSeqLargest:
 			v = binary.AppendUvarint(num[:0], uint64(p.LargestSeq))
 		case propSeqSmallest:
@@ -211,7 +225,7 @@ func decodeProperties(block []byte, file string, off uint64) (*Properties, error
 		seen[i] = true
 		s := propSpecs[i]
 		var n uint64
-		if s.kind == propUvarint {
+		if s.kind == propUvarint || s.kind == propOptionalUvarint {
 			var k int
 			if n, k = binary.Uvarint(v); k <= 0 || k != len(v) {
 				return base.Corruptf(file, int64(off), "property %s: malformed number %x", s.name, v)
@@ -226,6 +240,11 @@ func decodeProperties(block []byte, file string, off uint64) (*Properties, error
 			p.Compression = c
 		case propFilterPolicy:
 			p.FilterPolicy = string(v)
+		case propFileNumber:
+			if n == 0 {
+				return base.Corruptf(file, int64(off), "property %s is 0", s.name)
+			}
+			p.FileNum = n
 		case propFormatVersion:
 			if n > 1<<32-1 {
 				return base.Corruptf(file, int64(off), "property %s: %d does not fit 32 bits", s.name, n)
@@ -256,7 +275,7 @@ func decodeProperties(block []byte, file string, off uint64) (*Properties, error
 		return nil, err
 	}
 	for i, s := range propSpecs {
-		if s.kind != propOptional && !seen[i] {
+		if (s.kind == propUvarint || s.kind == propString) && !seen[i] {
 			return nil, base.Corruptf(file, int64(off), "property %s is missing", s.name)
 		}
 	}

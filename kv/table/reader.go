@@ -236,6 +236,8 @@ func (r *Reader) checkConsistency(ft footer, metaStart uint64, filterH *BlockHan
 		return fail("properties give an index of %d bytes, the footer %d", p.IndexSize, ft.index.Length+TrailerLen)
 	case p.NumRangeDeletions != uint64(len(r.rangeDels)):
 		return fail("properties give %d range deletions, the block holds %d", p.NumRangeDeletions, len(r.rangeDels))
+	case p.FileNum != 0 && r.opts.FileNum != 0 && p.FileNum != r.opts.FileNum:
+		return fail("the file holds table %06d, not table %06d", p.FileNum, r.opts.FileNum)
 	}
 	if filterH != nil && p.FilterSize != filterH.Length+TrailerLen || filterH == nil && p.FilterSize != 0 {
 		return fail("properties give a filter of %d bytes, the metaindex disagrees", p.FilterSize)

@@ -357,9 +357,42 @@ func TestProperties(t *testing.T) {
 	require.Equal(t, md.Size, r.Size())
 }
 
+// TestFileNumber: a table records the file number it was written for, and a
+// reader opened for another number refuses it as corrupt; tables without
+// one, and readers without one, are not checked.
+func TestFileNumber(t *testing.T) {
+	es := []entry{{ikey("a", 1, base.KindSet), []byte("x")}}
+	numbered := buildTable(t, es, nil, WriterOptions{FileNum: 7})
+	plain := buildTable(t, es, nil, WriterOptions{})
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		open    uint64
+		want    uint64
+		corrupt bool
+	}{
+		{"same number", numbered, 7, 7, false},
+		{"reader without a number", numbered, 0, 7, false},
+		{"table without a number", plain, 9, 0, false},
+		{"another number", numbered, 8, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := openBytes(tc.data, ReaderOptions{FileNum: tc.open})
+			if tc.corrupt {
+				require.True(t, base.IsCorruption(err), "%v", err)
+				require.Contains(t, err.Error(), "holds table 000007, not table 000008")
+				return
+			}
+			require.NoError(t, err)
+			defer r.Close()
+			require.Equal(t, tc.want, r.Properties().FileNum)
+		})
+	}
+}
+
 func TestPropertiesDecode(t *testing.T) {
 	p := Properties{NumEntries: 1, SmallestPoint: ikey("a", 1, 1), LargestPoint: ikey("a", 1, 1),
-		Smallest: ikey("a", 1, 1), Largest: ikey("a", 1, 1), FilterPolicy: "none", FormatVersion: 1}
+		Smallest: ikey("a", 1, 1), Largest: ikey("a", 1, 1), FilterPolicy: "none", FormatVersion: 1, FileNum: 12}
 	var bw blockWriter
 	bw.init(1)
 	block := slices.Clone(p.encode(&bw))

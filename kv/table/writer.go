@@ -87,6 +87,7 @@ func NewWriter(f vfs.File, name string, opts WriterOptions) *Writer {
 	w.props.Compression = w.opts.Compression
 	w.props.FilterPolicy = policyName(w.opts.FilterPolicy)
 	w.props.FormatVersion = FormatVersion
+	w.props.FileNum = w.opts.FileNum
 	return w
 }
 
