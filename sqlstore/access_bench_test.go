@@ -21,7 +21,10 @@ const accessBenchRows = 100_000
 // of accessBenchRows rows, compacted, with every block in a block cache
 // large enough to hold them: the figures are CPU costs, not I/O.
 func accessBenchDB(b *testing.B) *testDB {
-	d := newTestDBWith(b, &Options{NoSync: true, KV: &kv.Options{CacheSize: 256 << 20}})
+	// 1 MiB tables: some 25 of them, as a table of a million rows has
+	// at the default 8 MiB, so that ranges spread over the key space
+	// reach different files.
+	d := newTestDBWith(b, &Options{NoSync: true, KV: &kv.Options{CacheSize: 256 << 20, TargetFileSize: 1 << 20}})
 	d.exec("CREATE TABLE sbtest (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(120) NOT NULL, pad CHAR(60) NOT NULL, KEY k_idx (k))")
 	r := rand.New(rand.NewPCG(1, 2))
 	var sb strings.Builder
@@ -94,6 +97,15 @@ func BenchmarkAccessPaths(b *testing.B) {
 			k := id() / 2
 			for i := range out {
 				out[i] = [2]int32{k + int32(i)*1000, k + int32(i)*1000 + 9}
+			}
+			return out
+		}},
+		{"multi_range:10/spread", primary, func() [][2]int32 {
+			// One range in each tenth of the table, as sqlbench's.
+			out := make([][2]int32, 10)
+			for i := range out {
+				k := int32(i*accessBenchRows/10) + int32(r.IntN(accessBenchRows/10-10)) + 1
+				out[i] = [2]int32{k, k + 9}
 			}
 			return out
 		}},
