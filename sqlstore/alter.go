@@ -658,7 +658,7 @@ func (t *Table) backfillIndex(ctx *sql.Context, tx *txn, def *tableDef, ix *inde
 				if err != nil {
 					return err
 				}
-				return sql.NewUniqueKeyErr(formatKey(row, ix.cols), false, existing)
+				return sql.NewUniqueKeyErr(dupEntry(ctx, def, ix, row), false, existing)
 			}
 		}
 		if err := tx.set(key, val); err != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -194,7 +195,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	if e.def.keyless {
-		return e.insertKeyless(row)
+		return e.insertKeyless(ctx, row)
 	}
 	key, err := e.primaryKey(row)
 	if err != nil {
@@ -203,9 +204,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if existing, _, found, err := e.getRow(key); err != nil {
 		return err
 	} else if found {
-		return sql.NewUniqueKeyErr(formatKey(row, e.def.pkOrds), true, existing)
+		return sql.NewUniqueKeyErr(dupEntry(ctx, e.def, e.def.primary, row), true, existing)
 	}
-	if err := e.checkUnique(row, nil); err != nil {
+	if err := e.checkUnique(ctx, row, nil); err != nil {
 		return err
 	}
 	return e.put(row, e.pkBuf, key)
@@ -234,7 +235,7 @@ func (d *tableDef) checkFinite(row sql.Row) error {
 
 // checkUnique checks row against the unique indexes; self is the primary
 // key suffix of the row being updated (its own entries do not collide).
-func (e *editor) checkUnique(row sql.Row, self []byte) error {
+func (e *editor) checkUnique(ctx *sql.Context, row sql.Row, self []byte) error {
 	for _, ix := range e.def.secondary {
 		if !ix.unique {
 			continue
@@ -261,7 +262,7 @@ func (e *editor) checkUnique(row sql.Row, self []byte) error {
 		if !ok {
 			return fmt.Errorf("%w: table %s unique index %s: entry without a row", ErrCorruptCatalog, e.def.name, ix.name)
 		}
-		return sql.NewUniqueKeyErr(formatKey(row, ix.cols), false, existing)
+		return sql.NewUniqueKeyErr(dupEntry(ctx, e.def, ix, row), false, existing)
 	}
 	return nil
 }
@@ -344,7 +345,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		if err := e.deleteKeyless(old); err != nil {
 			return err
 		}
-		return e.insertKeyless(new)
+		return e.insertKeyless(ctx, new)
 	}
 	oldKey, err := e.primaryKey(old)
 	if err != nil {
@@ -367,10 +368,10 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		if existing, _, dup, err := e.getRow(newKey); err != nil {
 			return err
 		} else if dup {
-			return sql.NewUniqueKeyErr(formatKey(new, e.def.pkOrds), true, existing)
+			return sql.NewUniqueKeyErr(dupEntry(ctx, e.def, e.def.primary, new), true, existing)
 		}
 	}
-	if err := e.checkUnique(new, oldPK); err != nil {
+	if err := e.checkUnique(ctx, new, oldPK); err != nil {
 		return err
 	}
 	if found {
@@ -417,12 +418,12 @@ func (e *editor) hashKey(dst []byte, hash uint64, pk []byte) []byte {
 	return append(dst, pk...)
 }
 
-func (e *editor) insertKeyless(row sql.Row) error {
+func (e *editor) insertKeyless(ctx *sql.Context, row sql.Row) error {
 	h, err := e.hiddenHash(row)
 	if err != nil {
 		return err
 	}
-	if err := e.checkUnique(row, nil); err != nil {
+	if err := e.checkUnique(ctx, row, nil); err != nil {
 		return err
 	}
 	id, err := e.t.store.rowIDs.alloc()
@@ -552,17 +553,37 @@ func (e *editor) AcquireAutoIncrementLock(ctx *sql.Context) (func(), error) {
 	return func() {}, nil
 }
 
-// formatKey formats the key columns of a row for duplicate-key errors, as
-// GMS's own backend does: [v1,v2].
-func formatKey(row sql.Row, ords []int) string {
+// dupEntry describes, for a duplicate-key error, the entry of row in index
+// ix as MySQL's error 1062 does after "Duplicate entry ": the key's values
+// as text, joined by '-' and cut to 64 characters, and the key named
+// table.index:
+//
+//	'7-abc' for key 't.uk'
+//
+// GMS puts it after its own words ("duplicate unique key given: "), and
+// the MySQL error (dupEntryMessage) after MySQL's.
+func dupEntry(ctx *sql.Context, def *tableDef, ix *indexDef, row sql.Row) string {
 	var b strings.Builder
-	b.WriteByte('[')
-	for i, o := range ords {
+	for i, o := range ix.cols {
 		if i > 0 {
-			b.WriteByte(',')
+			b.WriteByte('-')
 		}
-		fmt.Fprintf(&b, "%v", row[o])
+		v, err := def.schema[o].Type.SQL(ctx, nil, row[o])
+		if err != nil {
+			fmt.Fprintf(&b, "%v", row[o])
+			continue
+		}
+		b.WriteString(v.ToString())
 	}
-	b.WriteByte(']')
-	return b.String()
+	entry := b.String()
+	if n := 0; utf8.RuneCountInString(entry) > 64 {
+		for i := range entry {
+			if n == 64 {
+				entry = entry[:i]
+				break
+			}
+			n++
+		}
+	}
+	return fmt.Sprintf("'%s' for key '%s.%s'", entry, def.name, ix.name)
 }

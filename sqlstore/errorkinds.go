@@ -31,6 +31,8 @@ type errorKind struct {
 // and the MySQL-protocol server.
 var errorKinds = []*errorKind{
 	{kind: sql.ErrSyntaxError, num: mysql.ERParseError, state: mysql.SSClientError},
+	{kind: sql.ErrPrimaryKeyViolation, num: mysql.ERDupEntry, state: "23000", message: dupEntryMessage, re: dupEntryRE},
+	{kind: sql.ErrUniqueKeyViolation, num: mysql.ERDupEntry, state: "23000", message: dupEntryMessage, re: dupEntryRE},
 	{kind: sql.ErrTableAlreadyExists, num: mysql.ERTableExists, state: "42S01"},
 	{kind: sql.ErrInvalidDatabaseName, num: mysql.ERWrongDbName, state: "42000"},
 	{kind: sql.ErrInsertIntoNonNullableDefaultNullColumn, num: mysql.ERNoDefaultForField, state: mysql.SSUnknownSQLState},
@@ -62,7 +64,7 @@ var errorKinds = []*errorKind{
 
 func init() {
 	for _, k := range errorKinds {
-		if k.kind != sql.ErrSyntaxError { // its message is the parser's, of any form
+		if k.re == nil && k.kind != sql.ErrSyntaxError { // its message is the parser's, of any form
 			k.re = kindRE(k.kind)
 		}
 	}
@@ -115,6 +117,21 @@ func (k *errorKind) sqlError(msg string) *mysql.SQLError {
 // message, which lacks them.
 func prefixed(words string) func(string) string {
 	return func(msg string) string { return words + " (" + msg + ")" }
+}
+
+// dupEntryRE matches GMS's messages for a duplicate key, which end in the
+// entry and key as dupEntry words them.
+var dupEntryRE = regexp.MustCompile(`(?s)^duplicate (primary|unique) key given: '.*' for key '.*'$`)
+
+// dupEntryMessage is MySQL's message for a duplicate key ("Duplicate entry
+// '7' for key 't.PRIMARY'") from GMS's, whose cause dupEntry made. Other
+// forms (a key GMS's own code found) stay as they are.
+func dupEntryMessage(msg string) string {
+	_, entry, ok := strings.Cut(msg, " key given: ")
+	if !ok || !strings.HasPrefix(entry, "'") {
+		return msg
+	}
+	return "Duplicate entry " + entry
 }
 
 // mixedGroupMessage is MySQL's message for a column outside aggregates

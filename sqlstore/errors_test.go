@@ -63,9 +63,50 @@ func TestBadInput(t *testing.T) {
 			require.Equal(t, before, state())
 		})
 	}
-	// The message of a duplicate names the key.
+	// The message of a duplicate names the entry and the key.
 	err := d.execErr("INSERT INTO t VALUES (1, 1, 'x', 99, 9)")
-	require.True(t, strings.Contains(err.Error(), "[1]"), err.Error())
+	require.Equal(t, "Duplicate entry '1' for key 't.PRIMARY'", MySQLError(err).Message, err.Error())
+}
+
+// TestDuplicateEntryMessages: a duplicate key fails with MySQL's 1062 and
+// its message, the key's values joined by '-' as text of their types and
+// cut to 64 characters, and the key named table.index; from INSERT, UPDATE,
+// a keyless table's unique index and ALTER TABLE adding a unique index,
+// and as the warning of INSERT IGNORE.
+func TestDuplicateEntryMessages(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(100), d DATE, UNIQUE KEY ab (a, b, d), KEY plain (a))")
+	d.exec("CREATE TABLE kl (x DECIMAL(5,2), UNIQUE KEY ux (x))")
+	long := strings.Repeat("é", 70)
+	d.exec("INSERT INTO t VALUES (1, 7, 'x', '2024-01-02'), (2, 8, '" + long + "', NULL), (3, 9, 'z', NULL)")
+	d.exec("INSERT INTO kl VALUES (1.5)")
+	for _, tc := range []struct{ q, msg string }{
+		{"INSERT INTO t VALUES (1, 0, 'y', NULL)", "Duplicate entry '1' for key 't.PRIMARY'"},
+		{"UPDATE t SET id = 1 WHERE id = 2", "Duplicate entry '1' for key 't.PRIMARY'"},
+		{"INSERT INTO t VALUES (4, 7, 'x', '2024-01-02')", "Duplicate entry '7-x-2024-01-02' for key 't.ab'"},
+		{"UPDATE t SET a = 8, b = '" + long + "', d = NULL WHERE id = 3", ""}, // NULLs never collide
+		{"INSERT INTO t VALUES (5, 8, '" + long + "', '2024-01-01'), (6, 8, '" + long + "', '2024-01-01')",
+			"Duplicate entry '8-" + strings.Repeat("é", 62) + "' for key 't.ab'"},
+		{"INSERT INTO kl VALUES (1.50)", "Duplicate entry '1.50' for key 'kl.ux'"},
+		{"ALTER TABLE t ADD UNIQUE KEY ua (a)", "Duplicate entry '8' for key 't.ua'"},
+	} {
+		if tc.msg == "" {
+			d.exec(tc.q)
+			continue
+		}
+		err := d.execErr(tc.q)
+		se := MySQLError(err)
+		require.Equal(t, mysql.ERDupEntry, se.Num, "%s: %v", tc.q, err)
+		require.Equal(t, "23000", se.State, tc.q)
+		require.Equal(t, tc.msg, se.Message, tc.q)
+	}
+	// INSERT IGNORE skips the row with MySQL's warning.
+	d.exec("INSERT IGNORE INTO t VALUES (1, 0, 'y', NULL)")
+	w := d.exec("SHOW WARNINGS")
+	require.Len(t, w, 1)
+	require.Equal(t, "Warning", w[0][0])
+	require.EqualValues(t, mysql.ERDupEntry, w[0][1])
+	require.Equal(t, "Duplicate entry '1' for key 't.PRIMARY'", w[0][2])
 }
 
 // TestAssignOutOfRange: under IGNORE, an assignment beyond its column's

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"github.com/dolthub/vitess/go/mysql"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,21 @@ type Session struct {
 
 func newSession(base *sql.BaseSession, s *Store) *Session {
 	return &Session{BaseSession: base, store: s}
+}
+
+// Warn records a warning of the running statement. GMS turns the errors
+// that INSERT IGNORE skips into notes with its own wording; a skipped
+// duplicate key is MySQL's warning 1062 with MySQL's message.
+func (s *Session) Warn(w *sql.Warning) {
+	if w != nil && w.Code == mysql.ERDupEntry {
+		c := *w
+		if se, ok := numberMessage(c.Code, c.Message); ok {
+			c.Message = se.Message
+		}
+		c.Level = "Warning"
+		w = &c
+	}
+	s.BaseSession.Warn(w)
 }
 
 // StartTransaction implements sql.TransactionSession.

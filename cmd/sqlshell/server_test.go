@@ -570,6 +570,11 @@ func TestServerErrorNumbers(t *testing.T) {
 				require.Equal(t, tc.state, string(me.SQLState[:]), "%s: %v", tc.q, err)
 				require.NotContains(t, me.Message, "%!", tc.q)
 			}
+			_, err = db.Exec("INSERT INTO enull VALUES (1, 2)")
+			var me *mysql.MySQLError
+			require.True(t, errors.As(err, &me), "%v", err)
+			require.Equal(t, uint16(1062), me.Number)
+			require.Equal(t, "Duplicate entry '1' for key 'enull.PRIMARY'", me.Message)
 			if params == "interpolateParams=true" {
 				// Sent as COM_QUERY. (Without interpolation it is
 				// COM_STMT_PREPARE, which the protocol layer parses

@@ -10,8 +10,24 @@ import "strings"
 // in-memory backend's own behaviour, a plan-shape check whose results are
 // right, or an expectation of GMS's that MySQL does not share, where
 // sqlstore's own tests check MySQL's answer.
+//
+// Duplicate keys: GMS's backend words the entry "[1]"; sqlstore words it as
+// MySQL does ("duplicate primary key given: '1' for key 't.PRIMARY'", which
+// clients see as "Duplicate entry '1' for key 't.PRIMARY'", 1062), and
+// TestBadInput and TestDuplicateEntryMessages check it. The assertions that
+// expect GMS's text exactly are skipped: whole scripts where later
+// assertions depend on the failing statement having run (a trigger's
+// variables, a CALL that repeats one the script needs).
 var skips = map[string]map[string]string{
+	"Scripts": {
+		"INSERT INTO test VALUES (2,2), (3,3), (1,1);": dupEntryText,
+		"UPDATE test SET pk = pk + 1 ORDER BY pk;":     dupEntryText,
+	},
+	"Triggers": {
+		"insert trigger with subquery projections": dupEntryText, // later assertions read what the failing INSERT's trigger set
+	},
 	"StoredProcedures": {
+		"table ddl statements in stored procedures": dupEntryText,
 		// GMS commits after every statement of a procedure body; the
 		// cursor's transaction, and with it the snapshot OPEN read,
 		// ends before the FETCH. GMS's own memory harness removes this
@@ -58,6 +74,8 @@ var skips = map[string]map[string]string{
 		"/* client b */ select * from t;": "depends on the skipped temporary-table statements",
 	},
 }
+
+const dupEntryText = "GMS expects its backend's duplicate-key text [1]; sqlstore's names the entry and key as MySQL does"
 
 // skipsFor returns the skips of a suite.
 func skipsFor(suite string) map[string]string {
