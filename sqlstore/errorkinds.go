@@ -43,7 +43,11 @@ var errorKinds = []*errorKind{
 	{kind: errTxnTooLarge, num: 1197, state: mysql.SSUnknownSQLState}, // ER_TRANS_CACHE_FULL
 	{kind: sql.ErrColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrTableColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
-	{kind: sql.ErrCheckConstraintViolated, num: 3819, state: mysql.SSUnknownSQLState},
+	{kind: sql.ErrCheckConstraintViolated, num: 3819, state: mysql.SSUnknownSQLState, message: checkViolatedMessage},
+	{kind: sql.ErrInsertIntoNonNullableProvidedNull, num: mysql.ERBadNullError, state: "23000", message: badNullMessage},
+	// MySQL names the row (at row 2); GMS's error does not say which.
+	{kind: sql.ErrInsertIntoMismatchValueCount, num: mysql.ERWrongValueCountOnRow, state: "21S01",
+		message: func(string) string { return "Column count doesn't match value count" }},
 	{kind: sql.ErrNonAggregatedColumnWithoutGroupBy, num: mysql.ERMixOfGroupFuncAndFields, state: "42000", message: mixedGroupMessage},
 	{kind: sql.ErrDuplicateColumn, num: mysql.ERDupFieldName, state: "42S21"},
 	{kind: sql.ErrColumnExists, num: mysql.ERDupFieldName, state: "42S21"},
@@ -117,6 +121,29 @@ func (k *errorKind) sqlError(msg string) *mysql.SQLError {
 // message, which lacks them.
 func prefixed(words string) func(string) string {
 	return func(msg string) string { return words + " (" + msg + ")" }
+}
+
+// quotedRE finds the name GMS quotes in a message, with ” or "".
+var quotedRE = regexp.MustCompile(`['"](.*)['"]`)
+
+// checkViolatedMessage is MySQL's "Check constraint 'ck' is violated." from
+// GMS's "Check constraint "ck" violated".
+func checkViolatedMessage(msg string) string {
+	m := quotedRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	return "Check constraint '" + m[1] + "' is violated."
+}
+
+// badNullMessage is MySQL's "Column 'c' cannot be null" from GMS's "column
+// name 'c' is non-nullable but attempted to set a value of null".
+func badNullMessage(msg string) string {
+	m := quotedRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	return "Column '" + m[1] + "' cannot be null"
 }
 
 // dupEntryRE matches GMS's messages for a duplicate key, which end in the

@@ -68,6 +68,48 @@ func TestBadInput(t *testing.T) {
 	require.Equal(t, "Duplicate entry '1' for key 't.PRIMARY'", MySQLError(err).Message, err.Error())
 }
 
+// TestConstraintMessages: NULL into NOT NULL, a violated CHECK and a row of
+// the wrong length fail with MySQL's numbers and messages, and under
+// IGNORE NULL into NOT NULL is MySQL's warning.
+func TestConstraintMessages(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, n TINYINT, s VARCHAR(3) NOT NULL, CONSTRAINT ck CHECK (n >= 0))")
+	for _, tc := range []struct {
+		q     string
+		num   int
+		state string
+		msg   string
+	}{
+		{"INSERT INTO c VALUES (1, 1, NULL)", mysql.ERBadNullError, "23000", "Column 's' cannot be null"},
+		{"INSERT INTO c VALUES (1, -1, 'a')", 3819, mysql.SSUnknownSQLState, "Check constraint 'ck' is violated."},
+		{"INSERT INTO c VALUES (1, 1, 'a'), (2, 2)", mysql.ERWrongValueCountOnRow, "21S01", "Column count doesn't match value count"},
+	} {
+		se := MySQLError(d.execErr(tc.q))
+		require.Equal(t, tc.num, se.Num, tc.q)
+		require.Equal(t, tc.state, se.State, tc.q)
+		require.Equal(t, tc.msg, se.Message, tc.q)
+	}
+	for _, tc := range []struct {
+		q    string
+		code int
+		msg  string
+	}{
+		{"INSERT IGNORE INTO c VALUES (1, 1, NULL)", mysql.ERBadNullError, "Column 's' cannot be null"},
+	} {
+		d.exec(tc.q)
+		w := d.exec("SHOW WARNINGS")
+		require.Len(t, w, 1, tc.q)
+		require.Equal(t, "Warning", w[0][0], tc.q)
+		require.EqualValues(t, tc.code, w[0][1], tc.q)
+		require.Equal(t, tc.msg, w[0][2], tc.q)
+	}
+	// The NULL became the column's implicit default.
+	rows := d.exec("SELECT id, s FROM c")
+	require.Len(t, rows, 1)
+	require.EqualValues(t, 1, rows[0][0])
+	require.Equal(t, "", rows[0][1])
+}
+
 // TestDuplicateEntryMessages: a duplicate key fails with MySQL's 1062 and
 // its message, the key's values joined by '-' as text of their types and
 // cut to 64 characters, and the key named table.index; from INSERT, UPDATE,

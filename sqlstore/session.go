@@ -48,10 +48,11 @@ func newSession(base *sql.BaseSession, s *Store) *Session {
 }
 
 // Warn records a warning of the running statement. GMS turns the errors
-// that INSERT IGNORE skips into notes with its own wording; a skipped
-// duplicate key is MySQL's warning 1062 with MySQL's message.
+// that INSERT IGNORE and UPDATE IGNORE skip into notes with its own
+// wording; MySQL makes them warnings with the error's message (Warning
+// 1062 Duplicate entry '1' for key 't.PRIMARY').
 func (s *Session) Warn(w *sql.Warning) {
-	if w != nil && w.Code == mysql.ERDupEntry {
+	if w != nil && w.Level == "Note" && ignoredErrors[w.Code] {
 		c := *w
 		if se, ok := numberMessage(c.Code, c.Message); ok {
 			c.Message = se.Message
@@ -60,6 +61,17 @@ func (s *Session) Warn(w *sql.Warning) {
 		w = &c
 	}
 	s.BaseSession.Warn(w)
+}
+
+// ignoredErrors are the numbers of the errors IGNORE turns into warnings
+// that GMS numbers as MySQL does. The others of GMS's plan.IgnorableErrors
+// (a violated CHECK, a value out of range or too long) come numbered 1105,
+// and GMS's engine tests expect that; MySQL's 3819, 1264 and 1265 would
+// need those tests skipped.
+var ignoredErrors = map[int]bool{
+	mysql.ERBadNullError:     true, // NULL into NOT NULL
+	mysql.ERDupEntry:         true,
+	mysql.ErNoReferencedRow2: true, // foreign key
 }
 
 // StartTransaction implements sql.TransactionSession.
