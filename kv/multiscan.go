@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/internal/leveliter"
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
@@ -36,13 +39,39 @@ type ScanRange struct {
 // A MultiScan sees one consistent state (the snapshot of its options, or
 // the state when it was made) and is not safe for concurrent use.
 type MultiScan struct {
-	d        *DB
-	it       *Iterator
-	ranges   []ScanRange
-	prepared map[uint64]*table.PreparedScan
-	entries  []*tableEntry
-	closed   bool
+	d      *DB
+	it     *Iterator
+	ranges []ScanRange
+	// jobs are the tables some range touches, by level (levels[l] to
+	// levels[l+1]) and in key order within a level.
+	jobs   []prepareJob
+	levels [manifest.NumLevels + 1]int
+	// sole[r] is the position in jobs of the only table range r touches,
+	// when nothing else holds a key in the range (no other table, no
+	// memtable, no batch); -1 otherwise. SeekRange reads such a range
+	// through that table's iterator alone, without the merge.
+	sole []int
+	// merged is the iterator over every source, it.iter's own; tio are
+	// the table iterator options of the scan.
+	merged base.InternalIterator
+	tio    table.IterOptions
+	mem    *multiScanMem
+	closed bool
 }
+
+// multiScanMem is the memory of a MultiScan that the next one reuses
+// (multiScanPool), so that once the pool is warm a prepare allocates
+// nothing per table: the jobs, their prepared scans, and the level
+// iterators' view of them.
+type multiScanMem struct {
+	all   []table.ScanRange
+	jobs  []prepareJob
+	scans []table.PreparedScan
+	files []leveliter.File
+	sole  []int
+}
+
+var multiScanPool = sync.Pool{New: func() any { return new(multiScanMem) }}
 
 // NewMultiScan prepares a scan of ranges, which must be sorted, with
 // Start < End, and must not overlap (End of one <= Start of the next).
@@ -75,28 +104,67 @@ func (d *DB) newMultiScan(ctx context.Context, b *Batch, ranges []ScanRange, o *
 	sink.Add(stats.MultiScanPrepares, 1)
 	sink.Add(stats.MultiScanRanges, int64(len(ranges)))
 
-	s := &MultiScan{d: d, ranges: ranges, prepared: map[uint64]*table.PreparedScan{}}
+	s := &MultiScan{d: d, ranges: ranges, mem: multiScanPool.Get().(*multiScanMem)}
 	rs := d.loadReadState()
 	if err := s.prepare(ctx, rs, &opts); err != nil {
 		rs.unref()
 		s.release()
 		return nil, err
 	}
-	it, err := d.newIterAt(rs, b, &opts, s.prepared)
+	s.findSole(rs, b)
+	s.tio = d.tableIterOptions(&opts.ReadOptions)
+	it, err := d.newIterAt(rs, b, &opts, s)
 	if err != nil {
 		s.release()
 		return nil, err
 	}
-	s.it = it
+	s.it, s.merged = it, it.iter
 	return s, nil
 }
 
-// prepareJob is one table of a MultiScan to prepare.
+// findSole settles sole: a range that one table touches has its keys
+// there alone unless a memtable or the batch b holds one too. A memtable written after this
+// check holds only entries newer than the scan's snapshot, which it does
+// not see.
+func (s *MultiScan) findSole(rs *readState, b *Batch) {
+	if b != nil {
+		// The batch's writes mix with the tables' keys.
+		for r := range s.sole {
+			s.sole[r] = -1
+		}
+		return
+	}
+	var search []byte
+	for i := range rs.numMemtables() {
+		m, _ := rs.memtable(i)
+		if m.Empty() {
+			continue
+		}
+		it := m.NewIter()
+		for r, j := range s.sole {
+			if j < 0 {
+				continue
+			}
+			rg := &s.ranges[r]
+			search = base.MakeSearchKey(search[:0], rg.Start, base.SeqNumMax)
+			if kv := it.SeekGE(search); kv != nil && bytes.Compare(kv.UserKey(), rg.End) < 0 {
+				s.sole[r] = -1
+			}
+		}
+		_ = it.Close() // a memtable iterator has no error to report
+	}
+}
+
+// prepareJob is one table of a MultiScan: its ranges, and once prepared
+// its reference in the table cache and its prepared scan.
 type prepareJob struct {
 	file  *manifest.FileMetadata
 	sub   []table.ScanRange
 	entry *tableEntry
 	scan  *table.PreparedScan
+	// iter reads the ranges this table alone holds (see sole), opened by
+	// the first of them.
+	iter *tableIter
 }
 
 // prepare prepares every table of the read state that a range touches, in
@@ -114,7 +182,12 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 	d := s.d
 	po := table.PrepareOptions{Async: o.AsyncIO, DontFillCache: o.DontFillCache, Stats: o.Stats,
 		CoalesceThreshold: o.CoalesceThreshold}
-	jobs := s.collect(rs.v, o)
+	s.collect(rs.v, o)
+	jobs := s.jobs
+	mem := s.mem
+	if cap(mem.scans) < len(jobs) {
+		mem.scans = make([]table.PreparedScan, len(jobs)) // not copied: scans point into themselves
+	}
 	var err error
 	reads := 0
 	for i := range jobs {
@@ -125,9 +198,10 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 		if j.entry, err = d.tables.get(j.file.FileNum); err != nil {
 			break
 		}
-		if j.scan, err = j.entry.reader.BeginPrepareScan(j.sub, po); err != nil {
+		if err = j.entry.reader.InitPrepareScan(&mem.scans[i], j.sub, po); err != nil {
 			break
 		}
+		j.scan = &mem.scans[i]
 		reads += j.scan.Reads()
 	}
 	if err == nil && o.AsyncIO && d.ioPool.Overlaps(reads) {
@@ -139,22 +213,20 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 			jobs[i].scan.Submit(ctx, g)
 		}
 	}
-	// Everything opened is recorded, so that release frees it. After an
-	// error the begun scans are closed instead of finished, which waits
-	// for their submitted reads.
+	// After an error the begun scans are closed instead of finished,
+	// which waits for their submitted reads; release frees the rest.
 	for i := range jobs {
 		j := &jobs[i]
-		if j.entry != nil {
-			s.entries = append(s.entries, j.entry)
+		if j.scan == nil {
+			continue
 		}
-		switch {
-		case j.scan == nil:
-		case err != nil:
+		if err != nil {
 			_ = j.scan.Close() // no iterator is open: it cannot fail
-		default:
-			if err = j.scan.Finish(ctx); err == nil {
-				s.prepared[j.file.FileNum] = j.scan
-			}
+			j.scan = nil
+			continue
+		}
+		if err = j.scan.Finish(ctx); err != nil {
+			j.scan = nil // Finish released it
 		}
 	}
 	return err
@@ -173,12 +245,26 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 // The ranges a table touches are consecutive (its key span is one
 // interval, the ranges are sorted and disjoint), so each job's ranges are
 // a slice of one array of them all.
-func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
-	all := make([]table.ScanRange, len(s.ranges))
-	for i, r := range s.ranges {
-		all[i] = table.ScanRange{Start: r.Start, End: r.End}
+func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) {
+	all := slices.Grow(s.mem.all[:0], len(s.ranges))
+	for _, r := range s.ranges {
+		all = append(all, table.ScanRange{Start: r.Start, End: r.End})
 	}
-	jobs := make([]prepareJob, 0, len(s.ranges)) // a table per range is common
+	s.mem.all = all
+	// sole[k]: the job of the one table range k touches so far, -1 for
+	// none, -2 for more than one.
+	sole := slices.Grow(s.mem.sole[:0], len(s.ranges))[:len(s.ranges)]
+	for k := range sole {
+		sole[k] = -1
+	}
+	touch := func(k, job int) {
+		if sole[k] == -1 {
+			sole[k] = job
+		} else {
+			sole[k] = -2
+		}
+	}
+	jobs := slices.Grow(s.mem.jobs[:0], len(s.ranges)) // a table per range is common
 	touches := func(f *manifest.FileMetadata, r ScanRange) bool {
 		return f.Overlaps(r.Start, r.End) && !bytes.Equal(f.SmallestUserKey(), r.End)
 	}
@@ -187,6 +273,7 @@ func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
 		for k, r := range s.ranges {
 			if touches(f, r) {
 				sub = appendRange(sub, all, k)
+				touch(k, len(jobs))
 			}
 		}
 		if len(sub) > 0 {
@@ -196,6 +283,7 @@ func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
 	for level := 1; level < manifest.NumLevels; level++ {
 		files := v.Levels[level]
 		first := len(jobs) // this level's jobs are jobs[first:]
+		s.levels[level] = first
 		for k, r := range s.ranges {
 			i, j := v.OverlapIndices(level, r.Start, r.End)
 			for _, f := range files[i:j] {
@@ -206,13 +294,50 @@ func (s *MultiScan) collect(v *manifest.Version, o *IterOptions) []prepareJob {
 				// again only by the next range, as the last job.
 				if n := len(jobs); n > first && jobs[n-1].file == f {
 					jobs[n-1].sub = appendRange(jobs[n-1].sub, all, k)
+					touch(k, n-1)
 					continue
 				}
+				touch(k, len(jobs))
 				jobs = append(jobs, prepareJob{file: f, sub: all[k : k+1]})
 			}
 		}
 	}
-	return jobs
+	s.levels[manifest.NumLevels] = len(jobs)
+	s.jobs, s.mem.jobs = jobs, jobs
+	for k := range sole {
+		sole[k] = max(sole[k], -1)
+	}
+	s.sole, s.mem.sole = sole, sole
+}
+
+// appendLevel appends to iters the iterators of level's prepared tables:
+// one per table in L0, newest first, and one level iterator over the
+// others. A MultiScan moves only within its ranges, so the tables no range
+// touches are left out: a seek into a range searches only the tables
+// prepared for the scan, and each table's iterator finds its blocks
+// through the prepared scan without opening the table again.
+func (s *MultiScan) appendLevel(iters []base.InternalIterator, level int, lower, upper []byte, o table.IterOptions) []base.InternalIterator {
+	jobs := s.jobs[s.levels[level]:s.levels[level+1]]
+	if len(jobs) == 0 {
+		return iters
+	}
+	if level == 0 {
+		for i := len(jobs) - 1; i >= 0; i-- {
+			iters = append(iters, s.d.openPreparedIter(&jobs[i], lower, upper, o))
+		}
+		return iters
+	}
+	if len(s.mem.files) < len(s.jobs) {
+		s.mem.files = make([]leveliter.File, len(s.jobs))
+	}
+	lf := s.mem.files[s.levels[level]:s.levels[level+1]]
+	for i := range jobs {
+		f := jobs[i].file
+		lf[i] = leveliter.File{Smallest: f.Smallest, Largest: f.Largest, Data: &jobs[i]}
+	}
+	return append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
+		return s.d.openPreparedIter(f.Data.(*prepareJob), lo, hi, o), nil
+	}, lower, upper))
 }
 
 // appendRange appends all[k] to sub, a job's ranges: by reslicing when sub
@@ -232,12 +357,32 @@ func appendRange(sub, all []table.ScanRange, k int) []table.ScanRange {
 // whether there is one; Next then moves within the range. Visiting the
 // ranges in order reads nothing from the tables; any other order is
 // correct too, and may read.
+//
+// A range that one table alone holds is read through that table's
+// iterator, which finds its first block where the prepare did: no merge
+// over the levels and memtables, no search of a level for the table.
 func (s *MultiScan) SeekRange(r int) bool {
 	if s.closed || r < 0 || r >= len(s.ranges) {
 		return false
 	}
+	s.it.iter = s.merged
+	if j := s.sole[r]; j >= 0 {
+		s.it.iter = s.soleIter(&s.jobs[j])
+	}
 	s.it.setBounds(s.ranges[r].Start, s.ranges[r].End)
 	return s.it.SeekGE(s.ranges[r].Start)
+}
+
+// soleIter returns the iterator of j for the ranges it alone holds.
+func (s *MultiScan) soleIter(j *prepareJob) *tableIter {
+	if j.iter == nil {
+		// Every block of the table's ranges is prepared, so the iterator
+		// reads nothing and needs no prefetch buffer.
+		o := s.tio
+		o.ReadaheadSize, o.MaxAutoReadahead, o.AsyncIO = 0, -1, false
+		j.iter = s.d.openPreparedIter(j, nil, nil, o).(*tableIter)
+	}
+	return j.iter
 }
 
 // Next moves to the next key of the current range.
@@ -261,6 +406,7 @@ func (s *MultiScan) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.it.iter = s.merged
 	err := s.it.Close()
 	if rerr := s.release(); err == nil {
 		err = rerr
@@ -270,15 +416,35 @@ func (s *MultiScan) Close() error {
 
 func (s *MultiScan) release() error {
 	var first error
-	for _, p := range s.prepared {
-		if err := p.Close(); err != nil && first == nil {
-			first = err
+	for i := range s.jobs {
+		j := &s.jobs[i]
+		if j.iter != nil {
+			if err := j.iter.Close(); err != nil && first == nil {
+				first = err
+			}
+			j.iter = nil
+		}
+		if j.scan != nil {
+			if err := j.scan.Close(); err != nil && first == nil {
+				first = err
+			}
+			j.scan = nil
+		}
+		if j.entry != nil {
+			s.d.tables.release(j.entry)
+			j.entry = nil
 		}
 	}
-	s.prepared = nil
-	for _, e := range s.entries {
-		s.d.tables.release(e)
+	s.jobs = nil
+	if m := s.mem; m != nil {
+		// Keep the arrays, not what they point to.
+		clear(m.all[:cap(m.all)])
+		clear(m.jobs[:cap(m.jobs)])
+		clear(m.scans)
+		clear(m.files)
+		s.sole = nil
+		s.mem = nil
+		multiScanPool.Put(m)
 	}
-	s.entries = nil
 	return first
 }

@@ -162,8 +162,6 @@ func (d *DB) NewIter(o *IterOptions) (*Iterator, error) {
 	return d.newIter(nil, o)
 }
 
-// tableIter is a table iterator that releases its table-cache reference
-// when closed.
 // tableIter is a table iterator holding its table open. Table iterators
 // come and go at every file a level iterator moves to and at every range
 // of a MultiScan; a pool keeps them, and the buffers of their table.Iter,
@@ -172,6 +170,9 @@ type tableIter struct {
 	table.Iter
 	d *DB
 	e *tableEntry
+	// borrowed: e is a MultiScan's reference, which outlives the
+	// iterator, so Close leaves it to the scan.
+	borrowed bool
 }
 
 var tableIterPool = sync.Pool{New: func() any { return new(tableIter) }}
@@ -181,8 +182,10 @@ func (t *tableIter) Close() error {
 		return nil // closed; already pooled, which a second Close would break
 	}
 	err := t.Iter.Close()
-	t.d.tables.release(t.e)
-	t.d, t.e = nil, nil
+	if !t.borrowed {
+		t.d.tables.release(t.e)
+	}
+	t.d, t.e, t.borrowed = nil, nil, false
 	tableIterPool.Put(t)
 	return err
 }
@@ -217,12 +220,20 @@ func (d *DB) openTableIter(fileNum uint64, lower, upper []byte, o table.IterOpti
 	o.Lower, o.Upper = lower, upper
 	t := tableIterPool.Get().(*tableIter)
 	t.d, t.e = d, e
-	if o.Prepared != nil {
-		o.Prepared.InitIter(&t.Iter, o)
-	} else {
-		e.reader.InitIter(&t.Iter, o)
-	}
+	e.reader.InitIter(&t.Iter, o)
 	return t, nil
+}
+
+// openPreparedIter opens an iterator over a table of a MultiScan, which
+// takes its blocks from the table's prepared scan. The scan holds the table
+// open until it closes, after its iterators: the iterator borrows that
+// reference instead of taking one from the table cache.
+func (d *DB) openPreparedIter(j *prepareJob, lower, upper []byte, o table.IterOptions) base.InternalIterator {
+	o.Lower, o.Upper = lower, upper
+	t := tableIterPool.Get().(*tableIter)
+	t.d, t.e, t.borrowed = d, j.entry, true
+	j.scan.InitIter(&t.Iter, o)
+	return t
 }
 
 func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {
@@ -233,10 +244,10 @@ func (d *DB) newIter(b *Batch, o *IterOptions) (*Iterator, error) {
 }
 
 // newIterAt builds an iterator over a read state it takes ownership of
-// (released by the iterator's Close, or here on error). prepared, when not
-// nil, holds prepared scans by table number: those tables' iterators take
-// their blocks from them.
-func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uint64]*table.PreparedScan) (*Iterator, error) {
+// (released by the iterator's Close, or here on error). ms, when not nil,
+// is the prepared MultiScan the iterator serves: it reads only the tables
+// the scan prepared (see MultiScan.appendLevel).
+func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (*Iterator, error) {
 	var opts IterOptions
 	if o != nil {
 		opts = *o
@@ -308,11 +319,13 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uin
 			tombs = tombstonesOf(e.tombs, seq, tombs)
 			d.tables.release(e)
 		}
+		if ms != nil {
+			iters = ms.appendLevel(iters, level, lower, upper, tio)
+			continue
+		}
 		if level == 0 {
 			for i := len(files) - 1; i >= 0; i-- {
-				fo := tio
-				fo.Prepared = prepared[files[i].FileNum]
-				ti, err := d.openTableIter(files[i].FileNum, lower, upper, fo)
+				ti, err := d.openTableIter(files[i].FileNum, lower, upper, tio)
 				if err != nil {
 					return fail(err)
 				}
@@ -321,10 +334,7 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, prepared map[uin
 			continue
 		}
 		iters = append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
-			num := f.Data.(*manifest.FileMetadata).FileNum
-			fo := tio
-			fo.Prepared = prepared[num]
-			return d.openTableIter(num, lo, hi, fo)
+			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, tio)
 		}, lower, upper))
 	}
 	if len(tombs) > 0 {

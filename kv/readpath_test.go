@@ -475,3 +475,81 @@ func ringsAvailable() bool {
 	r.Close()
 	return true
 }
+
+// TestMultiScanSoleTable: ranges that one table alone holds are read
+// through that table's iterator, and still see what separate iterators
+// see: older versions and deletions in the table, range deletions, a
+// snapshot older than the memtable's writes, and memtable writes in some
+// ranges (which send those ranges through the merge).
+func TestMultiScanSoleTable(t *testing.T) {
+	d := readPathDB(t, 20000, &Options{TargetFileSize: 256 << 10})
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%08d", i) }
+	// Overwrites and deletions, compacted into the same tables.
+	for i := 0; i < 20000; i += 7 {
+		require.NoError(t, d.Set(key(i), []byte("v2"), nil))
+	}
+	for i := 3; i < 20000; i += 11 {
+		require.NoError(t, d.Delete(key(i), nil))
+	}
+	require.NoError(t, d.DeleteRange(key(4010), key(4020), nil))
+	require.NoError(t, d.Compact(nil, nil))
+	snap := d.NewSnapshot()
+	defer snap.Close()
+	// Writes after the snapshot, in the memtable, in ranges 2 and 5.
+	for _, i := range []int{2005, 2013, 5001} {
+		require.NoError(t, d.Set(key(i), []byte("new"), nil))
+	}
+	require.NoError(t, d.Delete(key(5003), nil))
+
+	var ranges []ScanRange
+	for r := range 10 {
+		ranges = append(ranges, ScanRange{Start: key(r*1000 + 1), End: key(r*1000 + 30)})
+	}
+	for _, ro := range []*ReadOptions{nil, {Snapshot: snap}} {
+		o := &IterOptions{}
+		if ro != nil {
+			o.ReadOptions = *ro
+		}
+		s, err := d.NewMultiScan(context.Background(), ranges, o)
+		require.NoError(t, err)
+		sole := 0
+		for r, rg := range ranges {
+			if s.sole[r] >= 0 {
+				sole++
+			}
+			if r == 2 || r == 5 {
+				require.Negative(t, s.sole[r], "range %d has memtable keys", r)
+			}
+			want := scanRange(t, d, rg, ro)
+			var got []string
+			for ok := s.SeekRange(r); ok; ok = s.Next() {
+				got = append(got, string(s.Key())+"="+string(s.Value()))
+			}
+			require.NoError(t, s.Error())
+			require.Equal(t, want, got, "range %d, snapshot %t", r, ro != nil)
+		}
+		require.GreaterOrEqual(t, sole, 6, "most ranges lie in one table")
+		// Out of order and again: the sole iterators seek anywhere.
+		for _, r := range []int{7, 0, 7} {
+			require.True(t, s.SeekRange(r))
+			require.Equal(t, string(ranges[r].Start), string(s.Key()), "range %d", r)
+		}
+		require.NoError(t, s.Close())
+	}
+}
+
+// scanRange returns the keys and values of rg read by a plain iterator.
+func scanRange(t *testing.T, d *DB, rg ScanRange, ro *ReadOptions) []string {
+	o := &IterOptions{LowerBound: rg.Start, UpperBound: rg.End}
+	if ro != nil {
+		o.ReadOptions = *ro
+	}
+	it, err := d.NewIter(o)
+	require.NoError(t, err)
+	var out []string
+	for ok := it.First(); ok; ok = it.Next() {
+		out = append(out, string(it.Key())+"="+string(it.Value()))
+	}
+	require.NoError(t, it.Close())
+	return out
+}

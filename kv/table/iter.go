@@ -193,24 +193,24 @@ func (it *Iter) start() bool {
 //
 // The position is that of the first block that can hold any version of
 // Start; a seek to an older version may belong a block or two later (see
-// advance).
-func (it *Iter) boundForward(ukey []byte) int {
+// advance) unless exact says it cannot (see rangeSpan).
+func (it *Iter) boundForward(ukey []byte) (n int, exact bool) {
 	it.fwdUpper = it.upper
 	if it.prep == nil {
-		return -1
+		return -1, false
 	}
 	k, ok := it.prep.rangeOf(ukey)
 	if !ok {
-		return -1
+		return -1, false
 	}
 	rg := &it.prep.ranges[k]
 	if rg.End != nil && (it.upper == nil || bytes.Compare(rg.End, it.upper) < 0) {
 		it.fwdUpper = rg.End
 	}
 	if bytes.Equal(rg.Start, ukey) {
-		return it.prep.spans[k].start
+		return it.prep.spans[k].start, it.prep.spans[k].exact
 	}
-	return -1
+	return -1, false
 }
 
 // loadBlock makes data block i current, reading it unless it is the block
@@ -316,10 +316,11 @@ func (it *Iter) SeekGE(key []byte) *base.KV {
 	if it.lower != nil && bytes.Compare(base.UserKey(key), it.lower) < 0 {
 		key = it.lowerKey
 	}
-	n := it.boundForward(base.UserKey(key))
-	if n < 0 {
+	n, exact := it.boundForward(base.UserKey(key))
+	switch {
+	case n < 0:
 		n = it.r.seekIndex(key)
-	} else {
+	case !exact:
 		n = advance(it.r.index, n, key)
 	}
 	if n >= len(it.r.index) || (it.fwdUpper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.fwdUpper) >= 0) {

@@ -108,8 +108,12 @@ type rangeSpan struct {
 	// lo and hi delimit the range's blocks in PreparedScan.blocks.
 	lo, hi int
 	// start is the index position of the range's Start: a seek to exactly
-	// Start goes there without searching the index again.
+	// Start goes there without searching the index again. exact: the
+	// separator there has a greater user key, so a seek to any version of
+	// Start stops there too; otherwise the seek checks the separators from
+	// start on (versions of Start may span blocks).
 	start int
+	exact bool
 }
 
 type preparedBlock struct {
@@ -154,17 +158,29 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 // Finish reads what was not submitted and waits for the rest. Call Finish
 // (or Close, which releases the pins of an unfinished scan) exactly once.
 func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*PreparedScan, error) {
+	p := new(PreparedScan)
+	if err := r.InitPrepareScan(p, ranges, opts); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// InitPrepareScan is BeginPrepareScan into p, which must be a zero
+// PreparedScan or one that was closed, and which nothing may use under its
+// former identity: an owner that prepares many tables at a time keeps
+// their scans in one array, reused from one MultiScan to the next.
+func (r *Reader) InitPrepareScan(p *PreparedScan, ranges []ScanRange, opts PrepareOptions) error {
 	if r.closed.Load() {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	if err := r.checkRanges(ranges); err != nil {
-		return nil, err
+		return err
 	}
 	sink := stats.Sink{DB: r.opts.Stats, Op: opts.Stats}
 	// The caller counts its MultiScan (multiscan.prepares, .ranges); a
 	// table counts the tables it prepares.
 	sink.Add(stats.MultiScanTablePrepares, 1)
-	p := &PreparedScan{r: r, ranges: ranges}
+	*p = PreparedScan{r: r, ranges: ranges}
 	p.spans = growZeroed(p.spansBuf[:0], len(ranges))
 	p.blocks = p.blocksBuf[:0]
 
@@ -172,14 +188,22 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 	for k, rg := range ranges {
 		lo := len(p.blocks)
 		j := r.seekIndexUser(rg.Start)
-		p.spans[k].start = j
+		p.spans[k].start, p.spans[k].exact = j, r.seps.above(j, rg.Start)
 		if lo > 0 && p.blocks[lo-1].idx == j {
 			lo-- // the range starts in the previous range's last block
 			j++
 		}
 		for ; j < len(r.index); j++ {
-			if rg.End != nil && bytes.Compare(base.UserKey(r.index[j].first), rg.End) >= 0 {
-				break
+			if rg.End != nil {
+				// The separator before the block, when the abbreviations
+				// show it at or past End, saves reading the block's first
+				// key (a cache miss into the index).
+				if j > p.spans[k].start && r.seps.atOrPast(j-1, rg.End) {
+					break
+				}
+				if bytes.Compare(base.UserKey(r.index[j].first), rg.End) >= 0 {
+					break
+				}
 			}
 			p.blocks = append(p.blocks, preparedBlock{idx: j})
 		}
@@ -215,7 +239,7 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 		extents = append(extents, prefetch.Extent{Off: int64(h.Offset), Len: int64(h.Length) + TrailerLen})
 	}
 	if len(misses) == 0 {
-		return p, nil
+		return nil
 	}
 	align := alignmentOf(r.file)
 	var ios []prefetch.IORange
@@ -241,7 +265,7 @@ func (r *Reader) BeginPrepareScan(ranges []ScanRange, opts PrepareOptions) (*Pre
 		pr.reqs[k] = prefetch.Request{File: r.file, Buf: m.Bytes()[:io.Len], Off: io.Off, Sink: sink, Latency: lat}
 	}
 	p.pending = pr
-	return p, nil
+	return nil
 }
 
 // pendingReads are the reads of a PreparedScan between BeginPrepareScan

@@ -412,3 +412,45 @@ func TestPrepareScanErrors(t *testing.T) {
 	_, err = r.PrepareScan(ctx, all, PrepareOptions{})
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// TestPreparedSeekVersions seeks each version of prepared ranges' Start
+// keys, in tables where those versions fill several blocks (the index
+// position the prepare found is not the block of an older version) and
+// where each key lies in one block (the position is exact): every seek
+// returns what a plain iterator returns, without reading the file.
+func TestPreparedSeekVersions(t *testing.T) {
+	for _, versions := range []int{1, 3, 40} {
+		t.Run(fmt.Sprintf("versions=%d", versions), func(t *testing.T) {
+			var es []entry
+			for _, uk := range []string{"a", "ka", "kb", "m", "z"} {
+				for seq := versions; seq >= 1; seq-- {
+					es = append(es, entry{k: ikey(uk, base.SeqNum(seq), base.KindSet), v: []byte(fmt.Sprintf("%s@%03d", uk, seq))})
+				}
+			}
+			data := buildTable(t, es, nil, WriterOptions{BlockSize: 64})
+			db := &stats.Counters{}
+			r, err := openBytes(data, ReaderOptions{Stats: db})
+			require.NoError(t, err)
+			defer r.Close()
+			ranges := []ScanRange{{Start: []byte("ka"), End: []byte("kb")}, {Start: []byte("kb"), End: []byte("m")}, {Start: []byte("z")}}
+			p, err := r.PrepareScan(context.Background(), ranges, PrepareOptions{})
+			require.NoError(t, err)
+			defer func() { require.NoError(t, p.Close()) }()
+			it := p.NewIter(IterOptions{})
+			defer func() { require.NoError(t, it.Close()) }()
+			for _, rg := range ranges {
+				for seq := base.SeqNum(versions + 1); seq >= 1; seq-- {
+					key := ikey(string(rg.Start), seq, base.KindMax)
+					plain := r.NewIter(IterOptions{Upper: rg.End})
+					want := plain.SeekGE(key)
+					before := db.Snapshot()
+					got := it.SeekGE(key)
+					require.Zero(t, db.Snapshot().Sub(before).Get(stats.FileReadCount), "seek to %s read the file", base.FormatKey(key))
+					require.NotNil(t, got, "seek to %s", base.FormatKey(key))
+					require.Equal(t, fmtKV(want), fmtKV(got), "seek to %s", base.FormatKey(key))
+					require.NoError(t, plain.Close())
+				}
+			}
+		})
+	}
+}

@@ -103,6 +103,37 @@ func (s *sepSearch) search(index []indexEntry, key []byte) int {
 	return lo
 }
 
+// above reports whether the user key of separator j, which a search for
+// ukey returned (so it is at least ukey), is greater than ukey, as far as
+// the prefix and the abbreviations tell: false when they cannot, or when
+// there is no separator j.
+func (s *sepSearch) above(j int, ukey []byte) bool {
+	if j >= len(s.abbr) {
+		return false
+	}
+	p := s.prefix
+	if len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
+		return true // every separator has the prefix and ukey has not
+	}
+	return s.abbr[j] != abbrev(ukey[len(p):])
+}
+
+// atOrPast reports whether the user key of separator i is at least ukey,
+// as far as the prefix and the abbreviations tell: false when they cannot,
+// or when it is not. Every key of block i+1 is above separator i, so a
+// range ending at ukey needs no block past i when it reports true.
+func (s *sepSearch) atOrPast(i int, ukey []byte) bool {
+	p := s.prefix
+	if len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
+		// ukey sorts below every separator or above every one.
+		return bytes.Compare(ukey[:min(len(ukey), len(p))], p) <= 0
+	}
+	// abbrev keeps order loosely: a greater abbreviation means a key at
+	// least as great.
+	a, ka := s.abbr[i], abbrev(ukey[len(p):])
+	return a.hi > ka.hi || a.hi == ka.hi && a.lo > ka.lo
+}
+
 // sepBelow reports whether a search for key (skipEqual: one of kind
 // base.KindMax) passes the block whose separator is sep.
 func sepBelow(sep, key []byte, skipEqual bool) bool {

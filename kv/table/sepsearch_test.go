@@ -45,6 +45,7 @@ func TestSepSearch(t *testing.T) {
 		}
 		return k
 	}
+	aboves, atOrPasts, unsure := 0, 0, 0
 	for seed := range 500 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 3))
 		prefix := make([]byte, rng.IntN(20))
@@ -83,8 +84,35 @@ func TestSepSearch(t *testing.T) {
 				key = base.AppendKey(nil, uk, base.SeqNum(rng.IntN(5)), base.KindDelete)
 			}
 			require.Equal(t, seekIndexPlain(index, key), s.search(index, key), "seed %d key %s", seed, base.FormatKey(key))
+
+			// above: only ever true when separator j's user key is past
+			// uk, so a seek to any version of uk stops at j too.
+			uk = base.UserKey(key)
+			j := s.search(index, base.MakeSearchKey(nil, uk, base.SeqNumMax))
+			if s.above(j, uk) {
+				aboves++
+				require.Positive(t, bytes.Compare(base.UserKey(index[j].sep), uk), "seed %d key %q", seed, uk)
+				for seq := range base.SeqNum(5) {
+					require.Equal(t, j, s.search(index, base.AppendKey(nil, uk, seq, base.KindSet)))
+				}
+			}
+
+			// atOrPast: only ever true when separator i's user key is
+			// at least uk.
+			i := rng.IntN(len(index))
+			if s.atOrPast(i, uk) {
+				atOrPasts++
+				require.GreaterOrEqual(t, bytes.Compare(base.UserKey(index[i].sep), uk), 0, "seed %d sep %d key %q", seed, i, uk)
+			} else if bytes.Compare(base.UserKey(index[i].sep), uk) >= 0 {
+				unsure++
+			}
 		}
 	}
+	require.Greater(t, aboves, 1000, "above decides most seeks")
+	// These keys are made to confuse abbreviations (short, zero bytes,
+	// equal to separators), so atOrPast is often unsure; it must still
+	// decide a good share.
+	require.Greater(t, atOrPasts, unsure/4, "atOrPast decides separators at or past a key")
 	var empty sepSearch
 	require.Equal(t, 0, empty.search(nil, base.MakeSearchKey(nil, []byte("k"), base.SeqNumMax)))
 }
