@@ -281,12 +281,18 @@ func (i *Iterator) Prev() bool {
 // and a seek into the same table reuses its iterator; the memtable and
 // batch iterators keep their bounds, and this one applies the new ones.
 func (i *Iterator) setBounds(lower, upper []byte) {
-	i.lower, i.upper = lower, upper
-	i.valid = false
-	i.dir = 0
+	i.applyBounds(lower, upper)
 	if bs, ok := i.iter.(base.BoundsSetter); ok {
 		bs.SetBounds(lower, upper)
 	}
+}
+
+// applyBounds is setBounds for this iterator alone, for an internal
+// iterator that needs no bounds of its own.
+func (i *Iterator) applyBounds(lower, upper []byte) {
+	i.lower, i.upper = lower, upper
+	i.valid = false
+	i.dir = 0
 }
 
 // Valid reports whether the iterator is on a key.

@@ -365,12 +365,24 @@ func (s *MultiScan) SeekRange(r int) bool {
 	if s.closed || r < 0 || r >= len(s.ranges) {
 		return false
 	}
-	s.it.iter = s.merged
+	rg := &s.ranges[r]
 	if j := s.sole[r]; j >= 0 {
+		// The table iterator needs no bounds of its own: a seek to a
+		// prepared range's Start stops its forward moves at the range's
+		// End, and the Iterator applies the bounds too.
 		s.it.iter = s.soleIter(&s.jobs[j])
+		s.it.applyBounds(rg.Start, rg.End)
+	} else {
+		s.it.iter = s.merged
+		s.it.setBounds(rg.Start, rg.End)
 	}
-	s.it.setBounds(s.ranges[r].Start, s.ranges[r].End)
-	return s.it.SeekGE(s.ranges[r].Start)
+	return s.it.SeekGE(rg.Start)
+}
+
+// needsMerge reports whether some range is read through the merge of
+// every source.
+func (s *MultiScan) needsMerge() bool {
+	return slices.Contains(s.sole, -1)
 }
 
 // soleIter returns the iterator of j for the ranges it alone holds.

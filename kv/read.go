@@ -278,6 +278,10 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			tombs = append(tombs, rangedel.Tombstone{Start: start, End: end, Seq: seqBatchBit | base.SeqNum(r.ord)})
 		}
 	}
+	// A MultiScan whose every range one table alone holds reads them all
+	// through those tables' own iterators: its merge needs no inputs, only
+	// the range tombstones.
+	merge := ms == nil || ms.needsMerge()
 	for i := range rs.numMemtables() {
 		m, immutable := rs.memtable(i)
 		if immutable {
@@ -285,7 +289,9 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		} else if m.HasRangeDeletes() {
 			tombs = append(tombs, m.collectTombstones(seq)...)
 		}
-		iters = append(iters, m.NewIter())
+		if merge {
+			iters = append(iters, m.NewIter())
+		}
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
 	tio := d.tableIterOptions(&opts.ReadOptions)
@@ -320,7 +326,9 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			d.tables.release(e)
 		}
 		if ms != nil {
-			iters = ms.appendLevel(iters, level, lower, upper, tio)
+			if merge {
+				iters = ms.appendLevel(iters, level, lower, upper, tio)
+			}
 			continue
 		}
 		if level == 0 {

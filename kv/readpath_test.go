@@ -536,6 +536,25 @@ func TestMultiScanSoleTable(t *testing.T) {
 		}
 		require.NoError(t, s.Close())
 	}
+
+	// Ranges the memtable has no key in, each within one table: the scan
+	// builds no merge at all, and a range deletion still hides keys.
+	calm := []ScanRange{ranges[0], ranges[4], ranges[9]}
+	s, err := d.NewMultiScan(context.Background(), calm, nil)
+	require.NoError(t, err)
+	if !s.needsMerge() {
+		for r, rg := range calm {
+			var got []string
+			for ok := s.SeekRange(r); ok; ok = s.Next() {
+				got = append(got, string(s.Key())+"="+string(s.Value()))
+			}
+			require.NoError(t, s.Error())
+			require.Equal(t, scanRange(t, d, rg, nil), got, "range %q", rg.Start)
+		}
+	} else {
+		t.Log("a range of the three straddles two tables")
+	}
+	require.NoError(t, s.Close())
 }
 
 // scanRange returns the keys and values of rg read by a plain iterator.

@@ -216,7 +216,7 @@ func (it *Iter) boundForward(ukey []byte) (n int, exact bool) {
 // loadBlock makes data block i current, reading it unless it is the block
 // already held. a is the direction of the move, for the prefetch buffer.
 func (it *Iter) loadBlock(i int, a prefetch.Access) bool {
-	h := it.r.index[i].h
+	h := it.r.seps.ents[i].h // beside the abbreviations a seek read
 	it.idx = i
 	if h.Offset == it.blockOff {
 		return true
@@ -258,7 +258,7 @@ func (it *Iter) forward(kv *base.KV) *base.KV {
 			return nil
 		}
 		n := it.idx + 1
-		if n >= len(it.r.index) || (it.fwdUpper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.fwdUpper) >= 0) {
+		if n >= len(it.r.index) || (it.fwdUpper != nil && it.r.seps.cmpFirst(it.r.index, n, it.fwdUpper) >= 0) {
 			it.pos = posAtEnd
 			return nil
 		}
@@ -323,14 +323,16 @@ func (it *Iter) SeekGE(key []byte) *base.KV {
 	case !exact:
 		n = advance(it.r.index, n, key)
 	}
-	if n >= len(it.r.index) || (it.fwdUpper != nil && bytes.Compare(base.UserKey(it.r.index[n].first), it.fwdUpper) >= 0) {
+	if n >= len(it.r.index) || (it.fwdUpper != nil && it.r.seps.cmpFirst(it.r.index, n, it.fwdUpper) >= 0) {
 		it.pos = posAtEnd
 		return nil
 	}
 	if !it.loadBlock(n, prefetch.Forward) {
 		return nil
 	}
-	if base.Compare(key, it.r.index[n].first) <= 0 {
+	// A key before the block's first needs no search in the block.
+	switch c := it.r.seps.cmpFirst(it.r.index, n, base.UserKey(key)); {
+	case c > 0, c == 0 && base.Compare(key, it.r.index[n].first) <= 0:
 		return it.forward(it.data.First())
 	}
 	return it.forward(it.data.SeekGE(key))

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/strata-db/strata/kv/cache"
-	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/stats"
 )
@@ -201,7 +200,7 @@ func (r *Reader) InitPrepareScan(p *PreparedScan, ranges []ScanRange, opts Prepa
 				if j > p.spans[k].start && r.seps.atOrPast(j-1, rg.End) {
 					break
 				}
-				if bytes.Compare(base.UserKey(r.index[j].first), rg.End) >= 0 {
+				if r.seps.cmpFirst(r.index, j, rg.End) >= 0 {
 					break
 				}
 			}
@@ -225,7 +224,7 @@ func (r *Reader) InitPrepareScan(p *PreparedScan, ranges []ScanRange, opts Prepa
 	extents := extentsBuf[:0]
 	for b := range p.blocks {
 		pb := &p.blocks[b]
-		h := r.index[pb.idx].h
+		h := r.seps.ents[pb.idx].h // beside the abbreviations the collect step read
 		if c != nil {
 			if ch, ok := c.Get(cache.Key{NS: r.opts.CacheNS, File: r.opts.FileNum, Offset: h.Offset}); ok {
 				pb.h, pb.data = ch, ch.Value()
@@ -390,7 +389,7 @@ func (r *Reader) readPrepared(ctx context.Context, p *PreparedScan, pr *pendingR
 func (r *Reader) materialize(p *PreparedScan, blocks []int, rq *prefetch.Request, fill bool, sink stats.Sink) error {
 	for _, b := range blocks {
 		pb := &p.blocks[b]
-		h := r.index[pb.idx].h
+		h := r.seps.ents[pb.idx].h // beside the abbreviations the collect step read
 		lo := int64(h.Offset) - rq.Off
 		hi := lo + int64(h.Length) + TrailerLen
 		if hi > int64(rq.N) {

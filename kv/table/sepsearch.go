@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 
 	"github.com/strata-db/strata/kv/internal/base"
@@ -31,8 +32,24 @@ import (
 // abbreviations order the user keys, hence the internal keys, as the keys
 // themselves would; equal ones fall back to base.Compare.
 type sepSearch struct {
-	prefix []byte // shared by every separator's user key
-	abbr   []abbr // abbr[i]: 16 bytes of separator i's user key after prefix
+	prefix []byte   // shared by every separator's user key
+	ents   []sepEnt // one per block, in index order
+	// firstsOK: every block's first key has the prefix, so firsts are
+	// abbreviated (only block 0's can lack it: every other lies between
+	// two separators).
+	firstsOK bool
+}
+
+// sepEnt is what a search, and a scan deciding which blocks it needs,
+// reads of a block, side by side so that the last probes of a search
+// bring in the rest: the separator's abbreviation, the first key's (so
+// that checking a range's end against the block, cmpFirst, need not read
+// the key) and the block's handle. Without them, each of the separator's
+// bytes, the index entry and the first key's bytes is a cache miss apiece
+// in a cold index.
+type sepEnt struct {
+	sep, first abbr
+	h          BlockHandle
 }
 
 // abbr is 16 bytes of a key as two big-endian integers, zero-padded:
@@ -49,11 +66,35 @@ func newSepSearch(index []indexEntry) sepSearch {
 	for n < len(first) && n < len(last) && first[n] == last[n] {
 		n++
 	}
-	s := sepSearch{prefix: first[:n:n], abbr: make([]abbr, len(index))}
+	s := sepSearch{prefix: first[:n:n], ents: make([]sepEnt, len(index)), firstsOK: true}
 	for i := range index {
-		s.abbr[i] = abbrev(base.UserKey(index[i].sep)[n:])
+		e := &s.ents[i]
+		e.sep, e.h = abbrev(base.UserKey(index[i].sep)[n:]), index[i].h
+		if f := index[i].first; base.Valid(f) && bytes.HasPrefix(base.UserKey(f), s.prefix) {
+			e.first = abbrev(base.UserKey(f)[n:])
+		} else {
+			s.firstsOK = false
+		}
 	}
 	return s
+}
+
+// cmpFirst compares the user key of block i's first key with ukey, as
+// bytes.Compare does, from the abbreviations when they differ: a range's
+// end is checked against the blocks it may reach without reading their
+// first keys, a cache miss each in a cold index.
+func (s *sepSearch) cmpFirst(index []indexEntry, i int, ukey []byte) int {
+	p := s.prefix
+	if s.firstsOK && len(ukey) >= len(p) && bytes.Equal(ukey[:len(p)], p) {
+		a, ka := s.ents[i].first, abbrev(ukey[len(p):])
+		switch {
+		case a.hi != ka.hi:
+			return cmp.Compare(a.hi, ka.hi)
+		case a.lo != ka.lo:
+			return cmp.Compare(a.lo, ka.lo)
+		}
+	}
+	return bytes.Compare(base.UserKey(index[i].first), ukey)
 }
 
 // abbrev returns the first 16 bytes of b, b padded with zeros when shorter.
@@ -82,19 +123,22 @@ func (s *sepSearch) search(index []indexEntry, key []byte) int {
 	}
 	skipEqual := base.KindOfKey(key) == base.KindMax
 	ka := abbrev(ukey[len(p):])
+	// below reports whether separator m sorts before key.
+	below := func(m int) bool {
+		switch a := s.ents[m].sep; {
+		case a.hi != ka.hi:
+			return a.hi < ka.hi
+		case a.lo != ka.lo:
+			return a.lo < ka.lo
+		}
+		return sepBelow(index[m].sep, key, skipEqual)
+	}
+	// Every separator before lo is below key, none from hi on.
 	lo, hi := 0, len(index)
+	lo, hi = s.interpolate(ka, lo, hi, below)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		var below bool // separator m sorts before key
-		switch a := s.abbr[m]; {
-		case a.hi != ka.hi:
-			below = a.hi < ka.hi
-		case a.lo != ka.lo:
-			below = a.lo < ka.lo
-		default:
-			below = sepBelow(index[m].sep, key, skipEqual)
-		}
-		if below {
+		if below(m) {
 			lo = m + 1
 		} else {
 			hi = m
@@ -103,19 +147,60 @@ func (s *sepSearch) search(index []indexEntry, key []byte) int {
 	return lo
 }
 
+// interpolationRounds bounds the rounds of interpolate: each costs two
+// probes, so a table whose keys defeat it pays at most a few probes more
+// than a binary search. A variable so that benchmarks can turn it off.
+var interpolationRounds = 2
+
+// interpolate narrows [lo, hi), the positions where a search for a key
+// abbreviated ka may end, by guessing the position from the key's value
+// between the window's ends, as one looks up a word in a dictionary. Keys
+// spread about evenly (integer keys, hashes, random strings) land within a
+// few entries of the guess, and a window of two probes around it then
+// holds the answer: the binary search that follows stays within a cache
+// line or two instead of touching a line per halving of the whole index,
+// each one a cache miss in a cold index. A guess that misses still
+// narrows the window to one side of it.
+func (s *sepSearch) interpolate(ka abbr, lo, hi int, below func(int) bool) (int, int) {
+	const half = 4 // entries each side of the guess
+	for range interpolationRounds {
+		if hi-lo <= 4*half {
+			break
+		}
+		a, b := s.ents[lo].sep.hi, s.ents[hi-1].sep.hi
+		if a >= b || ka.hi < a || ka.hi > b {
+			break // the window's ends do not place the key
+		}
+		g := lo + int(float64(ka.hi-a)/float64(b-a)*float64(hi-1-lo))
+		l, h := max(lo, g-half), min(hi-1, g+half)
+		if !below(l) {
+			hi = l
+			continue
+		}
+		lo = l + 1
+		if below(h) {
+			lo = h + 1
+			continue
+		}
+		hi = h
+		break
+	}
+	return lo, hi
+}
+
 // above reports whether the user key of separator j, which a search for
 // ukey returned (so it is at least ukey), is greater than ukey, as far as
 // the prefix and the abbreviations tell: false when they cannot, or when
 // there is no separator j.
 func (s *sepSearch) above(j int, ukey []byte) bool {
-	if j >= len(s.abbr) {
+	if j >= len(s.ents) {
 		return false
 	}
 	p := s.prefix
 	if len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
 		return true // every separator has the prefix and ukey has not
 	}
-	return s.abbr[j] != abbrev(ukey[len(p):])
+	return s.ents[j].sep != abbrev(ukey[len(p):])
 }
 
 // atOrPast reports whether the user key of separator i is at least ukey,
@@ -130,7 +215,7 @@ func (s *sepSearch) atOrPast(i int, ukey []byte) bool {
 	}
 	// abbrev keeps order loosely: a greater abbreviation means a key at
 	// least as great.
-	a, ka := s.abbr[i], abbrev(ukey[len(p):])
+	a, ka := s.ents[i].sep, abbrev(ukey[len(p):])
 	return a.hi > ka.hi || a.hi == ka.hi && a.lo > ka.lo
 }
 

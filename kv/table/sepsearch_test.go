@@ -2,6 +2,8 @@ package table
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -65,6 +67,7 @@ func TestSepSearch(t *testing.T) {
 		index := make([]indexEntry, len(keys))
 		for i, k := range keys {
 			index[i].sep = k
+			index[i].first = k // a one-entry block, for cmpFirst
 		}
 		s := newSepSearch(index)
 		for range 200 {
@@ -97,9 +100,11 @@ func TestSepSearch(t *testing.T) {
 				}
 			}
 
+			i := rng.IntN(len(index))
+			require.Equal(t, bytes.Compare(base.UserKey(index[i].first), uk), s.cmpFirst(index, i, uk), "seed %d block %d key %q", seed, i, uk)
+
 			// atOrPast: only ever true when separator i's user key is
 			// at least uk.
-			i := rng.IntN(len(index))
 			if s.atOrPast(i, uk) {
 				atOrPasts++
 				require.GreaterOrEqual(t, bytes.Compare(base.UserKey(index[i].sep), uk), 0, "seed %d sep %d key %q", seed, i, uk)
@@ -151,7 +156,106 @@ func TestReadLimit(t *testing.T) {
 				}
 			}
 			require.Equal(t, want, r.readLimit(upper), "seed %d upper %q", seed, upper)
+			for i, e := range r.index {
+				require.Equal(t, bytes.Compare(base.UserKey(e.first), upper), r.seps.cmpFirst(r.index, i, upper),
+					"seed %d block %d upper %q", seed, i, upper)
+			}
 		}
 		require.Equal(t, r.dataEnd, r.readLimit(nil))
+	}
+}
+
+// BenchmarkSeekIndex searches the indexes of many tables of SQL-like
+// integer keys (so that they are not all in the CPU's caches, as in a
+// large database), with and without interpolation.
+func BenchmarkSeekIndex(b *testing.B) {
+	const tables, blocks = 64, 2000
+	type tbl struct {
+		index []indexEntry
+		s     sepSearch
+	}
+	var ts []tbl
+	for t := range tables {
+		index := make([]indexEntry, blocks)
+		for i := range index {
+			uk := binary.BigEndian.AppendUint64([]byte{0x02, byte(t), 0x01, 0x03}, uint64(t*blocks*20+i*20+19))
+			index[i].sep = base.AppendKey(nil, uk, 0, base.KindSet)
+		}
+		ts = append(ts, tbl{index: index, s: newSepSearch(index)})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := make([][]byte, 4096)
+	for i := range keys {
+		t := rng.IntN(tables)
+		uk := binary.BigEndian.AppendUint64([]byte{0x02, byte(t), 0x01, 0x03}, uint64(t*blocks*20+rng.IntN(blocks*20)))
+		keys[i] = base.MakeSearchKey(append([]byte{byte(t)}, uk...)[:1], uk, base.SeqNumMax)
+	}
+	for _, rounds := range []int{0, interpolationRounds} {
+		b.Run(fmt.Sprintf("interpolation=%d", rounds), func(b *testing.B) {
+			defer func(r int) { interpolationRounds = r }(interpolationRounds)
+			interpolationRounds = rounds
+			for i := 0; b.Loop(); i++ {
+				k := keys[i%len(keys)]
+				t := &ts[k[0]]
+				if t.s.search(t.index, k[1:]) > blocks {
+					b.Fatal("out of range")
+				}
+			}
+		})
+	}
+}
+
+// TestSepSearchInterpolation compares sepSearch with a plain binary search
+// over indexes large enough to interpolate in: integer keys spread evenly,
+// skewed (squared, so that guesses miss), in two clusters (rows and index
+// entries of one SQL table), and with user keys repeated over several
+// blocks, searched for keys inside, between, equal to and outside the
+// separators.
+func TestSepSearchInterpolation(t *testing.T) {
+	for _, shape := range []string{"even", "squared", "clusters", "versions"} {
+		for seed := range 20 {
+			rng := rand.New(rand.NewPCG(uint64(seed), 9))
+			n := 20 + rng.IntN(3000)
+			userKey := func(v uint64) []byte {
+				return binary.BigEndian.AppendUint64([]byte{0x02, 0x07, 0x01, 0x03}, v)
+			}
+			var keys [][]byte
+			for i := range n {
+				v := uint64(i) * 37
+				seq := base.SeqNum(0)
+				switch shape {
+				case "squared":
+					v = uint64(i) * uint64(i)
+				case "clusters":
+					if i > n/2 {
+						v += 1 << 50
+					}
+				case "versions":
+					v = uint64(i/4) * 37
+					seq = base.SeqNum(10 - i%4)
+				}
+				keys = append(keys, base.AppendKey(nil, userKey(v), seq, base.KindSet))
+			}
+			index := make([]indexEntry, len(keys))
+			for i, k := range keys {
+				index[i].sep = k
+			}
+			s := newSepSearch(index)
+			top := base.UserKey(keys[len(keys)-1])
+			last := binary.BigEndian.Uint64(top[len(top)-8:])
+			for range 300 {
+				var key []byte
+				switch rng.IntN(3) {
+				case 0:
+					key = base.MakeSearchKey(nil, userKey(rng.Uint64N(last+100)), base.SeqNumMax)
+				case 1:
+					key = slices.Clone(keys[rng.IntN(len(keys))])
+				default:
+					uk := base.UserKey(keys[rng.IntN(len(keys))])
+					key = base.AppendKey(nil, uk, base.SeqNum(rng.IntN(12)), base.KindMax)
+				}
+				require.Equal(t, seekIndexPlain(index, key), s.search(index, key), "%s seed %d key %s", shape, seed, base.FormatKey(key))
+			}
+		}
 	}
 }
