@@ -123,9 +123,9 @@ func (d *DB) newMultiScan(ctx context.Context, b *Batch, ranges []ScanRange, o *
 }
 
 // findSole settles sole: a range that one table touches has its keys
-// there alone unless a memtable or the batch b holds one too. A memtable written after this
-// check holds only entries newer than the scan's snapshot, which it does
-// not see.
+// there alone unless a memtable or the batch b holds one too. What a
+// memtable gains after this check is newer than the scan's snapshot,
+// which the scan does not see.
 func (s *MultiScan) findSole(rs *readState, b *Batch) {
 	if b != nil {
 		// The batch's writes mix with the tables' keys.
@@ -392,7 +392,7 @@ func (s *MultiScan) soleIter(j *prepareJob) *tableIter {
 		// reads nothing and needs no prefetch buffer.
 		o := s.tio
 		o.ReadaheadSize, o.MaxAutoReadahead, o.AsyncIO = 0, -1, false
-		j.iter = s.d.openPreparedIter(j, nil, nil, o).(*tableIter)
+		j.iter = s.d.openPreparedIter(j, nil, nil, o)
 	}
 	return j.iter
 }

@@ -228,7 +228,7 @@ func (d *DB) openTableIter(fileNum uint64, lower, upper []byte, o table.IterOpti
 // takes its blocks from the table's prepared scan. The scan holds the table
 // open until it closes, after its iterators: the iterator borrows that
 // reference instead of taking one from the table cache.
-func (d *DB) openPreparedIter(j *prepareJob, lower, upper []byte, o table.IterOptions) base.InternalIterator {
+func (d *DB) openPreparedIter(j *prepareJob, lower, upper []byte, o table.IterOptions) *tableIter {
 	o.Lower, o.Upper = lower, upper
 	t := tableIterPool.Get().(*tableIter)
 	t.d, t.e, t.borrowed = d, j.entry, true
