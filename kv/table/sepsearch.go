@@ -38,6 +38,10 @@ type sepSearch struct {
 	// abbreviated (only block 0's can lack it: every other lies between
 	// two separators).
 	firstsOK bool
+	// lowest and highest are the high words of the first and last
+	// separators' abbreviations, the ends interpolate starts from, kept
+	// here so that starting costs no cache miss.
+	lowest, highest uint64
 }
 
 // sepEnt is what a search, and a scan deciding which blocks it needs,
@@ -76,6 +80,7 @@ func newSepSearch(index []indexEntry) sepSearch {
 			s.firstsOK = false
 		}
 	}
+	s.lowest, s.highest = s.ents[0].sep.hi, s.ents[len(s.ents)-1].sep.hi
 	return s
 }
 
@@ -162,12 +167,20 @@ var interpolationRounds = 2
 // each one a cache miss in a cold index. A guess that misses still
 // narrows the window to one side of it.
 func (s *sepSearch) interpolate(ka abbr, lo, hi int, below func(int) bool) (int, int) {
-	const half = 4 // entries each side of the guess
+	// Entries each side of the guess: evenly spread keys land within one,
+	// and each entry is most of a cache line.
+	const half = 2
 	for range interpolationRounds {
 		if hi-lo <= 4*half {
 			break
 		}
-		a, b := s.ents[lo].sep.hi, s.ents[hi-1].sep.hi
+		a, b := s.lowest, s.highest
+		if lo > 0 {
+			a = s.ents[lo].sep.hi
+		}
+		if hi < len(s.ents) {
+			b = s.ents[hi-1].sep.hi
+		}
 		if a >= b || ka.hi < a || ka.hi > b {
 			break // the window's ends do not place the key
 		}

@@ -256,6 +256,14 @@ func TestSepSearchInterpolation(t *testing.T) {
 				}
 				require.Equal(t, seekIndexPlain(index, key), s.search(index, key), "%s seed %d key %s", shape, seed, base.FormatKey(key))
 			}
+			if shape == "even" && n > 100 {
+				// Evenly spread keys: the first guess leaves a window
+				// of a few entries for the binary search.
+				key := base.MakeSearchKey(nil, userKey(rng.Uint64N(last)), base.SeqNumMax)
+				ka := abbrev(base.UserKey(key)[len(s.prefix):])
+				lo, hi := s.interpolate(ka, 0, len(index), func(m int) bool { return base.Compare(index[m].sep, key) < 0 })
+				require.LessOrEqual(t, hi-lo, 4, "seed %d: window [%d, %d) of %d", seed, lo, hi, n)
+			}
 		}
 	}
 }
