@@ -38,9 +38,12 @@ type sepSearch struct {
 	// abbreviated (only block 0's can lack it: every other lies between
 	// two separators).
 	firstsOK bool
+	// tail: the last separator lacks the prefix, which it then sorts
+	// above (see newSepSearch); its abbreviation is the greatest.
+	tail bool
 	// lowest and highest are the high words of the first and last
-	// separators' abbreviations, the ends interpolate starts from, kept
-	// here so that starting costs no cache miss.
+	// prefixed separators' abbreviations, the ends interpolate starts
+	// from, kept here so that starting costs no cache miss.
 	lowest, highest uint64
 }
 
@@ -64,24 +67,47 @@ func newSepSearch(index []indexEntry) sepSearch {
 	if len(index) == 0 {
 		return sepSearch{}
 	}
-	// Sorted keys: what the first and last share, all share.
-	first, last := base.UserKey(index[0].sep), base.UserKey(index[len(index)-1].sep)
+	// Sorted keys: what the first and the last but one share, all but the
+	// last share. The last separator is usually no key of the table but a
+	// short key above its largest (the writer's successor: 0x03 for a
+	// table of keys that start 0x02), which shares nothing with the
+	// others; taking it into the prefix would leave none, and leave
+	// interpolate's ends a whole key space apart, so that every guess
+	// lands at the start.
+	first, ref := base.UserKey(index[0].sep), base.UserKey(index[max(len(index)-2, 0)].sep)
 	n := 0
-	for n < len(first) && n < len(last) && first[n] == last[n] {
+	for n < len(first) && n < len(ref) && first[n] == ref[n] {
 		n++
 	}
 	s := sepSearch{prefix: first[:n:n], ents: make([]sepEnt, len(index)), firstsOK: true}
+	s.tail = !bytes.HasPrefix(base.UserKey(index[len(index)-1].sep), s.prefix)
 	for i := range index {
 		e := &s.ents[i]
-		e.sep, e.h = abbrev(base.UserKey(index[i].sep)[n:]), index[i].h
+		e.h = index[i].h
+		if s.tail && i == len(index)-1 {
+			// Above every key with the prefix, as the greatest
+			// abbreviation is at least any other.
+			e.sep = abbr{^uint64(0), ^uint64(0)}
+		} else {
+			e.sep = abbrev(base.UserKey(index[i].sep)[n:])
+		}
 		if f := index[i].first; base.Valid(f) && bytes.HasPrefix(base.UserKey(f), s.prefix) {
 			e.first = abbrev(base.UserKey(f)[n:])
 		} else {
 			s.firstsOK = false
 		}
 	}
-	s.lowest, s.highest = s.ents[0].sep.hi, s.ents[len(s.ents)-1].sep.hi
+	s.lowest, s.highest = s.ents[0].sep.hi, s.ents[s.prefixed()-1].sep.hi
 	return s
+}
+
+// prefixed returns the number of separators that have the prefix: all
+// but the tail.
+func (s *sepSearch) prefixed() int {
+	if s.tail {
+		return len(s.ents) - 1
+	}
+	return len(s.ents)
 }
 
 // cmpFirst compares the user key of block i's first key with ukey, as
@@ -118,15 +144,18 @@ func abbrev(b []byte) abbr {
 func (s *sepSearch) search(index []indexEntry, key []byte) int {
 	ukey := base.UserKey(key)
 	p := s.prefix
+	skipEqual := base.KindOfKey(key) == base.KindMax
 	if len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
 		// key lies before every separator (it sorts below the prefix, or
-		// is a proper prefix of it) or after every one.
+		// is a proper prefix of it) or after every prefixed one.
 		if bytes.Compare(ukey[:min(len(ukey), len(p))], p) <= 0 {
 			return 0
 		}
+		if s.tail && !sepBelow(index[len(index)-1].sep, key, skipEqual) {
+			return len(index) - 1
+		}
 		return len(index)
 	}
-	skipEqual := base.KindOfKey(key) == base.KindMax
 	ka := abbrev(ukey[len(p):])
 	// below reports whether separator m sorts before key.
 	below := func(m int) bool {
@@ -138,8 +167,9 @@ func (s *sepSearch) search(index []indexEntry, key []byte) int {
 		}
 		return sepBelow(index[m].sep, key, skipEqual)
 	}
-	// Every separator before lo is below key, none from hi on.
-	lo, hi := 0, len(index)
+	// Every separator before lo is below key, none from hi on (the tail,
+	// if any, is above every key with the prefix).
+	lo, hi := 0, s.prefixed()
 	lo, hi = s.interpolate(ka, lo, hi, below)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -150,6 +180,40 @@ func (s *sepSearch) search(index []indexEntry, key []byte) int {
 		}
 	}
 	return lo
+}
+
+// interpolationHalf is the number of entries each side of a guess that
+// interpolate probes: evenly spread keys land within one, and each entry
+// is most of a cache line.
+const interpolationHalf = 2
+
+// interpolationGuess returns where in [lo, hi) a key whose abbreviation's
+// high word is k lies, if the high words of the window's ends, a and b,
+// place it (ok): by its value between them.
+func interpolationGuess(k uint64, lo, hi int, a, b uint64) (g int, ok bool) {
+	if a >= b || k < a || k > b {
+		return 0, false
+	}
+	return lo + int(float64(k-a)/float64(b-a)*float64(hi-1-lo)), true
+}
+
+// appendProbes appends to dst the addresses of the entries that a search
+// for ukey reads first (the window of interpolate's first round, or the
+// binary search's first probe), for touchProbes.
+func (s *sepSearch) appendProbes(dst []*uint64, ukey []byte) []*uint64 {
+	p, n := s.prefix, s.prefixed()
+	if n == 0 || len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
+		return dst // the search reads no entry
+	}
+	if interpolationRounds > 0 && n > 4*interpolationHalf {
+		if g, ok := interpolationGuess(abbrev(ukey[len(p):]).hi, 0, n, s.lowest, s.highest); ok {
+			for i := max(g-interpolationHalf, 0); i <= min(g+interpolationHalf, n-1); i++ {
+				dst = append(dst, &s.ents[i].sep.hi)
+			}
+			return dst
+		}
+	}
+	return append(dst, &s.ents[n/2].sep.hi)
 }
 
 // interpolationRounds bounds the rounds of interpolate: each costs two
@@ -167,11 +231,8 @@ var interpolationRounds = 2
 // each one a cache miss in a cold index. A guess that misses still
 // narrows the window to one side of it.
 func (s *sepSearch) interpolate(ka abbr, lo, hi int, below func(int) bool) (int, int) {
-	// Entries each side of the guess: evenly spread keys land within one,
-	// and each entry is most of a cache line.
-	const half = 2
 	for range interpolationRounds {
-		if hi-lo <= 4*half {
+		if hi-lo <= 4*interpolationHalf {
 			break
 		}
 		a, b := s.lowest, s.highest
@@ -181,11 +242,11 @@ func (s *sepSearch) interpolate(ka abbr, lo, hi int, below func(int) bool) (int,
 		if hi < len(s.ents) {
 			b = s.ents[hi-1].sep.hi
 		}
-		if a >= b || ka.hi < a || ka.hi > b {
-			break // the window's ends do not place the key
+		g, ok := interpolationGuess(ka.hi, lo, hi, a, b)
+		if !ok {
+			break
 		}
-		g := lo + int(float64(ka.hi-a)/float64(b-a)*float64(hi-1-lo))
-		l, h := max(lo, g-half), min(hi-1, g+half)
+		l, h := max(lo, g-interpolationHalf), min(hi-1, g+interpolationHalf)
 		if !below(l) {
 			hi = l
 			continue
@@ -211,7 +272,9 @@ func (s *sepSearch) above(j int, ukey []byte) bool {
 	}
 	p := s.prefix
 	if len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
-		return true // every separator has the prefix and ukey has not
+		// Every separator but the tail has the prefix and ukey has not;
+		// the tail may equal ukey.
+		return !s.tail || j < len(s.ents)-1
 	}
 	return s.ents[j].sep != abbrev(ukey[len(p):])
 }
@@ -223,7 +286,8 @@ func (s *sepSearch) above(j int, ukey []byte) bool {
 func (s *sepSearch) atOrPast(i int, ukey []byte) bool {
 	p := s.prefix
 	if len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
-		// ukey sorts below every separator or above every one.
+		// ukey sorts below every separator or above every prefixed one
+		// (the tail, if i is it, may or may not be at least ukey).
 		return bytes.Compare(ukey[:min(len(ukey), len(p))], p) <= 0
 	}
 	// abbrev keeps order loosely: a greater abbreviation means a key at

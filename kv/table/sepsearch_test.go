@@ -181,6 +181,8 @@ func BenchmarkSeekIndex(b *testing.B) {
 			uk := binary.BigEndian.AppendUint64([]byte{0x02, byte(t), 0x01, 0x03}, uint64(t*blocks*20+i*20+19))
 			index[i].sep = base.AppendKey(nil, uk, 0, base.KindSet)
 		}
+		// The writer's last separator: a short successor of the largest.
+		index[blocks-1].sep = base.AppendKey(nil, []byte{0x03}, 0, base.KindSet)
 		ts = append(ts, tbl{index: index, s: newSepSearch(index)})
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -212,7 +214,7 @@ func BenchmarkSeekIndex(b *testing.B) {
 // blocks, searched for keys inside, between, equal to and outside the
 // separators.
 func TestSepSearchInterpolation(t *testing.T) {
-	for _, shape := range []string{"even", "squared", "clusters", "versions"} {
+	for _, shape := range []string{"even", "squared", "clusters", "versions", "successor"} {
 		for seed := range 20 {
 			rng := rand.New(rand.NewPCG(uint64(seed), 9))
 			n := 20 + rng.IntN(3000)
@@ -240,8 +242,14 @@ func TestSepSearchInterpolation(t *testing.T) {
 			for i, k := range keys {
 				index[i].sep = k
 			}
-			s := newSepSearch(index)
 			top := base.UserKey(keys[len(keys)-1])
+			if shape == "successor" {
+				// As the writer ends a table: the last separator is a
+				// short key above the largest, sharing no prefix.
+				index[len(index)-1].sep = base.AppendKey(nil, []byte{0x03}, 0, base.KindSet)
+				top = base.UserKey(keys[len(keys)-2])
+			}
+			s := newSepSearch(index)
 			last := binary.BigEndian.Uint64(top[len(top)-8:])
 			for range 300 {
 				var key []byte
@@ -249,21 +257,54 @@ func TestSepSearchInterpolation(t *testing.T) {
 				case 0:
 					key = base.MakeSearchKey(nil, userKey(rng.Uint64N(last+100)), base.SeqNumMax)
 				case 1:
-					key = slices.Clone(keys[rng.IntN(len(keys))])
+					key = slices.Clone(index[rng.IntN(len(index))].sep)
 				default:
-					uk := base.UserKey(keys[rng.IntN(len(keys))])
+					uk := base.UserKey(index[rng.IntN(len(index))].sep)
 					key = base.AppendKey(nil, uk, base.SeqNum(rng.IntN(12)), base.KindMax)
 				}
 				require.Equal(t, seekIndexPlain(index, key), s.search(index, key), "%s seed %d key %s", shape, seed, base.FormatKey(key))
 			}
-			if shape == "even" && n > 100 {
+			if (shape == "even" || shape == "successor") && n > 100 {
 				// Evenly spread keys: the first guess leaves a window
 				// of a few entries for the binary search.
 				key := base.MakeSearchKey(nil, userKey(rng.Uint64N(last)), base.SeqNumMax)
 				ka := abbrev(base.UserKey(key)[len(s.prefix):])
-				lo, hi := s.interpolate(ka, 0, len(index), func(m int) bool { return base.Compare(index[m].sep, key) < 0 })
+				lo, hi := s.interpolate(ka, 0, s.prefixed(), func(m int) bool { return base.Compare(index[m].sep, key) < 0 })
 				require.LessOrEqual(t, hi-lo, 4, "seed %d: window [%d, %d) of %d", seed, lo, hi, n)
+				// The probes a prepare touches first are the entries
+				// around the guess, which hold the answer.
+				probes := s.appendProbes(nil, base.UserKey(key))
+				require.Len(t, probes, 2*interpolationHalf+1)
+				first := probeIndex(t, s, probes[0])
+				for k, p := range probes {
+					require.Equal(t, first+k, probeIndex(t, s, p), "seed %d: probes not consecutive", seed)
+				}
+				got := s.search(index, key)
+				require.True(t, got >= first && got <= first+len(probes), "seed %d: search found %d outside probes [%d, %d]", seed, got, first, first+len(probes)-1)
 			}
+			// A key outside the prefix reads no entry.
+			require.Empty(t, s.appendProbes(nil, []byte{0x01}))
 		}
 	}
+	// An index of too few entries to interpolate is probed at its middle,
+	// where the binary search starts.
+	var index []indexEntry
+	for i := range 5 {
+		index = append(index, indexEntry{sep: base.AppendKey(nil, []byte{0x05, byte(i)}, 1, base.KindSet)})
+	}
+	s := newSepSearch(index)
+	require.Equal(t, []*uint64{&s.ents[2].sep.hi}, s.appendProbes(nil, []byte{0x05, 0x03}))
+}
+
+// probeIndex returns the position in s.ents of the entry whose separator's
+// high word p addresses.
+func probeIndex(t *testing.T, s sepSearch, p *uint64) int {
+	t.Helper()
+	for i := range s.ents {
+		if &s.ents[i].sep.hi == p {
+			return i
+		}
+	}
+	t.Fatalf("probe %p is no entry's", p)
+	return -1
 }
