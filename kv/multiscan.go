@@ -13,6 +13,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
+	"github.com/strata-db/strata/kv/vfs"
 )
 
 // ScanRange is a range of keys [Start, End) of a MultiScan.
@@ -69,6 +70,11 @@ type multiScanMem struct {
 	scans []table.PreparedScan
 	files []leveliter.File
 	sole  []int
+	// probes and pages are what prepare touches before it reads (see
+	// touch); touched keeps what the loads returned.
+	probes  []*uint64
+	pages   []*byte
+	touched uint64
 }
 
 var multiScanPool = sync.Pool{New: func() any { return new(multiScanMem) }}
@@ -174,6 +180,15 @@ type prepareJob struct {
 // are issued at once on the I/O pool; then each table reads (or waits for)
 // its blocks. No read is left in flight when prepare returns.
 //
+// What is in memory is read in the same spirit as what is not, all at
+// once: before the first pass, one loop loads where each table's index
+// search will begin; before the last, one loop loads a byte of each page
+// the copies from mappings will read (vfs.TouchPages). A warm query's
+// prepare otherwise waits on cache misses one after another, table by
+// table, a few in each index and one or two at each block's page; loaded
+// together they overlap. Only a prepare can do this, since only it knows
+// every access before making the first.
+//
 // Blocks that are all cached cost no read and no hand-off to the pool, and
 // reads the OS page cache serves are made in turn on this goroutine: they
 // take less time than waking another one. The reads of a prepare, made
@@ -189,13 +204,23 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 		mem.scans = make([]table.PreparedScan, len(jobs)) // not copied: scans point into themselves
 	}
 	var err error
-	reads := 0
 	for i := range jobs {
 		j := &jobs[i]
-		if err = ctx.Err(); err != nil {
+		if j.entry, err = d.tables.get(j.file.FileNum); err != nil {
 			break
 		}
-		if j.entry, err = d.tables.get(j.file.FileNum); err != nil {
+		mem.probes = j.entry.reader.AppendIndexProbes(mem.probes, j.sub[0].Start)
+	}
+	mem.touched ^= table.TouchIndexProbes(mem.probes)
+	clear(mem.probes)
+	mem.probes = mem.probes[:0]
+	reads := 0
+	for i := range jobs {
+		if err != nil {
+			break
+		}
+		j := &jobs[i]
+		if err = ctx.Err(); err != nil {
 			break
 		}
 		if err = j.entry.reader.InitPrepareScan(&mem.scans[i], j.sub, po); err != nil {
@@ -212,6 +237,14 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 		for i := range jobs {
 			jobs[i].scan.Submit(ctx, g)
 		}
+	}
+	if err == nil {
+		for i := range jobs {
+			mem.pages = jobs[i].scan.AppendPages(mem.pages)
+		}
+		mem.touched ^= uint64(vfs.TouchPages(mem.pages))
+		clear(mem.pages)
+		mem.pages = mem.pages[:0]
 	}
 	// After an error the begun scans are closed instead of finished,
 	// which waits for their submitted reads; release frees the rest.

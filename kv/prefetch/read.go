@@ -53,6 +53,16 @@ func ReadAt(f io.ReaderAt, p []byte, off int64, lat *Latency, sink stats.Sink) (
 	return n, err
 }
 
+// AppendPages appends to dst, for vfs.TouchPages, the pages of a read of n
+// bytes at off that ReadAt would copy from f's mapping (as ReadAt decides,
+// see copiesFromMapping); a read it would make with pread adds nothing.
+func AppendPages(dst []*byte, f io.ReaderAt, off int64, n int, lat *Latency) []*byte {
+	if copiesFromMapping(f, n, lat) {
+		dst = f.(vfs.Mapped).AppendPages(dst, off, int64(n))
+	}
+	return dst
+}
+
 // copiesFromMapping reports whether ReadAt copies a read of n bytes of f
 // from its memory mapping.
 func copiesFromMapping(f io.ReaderAt, n int, lat *Latency) bool {

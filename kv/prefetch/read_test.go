@@ -36,6 +36,15 @@ func (f *mappedFile) ReadMapped(p []byte, off int64) (int, error) {
 
 func (f *mappedFile) Alignment() int { return 1 }
 
+// AppendPages gives the address of the range's first byte: the test's
+// data has no pages.
+func (f *mappedFile) AppendPages(dst []*byte, off, n int64) []*byte {
+	if off < 0 || n <= 0 || off >= int64(len(f.data)) {
+		return dst
+	}
+	return append(dst, &f.data[off])
+}
+
 func copyAt(p, data []byte, off int64) (int, error) {
 	n := copy(p, data[min(off, int64(len(data))):])
 	if n < len(p) {
@@ -85,6 +94,13 @@ func TestReadAtRoute(t *testing.T) {
 			require.Equal(t, data[3:3+tc.n], p)
 			require.EqualValues(t, 1, c.Get(stats.FileReadCount))
 			require.EqualValues(t, tc.n, c.Get(stats.FileReadBytes))
+			// AppendPages follows the same rule: pages only for a copy.
+			pages := AppendPages(nil, f, 3, tc.n, tc.lat)
+			if tc.copied {
+				require.Equal(t, []*byte{&data[3]}, pages)
+			} else {
+				require.Empty(t, pages)
+			}
 			if tc.copied {
 				require.EqualValues(t, 1, mf.copies.Load())
 				require.Zero(t, mf.preads.Load())

@@ -151,6 +151,43 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 	return p, nil
 }
 
+// AppendIndexProbes appends to dst the addresses of the parts of the index
+// that a prepare of ranges starting at start reads first, for
+// TouchIndexProbes. A caller preparing several tables touches every
+// table's first probes before it prepares any: in a cold index each probe
+// is a cache miss, and the misses of separate tables, loaded together,
+// overlap instead of following one another.
+func (r *Reader) AppendIndexProbes(dst []*uint64, start []byte) []*uint64 {
+	return r.seps.appendProbes(dst, start)
+}
+
+// TouchIndexProbes loads the words at addrs, which AppendIndexProbes gave,
+// in one loop of independent loads, and returns their XOR (meaningless,
+// but it keeps the loads).
+func TouchIndexProbes(addrs []*uint64) (x uint64) {
+	for _, p := range addrs {
+		x ^= *p
+	}
+	return x
+}
+
+// AppendPages appends to dst the pages of the reads that Finish will copy
+// from a mapped file (prefetch.AppendPages), for vfs.TouchPages. A caller
+// preparing several tables touches all their pages before it finishes
+// any.
+func (p *PreparedScan) AppendPages(dst []*byte) []*byte {
+	pr := p.pending
+	if pr == nil {
+		return dst
+	}
+	for k := range pr.reqs {
+		if rq := &pr.reqs[k]; !pr.submitted[k] {
+			dst = prefetch.AppendPages(dst, rq.File, rq.Off, len(rq.Buf), rq.Latency)
+		}
+	}
+	return dst
+}
+
 // BeginPrepareScan does the first steps of PrepareScan: it collects the
 // blocks of ranges, pins those the block cache holds and plans the reads of
 // the others, without issuing them. Submit issues them in the background;

@@ -199,3 +199,116 @@ func TestEvictDropsMappedPages(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(data, p))
 }
+
+// TestAppendPages: one address per page a range covers, each the range's
+// first byte in its page, and none outside the file or after Close.
+func TestAppendPages(t *testing.T) {
+	if !CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
+	ps := int64(os.Getpagesize())
+	size := 4*ps + 100
+	data := pattern(int(size))
+	f, err := Default.Open(writeFile(t, data), MemoryMap)
+	require.NoError(t, err)
+	m := f.(Mapped)
+	for _, tc := range []struct {
+		name      string
+		off, n    int64
+		wantFirst []int64 // offsets whose bytes the addresses hold
+	}{
+		{"within a page", 10, 100, []int64{10}},
+		{"a page exactly", ps, ps, []int64{ps}},
+		{"across a boundary", ps - 1, 2, []int64{ps - 1, ps}},
+		{"a block over two boundaries", ps/2 + 3, 2 * ps, []int64{ps/2 + 3, ps, 2 * ps}},
+		{"cut at the end of the file", 4*ps + 50, ps, []int64{4*ps + 50}},
+		{"past the end", size, 10, nil},
+		{"empty", 10, 0, nil},
+		{"negative", -1, 10, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := m.AppendPages(nil, tc.off, tc.n)
+			require.Len(t, got, len(tc.wantFirst))
+			for k, p := range got {
+				require.Equal(t, data[tc.wantFirst[k]], *p, "address %d", k)
+			}
+			var want byte
+			for _, off := range tc.wantFirst {
+				want ^= data[off]
+			}
+			require.Equal(t, want, TouchPages(got))
+		})
+	}
+	require.NoError(t, f.Close())
+	require.Empty(t, m.AppendPages(nil, 0, 10))
+}
+
+// TestTouchPagesOfTruncatedFile: touching pages cut from under the mapping
+// faults, and TouchPages must return, not crash the process.
+func TestTouchPagesOfTruncatedFile(t *testing.T) {
+	if !CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
+	ps := int64(os.Getpagesize())
+	name := writeFile(t, pattern(int(4*ps)))
+	f, err := Default.Open(name, MemoryMap)
+	require.NoError(t, err)
+	defer f.Close()
+	m := f.(Mapped)
+	addrs := m.AppendPages(nil, 0, 4*ps)
+	require.Len(t, addrs, 4)
+	require.NoError(t, os.Truncate(name, ps))
+	TouchPages(addrs) // faults on the second page
+	n, err := m.ReadMapped(make([]byte, 100), 2*ps)
+	require.Zero(t, n)
+	require.ErrorIs(t, err, io.EOF)
+}
+
+// BenchmarkTouchPages copies 15 blocks of 4 KiB from random places of a
+// 256 MiB mapped file, in the page cache but mostly not in the CPU's
+// caches, as a prepared scan of a large table does: plain, and after
+// TouchPages has loaded all their pages at once.
+func BenchmarkTouchPages(b *testing.B) {
+	if !CanMap {
+		b.Skip("this process does not map files (vfs.CanMap)")
+	}
+	const size, blocks, blockLen = 256 << 20, 15, 4096
+	name := filepath.Join(b.TempDir(), "f")
+	require.NoError(b, os.WriteFile(name, pattern(size), 0o644))
+	f, err := Default.Open(name, MemoryMap)
+	require.NoError(b, err)
+	defer f.Close()
+	m := f.(Mapped)
+	offs := make([]int64, 1<<16)
+	for i := range offs {
+		offs[i] = int64(uint64(i)*0x9E3779B97F4A7C15>>36) % (size - blockLen)
+	}
+	dst := make([]byte, blocks*blockLen)
+	var addrs []*byte
+	for _, touch := range []bool{false, true} {
+		name := "plain"
+		if touch {
+			name = "touched"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(blocks * blockLen)
+			k := 0
+			for b.Loop() {
+				batch := offs[k : k+blocks]
+				k = (k + blocks) % (len(offs) - blocks)
+				if touch {
+					addrs = addrs[:0]
+					for _, off := range batch {
+						addrs = m.AppendPages(addrs, off, blockLen)
+					}
+					TouchPages(addrs)
+				}
+				for i, off := range batch {
+					if _, err := m.ReadMapped(dst[i*blockLen:(i+1)*blockLen], off); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
