@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/sqlstore"
+	"golang.org/x/sys/unix"
 )
 
 // sqlBench runs workloads against one database.
@@ -38,7 +39,13 @@ type sqlResult struct {
 	rows     int64
 	errors   int64 // write conflicts (MySQL 1213), retried by the next query
 	elapsed  time.Duration
-	lat      []time.Duration // sorted
+	// cpu is the process's CPU time (user and system, every thread: the
+	// clients, the engine's goroutines and the garbage collector) during
+	// the timed run; zero when unknown (-cold, whose page-cache drops
+	// would count). On a shared machine it varies less than qps, since
+	// time spent waiting for a CPU is not in it.
+	cpu time.Duration
+	lat []time.Duration // sorted
 	// perQuery holds the database-wide engine counters of the run divided
 	// by its queries; lastAccess the access plan of its last query.
 	perQuery   []sqlCounter
@@ -51,6 +58,14 @@ type sqlCounter struct {
 }
 
 func (r *sqlResult) qps() float64 { return float64(r.queries) / r.elapsed.Seconds() }
+
+// cpuPerQuery returns the run's CPU time per query, zero when unknown.
+func (r *sqlResult) cpuPerQuery() time.Duration {
+	if r.queries == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.queries)
+}
 
 func (r *sqlResult) mean() time.Duration {
 	if len(r.lat) == 0 {
@@ -85,7 +100,7 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 	}
 	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, %d MiB block cache, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
 		c.rows, c.threads, c.duration, cache, blockCache>>20, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
-	fmt.Fprintf(b.stdout, "%-20s %-15s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "rows/q", "errors")
+	fmt.Fprintf(b.stdout, "%-20s %-15s %9s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "cpu_us", "rows/q", "errors")
 	for _, spec := range c.workloads {
 		q := sqlWorkloads[spec.name].build(b, spec.size)
 		if q.name == "" {
@@ -100,20 +115,28 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 				if err != nil {
 					return fmt.Errorf("%s (%s): %w", q.name, mode, err)
 				}
-				b.report(r, "")
+				b.report(r, "", r.cpuPerQuery())
 				runs[m] = append(runs[m], r)
 			}
 		}
 		var medians []*sqlResult
+		var cpus []time.Duration
 		for m := range runs {
-			med := medianRun(runs[m])
+			med, cpu := medianRun(runs[m]), medianCPU(runs[m])
 			if c.repeat > 1 {
-				b.report(med, "median")
+				b.report(med, "median", cpu)
 			}
 			medians = append(medians, med)
+			cpus = append(cpus, cpu)
 		}
 		if len(medians) == 2 && medians[1].qps() > 0 {
-			fmt.Fprintf(b.stdout, "%-20s %s/%s: %.2fx qps\n", q.name, medians[0].access, medians[1].access, medians[0].qps()/medians[1].qps())
+			line := fmt.Sprintf("%-20s %s/%s: %.2fx qps", q.name, medians[0].access, medians[1].access, medians[0].qps()/medians[1].qps())
+			if cpus[0] > 0 && cpus[1] > 0 {
+				// The inverse ratio of CPU per query: how many more
+				// queries the first mode answers per CPU-second.
+				line += fmt.Sprintf(", %.2fx queries per CPU-second", float64(cpus[1])/float64(cpus[0]))
+			}
+			fmt.Fprintln(b.stdout, line)
 		}
 	}
 	return nil
@@ -134,16 +157,39 @@ func medianRun(runs []*sqlResult) *sqlResult {
 	return sorted[len(sorted)/2]
 }
 
+// medianCPU returns the median of the runs' CPU time per query (taken
+// apart from medianRun's: the run of median qps need not have the median
+// CPU time), zero when unknown.
+func medianCPU(runs []*sqlResult) time.Duration {
+	var cpus []time.Duration
+	for _, r := range runs {
+		if d := r.cpuPerQuery(); d > 0 {
+			cpus = append(cpus, d)
+		}
+	}
+	if len(cpus) == 0 {
+		return 0
+	}
+	slices.Sort(cpus)
+	return cpus[len(cpus)/2]
+}
+
 // report prints a run's line, and its counters with -statistics; a
-// median's line says so.
-func (b *sqlBench) report(r *sqlResult, label string) {
+// median's line says so. cpuPerQuery is the CPU time per query to print
+// (zero for unknown): a median line prints the median of the runs', which
+// may be another run's than the one of median qps.
+func (b *sqlBench) report(r *sqlResult, label string, cpuPerQuery time.Duration) {
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	access := r.access
 	if label != "" {
 		access += " " + label
 	}
-	fmt.Fprintf(b.stdout, "%-20s %-15s %9.1f %9.1f %9.1f %9.1f %8.1f %7d\n", r.workload, access, r.qps(),
-		us(r.mean()), us(r.percentile(0.95)), us(r.percentile(0.99)), float64(r.rows)/max(float64(r.queries), 1), r.errors)
+	cpu := "-"
+	if cpuPerQuery > 0 {
+		cpu = fmt.Sprintf("%.1f", us(cpuPerQuery))
+	}
+	fmt.Fprintf(b.stdout, "%-20s %-15s %9.1f %9.1f %9.1f %9.1f %9s %8.1f %7d\n", r.workload, access, r.qps(),
+		us(r.mean()), us(r.percentile(0.95)), us(r.percentile(0.99)), cpu, float64(r.rows)/max(float64(r.queries), 1), r.errors)
 	if !b.cfg.statistics || label != "" {
 		return
 	}
@@ -216,9 +262,11 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 		}
 	}
 	bar := startProgress(b.progress, q.name+" "+mode, 0, c.duration)
+	cpuStart := processCPU()
 	start := time.Now()
 	err := b.loop(ctx, threads, c.duration, bar, true)
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpuStart
 	bar.stop()
 	if err != nil {
 		return nil, err
@@ -233,6 +281,9 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 		elapsed = max(elapsed-evict, time.Nanosecond)
 	}
 	r := &sqlResult{workload: q.name, access: mode, elapsed: elapsed}
+	if !c.cold && cpu > 0 {
+		r.cpu = cpu
+	}
 	for _, t := range threads {
 		r.lat = append(r.lat, t.lat...)
 		r.rows += t.rows
@@ -426,4 +477,14 @@ func (b *sqlBench) statusText(ctx context.Context, q querier, name string) (stri
 		}
 	}
 	return v, rs.Err()
+}
+
+// processCPU returns the CPU time the process has used, zero when the
+// clock cannot be read.
+func processCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

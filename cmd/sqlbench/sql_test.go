@@ -123,7 +123,9 @@ func TestSQLRun(t *testing.T) {
 		require.Regexp(t, "(?m)^"+w+` +planned +[0-9.]+ `, report)
 		require.Regexp(t, "(?m)^"+w+` +naive +[0-9.]+ `, report)
 		require.Regexp(t, "(?m)^"+w+` +naive median +[0-9.]+ `, report)
-		require.Regexp(t, "(?m)^"+w+` +planned/naive: [0-9.]+x qps$`, report)
+		require.Regexp(t, "(?m)^"+w+` +planned/naive: [0-9.]+x qps, [0-9.]+x queries per CPU-second$`, report)
+		// Columns qps, mean, p95, p99, then CPU time per query.
+		require.Regexp(t, "(?m)^"+w+` +planned median( +[0-9.]+){4} +[0-9]+\.[0-9] `, report)
 	}
 	require.Contains(t, report, "last query: sbtest: MultiScan(ranges=10, async)")
 	require.Contains(t, report, "last query: sbtest: Scans(ranges=10, readahead=off, iterator per range)")
@@ -145,4 +147,6 @@ func TestSQLRun(t *testing.T) {
 		"-workloads=point_select", "-access=planned,naive", "-statistics"}, &out, io.Discard, nil))
 	require.Equal(t, 2, strings.Count(out.String(), "engine per query:"), out.String())
 	require.Equal(t, 2, strings.Count(out.String(), "block.cache.miss"), "a run found the blocks cached: %s", out.String())
+	// CPU time is not measured cold: the page-cache drops would count.
+	require.Regexp(t, `(?m)^point_select +planned( +[0-9.]+){4} +- `, out.String())
 }
