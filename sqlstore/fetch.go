@@ -79,7 +79,7 @@ func (f *fetcher) next(ctx *sql.Context) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, &ri.arena)
+		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, ri.rowArena())
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +133,7 @@ func (f *fetcher) nextBatched(ctx *sql.Context) (sql.Row, error) {
 			if f.vals[i] == nil {
 				return nil, f.missing(f.keys[i])
 			}
-			row, found, err := ri.t.decodeRow(ctx, f.vals[i], &ri.spans[f.spans[i]], ri.ix, &ri.full, &ri.arena)
+			row, found, err := ri.t.decodeRow(ctx, f.vals[i], &ri.spans[f.spans[i]], ri.ix, &ri.full, ri.rowArena())
 			if err != nil {
 				return nil, err
 			}

@@ -69,8 +69,18 @@ type rowIter struct {
 	src   entrySource
 	fetch *fetcher // nil for the primary index
 
-	full  sql.Row     // scratch for residual checks
-	arena codec.Arena // memory of the rows returned
+	full  sql.Row      // scratch for residual checks
+	arena *codec.Arena // memory of the rows returned, from the pool once a row is
+}
+
+// rowArena returns the Arena the iterator's rows are decoded in, taken
+// from the pool at the first row, so that an iterator that returns none
+// takes none.
+func (ri *rowIter) rowArena() *codec.Arena {
+	if ri.arena == nil {
+		ri.arena = codec.GetArena()
+	}
+	return ri.arena
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, plan *lookupPlan) (*rowIter, error) {
@@ -230,7 +240,7 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return nil, io.EOF
 		}
 		_, value, sp := ri.src.entry()
-		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, &ri.arena)
+		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, ri.rowArena())
 		if err != nil {
 			return nil, err
 		}
@@ -299,6 +309,10 @@ func (ri *rowIter) Close(*sql.Context) error {
 	if ri.own != nil {
 		ri.own()
 		ri.own = nil
+	}
+	if ri.arena != nil {
+		ri.arena.Release() // the rows returned stay valid
+		ri.arena = nil
 	}
 	return err
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -20,8 +21,11 @@ import (
 // Arena is ready for use; an Arena is not safe for concurrent use.
 //
 // Chunks start small and double up to a limit, so that a statement that
-// decodes one row (a point select makes a new Arena) does not allocate
-// and clear memory for hundreds.
+// decodes one row does not allocate and clear memory for hundreds. Better,
+// a statement takes an Arena from a pool (GetArena) and gives it back when
+// done (Release): what its rows left of the chunks serves the next
+// statements, so that most statements allocate no chunk, and the chunks
+// are the largest size from the start.
 type Arena struct {
 	slots []any
 	bytes []byte
@@ -45,15 +49,32 @@ type Arena struct {
 }
 
 // Chunk sizes: from a row or two of a few columns and 512 bytes of strings
-// up to about 64 rows and 8 KiB. A string longer than a quarter of the
+// up to about 64 rows and 10 KiB. A string longer than a quarter of the
 // current byte chunk gets its own allocation, as does a row wider than a
 // quarter of the largest value chunk.
+//
+// The largest sizes are chosen for Go's allocator: 10 KiB, not 8, since an
+// 8 KiB object takes a span of its own, which the runtime must find, set
+// up and sweep for each chunk; 10 KiB objects come four to a span, and
+// cost about two thirds as much per byte.
 const (
 	arenaFirstSlots = 16
 	arenaSlots      = 256
 	arenaFirstBytes = 512
-	arenaBytes      = 8 << 10
+	arenaBytes      = 10 << 10
 )
+
+var arenaPool = sync.Pool{New: func() any { return new(Arena) }}
+
+// GetArena returns an Arena from a pool. Its chunks may hold rows of
+// earlier statements, which stay valid: nothing an Arena hands out is
+// written again, and a statement only takes what is left. Release it when
+// its statement is done.
+func GetArena() *Arena { return arenaPool.Get().(*Arena) }
+
+// Release returns a to the pool GetArena takes from. The rows a decoded
+// stay valid; a itself must not be used again.
+func (a *Arena) Release() { arenaPool.Put(a) }
 
 // DecodeRow is DecodeRow with the row and its strings taken from a.
 func (a *Arena) DecodeRow(b []byte, sch sql.Schema) (sql.Row, error) {

@@ -1,11 +1,14 @@
 package codec
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 )
 
@@ -132,5 +135,38 @@ func BenchmarkDecodeRowFreshArena(b *testing.B) {
 		if _, err := a.DecodeRow(enc, sch); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkDecodeStatements decodes statements of 100 sysbench rows (the
+// 120-byte c column), each in a new Arena or in one from the pool.
+func BenchmarkDecodeStatements(b *testing.B) {
+	sch := sql.Schema{
+		{Name: "id", Type: types.Int32},
+		{Name: "c", Type: types.MustCreateString(sqltypes.Char, 120, sql.Collation_Default)},
+	}
+	enc, err := AppendRow(nil, sch, sql.Row{int32(1), strings.Repeat("c", 119)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cols := []int{1}
+	for _, pooled := range []bool{false, true} {
+		b.Run(fmt.Sprintf("pooled=%t", pooled), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a := new(Arena)
+				if pooled {
+					a = GetArena()
+				}
+				for range 100 {
+					if _, err := a.DecodeRowColumns(enc, sch, cols); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if pooled {
+					a.Release()
+				}
+			}
+		})
 	}
 }

@@ -54,10 +54,13 @@ func makeAny(typ, data unsafe.Pointer) (v any) {
 	return v
 }
 
-// Slab sizes, in values: they start small and double, like the other chunks.
+// Slab sizes, in values: they start small and double, like the other
+// chunks, to 4 KiB of words and 10 KiB of string headers (sizes Go's
+// allocator serves several to a span, see arenaBytes).
 const (
 	arenaFirstWords = 16
 	arenaWords      = 512
+	arenaStrs       = 640
 )
 
 // word returns an unused 8-byte slot.
@@ -85,7 +88,7 @@ func box[T int16 | int32 | int64 | uint16 | uint32 | uint64 | float32 | float64 
 // boxString boxes s in a slot of a.
 func (a *Arena) boxString(s string) any {
 	if len(a.strs) == 0 {
-		a.nstrs = min(max(2*a.nstrs, arenaFirstWords), arenaWords)
+		a.nstrs = min(max(2*a.nstrs, arenaFirstWords), arenaStrs)
 		a.strs = make([]string, a.nstrs)
 	}
 	p := &a.strs[0]
