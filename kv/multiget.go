@@ -10,6 +10,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
+	"github.com/strata-db/strata/kv/vfs"
 )
 
 // MultiGetMaxBatch is the number of keys a MultiGet looks up per pass
@@ -97,6 +98,11 @@ type multiGet struct {
 	// blocks to read at once.
 	groups []mgGroup
 	loads  table.BlockLoads
+	// probes and pages are what searchGroups touches before the lookups
+	// (see touch); touched keeps what the loads returned.
+	probes  []*uint64
+	pages   []*byte
+	touched uint64
 }
 
 // mgResult is the state of one key.
@@ -263,6 +269,7 @@ func (m *multiGet) searchGroups(d *DB, seq base.SeqNum, st *stats.Counters, asyn
 			return err
 		}
 	}
+	m.touch(seq)
 	for k := range m.groups {
 		g := &m.groups[k]
 		if g.e == nil || !m.collect(g.f, g.keys) {
@@ -273,6 +280,52 @@ func (m *multiGet) searchGroups(d *DB, seq base.SeqNum, st *stats.Counters, asyn
 		}
 	}
 	return nil
+}
+
+// touch loads what the groups' lookups will read in memory, all at once,
+// as a MultiScan's prepare does: first each key's filter line and where
+// its index search begins in its table, then (the probes and searches
+// made, their lines now cached) a
+// byte of each page of the blocks the lookups will copy from mappings
+// (table.Reader.AppendGetPages, vfs.TouchPages). The lookups that follow,
+// one table after another, find their index lines, page translations and
+// first block lines cached instead of waiting for each in turn. Groups
+// whose blocks a BlockLoads pinned in the cache are left out, and a single
+// key, with nothing to overlap, is not touched.
+func (m *multiGet) touch(seq base.SeqNum) {
+	keys := 0
+	for k := range m.groups {
+		g := &m.groups[k]
+		if g.e == nil || g.loaded || !m.collect(g.f, g.keys) {
+			continue
+		}
+		keys += len(m.sub)
+		for s, key := range m.sub {
+			m.probes = g.e.reader.AppendIndexProbes(m.probes, key)
+			m.pages = g.e.reader.AppendFilterProbe(m.pages, m.subH[s])
+		}
+	}
+	if keys >= 2 {
+		m.touched ^= table.TouchIndexProbes(m.probes) ^ uint64(table.TouchFilterProbes(m.pages))
+	}
+	clear(m.probes)
+	clear(m.pages)
+	m.probes, m.pages = m.probes[:0], m.pages[:0]
+	if keys < 2 {
+		return
+	}
+	for k := range m.groups {
+		g := &m.groups[k]
+		if g.e == nil || g.loaded || !m.collect(g.f, g.keys) {
+			continue
+		}
+		for s, key := range m.sub {
+			m.pages = g.e.reader.AppendGetPages(m.pages, key, m.subH[s], seq)
+		}
+	}
+	m.touched ^= uint64(vfs.TouchPages(m.pages))
+	clear(m.pages)
+	m.pages = m.pages[:0]
 }
 
 // collect gathers into the per-table scratch the pending keys of batch

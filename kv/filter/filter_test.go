@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/stretchr/testify/require"
@@ -387,4 +388,43 @@ func TestConcurrentReaders(t *testing.T) {
 		close(errs)
 		require.NoError(t, <-errs)
 	}
+}
+
+// TestAppendProbe: the address given for a hash is where MayContain reads.
+// Zeroing the Bloom line there turns an added key's answer to no, which
+// only the line MayContain reads can do; Ribbon's address lies in the
+// data and moves with the hash. An empty filter gives none.
+func TestAppendProbe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	hashes := randomHashes(rng, 2000)
+	data, r := build(t, bloom10, hashes)
+	for _, h := range hashes[:200] {
+		p := r.AppendProbe(nil, h)
+		require.Len(t, p, 1)
+		off := -1
+		for i := range data {
+			if &r.data[i] == p[0] {
+				off = i
+				break
+			}
+		}
+		require.GreaterOrEqual(t, off, 0, "the address is in the filter")
+		cut := append([]byte(nil), data...)
+		clear(cut[off : off+bloomLineBytes])
+		rc, err := Decode(cut)
+		require.NoError(t, err)
+		require.False(t, rc.MayContain(h), "MayContain reads the line at the address")
+	}
+	_, rr := build(t, ribbon10, hashes)
+	seen := map[*byte]bool{}
+	for _, h := range hashes[:200] {
+		p := rr.AppendProbe(nil, h)
+		require.Len(t, p, 1)
+		require.True(t, &rr.data[0] == p[0] || uintptr(unsafe.Pointer(p[0])) > uintptr(unsafe.Pointer(&rr.data[0])) &&
+			uintptr(unsafe.Pointer(p[0])) < uintptr(unsafe.Pointer(&rr.data[len(rr.data)-1])))
+		seen[p[0]] = true
+	}
+	require.Greater(t, len(seen), 10, "the address moves with the hash")
+	var empty Reader
+	require.Empty(t, empty.AppendProbe(nil, 1))
 }

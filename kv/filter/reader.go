@@ -159,6 +159,27 @@ func (r *Reader) EstimatedFPRate(n int) float64 {
 	return 1
 }
 
+// AppendProbe appends to dst the address of the first byte MayContain
+// reads for hash, so that a caller about to probe several filters can
+// load their lines together first (their cache misses then overlap). A
+// Ribbon probe may read a second span; the first is the one that starts
+// it.
+func (r *Reader) AppendProbe(dst []*byte, hash uint64) []*byte {
+	var off uint32
+	switch r.kind {
+	case kindBloom:
+		off = bloomLineOffset(hash, r.numLines)
+	case kindRibbon:
+		_, off, _, _, _ = r.layout.prepare(hash, r.rawSeed)
+	default:
+		return dst
+	}
+	if int(off) >= len(r.data) {
+		return dst
+	}
+	return append(dst, &r.data[off])
+}
+
 // MayContain reports whether the key with the given hash (see Hash) may
 // have been added. It never returns false for a key that was added; for
 // other keys it returns true with about the filter's false-positive rate.

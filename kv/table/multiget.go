@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-db/strata/kv/filter"
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/prefetch"
 	"github.com/strata-db/strata/kv/stats"
 )
 
@@ -192,6 +193,53 @@ func (r *Reader) multiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, res [
 		}
 	}
 	return arena, nil
+}
+
+// AppendFilterProbe appends to dst the address in the table's filter that
+// a lookup of the key whose filter.Hash is hash reads first, for
+// TouchFilterProbes; nothing when the table has no filter.
+func (r *Reader) AppendFilterProbe(dst []*byte, hash uint64) []*byte {
+	if !r.hasFilter {
+		return dst
+	}
+	return r.filter.AppendProbe(dst, hash)
+}
+
+// TouchFilterProbes loads the bytes at addrs, which AppendFilterProbe
+// gave, in one loop of independent loads, and returns their XOR
+// (meaningless, but it keeps the loads).
+func TouchFilterProbes(addrs []*byte) (x byte) {
+	for _, p := range addrs {
+		x ^= *p
+	}
+	return x
+}
+
+// AppendGetPages appends to dst, for vfs.TouchPages, the pages of the block
+// that a MultiGet of ukey at seq would copy from the table's mapping:
+// none when the filter rules the key out (hash is filter.Hash of ukey) or
+// the block would come through the block cache (see readsMapped). It
+// probes the filter and searches the index for the block, which leaves
+// the lines the lookup's own probe and search read in the CPU's caches.
+// A caller looking up keys in several tables touches the pages of all
+// before it looks up any, so that their cache misses and page walks
+// overlap, having first touched their filter lines and index probes
+// (AppendFilterProbe, AppendIndexProbes), whose misses would otherwise
+// come one after another here.
+func (r *Reader) AppendGetPages(dst []*byte, ukey []byte, hash uint64, seq base.SeqNum) []*byte {
+	if r.closed.Load() || len(r.index) == 0 || r.hasFilter && !r.filter.MayContain(hash) {
+		return dst
+	}
+	var buf [64]byte
+	j := r.seekIndex(base.MakeSearchKey(buf[:0], ukey, seq))
+	if j >= len(r.index) {
+		return dst
+	}
+	h := r.seps.ents[j].h
+	if !r.readsMapped(h) {
+		return dst
+	}
+	return prefetch.AppendPages(dst, r.file, int64(h.Offset), int(h.Length)+TrailerLen, r.opts.Pool.Latency())
 }
 
 // putMultiGetState returns ms to the pool, dropping its hold on any block.

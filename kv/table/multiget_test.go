@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/strata-db/strata/kv/filter"
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/vfs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -247,4 +250,53 @@ func TestLookupsBetweenBlocks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAppendGetPages: the pages given for a key are those of the block a
+// lookup of it copies from the mapping (one or two, its first byte
+// first); a key the filter rules out, a key past the table and a table
+// whose blocks come through the cache give none.
+func TestAppendGetPages(t *testing.T) {
+	if !vfs.CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
+	var es []entry
+	for i := range 3000 {
+		es = append(es, entry{ikey(fmt.Sprintf("key%08d", i), 1, base.KindSet), bytes.Repeat([]byte{byte(i)}, 120)})
+	}
+	open := func(t *testing.T, c Compression) *Reader {
+		data := buildTable(t, es, nil, WriterOptions{BlockSize: 4096, Compression: c, FilterPolicy: filter.Policy{Type: filter.Bloom}})
+		name := filepath.Join(t.TempDir(), "000001.sst")
+		require.NoError(t, os.WriteFile(name, data, 0o644))
+		f, err := vfs.Default.Open(name, vfs.MemoryMap)
+		require.NoError(t, err)
+		r, err := NewReader(f, name, ReaderOptions{Cache: cache.New(1 << 20)})
+		require.NoError(t, err)
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	r := open(t, NoCompression)
+	for i := 0; i < len(es); i += 37 {
+		ukey := base.UserKey(es[i].k)
+		pages := r.AppendGetPages(nil, ukey, filter.Hash(ukey), base.SeqNumMax)
+		j := r.seekIndex(base.MakeSearchKey(nil, ukey, base.SeqNumMax))
+		h := r.index[j].h
+		require.NotEmpty(t, pages, "key %d", i)
+		require.LessOrEqual(t, len(pages), 2, "a 4 KiB block spans at most two pages")
+		// The first address is the block's first byte: it holds the
+		// block's first stored byte.
+		raw := make([]byte, h.Length+TrailerLen)
+		_, err := r.file.ReadAt(raw, int64(h.Offset))
+		require.NoError(t, err)
+		require.Equal(t, raw[0], *pages[0], "key %d", i)
+	}
+	require.Empty(t, r.AppendGetPages(nil, []byte("nokey"), filter.Hash([]byte("nokey")), base.SeqNumMax), "the filter rules it out")
+	// Blocks stored compressed come through the cache: nothing to touch.
+	rc := open(t, ZstdCompression)
+	for range 8 { // the reader learns that its blocks are compressed
+		_, _, _, _, err := rc.Get(base.UserKey(es[0].k), base.SeqNumMax, nil, nil)
+		require.NoError(t, err)
+	}
+	ukey := base.UserKey(es[100].k)
+	require.Empty(t, rc.AppendGetPages(nil, ukey, filter.Hash(ukey), base.SeqNumMax))
 }
