@@ -285,13 +285,13 @@ func (m *multiGet) searchGroups(d *DB, seq base.SeqNum, st *stats.Counters, asyn
 // touch loads what the groups' lookups will read in memory, all at once,
 // as a MultiScan's prepare does: first each key's filter line and where
 // its index search begins in its table, then (the probes and searches
-// made, their lines now cached) a
-// byte of each page of the blocks the lookups will copy from mappings
-// (table.Reader.AppendGetPages, vfs.TouchPages). The lookups that follow,
-// one table after another, find their index lines, page translations and
-// first block lines cached instead of waiting for each in turn. Groups
-// whose blocks a BlockLoads pinned in the cache are left out, and a single
-// key, with nothing to overlap, is not touched.
+// made, their lines now cached) a byte of each page of the blocks the
+// lookups will copy from mappings (table.Reader.AppendGetPages,
+// vfs.TouchPages). The lookups that follow, one table after another, find
+// their filter and index lines, page translations and first block lines
+// cached instead of waiting for each in turn. Groups whose blocks a
+// BlockLoads pinned in the cache are left out, and a single key, with
+// nothing to overlap, is not touched.
 func (m *multiGet) touch(seq base.SeqNum) {
 	keys := 0
 	for k := range m.groups {
@@ -306,7 +306,7 @@ func (m *multiGet) touch(seq base.SeqNum) {
 		}
 	}
 	if keys >= 2 {
-		m.touched ^= table.TouchIndexProbes(m.probes) ^ uint64(table.TouchFilterProbes(m.pages))
+		m.touched ^= table.TouchProbes(m.probes) ^ uint64(table.TouchProbes(m.pages))
 	}
 	clear(m.probes)
 	clear(m.pages)

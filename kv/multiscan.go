@@ -211,7 +211,7 @@ func (s *MultiScan) prepare(ctx context.Context, rs *readState, o *IterOptions) 
 		}
 		mem.probes = j.entry.reader.AppendIndexProbes(mem.probes, j.sub[0].Start)
 	}
-	mem.touched ^= table.TouchIndexProbes(mem.probes)
+	mem.touched ^= table.TouchProbes(mem.probes)
 	clear(mem.probes)
 	mem.probes = mem.probes[:0]
 	reads := 0

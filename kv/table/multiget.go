@@ -197,22 +197,12 @@ func (r *Reader) multiGet(keys [][]byte, hashes []uint64, seq base.SeqNum, res [
 
 // AppendFilterProbe appends to dst the address in the table's filter that
 // a lookup of the key whose filter.Hash is hash reads first, for
-// TouchFilterProbes; nothing when the table has no filter.
+// TouchProbes; nothing when the table has no filter.
 func (r *Reader) AppendFilterProbe(dst []*byte, hash uint64) []*byte {
 	if !r.hasFilter {
 		return dst
 	}
 	return r.filter.AppendProbe(dst, hash)
-}
-
-// TouchFilterProbes loads the bytes at addrs, which AppendFilterProbe
-// gave, in one loop of independent loads, and returns their XOR
-// (meaningless, but it keeps the loads).
-func TouchFilterProbes(addrs []*byte) (x byte) {
-	for _, p := range addrs {
-		x ^= *p
-	}
-	return x
 }
 
 // AppendGetPages appends to dst, for vfs.TouchPages, the pages of the block

@@ -153,7 +153,7 @@ func (r *Reader) PrepareScan(ctx context.Context, ranges []ScanRange, opts Prepa
 
 // AppendIndexProbes appends to dst the addresses of the parts of the index
 // that a prepare of ranges starting at start reads first, for
-// TouchIndexProbes. A caller preparing several tables touches every
+// TouchProbes. A caller preparing several tables touches every
 // table's first probes before it prepares any: in a cold index each probe
 // is a cache miss, and the misses of separate tables, loaded together,
 // overlap instead of following one another.
@@ -161,10 +161,10 @@ func (r *Reader) AppendIndexProbes(dst []*uint64, start []byte) []*uint64 {
 	return r.seps.appendProbes(dst, start)
 }
 
-// TouchIndexProbes loads the words at addrs, which AppendIndexProbes gave,
-// in one loop of independent loads, and returns their XOR (meaningless,
-// but it keeps the loads).
-func TouchIndexProbes(addrs []*uint64) (x uint64) {
+// TouchProbes loads the values at addrs, which AppendIndexProbes or
+// AppendFilterProbe gave, in one loop of independent loads, and returns
+// their XOR (meaningless, but it keeps the loads).
+func TouchProbes[T byte | uint64](addrs []*T) (x T) {
 	for _, p := range addrs {
 		x ^= *p
 	}
