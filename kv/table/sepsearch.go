@@ -199,7 +199,7 @@ func interpolationGuess(k uint64, lo, hi int, a, b uint64) (g int, ok bool) {
 
 // appendProbes appends to dst the addresses of the entries that a search
 // for ukey reads first (the window of interpolate's first round, or the
-// binary search's first probe), for touchProbes.
+// binary search's first probe), for TouchProbes.
 func (s *sepSearch) appendProbes(dst []*uint64, ukey []byte) []*uint64 {
 	p, n := s.prefix, s.prefixed()
 	if n == 0 || len(ukey) < len(p) || !bytes.Equal(ukey[:len(p)], p) {
