@@ -308,3 +308,46 @@ func probeIndex(t *testing.T, s sepSearch, p *uint64) int {
 	t.Fatalf("probe %p is no entry's", p)
 	return -1
 }
+
+// TestSepSearchWriterTables: on tables the writer makes (its separators,
+// shortened, and its last one a successor of the largest key), from SQL-like
+// keys (a table and index prefix, then a big-endian integer), searches
+// interpolate to a window of a few entries. Synthetic indexes once hid that
+// the writer's last separator left no common prefix, which made every
+// search a full binary search after two wasted probes.
+func TestSepSearchWriterTables(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		start uint64
+		step  uint64
+	}{
+		{"ids from 1", 1, 1},
+		{"ids in the middle", 1 << 20, 1},
+		{"sparse ids", 1000, 37},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var es []entry
+			for i := range uint64(20000) {
+				uk := binary.BigEndian.AppendUint64([]byte{0x02, 0x01, 0x01, 0x08}, (tc.start+i*tc.step)|1<<63)
+				es = append(es, entry{base.AppendKey(nil, uk, 5, base.KindSet), bytes.Repeat([]byte{'v'}, 150)})
+			}
+			r, err := openBytes(buildTable(t, es, nil, WriterOptions{BlockSize: 4096}), ReaderOptions{})
+			require.NoError(t, err)
+			defer r.Close()
+			s := &r.seps
+			require.Greater(t, len(r.index), 500)
+			narrow := 0
+			for i := 0; i < len(es); i += 13 {
+				key := base.MakeSearchKey(nil, base.UserKey(es[i].k), base.SeqNumMax)
+				require.Equal(t, seekIndexPlain(r.index, key), s.search(r.index, key))
+				ka := abbrev(base.UserKey(key)[len(s.prefix):])
+				lo, hi := s.interpolate(ka, 0, s.prefixed(), func(m int) bool { return base.Compare(r.index[m].sep, key) < 0 })
+				if hi-lo <= 4 {
+					narrow++
+				}
+			}
+			searches := (len(es) + 12) / 13
+			require.Greater(t, narrow, searches*95/100, "searches that interpolate to a window of at most 4, of %d", searches)
+		})
+	}
+}
