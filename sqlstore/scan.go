@@ -70,7 +70,7 @@ type rowIter struct {
 	fetch *fetcher // nil for the primary index
 
 	full  sql.Row      // scratch for residual checks
-	arena *codec.Arena // memory of the rows returned, from the pool once a row is
+	arena *codec.Arena // memory of the rows returned, pooled (see rowArena)
 }
 
 // rowArena returns the Arena the iterator's rows are decoded in, taken

@@ -373,9 +373,8 @@ func (fr *filterRun) query(m filterQueryMode, dry bool) (float64, error) {
 // -cpu_time the CPU time of the calling thread.
 func (fr *filterRun) now() int64 {
 	if fr.f.cpuTime {
-		var ts unix.Timespec
-		if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err == nil {
-			return ts.Nano()
+		if d, ok := cpuClock(unix.CLOCK_THREAD_CPUTIME_ID); ok {
+			return int64(d)
 		}
 	}
 	return int64(time.Since(filterClockStart))

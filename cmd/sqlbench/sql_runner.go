@@ -482,9 +482,16 @@ func (b *sqlBench) statusText(ctx context.Context, q querier, name string) (stri
 // processCPU returns the CPU time the process has used, zero when the
 // clock cannot be read.
 func processCPU() time.Duration {
+	d, _ := cpuClock(unix.CLOCK_PROCESS_CPUTIME_ID)
+	return d
+}
+
+// cpuClock reads one of the CPU-time clocks (the process's, the calling
+// thread's); ok is false when it cannot.
+func cpuClock(id int32) (d time.Duration, ok bool) {
 	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
-		return 0
+	if err := unix.ClockGettime(id, &ts); err != nil {
+		return 0, false
 	}
-	return time.Duration(ts.Nano())
+	return time.Duration(ts.Nano()), true
 }
