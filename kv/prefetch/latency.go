@@ -23,16 +23,23 @@ type Latency struct {
 	ns atomic.Int64
 }
 
-// maxSampledRead is the largest read Latency samples: a block or a few.
-// A read of megabytes takes longer than SlowRead from the page cache too.
-const maxSampledRead = 64 << 10
+// copyRate is how fast, at the least, a read copies bytes the OS page cache
+// holds, in bytes per second: 8-16 GB/s on the development VM, by pread or
+// from a mapping. A device read of a megabyte is slower by its latency and
+// by the device's rate, which is lower on all but the fastest disks.
+const copyRate = 4 << 30
 
-// ObserveRead adds the duration of a read of n bytes, if it is small
-// enough to tell the page cache from the device.
+// ObserveRead adds the duration of a read of n bytes, less the time a copy
+// of n bytes from the page cache may take (n at copyRate). What remains is
+// the read's latency, which tells the page cache from the device whatever
+// the size: without the deduction a read of a megabyte would look slow
+// when it came from the page cache; without large reads, a scan with a
+// fixed readahead, all of whose reads are large, would leave the gauge to
+// what a few small reads last said (table opens, the ends of files), and
+// one of those delayed by the scheduler would send every block through the
+// block cache.
 func (l *Latency) ObserveRead(n int, d time.Duration) {
-	if n <= maxSampledRead {
-		l.Observe(d)
-	}
+	l.Observe(max(0, d-time.Duration(int64(n)*int64(time.Second)/copyRate)))
 }
 
 // Observe adds the duration of one read.

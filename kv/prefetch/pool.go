@@ -139,8 +139,8 @@ type Request struct {
 	// Sink receives file.read.count/bytes, and async.read.count/bytes when
 	// the read ran on a pool.
 	Sink stats.Sink
-	// Latency, when not nil, receives the duration of the read (if it is
-	// block-sized, see Latency.ObserveRead).
+	// Latency, when not nil, receives the duration of the read (see
+	// Latency.ObserveRead).
 	Latency *Latency
 
 	// N is the number of bytes read, Err the read's error. A read that

@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 
@@ -74,6 +75,10 @@ func NewReader(f vfs.File, name string, opts ReaderOptions) (*Reader, error) {
 	return r, nil
 }
 
+// unmapped is a mapped file read with pread: it hides the mapping from
+// prefetch.ReadAt.
+type unmapped struct{ io.ReaderAt }
+
 // open reads and checks the file's tail.
 func (r *Reader) open() error {
 	size, err := r.file.Size()
@@ -84,7 +89,15 @@ func (r *Reader) open() error {
 		return base.Corruptf(r.name, 0, "file of %d bytes is too short for a %d-byte table footer", size, FooterLen)
 	}
 	r.size = uint64(size)
+	// The tail is read once, into memory of its own: through the file's
+	// mapping it would cost a page fault per page of a mapping nobody has
+	// touched yet (about 30 µs for 64 KiB against 5 for a pread from the
+	// page cache), and those slow copies would tell the pool's latency
+	// gauge that reads reach the device.
 	env := readEnv{src: r.file, sink: stats.Sink{DB: r.opts.Stats}}
+	if r.mapped {
+		env.src = unmapped{r.file}
+	}
 
 	// One read for the tail, which usually holds every meta block.
 	tailStart := r.size - min(r.size, tailReadLen)

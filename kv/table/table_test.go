@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -656,3 +658,32 @@ type countingFile struct {
 func (f *countingFile) Write(p []byte) (int, error) { f.writes++; return f.File.Write(p) }
 func (f *countingFile) Sync() error                 { f.syncs++; return f.File.Sync() }
 func (f *countingFile) Close() error                { f.closed = true; return f.File.Close() }
+
+// TestOpenReadsTailByPread: opening a mapped table reads its tail with
+// pread, not through the mapping, whose first touches fault page by page;
+// its blocks are then copied from the mapping.
+func TestOpenReadsTailByPread(t *testing.T) {
+	if !vfs.CanMap {
+		t.Skip("this process does not map files (vfs.CanMap)")
+	}
+	var es []entry
+	for i := range 2000 {
+		es = append(es, entry{ikey(fmt.Sprintf("key%08d", i), 1, base.KindSet), bytes.Repeat([]byte{byte(i)}, 100)})
+	}
+	data := buildTable(t, es, nil, WriterOptions{BlockSize: 4096, FilterPolicy: filter.Policy{Type: filter.Bloom}})
+	name := filepath.Join(t.TempDir(), "000001.sst")
+	require.NoError(t, os.WriteFile(name, data, 0o644))
+	f, err := vfs.Default.Open(name, vfs.MemoryMap)
+	require.NoError(t, err)
+	_, mapped := f.(vfs.Mapped)
+	require.True(t, mapped)
+	var c stats.Counters
+	r, err := NewReader(f, name, ReaderOptions{Stats: &c})
+	require.NoError(t, err)
+	defer r.Close()
+	require.Positive(t, c.Get(stats.FileReadCount))
+	require.Zero(t, c.Get(stats.FileReadMapped), "the tail was read with pread")
+	_, _, _, _, err = r.Get(base.UserKey(es[500].k), base.SeqNumMax, nil, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, c.Get(stats.FileReadMapped), "a block is copied from the mapping")
+}
