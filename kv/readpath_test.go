@@ -243,8 +243,11 @@ func TestMultiScanStopsAtRangeEnd(t *testing.T) {
 	require.NoError(t, s.Close())
 }
 
+// TestReadaheadFewerReads: readahead cuts the read calls of a scan. The
+// tables are read with pread: on a mapped file whose reads come from the
+// page cache, readahead steps aside (prefetch.Buffer).
 func TestReadaheadFewerReads(t *testing.T) {
-	d := readPathDB(t, 100000, nil) // ~12 MB of 4 KiB blocks
+	d := readPathDB(t, 100000, &Options{DisableMmapReads: true}) // ~12 MB of 4 KiB blocks
 	scan := func(ro ReadOptions) (reads, n int64) {
 		var op stats.Counters
 		ro.Stats = &op

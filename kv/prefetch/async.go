@@ -70,7 +70,7 @@ func (b *Buffer) readAsync(off int64, n int) ([]byte, bool, error) {
 		}
 	}
 	b.releaseAll()
-	if !b.ra.Eligible() {
+	if !b.ra.Eligible() || b.pageCached(n) {
 		return nil, false, nil
 	}
 	return b.fillAsync(off, n, b.ra.Take())
@@ -132,7 +132,7 @@ func (b *Buffer) topUp() {
 	if t.state == slotAbandoned {
 		b.reap(t, false)
 	}
-	if t.state != slotFree || !b.ra.Eligible() {
+	if t.state != slotFree || !b.ra.Eligible() || b.pageCached(0) {
 		return
 	}
 	size := max(b.ra.Take(), 1)

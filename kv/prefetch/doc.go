@@ -25,7 +25,10 @@
 //     ring.go for why the ring comes first); a slot the iterator has moved
 //     past is refilled at once; a block that straddles the two is copied
 //     into an overlap buffer, and the drained slot is refilled before the
-//     buffer waits for the second one.
+//     buffer waits for the second one. In every mode, a Buffer over a
+//     mapped file whose reads come from the page cache (the [Latency]
+//     gauge says fast) reads nothing ahead and leaves each block to its
+//     caller, who copies it from the mapping ([ReadAt]).
 //   - [Pool] runs background reads on a fixed set of goroutines, and lends
 //     io_uring instances (package uring) to Buffers, one each.
 //   - [Coalesce] merges the block extents of a MultiScan into few reads.

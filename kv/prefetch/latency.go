@@ -15,7 +15,8 @@ const SlowRead = 40 * time.Microsecond
 // Latency is a moving average of how long reads take, so that a reader can
 // tell reads the OS page cache serves from reads that reach the device,
 // and choose to issue several at once only for the latter. It follows
-// changes within a few reads: a slow read weighs an eighth.
+// changes within a few reads: a read weighs an eighth, and counts for at
+// most maxSample.
 //
 // A Latency is safe for concurrent use; concurrent updates may lose one
 // another's samples, which a moving average can afford.
@@ -42,8 +43,17 @@ func (l *Latency) ObserveRead(n int, d time.Duration) {
 	l.Observe(max(0, d-time.Duration(int64(n)*int64(time.Second)/copyRate)))
 }
 
+// maxSample caps what one read adds to the average. A read the scheduler
+// delayed (the thread preempted mid-copy by a neighbour, for a time slice
+// of milliseconds) would otherwise turn a gauge of page-cache reads slow
+// on its own, and with it route the next blocks through the block cache
+// and start readahead windows nobody needs; at the cap it takes three slow
+// reads in a row, which a device gives and the page cache does not.
+const maxSample = 4 * SlowRead
+
 // Observe adds the duration of one read.
 func (l *Latency) Observe(d time.Duration) {
+	d = min(d, maxSample)
 	old := l.ns.Load()
 	l.ns.Store(old + (int64(d)-old)/8)
 }

@@ -59,7 +59,9 @@ func copyAt(p, data []byte, off int64) (int, error) {
 // read, the mapped ones as such too.
 func TestReadAtRoute(t *testing.T) {
 	slow := new(Latency)
-	slow.Observe(10 * SlowRead)
+	for range 4 {
+		slow.Observe(10 * SlowRead)
+	}
 	for _, tc := range []struct {
 		name   string
 		mapped bool
@@ -170,4 +172,46 @@ func TestBufferAsyncReadsFollowGauge(t *testing.T) {
 	b.Close()
 	require.Positive(t, f.preads.Load())
 	require.Zero(t, f.copies.Load(), "no read copied from the mapping while reads were slow")
+}
+
+// TestBufferStepsAsideForPageCache: a Buffer over a mapped file whose reads
+// come from the page cache (the gauge says fast) reads nothing ahead and
+// leaves every block to its caller, who copies it from the mapping; when
+// reads are slow it reads ahead, with or without async I/O.
+func TestBufferStepsAsideForPageCache(t *testing.T) {
+	const nBlocks, blockLen = 64, 4096
+	for _, async := range []bool{false, true} {
+		for _, slow := range []bool{false, true} {
+			pool := NewPool(2)
+			f := &mappedFile{data: make([]byte, nBlocks*blockLen)}
+			if slow {
+				f.preadDelay = 2 * SlowRead
+				for range 8 {
+					pool.Latency().Observe(time.Second)
+				}
+			}
+			var c stats.Counters
+			var b Buffer
+			b.Init(f, Options{ReadaheadSize: 32 << 10, AsyncIO: async, Pool: pool, Limit: nBlocks * blockLen, Stats: stats.Sink{DB: &c}})
+			served := 0
+			for i := range nBlocks {
+				_, ok, err := b.Read(int64(i*blockLen), blockLen, Forward)
+				require.NoError(t, err)
+				if ok {
+					served++
+				}
+			}
+			b.Close()
+			pool.Close()
+			if slow {
+				require.Equal(t, nBlocks, served, "async %v: every block from a window", async)
+				require.Positive(t, c.Get(stats.PrefetchBytes))
+				require.Zero(t, f.copies.Load())
+			} else {
+				require.Zero(t, served, "async %v: no block from the buffer", async)
+				require.Zero(t, c.Get(stats.PrefetchBytes))
+				require.Zero(t, f.preads.Load()+f.copies.Load(), "the buffer read nothing")
+			}
+		}
+	}
 }
