@@ -176,7 +176,7 @@ func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*mani
 				return nil, nil, err
 			}
 			entries = append(entries, e)
-			iters = append(iters, e.reader.NewIter(table.IterOptions{DontFillCache: true, ReadaheadSize: d.opts.CompactionReadahead}))
+			iters = append(iters, e.reader.NewIter(table.IterOptions{DontFillCache: true, ReadaheadSize: d.opts.CompactionReadahead, ForceReadahead: true}))
 			for _, t := range e.reader.RangeDeletes() {
 				tombs = append(tombs, rangedel.Tombstone{Start: t.Start, End: t.End, Seq: t.Seq})
 			}

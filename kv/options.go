@@ -90,7 +90,9 @@ type Options struct {
 	// several times more (see vfs.Mapped), and a table whose blocks are
 	// stored raw is read without the block cache; larger reads, and every
 	// read while reads are slow (the bytes are probably not in the page
-	// cache), use pread and the cache. Direct reads never map.
+	// cache), use pread and the cache. While the page cache serves a
+	// mapped table, iterators read nothing ahead: each block is copied
+	// from the mapping. Direct reads never map.
 	DisableMmapReads bool
 	// DisableIOUring makes background reads (AsyncIO) run on the I/O
 	// pool's goroutines. By default an iterator reading ahead submits its
@@ -109,7 +111,8 @@ type Options struct {
 	// prepared scans) in flight at once. Default 32.
 	IOQueueDepth int
 	// CompactionReadahead is the readahead of compaction inputs. Default
-	// 2 MiB.
+	// 2 MiB. Compactions read ahead even while the page cache serves
+	// foreground reads (table.IterOptions.ForceReadahead).
 	CompactionReadahead int64
 
 	// WALRecovery says what Open does with a corrupt write-ahead log record
@@ -296,7 +299,9 @@ type ReadOptions struct {
 	// ReadaheadSize, for iterators, reads that many bytes ahead of every
 	// block the iterator must read, from the first read on: for scans known
 	// to be long. Zero leaves readahead automatic (see
-	// Options.MaxAutoReadahead); negative turns it off.
+	// Options.MaxAutoReadahead); negative turns it off. Either way,
+	// nothing is read ahead while the page cache serves a mapped table
+	// (see Options.DisableMmapReads).
 	ReadaheadSize int64
 	// AsyncIO, for iterators and prepared scans, reads ahead in the
 	// background: while the iterator consumes one region of a table, the

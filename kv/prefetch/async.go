@@ -26,7 +26,8 @@ import (
 //  2. Served from the head when the head holds it. A free tail is
 //     refilled first, before any waiting for the head's read ("a buffer
 //     that empties is refilled at once": the slot the reader just left is
-//     the one refilled, while the reader waits for or consumes the other).
+//     the one refilled, while the reader waits for or consumes the other),
+//     unless the page cache serves the file (pageCached).
 //  3. A block that begins in the head and ends in the tail is copied into
 //     the overlap buffer: the head's part first, then the head is freed and
 //     its refill submitted, and only then does the buffer wait for the
@@ -119,7 +120,8 @@ func (b *Buffer) straddle(off int64, n int) ([]byte, bool) {
 }
 
 // topUp submits the tail's read, a whole window, when the tail is free, the
-// head is live, the head stops short of the limit, and readahead is due.
+// head is live, the head stops short of the limit, readahead is due, and
+// the page cache does not serve the file (pageCached).
 func (b *Buffer) topUp() {
 	h, t := &b.slots[b.head], &b.slots[b.head^1]
 	if !h.live() {

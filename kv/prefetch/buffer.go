@@ -29,7 +29,8 @@ type Options struct {
 	// ReadaheadSize, when positive, is an explicit readahead: every read
 	// that misses the buffer reads this many bytes past the block, from the
 	// first read on (clamped to MaxReadaheadSize). Zero selects automatic
-	// readahead.
+	// readahead. Neither reads anything while the page cache serves a
+	// mapped file (see pageCached), unless ForceReadahead.
 	ReadaheadSize int64
 	// InitialReadahead and MaxReadahead size automatic readahead: the first
 	// window and the largest. Zero means DefaultInitialReadahead and
@@ -42,6 +43,12 @@ type Options struct {
 	// while the other is consumed. Without a Pool it has no effect.
 	AsyncIO bool
 	Pool    *Pool
+	// ForceReadahead reads ahead even while the page cache serves the
+	// file's reads (see pageCached): for a reader of a whole file, such as
+	// a compaction, whose blocks the shared gauge, fed by other readers,
+	// says nothing of, and which would fault a cold file's mapping in a
+	// page at a time.
+	ForceReadahead bool
 	// Limit is the offset no read goes past (the end of the data blocks, or
 	// of the block holding the reader's upper bound), but for the rounding of
 	// direct I/O. Zero or less means no limit.
@@ -89,6 +96,7 @@ type Buffer struct {
 	sink     stats.Sink
 	ra       Readahead
 	async    bool
+	force    bool // Options.ForceReadahead
 	pool     *Pool
 	// ring is the ring borrowed from pool for the buffer's life, at its
 	// first background read (see ring.go).
@@ -168,6 +176,7 @@ func (b *Buffer) Init(f io.ReaderAt, opts Options) {
 		ra:    opts.readahead(),
 		async: opts.AsyncIO && opts.Pool != nil,
 		pool:  opts.Pool,
+		force: opts.ForceReadahead,
 	}
 	if b.limit <= 0 {
 		b.limit = math.MaxInt64
@@ -263,16 +272,20 @@ func (b *Buffer) readSync(off int64, n int) ([]byte, bool, error) {
 }
 
 // pageCached reports whether the buffer leaves a block of n bytes (0: a
-// block of any size ReadAt copies) to its caller instead of reading ahead: the file is mapped and its reads lately
-// came from the page cache, so the caller copies the block from the
-// mapping (ReadAt). Readahead pays for the device's latency, which the
-// page cache does not have; a window read there costs more than the copies
-// it replaces (a system call, or a ring submission and the kernel's copy
-// on a worker thread, for bytes the reader may never reach), and a warm
-// SQL range of 10,000 rows ran 15% slower with it. When the copies turn
-// slow (the pages left the page cache) the gauge says so and readahead
-// resumes.
-func (b *Buffer) pageCached(n int) bool { return copiesFromMapping(b.f, n, b.pool.Latency()) }
+// block of any size ReadAt copies) to its caller instead of reading ahead:
+// the file is mapped and its reads lately came from the page cache, so
+// the caller copies the block from the mapping (ReadAt). Readahead pays
+// for a device's latency, which the page cache does not have: there a
+// window read costs more than the copies it replaces (a system call, or a
+// ring submission and the kernel's copy on a worker thread, for bytes the
+// reader may not reach), and a warm SQL range of 10,000 rows ran 15%
+// slower with it. When the copies turn slow (the pages left the page
+// cache) the gauge says so and readahead resumes. Without a gauge (no
+// Pool), or with ForceReadahead, the buffer reads ahead as asked.
+func (b *Buffer) pageCached(n int) bool {
+	lat := b.pool.Latency()
+	return !b.force && lat != nil && copiesFromMapping(b.f, n, lat)
+}
 
 // readBackward serves a read from a buffered region that holds all of it,
 // waiting for a region in flight, and never reads ahead.

@@ -27,8 +27,9 @@
 //     into an overlap buffer, and the drained slot is refilled before the
 //     buffer waits for the second one. In every mode, a Buffer over a
 //     mapped file whose reads come from the page cache (the [Latency]
-//     gauge says fast) reads nothing ahead and leaves each block to its
-//     caller, who copies it from the mapping ([ReadAt]).
+//     gauge of its Pool says fast) reads nothing ahead for a block that
+//     [ReadAt] would copy from the mapping (up to [MaxMappedRead]), and
+//     leaves the block to its caller, unless Options.ForceReadahead.
 //   - [Pool] runs background reads on a fixed set of goroutines, and lends
 //     io_uring instances (package uring) to Buffers, one each.
 //   - [Coalesce] merges the block extents of a MultiScan into few reads.

@@ -47,8 +47,9 @@ func (l *Latency) ObserveRead(n int, d time.Duration) {
 // delayed (the thread preempted mid-copy by a neighbour, for a time slice
 // of milliseconds) would otherwise turn a gauge of page-cache reads slow
 // on its own, and with it route the next blocks through the block cache
-// and start readahead windows nobody needs; at the cap it takes three slow
-// reads in a row, which a device gives and the page cache does not.
+// and start readahead windows nobody needs. At the cap, one read never
+// turns a gauge under 22 us slow; two or three in a row do (three from
+// zero), as a device gives and the page cache does not.
 const maxSample = 4 * SlowRead
 
 // Observe adds the duration of one read.

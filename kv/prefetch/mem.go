@@ -53,12 +53,12 @@ func getMem(n, align int) *memBuf {
 	size, c, ok := memClass(n)
 	if !ok || align > memAlign {
 		a := max(align, 1)
-		return &memBuf{b: vfs.AlignedBuffer(int(vfs.AlignUp(int64(n), a)), a), class: -1}
+		return &memBuf{b: vfs.Prefault(vfs.AlignedBuffer(int(vfs.AlignUp(int64(n), a)), a)), class: -1}
 	}
 	if m, ok := memPools[c].Get().(*memBuf); ok {
 		return m
 	}
-	return &memBuf{b: vfs.AlignedBuffer(size, memAlign), class: c}
+	return &memBuf{b: vfs.Prefault(vfs.AlignedBuffer(size, memAlign)), class: c}
 }
 
 // Mem is a piece of pooled read memory, for readers outside the package

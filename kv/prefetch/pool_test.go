@@ -164,6 +164,17 @@ func TestLatency(t *testing.T) {
 	require.False(t, l.Slow())
 	l.Observe(time.Second)
 	require.True(t, l.Slow(), "three slow reads in a row")
+
+	// From a page-cache gauge of 5 µs, one delayed read is not enough
+	// either; two are.
+	var pc Latency
+	for range 64 {
+		pc.Observe(5 * time.Microsecond)
+	}
+	pc.Observe(time.Second)
+	require.False(t, pc.Slow())
+	pc.Observe(time.Second)
+	require.True(t, pc.Slow())
 	for range 30 {
 		l.Observe(time.Microsecond)
 	}

@@ -2,6 +2,7 @@ package prefetch
 
 import (
 	"io"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -177,14 +178,20 @@ func TestBufferAsyncReadsFollowGauge(t *testing.T) {
 // TestBufferStepsAsideForPageCache: a Buffer over a mapped file whose reads
 // come from the page cache (the gauge says fast) reads nothing ahead and
 // leaves every block to its caller, who copies it from the mapping; when
-// reads are slow it reads ahead, with or without async I/O.
+// reads are slow, with ForceReadahead, and without a gauge, it reads ahead,
+// with or without async I/O.
 func TestBufferStepsAsideForPageCache(t *testing.T) {
 	const nBlocks, blockLen = 64, 4096
 	for _, async := range []bool{false, true} {
-		for _, slow := range []bool{false, true} {
+		for _, tc := range []struct {
+			name    string
+			slow    bool // reads ahead: the gauge says slow,
+			force   bool // or ForceReadahead,
+			noGauge bool // or there is no gauge to ask
+		}{{name: "fast"}, {name: "slow", slow: true}, {name: "forced", force: true}, {name: "no gauge", noGauge: true}} {
 			pool := NewPool(2)
 			f := &mappedFile{data: make([]byte, nBlocks*blockLen)}
-			if slow {
+			if tc.slow {
 				f.preadDelay = 2 * SlowRead
 				for range 8 {
 					pool.Latency().Observe(time.Second)
@@ -192,7 +199,11 @@ func TestBufferStepsAsideForPageCache(t *testing.T) {
 			}
 			var c stats.Counters
 			var b Buffer
-			b.Init(f, Options{ReadaheadSize: 32 << 10, AsyncIO: async, Pool: pool, Limit: nBlocks * blockLen, Stats: stats.Sink{DB: &c}})
+			opts := Options{ReadaheadSize: 32 << 10, AsyncIO: async, Pool: pool, ForceReadahead: tc.force, Limit: nBlocks * blockLen, Stats: stats.Sink{DB: &c}}
+			if tc.noGauge {
+				opts.Pool, opts.AsyncIO = nil, false
+			}
+			b.Init(f, opts)
 			served := 0
 			for i := range nBlocks {
 				_, ok, err := b.Read(int64(i*blockLen), blockLen, Forward)
@@ -203,15 +214,64 @@ func TestBufferStepsAsideForPageCache(t *testing.T) {
 			}
 			b.Close()
 			pool.Close()
-			if slow {
-				require.Equal(t, nBlocks, served, "async %v: every block from a window", async)
+			if tc.name != "fast" {
+				require.Equal(t, nBlocks, served, "%s, async %v: every block from a window", tc.name, async)
 				require.Positive(t, c.Get(stats.PrefetchBytes))
-				require.Zero(t, f.copies.Load())
 			} else {
 				require.Zero(t, served, "async %v: no block from the buffer", async)
 				require.Zero(t, c.Get(stats.PrefetchBytes))
 				require.Zero(t, f.preads.Load()+f.copies.Load(), "the buffer read nothing")
 			}
 		}
+	}
+}
+
+// TestBufferGaugeFlips drives Buffers over a mapped file through forward
+// reads (some skipping ahead) and backward reads while the gauge flips
+// between fast and slow at random, in both modes: every block a Buffer
+// serves holds the file's bytes, and Close leaves no read behind.
+func TestBufferGaugeFlips(t *testing.T) {
+	const nBlocks, blockLen = 256, 4096
+	data := make([]byte, nBlocks*blockLen)
+	for i := range data {
+		data[i] = byte(i*7 + i>>12)
+	}
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		pool := NewPool(2)
+		f := &mappedFile{data: data}
+		var b Buffer
+		b.Init(f, Options{ReadaheadSize: int64(rng.IntN(64)+1) << 10, AsyncIO: seed%2 == 1, Pool: pool, Limit: nBlocks * blockLen})
+		for blk := 0; blk < nBlocks; blk++ {
+			switch rng.IntN(4) {
+			case 0: // slow
+				for range 4 {
+					pool.Latency().Observe(time.Second)
+				}
+			case 1: // fast
+				for range 40 {
+					pool.Latency().Observe(0)
+				}
+			}
+			a := Forward
+			switch r := rng.IntN(10); {
+			case r == 0:
+				blk += rng.IntN(8) // skip ahead
+			case r == 1 && blk > 0:
+				blk -= rng.IntN(min(blk, 4)) + 1
+				a = Backward
+			}
+			if blk >= nBlocks {
+				break
+			}
+			off := int64(blk * blockLen)
+			p, ok, err := b.Read(off, blockLen, a)
+			require.NoError(t, err, "seed %d block %d", seed, blk)
+			if ok {
+				require.Equal(t, data[off:off+blockLen], p, "seed %d block %d", seed, blk)
+			}
+		}
+		b.Close()
+		pool.Close()
 	}
 }

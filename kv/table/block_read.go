@@ -240,7 +240,7 @@ func (r *Reader) readRaw(env readEnv, off uint64, n int, buf *[]byte) ([]byte, e
 	align := alignmentOf(env.src)
 	if align <= 1 {
 		if cap(*buf) < n {
-			*buf = make([]byte, n)
+			*buf = vfs.Prefault(make([]byte, n))
 		}
 		p := (*buf)[:n]
 		if err := r.readAt(env, p, off, n); err != nil {
@@ -252,7 +252,7 @@ func (r *Reader) readRaw(env readEnv, off uint64, n int, buf *[]byte) ([]byte, e
 	end := vfs.AlignUp(int64(off)+int64(n), align)
 	need := int(end - start)
 	if cap(*buf) < need || !vfs.IsAligned((*buf)[:need], align) {
-		*buf = vfs.AlignedBuffer(need, align)
+		*buf = vfs.Prefault(vfs.AlignedBuffer(need, align))
 	}
 	p := (*buf)[:need]
 	// The aligned end may lie past the end of the file: only the block's

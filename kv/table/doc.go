@@ -57,7 +57,8 @@
 //     each Iter has its own prefetch buffer over the reader's file, which
 //     turns a forward scan's block reads into few large reads, possibly
 //     double-buffered in the background on ReaderOptions.Pool. It never
-//     reads past the block holding the upper bound.
+//     reads past the block holding the upper bound, and reads nothing
+//     ahead while the page cache serves a mapped file.
 //   - MultiGet: a sorted batch of keys, filter probes batched, one block
 //     lookup per distinct block, values copied into one arena.
 //   - PrepareScan: the blocks of many ranges collected from the index,

@@ -154,6 +154,10 @@ type IterOptions struct {
 	// Whatever the mode, readahead never reads past the block holding
 	// Upper (found in the index) nor past the data blocks, backward moves
 	// never read ahead, and blocks found in the block cache are not read.
+	// While the page cache serves a mapped file (ReaderOptions.Pool's
+	// latency gauge says its reads are fast), no mode reads ahead: each
+	// block is copied from the mapping (see prefetch.Buffer), unless
+	// ForceReadahead.
 	ReadaheadSize int64
 	// InitialAutoReadahead and MaxAutoReadahead tune automatic readahead:
 	// after two adjacent block reads (cache hits count), the next block
@@ -169,6 +173,10 @@ type IterOptions struct {
 	// one region, the next is read in the background on
 	// ReaderOptions.Pool. Without a pool it has no effect.
 	AsyncIO bool
+	// ForceReadahead reads ahead even while the page cache serves a mapped
+	// file: for a reader of the whole file (a compaction), whose blocks the
+	// pool's gauge, fed by other readers, says nothing of.
+	ForceReadahead bool
 
 	// Prepared, when not nil, is a scan prepared on this reader
 	// (Reader.PrepareScan): the iterator takes its blocks from it, without
@@ -184,6 +192,7 @@ func (o *IterOptions) prefetchOptions(pool *prefetch.Pool, limit uint64, sink st
 		InitialReadahead: o.InitialAutoReadahead,
 		MaxReadahead:     o.MaxAutoReadahead,
 		AsyncIO:          o.AsyncIO,
+		ForceReadahead:   o.ForceReadahead,
 		Pool:             pool,
 		Limit:            int64(limit),
 		Stats:            sink,

@@ -17,6 +17,19 @@ func AlignedBuffer(n, align int) []byte {
 	return b[off : off+n : off+n]
 }
 
+// Prefault writes a byte of each 4 KiB of b and returns it. Large
+// allocations come from the OS untouched, and a read into them pays their
+// page faults inside the read, whose duration the engine's latency gauge
+// takes for the device's: a 256 KiB pread from the page cache took 6 us at
+// the median and 745 us at the 90th percentile into fresh memory on the
+// development VM. Callers prefault the read buffers they allocate.
+func Prefault(b []byte) []byte {
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 0
+	}
+	return b
+}
+
 // IsAligned reports whether p's address and length are multiples of align.
 func IsAligned(p []byte, align int) bool {
 	if align <= 1 {
