@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -236,4 +238,15 @@ func randomSearchKey(rng *rand.Rand, es []entry) []byte {
 		return base.AppendKey(nil, u, base.SeqNum(rng.IntN(1000)), base.KindSet)
 	}
 	return base.MakeSearchKey(nil, u, base.SeqNum(rng.IntN(1000)))
+}
+
+// openMapped writes a table's bytes to a new file and opens it memory-
+// mapped, as the database opens its tables; it returns the file's name.
+func openMapped(t *testing.T, data []byte) (vfs.File, string) {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "000001.sst")
+	require.NoError(t, os.WriteFile(name, data, 0o644))
+	f, err := vfs.Default.Open(name, vfs.MemoryMap)
+	require.NoError(t, err)
+	return f, name
 }

@@ -136,7 +136,7 @@ func (l *BlockLoads) Load(pool *prefetch.Pool, st *stats.Counters) error {
 		off := vfs.AlignDown(int64(ld.h.Offset), align)
 		end := vfs.AlignUp(int64(ld.h.Offset+ld.h.Length)+TrailerLen, align)
 		if int64(cap(l.bufs[k])) < end-off || !vfs.IsAligned(l.bufs[k], align) {
-			l.bufs[k] = vfs.AlignedBuffer(int(end-off), align)
+			l.bufs[k] = vfs.Prefault(vfs.AlignedBuffer(int(end-off), align))
 		}
 		rq := &l.reqs[k]
 		rq.File, rq.Buf, rq.Off = ld.r.file, l.bufs[k][:end-off], off

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -260,16 +258,10 @@ func TestAppendGetPages(t *testing.T) {
 	if !vfs.CanMap {
 		t.Skip("this process does not map files (vfs.CanMap)")
 	}
-	var es []entry
-	for i := range 3000 {
-		es = append(es, entry{ikey(fmt.Sprintf("key%08d", i), 1, base.KindSet), bytes.Repeat([]byte{byte(i)}, 120)})
-	}
+	es, _ := scanTable(t, 100) // 3,000 entries
 	open := func(t *testing.T, c Compression) *Reader {
 		data := buildTable(t, es, nil, WriterOptions{BlockSize: 4096, Compression: c, FilterPolicy: filter.Policy{Type: filter.Bloom}})
-		name := filepath.Join(t.TempDir(), "000001.sst")
-		require.NoError(t, os.WriteFile(name, data, 0o644))
-		f, err := vfs.Default.Open(name, vfs.MemoryMap)
-		require.NoError(t, err)
+		f, name := openMapped(t, data)
 		r, err := NewReader(f, name, ReaderOptions{Cache: cache.New(1 << 20)})
 		require.NoError(t, err)
 		t.Cleanup(func() { r.Close() })

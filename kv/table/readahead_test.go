@@ -570,10 +570,7 @@ func TestMappedReadsBypassCache(t *testing.T) {
 			// Values that compress, so that zstd blocks are stored
 			// compressed.
 			data := buildTable(t, es[:3000], nil, WriterOptions{BlockSize: 4096, Compression: tc.compression})
-			name := filepath.Join(t.TempDir(), "000001.sst")
-			require.NoError(t, os.WriteFile(name, data, 0o644))
-			f, err := vfs.Default.Open(name, vfs.MemoryMap)
-			require.NoError(t, err)
+			f, name := openMapped(t, data)
 			// Only the slow case has a pool, whose latency gauge it sets.
 			// Without one a reader counts every read as fast, so that the
 			// other cases do not depend on how fast this machine's reads

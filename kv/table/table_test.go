@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -666,15 +664,9 @@ func TestOpenReadsTailByPread(t *testing.T) {
 	if !vfs.CanMap {
 		t.Skip("this process does not map files (vfs.CanMap)")
 	}
-	var es []entry
-	for i := range 2000 {
-		es = append(es, entry{ikey(fmt.Sprintf("key%08d", i), 1, base.KindSet), bytes.Repeat([]byte{byte(i)}, 100)})
-	}
+	es, _ := scanTable(t, 70) // 2,100 entries
 	data := buildTable(t, es, nil, WriterOptions{BlockSize: 4096, FilterPolicy: filter.Policy{Type: filter.Bloom}})
-	name := filepath.Join(t.TempDir(), "000001.sst")
-	require.NoError(t, os.WriteFile(name, data, 0o644))
-	f, err := vfs.Default.Open(name, vfs.MemoryMap)
-	require.NoError(t, err)
+	f, name := openMapped(t, data)
 	_, mapped := f.(vfs.Mapped)
 	require.True(t, mapped)
 	var c stats.Counters
