@@ -11,9 +11,10 @@
 // The rules, in order (Choose; thresholds are Options):
 //
 //  1. No range: Empty, no I/O. Naive mode: Scans that open a fresh plain
-//     iterator bounded by each range, without readahead, and a Get per row
-//     for the fetch step: the baseline the other plans are measured
-//     against.
+//     iterator bounded by each range, with the engine's automatic
+//     readahead (what an iterator gets when nothing is asked), and a Get
+//     per row for the fetch step: the baseline the other plans are
+//     measured against.
 //  2. Every range an exact point on a unique key: one point is a Get; more
 //     are a MultiGet in batches of MultiGetBatch keys (the engine sorts
 //     each batch; rows come out in the lookup's order).
@@ -46,6 +47,10 @@
 // A non-covering secondary index adds Fetch: the primary keys the index
 // yields are looked up with MultiGet in batches of FetchBatch, in the order
 // the index returned them (a Get for a single-point plan).
+//
+// The thresholds can be set per store (Options, sqlstore.Options.Access),
+// per session (SET strata_planner = 'multiget_batch=64,long_range=1MiB',
+// parsed by ParseOptions) and per benchmark (sqlbench sql -planner).
 //
 // Estimates come from the caller; an estimate of 0 means unknown, and
 // unknown sizes get the engine's automatic readahead, never explicit

@@ -29,5 +29,5 @@ func Example() {
 	// MultiGet(keys=3, batch=32)
 	// Range(readahead=2MiB, async)
 	// MultiScan(ranges=2, async) then MultiGet(batch=32) by primary key
-	// Scans(ranges=2, readahead=off, iterator per range) then Get per row by primary key
+	// Scans(ranges=2, readahead=auto, iterator per range) then Get per row by primary key
 }

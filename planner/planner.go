@@ -93,84 +93,6 @@ func (m Mode) String() string {
 	return "planned"
 }
 
-// Options are the thresholds of the rules. The zero value means the
-// defaults.
-type Options struct {
-	Mode Mode
-	// MultiGetBatch is the number of keys per MultiGet call. Default 32.
-	MultiGetBatch int
-	// ShortRangeBytes is the estimated size up to which a range is read
-	// without readahead: it spans a few blocks, which the iterator reads
-	// as it reaches them. Default 32 KiB.
-	ShortRangeBytes int64
-	// LongRangeBytes is the estimated size from which a range gets explicit
-	// readahead and async I/O. Default 256 KiB.
-	LongRangeBytes int64
-	// MinReadahead and MaxReadahead clamp an explicit readahead. Defaults
-	// 256 KiB and 2 MiB.
-	MinReadahead, MaxReadahead int64
-	// FullScanReadahead is the readahead of a full scan. Default 1 MiB.
-	FullScanReadahead int64
-	// SmallLimit: a Limit at or below it turns explicit readahead off, and
-	// a full scan whose Limit is unknown defers its readahead until it has
-	// returned that many rows. Default 100 rows.
-	SmallLimit int64
-	// MultiScanAsyncBytes is the estimated size of a MultiScan's ranges
-	// from which it asks for async reads (unknown sizes count as large; a
-	// negative value: never). Default 0: every MultiScan asks. Asking
-	// costs nothing where it does not pay: the engine issues a prepare's
-	// reads in the background, all at once, only when it has several to
-	// make and reads have lately been reaching the device; blocks in the
-	// block cache or the OS page cache are read in turn, faster than
-	// handing them to other goroutines.
-	MultiScanAsyncBytes int64
-	// MultiScanChunk is the most ranges one MultiScan prepares at once; a
-	// longer list is prepared chunk by chunk, so memory stays bounded and a
-	// query that stops early does not pay for the rest. Default 256.
-	MultiScanChunk int
-	// FetchBatch is the number of primary keys fetched per MultiGet after
-	// a non-covering secondary index. Default 32.
-	FetchBatch int
-}
-
-// withDefaults returns o with zero fields filled.
-func (o Options) withDefaults() Options {
-	if o.MultiGetBatch <= 0 {
-		o.MultiGetBatch = 32
-	}
-	if o.ShortRangeBytes <= 0 {
-		o.ShortRangeBytes = 32 << 10
-	}
-	if o.LongRangeBytes <= 0 {
-		o.LongRangeBytes = 256 << 10
-	}
-	if o.LongRangeBytes < o.ShortRangeBytes {
-		o.LongRangeBytes = o.ShortRangeBytes
-	}
-	if o.MinReadahead <= 0 {
-		o.MinReadahead = 256 << 10
-	}
-	if o.MaxReadahead <= 0 {
-		o.MaxReadahead = 2 << 20
-	}
-	if o.MaxReadahead < o.MinReadahead {
-		o.MaxReadahead = o.MinReadahead
-	}
-	if o.FullScanReadahead <= 0 {
-		o.FullScanReadahead = 1 << 20
-	}
-	if o.SmallLimit <= 0 {
-		o.SmallLimit = 100
-	}
-	if o.MultiScanChunk <= 0 {
-		o.MultiScanChunk = 256
-	}
-	if o.FetchBatch <= 0 {
-		o.FetchBatch = 32
-	}
-	return o
-}
-
 // Plan is a chosen access path.
 type Plan struct {
 	Kind Kind
@@ -206,7 +128,9 @@ type Plan struct {
 // Fetch is the second step of a secondary-index plan.
 type Fetch struct {
 	// Kind is Empty (no second step), MultiGet (batched) or Get (one
-	// lookup per row: a single-row plan, or naive mode).
+	// lookup per row: a single-row plan, or naive mode). The SQL layer
+	// reports Scans for a fetch that seeks one iterator to each key, as it
+	// runs one in a transaction that has written.
 	Kind  Kind
 	Batch int
 }
@@ -222,7 +146,7 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 		p.Kind = Empty
 		return p
 	case o.Mode == Naive:
-		p.Kind, p.Readahead, p.IterPerRange = Scans, -1, true
+		p.Kind, p.IterPerRange = Scans, true
 		if !idx.Covering && !idx.Primary {
 			p.Fetch = Fetch{Kind: Get, Batch: 1}
 		}
@@ -352,6 +276,8 @@ func (p Plan) describe(b *strings.Builder) {
 		} else {
 			b.WriteString(" then Get per row by primary key")
 		}
+	case Scans:
+		b.WriteString(" then one iterator sought to each primary key")
 	}
 }
 

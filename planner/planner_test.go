@@ -80,10 +80,10 @@ func TestChoose(t *testing.T) {
 		{"secondary, covering", ranges(1, 0), covering, Hints{}, Options{}, "Range(readahead=auto)"},
 		{"secondary IN, non-covering", nonUniquePoints, sec, Hints{}, Options{}, "MultiScan(ranges=5, async) then MultiGet(batch=32) by primary key"},
 		{"unique secondary points", points(4), Index{Unique: true}, Hints{}, Options{}, "MultiGet(keys=4, batch=32) then MultiGet(batch=32) by primary key"},
-		{"naive points", points(100), pk, Hints{}, Options{Mode: Naive}, "Scans(ranges=100, readahead=off, iterator per range)"},
-		{"naive secondary", ranges(2, 10), sec, Hints{}, Options{Mode: Naive}, "Scans(ranges=2, readahead=off, iterator per range) then Get per row by primary key"},
-		{"naive point", points(1), pk, Hints{}, Options{Mode: Naive}, "Scans(ranges=1, readahead=off, iterator per range)"},
-		{"naive full scan", []KeyRange{{}}, pk, Hints{}, Options{Mode: Naive}, "Scans(ranges=1, readahead=off, iterator per range)"},
+		{"naive points", points(100), pk, Hints{}, Options{Mode: Naive}, "Scans(ranges=100, readahead=auto, iterator per range)"},
+		{"naive secondary", ranges(2, 10), sec, Hints{}, Options{Mode: Naive}, "Scans(ranges=2, readahead=auto, iterator per range) then Get per row by primary key"},
+		{"naive point", points(1), pk, Hints{}, Options{Mode: Naive}, "Scans(ranges=1, readahead=auto, iterator per range)"},
+		{"naive full scan", []KeyRange{{}}, pk, Hints{}, Options{Mode: Naive}, "Scans(ranges=1, readahead=auto, iterator per range)"},
 		{"naive empty", nil, pk, Hints{}, Options{Mode: Naive}, "Empty()"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,4 +110,46 @@ func TestFormatBytes(t *testing.T) {
 	require.Equal(t, "256KiB", formatBytes(256<<10))
 	require.Equal(t, "300B", formatBytes(300))
 	require.Equal(t, "1536KiB", formatBytes(1536<<10))
+}
+
+func TestParseOptions(t *testing.T) {
+	base := Options{Mode: Naive, FetchBatch: 7}
+	for _, tc := range []struct {
+		in   string
+		want Options
+		err  string
+	}{
+		{in: "", want: base},
+		{in: " , ", want: base},
+		{in: "multiget_batch=64", want: Options{Mode: Naive, FetchBatch: 7, MultiGetBatch: 64}},
+		{in: "long_range=1MiB, short_range=16k,MAX_READAHEAD=4M", want: Options{Mode: Naive, FetchBatch: 7, LongRangeBytes: 1 << 20, ShortRangeBytes: 16 << 10, MaxReadahead: 4 << 20}},
+		{in: "fetch_batch=0", want: Options{Mode: Naive}},
+		{in: "multiscan_async=-1,multiscan_chunk=8", want: Options{Mode: Naive, FetchBatch: 7, MultiScanAsyncBytes: -1, MultiScanChunk: 8}},
+		{in: "min_readahead=1GiB,full_scan_readahead=512KiB,small_limit=10", want: Options{Mode: Naive, FetchBatch: 7, MinReadahead: 1 << 30, FullScanReadahead: 512 << 10, SmallLimit: 10}},
+		{in: "batch=3", err: `unknown threshold "batch"`},
+		{in: "multiget_batch", err: "want name=value"},
+		{in: "multiget_batch=-1", err: "multiget_batch=-1: want a count"},
+		{in: "multiget_batch=1k", err: "want a count"},
+		{in: "multiget_batch=2000000000", err: "want a count"},
+		{in: "long_range=1TB", err: "want a size"},
+		{in: "long_range=99999999999999999999", err: "want a size"},
+		{in: "long_range=2000GiB", err: "want a size"},
+	} {
+		got, err := ParseOptions(tc.in, base)
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.in)
+			require.Equal(t, base, got, "a failed parse returns base")
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+	// Every name parses, and the parse reaches Choose.
+	for _, name := range OptionNames() {
+		_, err := ParseOptions(name+"=1", Options{})
+		require.NoError(t, err, name)
+	}
+	o, err := ParseOptions("multiget_batch=8", Options{})
+	require.NoError(t, err)
+	require.Equal(t, "MultiGet(keys=10, batch=8)", Choose(points(10), Index{Primary: true, Unique: true, Covering: true}, Hints{}, o).String())
 }

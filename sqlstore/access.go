@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"math"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/shopspring/decimal"
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/planner"
@@ -53,24 +55,66 @@ const (
 // mode for a session: SET strata_access = 'naive'.
 const accessVar = "strata_access"
 
+// plannerVar is the session variable that sets the planner's thresholds
+// for a session, as planner.ParseOptions reads them:
+// SET strata_planner = 'multiget_batch=64,long_range=1MiB'. Thresholds it
+// does not name are the store's; the empty string (the default) names
+// none. A value that does not parse is refused by the SET, with 1231.
+const plannerVar = "strata_planner"
+
 // accessOptions returns the planner options for a statement of ctx: the
-// store's, with the session's strata_access mode when it is set.
+// store's, with the session's strata_access mode and strata_planner
+// thresholds when they are set.
 func (s *Store) accessOptions(ctx *sql.Context) planner.Options {
 	o := s.opts.Access
 	if ctx == nil || ctx.Session == nil {
 		return o
 	}
-	v, err := ctx.GetSessionVariable(ctx, accessVar)
-	if err != nil {
-		return o
+	if v, err := ctx.GetSessionVariable(ctx, accessVar); err == nil {
+		switch v {
+		case accessPlanned:
+			o.Mode = planner.Planned
+		case accessNaive:
+			o.Mode = planner.Naive
+		}
 	}
-	switch v {
-	case accessPlanned:
-		o.Mode = planner.Planned
-	case accessNaive:
-		o.Mode = planner.Naive
+	if v, err := ctx.GetSessionVariable(ctx, plannerVar); err == nil {
+		if text, _ := v.(string); text != "" {
+			o = s.sessionThresholds(text, o)
+		}
 	}
 	return o
+}
+
+// parsedThresholds caches the last strata_planner value parsed over a
+// store's options: sessions set it rarely and read it at every lookup.
+type parsedThresholds struct {
+	text string
+	base planner.Options
+	o    planner.Options
+}
+
+// sessionThresholds returns base with the thresholds of text, which the
+// SET that stored it has already checked.
+func (s *Store) sessionThresholds(text string, base planner.Options) planner.Options {
+	if c := s.thresholds.Load(); c != nil && c.text == text && c.base == base {
+		return c.o
+	}
+	o, err := planner.ParseOptions(text, base)
+	if err != nil {
+		return base
+	}
+	s.thresholds.Store(&parsedThresholds{text: text, base: base, o: o})
+	return o
+}
+
+// checkThresholds is strata_planner's check at SET time.
+func checkThresholds(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+	text, _ := v.Val.(string)
+	if _, err := planner.ParseOptions(text, planner.Options{}); err != nil {
+		return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000", "Variable '%s' can't be set to the value of '%s' (%s)", plannerVar, text, strings.TrimPrefix(err.Error(), "planner: "))
+	}
+	return nil
 }
 
 // planLookup chooses the read path of an encoded lookup on table d.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/planner"
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,10 @@ func accessDB(t *testing.T) *testDB {
 func (d *testDB) accessOf(q string) []string {
 	d.t.Helper()
 	var out []string
-	for _, r := range d.exec("EXPLAIN FORMAT=DEBUG " + q) {
+	q = "EXPLAIN FORMAT=DEBUG " + q
+	rows, err := query(d.e, d.ctx.WithQuery(q), q)
+	require.NoError(d.t, err, q)
+	for _, r := range rows {
 		for _, line := range strings.Split(r[0].(string), "\n") {
 			if i := strings.Index(line, "access: "); i >= 0 {
 				out = append(out, line[i+len("access: "):])
@@ -239,16 +243,23 @@ func TestAccessPaths(t *testing.T) {
 			rows:    3,
 		},
 		{
-			name:  "full scan",
-			query: "SELECT c FROM t",
-			ran:   []string{"t: FullScan(readahead=off)"},
-			want:  map[string]int64{"iter.seeks": 1, "multiget.keys": 0},
-			rows:  1000,
+			name:    "full scan",
+			query:   "SELECT c FROM t",
+			explain: []string{"FullScan(readahead=off)"},
+			want:    map[string]int64{"iter.seeks": 1, "multiget.keys": 0},
+			rows:    1000,
+		},
+		{
+			name:    "k BETWEEN OR k BETWEEN on a non-unique index",
+			query:   "SELECT c FROM t WHERE k BETWEEN 10 AND 12 OR k BETWEEN 50 AND 51",
+			explain: []string{"MultiScan(ranges=2, async) then MultiGet(batch=32) by primary key"},
+			want:    map[string]int64{"multiscan.prepares": 1, "multiscan.ranges": 2, "multiget.keys": 50, "get.calls": 0},
+			rows:    50,
 		},
 		{
 			name:    "lookup join on the primary key",
 			query:   "SELECT /*+ LOOKUP_JOIN(a, b) JOIN_ORDER(a, b) */ b.c FROM p a JOIN t b ON b.id = a.z",
-			explain: []string{"Get(key=1) per outer row"},
+			explain: []string{"FullScan(readahead=off)", "Get(key=1) per outer row"},
 			ran:     []string{"p: FullScan(readahead=off)", "t: Get(key=1) x 100"},
 			want:    map[string]int64{"get.calls": 100},
 			rows:    100,
@@ -294,6 +305,90 @@ func TestAccessPaths(t *testing.T) {
 	}
 }
 
+// TestAccessThresholds checks that SET strata_planner moves the planner's
+// thresholds for the session, and the paths of long reads by what the
+// engine did: a long range read with explicit readahead and async I/O makes
+// a fraction of the reads it makes without readahead, and a full scan
+// starts its readahead after its first rows. The tables are read with
+// pread (a mapped table in the page cache is copied without readahead).
+func TestAccessThresholds(t *testing.T) {
+	d := newTestDBWith(t, &Options{NoSync: true, KV: &kv.Options{DisableMmapReads: true}})
+	d.exec("CREATE TABLE r (id INT PRIMARY KEY, pad VARCHAR(200))")
+	d.exec("CREATE TABLE f (id INT PRIMARY KEY, pad VARCHAR(200))")
+	pad := strings.Repeat("p", 150)
+	for _, table := range []string{"r", "f"} {
+		for from := 0; from < 6000; from += 1000 {
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "INSERT INTO %s VALUES ", table)
+			for i := from; i < from+1000; i++ {
+				if i > from {
+					sb.WriteByte(',')
+				}
+				fmt.Fprintf(&sb, "(%d, '%s%d')", i, pad, i)
+			}
+			d.exec(sb.String())
+		}
+	}
+	require.NoError(t, d.s.DB().Flush())
+	d.exec("SELECT COUNT(*) FROM r")
+	d.exec("SELECT COUNT(*) FROM f")
+	counter := func(snap stats.Snapshot, name string) int64 {
+		c, ok := stats.Lookup(name)
+		require.True(t, ok, name)
+		return snap.Get(c)
+	}
+
+	// The planner's defaults: 3,000 rows of about 170 bytes are a long range.
+	long := "SELECT id FROM r WHERE id BETWEEN 0 AND 2999"
+	require.Equal(t, []string{"Range(readahead=256KiB, async)"}, d.accessOf(long))
+	rows, snap, ran := d.run(long)
+	require.Len(t, rows, 3000)
+	require.Equal(t, []string{"r: Range(readahead=256KiB, async)"}, ran)
+	blocks := counter(snap, "block.cache.miss")
+	require.Greater(t, blocks, int64(50), "the range spans many blocks")
+	require.Greater(t, counter(snap, "prefetch.bytes.used"), int64(0))
+	require.Greater(t, counter(snap, "async.read.count"), int64(0))
+	require.Less(t, counter(snap, "file.read.count")*4, blocks, "readahead reads several blocks at a time")
+
+	// A session's thresholds: the same kind of range, not yet cached, read
+	// without readahead is a read per block.
+	d.exec("SET strata_planner = 'short_range=1GiB, multiget_batch=4'")
+	long = "SELECT id FROM r WHERE id BETWEEN 3000 AND 5999"
+	require.Equal(t, []string{"Range(readahead=off)"}, d.accessOf(long))
+	rows, snap, _ = d.run(long)
+	require.Len(t, rows, 3000)
+	blocks = counter(snap, "block.cache.miss")
+	require.Greater(t, blocks, int64(50))
+	require.Equal(t, int64(0), counter(snap, "prefetch.bytes.used"))
+	require.GreaterOrEqual(t, counter(snap, "file.read.count"), blocks)
+	_, snap, ran = d.run("SELECT id FROM r WHERE id IN (1, 2, 3, 4, 5, 6)")
+	require.Equal(t, []string{"r: MultiGet(keys=6, batch=4)"}, ran)
+	require.Equal(t, int64(2), counter(snap, "multiget.batches"))
+
+	// Another session keeps the store's thresholds.
+	other := &testDB{t: t, dir: d.dir, s: d.s, e: d.e}
+	other.ctx = other.newCtx()
+	require.Equal(t, []string{"MultiGet(keys=6, batch=32)"}, other.accessOf("SELECT id FROM r WHERE id IN (1, 2, 3, 4, 5, 6)"))
+
+	// A full scan reads ahead once it has returned its first rows.
+	d.exec("SET strata_planner = 'full_scan_readahead=128KiB, small_limit=10'")
+	full := "SELECT id FROM f"
+	require.Equal(t, []string{"FullScan(readahead=128KiB after 10 rows, async)"}, d.accessOf(full))
+	rows, snap, _ = d.run(full)
+	require.Len(t, rows, 6000)
+	require.Greater(t, counter(snap, "prefetch.bytes.used"), int64(0))
+	require.Less(t, counter(snap, "file.read.count")*4, counter(snap, "block.cache.miss"))
+
+	// Values that do not parse are refused with 1231, and change nothing.
+	for _, bad := range []string{"batch=3", "multiget_batch", "long_range=-1", "long_range=1TB"} {
+		err := d.execErr("SET strata_planner = '" + bad + "'")
+		require.Equal(t, 1231, MySQLError(err).Num, bad)
+	}
+	require.Equal(t, []sql.Row{{"full_scan_readahead=128KiB, small_limit=10"}}, d.exec("SELECT @@strata_planner"))
+	d.exec("SET strata_planner = ''")
+	require.Equal(t, []string{"MultiGet(keys=6, batch=32)"}, d.accessOf("SELECT id FROM r WHERE id IN (1, 2, 3, 4, 5, 6)"))
+}
+
 // TestAccessStatusVariables reads the last statement's figures through SQL.
 func TestAccessStatusVariables(t *testing.T) {
 	d := accessDB(t)
@@ -327,10 +422,19 @@ func TestAccessInTransaction(t *testing.T) {
 	d.exec("START TRANSACTION")
 	d.exec("UPDATE t SET c = 'new' WHERE id IN (1, 2, 3)")
 	d.exec("INSERT INTO t VALUES (5000, 1, 'x')")
-	require.Equal(t, []sql.Row{{"c0"}, {"new"}, {"new"}, {"x"}}, d.exec("SELECT c FROM t WHERE id IN (0, 1, 2, 5000)"))
+	// What runs differs from the plans (scan.go), and Strata_last_access
+	// says what ran.
+	rows, _, ran := d.run("SELECT c FROM t WHERE id IN (0, 1, 2, 5000)")
+	require.Equal(t, []sql.Row{{"c0"}, {"new"}, {"new"}, {"x"}}, rows)
+	require.Equal(t, []string{"t: MultiGet(keys=4, batch=4)"}, ran)
 	require.Equal(t, []sql.Row{{int32(1)}, {int32(101)}, {int32(5000)}}, d.exec("SELECT id FROM t WHERE k = 1 AND id IN (1, 101, 5000, 7)"))
-	require.Len(t, d.exec("SELECT c FROM t WHERE k IN (1, 2)"), 21)
-	require.Len(t, d.exec("SELECT c FROM t WHERE "+betweens(3)), 30)
+	rows, _, ran = d.run("SELECT c FROM t WHERE k IN (1, 2)")
+	require.Len(t, rows, 21)
+	require.Equal(t, []string{"t: Scans(ranges=2, readahead=auto) then one iterator sought to each primary key"}, ran)
+	require.Equal(t, []string{"MultiScan(ranges=2, async) then MultiGet(batch=32) by primary key"}, d.accessOf("SELECT c FROM t WHERE k IN (1, 2)"))
+	rows, _, ran = d.run("SELECT c FROM t WHERE " + betweens(3))
+	require.Len(t, rows, 30)
+	require.Equal(t, []string{"t: Scans(ranges=3, readahead=auto)"}, ran)
 	_ = d.execErr("INSERT INTO t VALUES (6000, 1, 'y'), (5000, 1, 'dup')")
 	require.Len(t, d.exec("SELECT c FROM t WHERE k IN (1, 2)"), 21)
 	require.Equal(t, []sql.Row{{"new"}, {"x"}}, d.exec("SELECT c FROM t WHERE id IN (1, 5000, 6000)"))

@@ -1,8 +1,11 @@
 package sqlstore
 
 import (
+	"strings"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
 // EXPLAIN. GMS prints a table read through an index as an
@@ -20,13 +23,78 @@ import (
 //	     ├─ columns: [c]
 //	     └─ access: MultiGet(keys=3, batch=32)
 //
+// A full table scan is a plain ResolvedTable over the table, which GMS
+// describes without asking the table; under EXPLAIN (and only there, so
+// that no other statement pays for it) explainScans gives such a node an
+// explainedScan to describe, the same table with its plan:
+//
+//	Table
+//	 ├─ name: sbtest
+//	 ├─ columns: [id c]
+//	 └─ access: FullScan(readahead=1MiB after 100 rows, async)
+//
 // Other EXPLAIN formats show no table-provided text; Strata_last_access
-// (stmtstats.go) shows the plans a statement ran.
+// (stmtstats.go) shows the plans a statement ran, which in a transaction
+// that has written can differ from the plans EXPLAIN shows (scan.go).
 
 var (
 	_ sql.TableWrapper  = (*indexedTable)(nil)
 	_ sql.DebugStringer = (*indexedTable)(nil)
+	_ sql.TableWrapper  = (*explainedScan)(nil)
+	_ sql.DebugStringer = (*explainedScan)(nil)
 )
+
+// explainedScan is a table read by a full scan, in the plan of an EXPLAIN.
+// It reads as the table does (EXPLAIN ANALYZE runs it).
+type explainedScan struct {
+	*Table
+	access string
+}
+
+// Underlying implements sql.TableWrapper.
+func (e *explainedScan) Underlying() sql.Table { return e.Table }
+
+// DebugString implements sql.DebugStringer.
+func (e *explainedScan) DebugString() string {
+	return plan.TableDebugString(e.Table, "access: "+e.access)
+}
+
+// explainScans wraps the tables n reads by full scans in explainedScans
+// when ctx's statement is an EXPLAIN of a query.
+func explainScans(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	if !explaining(ctx) {
+		return n, transform.SameTree, nil
+	}
+	if _, ok := n.(*plan.ShowColumns); ok { // DESCRIBE t
+		return n, transform.SameTree, nil
+	}
+	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		rt, ok := n.(*plan.ResolvedTable)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		t, ok := rt.Table.(*Table)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		access := t.store.planScan(t.def, t.store.accessOptions(ctx)).String()
+		nn, err := rt.WithTable(&explainedScan{Table: t, access: access})
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return nn, transform.NewTree, nil
+	})
+}
+
+// explaining reports whether ctx runs an EXPLAIN (or DESCRIBE) statement,
+// by its text, as the shell, the driver and the server give it.
+func explaining(ctx *sql.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	first, _ := LeadingWords(ctx.Query())
+	return strings.EqualFold(first, "explain") || strings.EqualFold(first, "describe") || strings.EqualFold(first, "desc")
+}
 
 // Underlying implements sql.TableWrapper: the table without its lookup.
 func (it *indexedTable) Underlying() sql.Table { return it.Table }

@@ -41,9 +41,14 @@ func init() {
 	analyzer.OnceAfterAll = append(rules[:at:at], append([]analyzer.Rule{rule}, rules[at:]...)...)
 }
 
-// applyValueRules applies the five rewrites in turn.
+// applyValueRules applies the five rewrites in turn, and under EXPLAIN
+// lets full scans show their plans (explainScans, explain.go: a rule of its
+// own would cost every statement the formatting of its name).
 func applyValueRules(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	same := transform.SameTree
+	n, same, err := explainScans(ctx, n)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
 	for _, rule := range [...]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys} {
 		nn, id, err := rule(ctx, a, n, scope, sel, qFlags)
 		if err != nil {

@@ -102,20 +102,27 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 	} else {
 		ri.spans, ri.ix, access = lp.spans, lp.ix, lp.access
 	}
+	st := stmtStatsOf(ctx)
 	var counters *stats.Counters
-	if st := stmtStatsOf(ctx); st != nil {
-		st.record(d.name, access)
+	if st != nil {
 		counters = st.counters()
 	}
 	if len(ri.spans) == 0 || access.Kind == planner.Empty {
+		if st != nil {
+			st.record(d.name, access)
+		}
 		return ri, nil
 	}
 	if lockingRead(ctx) {
 		guardLockedRead(ctx, d, ri.ix, ri.spans)
 	}
-	if err := ri.open(ctx, tx, access, at, counters); err != nil {
+	ran, err := ri.open(ctx, tx, access, at, counters)
+	if err != nil {
 		release()
 		return nil, err
+	}
+	if st != nil {
+		st.record(d.name, ran)
 	}
 	tx.mu.Lock()
 	tx.readers++
@@ -124,14 +131,18 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 	return ri, nil
 }
 
-// open makes the source and the fetcher of an access plan.
-func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, counters *stats.Counters) error {
+// open makes the source and the fetcher of an access plan. It returns the
+// plan as it runs, which differs from p where the reader may change under
+// the statement (access.go): points are then read at once in one batch,
+// a MultiScan runs as Scans, a deferred readahead starts at once, and the
+// fetch step seeks one iterator.
+func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, counters *stats.Counters) (planner.Plan, error) {
 	onView := !ri.t.readsCurrent
 	tx.mu.Lock()
 	r, frozen, err := tx.readerLocked(onView, at)
 	tx.mu.Unlock()
 	if err != nil {
-		return wrapf(err, "sqlstore: reading %s", ri.d.name)
+		return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
 	}
 	// AsyncIO lets MultiGet read a batch's uncached blocks at once; the
 	// engine does so only when reads reach the device.
@@ -152,9 +163,12 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 			err = ps.fill(0, len(ri.spans))
 			tx.mu.Unlock()
 			if err != nil {
-				return wrapf(err, "sqlstore: reading %s", ri.d.name)
+				return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
 			}
 			ps.batch = len(ri.spans)
+			if p.Kind == planner.MultiGet {
+				p.Batch = ps.batch
+			}
 		}
 		ri.src = ps
 	case planner.MultiScan:
@@ -163,6 +177,8 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 			ri.src.(*multiScanSource).opts.AsyncIO = p.Async
 			break
 		}
+		// Run as Scans, with the engine's automatic readahead.
+		p.Kind, p.Chunk, p.Async, p.Readahead = planner.Scans, 0, false, 0
 		fallthrough
 	default:
 		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: newIter}
@@ -172,17 +188,16 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 			// what the first one read.
 			is.later, is.laterAfter = tune, p.ReadaheadAfter
 			tune = iterTuning{}
-		}
-		if p.Kind == planner.MultiScan {
-			tune = iterTuning{} // a MultiScan run as Scans
+		} else {
+			p.ReadaheadAfter = 0
 		}
 		if err := is.init(tune); err != nil {
-			return wrapf(err, "sqlstore: reading %s", ri.d.name)
+			return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
 		}
 		ri.src = is
 	}
 	if ri.ix.primary {
-		return nil
+		return p, nil
 	}
 	f := &fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
 	if ri.ix.prefix != nil {
@@ -195,11 +210,14 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 		if f.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
 			_ = ri.src.close()
 			ri.src = nil
-			return wrapf(err, "sqlstore: reading %s", ri.d.name)
+			return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
+		}
+		if f.kind != planner.Empty {
+			p.Fetch = planner.Fetch{Kind: planner.Scans}
 		}
 	}
 	ri.fetch = f
-	return nil
+	return p, nil
 }
 
 // scannable reports whether spans can be prepared as one MultiScan: each

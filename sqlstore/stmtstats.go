@@ -234,6 +234,14 @@ func init() {
 		Type:              types.NewSystemEnumType(accessVar, accessDefault, accessPlanned, accessNaive),
 		Default:           accessDefault,
 	}, &sql.MysqlSystemVariable{
+		Name:              plannerVar,
+		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic:           true,
+		SetVarHintApplies: true,
+		Type:              types.NewSystemStringType(plannerVar),
+		Default:           "",
+		NotifyChanged:     checkThresholds,
+	}, &sql.MysqlSystemVariable{
 		Name:    planReuseVar,
 		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
 		Dynamic: true,

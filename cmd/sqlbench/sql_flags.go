@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strata-db/strata/planner"
 )
 
 // sqlConfig is the sql subcommand's command line.
@@ -28,6 +30,42 @@ type sqlConfig struct {
 	cacheSize  int64
 	seed       uint64
 	cpuProfile string
+	planner    string // -planner: thresholds for every access mode
+}
+
+// accessMode splits an -access entry, "planned" or
+// "planned(multiget_batch=8)", into its mode and thresholds.
+func accessMode(a string) (mode, thresholds string) {
+	mode, rest, ok := strings.Cut(a, "(")
+	if !ok {
+		return a, ""
+	}
+	thresholds, ok = strings.CutSuffix(rest, ")")
+	if !ok {
+		return a, "" // unknown mode
+	}
+	return strings.TrimSpace(mode), thresholds
+}
+
+// splitOutsideParens splits s at the commas that are not inside
+// parentheses.
+func splitOutsideParens(s string) []string {
+	var out []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, s[from:])
 }
 
 // sqlWorkloadSpec is one entry of -workloads: a workload name and its size
@@ -64,7 +102,8 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	fs.StringVar(&c.dir, "db", "", "database folder (kept; reused when it holds the table with -rows rows); default: a temporary folder")
 	fs.IntVar(&c.rows, "rows", 100000, "rows in sbtest")
 	fs.StringVar(&workloads, "workloads", sqlDefaultWorkloads, "comma-separated workloads, each name or name:size")
-	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive, replan")
+	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive, replan; a mode may add planner thresholds in parentheses, as in planned(multiget_batch=8,fetch_batch=8)")
+	fs.StringVar(&c.planner, "planner", "", "planner thresholds for every mode, as SET strata_planner takes them: comma-separated name=value of "+strings.Join(planner.OptionNames(), ", ")+" (sizes take KiB, MiB, GiB)")
 	fs.IntVar(&c.threads, "threads", 1, "client threads, each with its own connection")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time each workload runs in each access mode")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "untimed run before each timed one (not with -cold)")
@@ -85,12 +124,21 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	if c.workloads, err = parseSQLWorkloads(workloads); err != nil {
 		errs = append(errs, err)
 	}
-	for _, a := range strings.Split(access, ",") {
-		switch a = strings.TrimSpace(a); a {
+	if _, err := planner.ParseOptions(c.planner, planner.Options{}); err != nil {
+		errs = append(errs, fmt.Errorf("-planner: %w", err))
+	}
+	for _, a := range splitOutsideParens(access) {
+		a = strings.TrimSpace(a)
+		mode, thresholds := accessMode(a)
+		switch mode {
 		case "planned", "naive", "replan":
+			if _, err := planner.ParseOptions(thresholds, planner.Options{}); err != nil {
+				errs = append(errs, fmt.Errorf("-access: %s: %w", a, err))
+				continue
+			}
 			c.access = append(c.access, a)
 		default:
-			errs = append(errs, fmt.Errorf("-access: unknown mode %q (want planned, naive or replan)", a))
+			errs = append(errs, fmt.Errorf("-access: unknown mode %q (want planned, naive or replan, each with optional (thresholds))", a))
 		}
 	}
 	if c.rows < 100 {

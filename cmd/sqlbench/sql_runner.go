@@ -321,11 +321,13 @@ func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed
 		return nil, err
 	}
 	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
-	access, reuse := mode, "ON"
-	if mode == "replan" {
+	access, thresholds := accessMode(mode)
+	reuse := "ON"
+	if access == "replan" {
 		access, reuse = "planned", "OFF"
 	}
-	if _, err := conn.ExecContext(ctx, "SET strata_access = '"+access+"', strata_plan_reuse = "+reuse); err != nil {
+	thresholds = strings.Trim(b.cfg.planner+","+thresholds, ",")
+	if _, err := conn.ExecContext(ctx, "SET strata_access = '"+access+"', strata_plan_reuse = "+reuse+", strata_planner = '"+thresholds+"'"); err != nil {
 		t.close()
 		return nil, err
 	}

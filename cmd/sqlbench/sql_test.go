@@ -34,6 +34,13 @@ func TestSQLFlags(t *testing.T) {
 			}},
 		{name: "every problem at once", args: []string{"-workloads=nope,point_select:3,in_list:x", "-access=fast", "-threads=0", "-rows=10"},
 			errs: []string{`unknown workload "nope"`, "point_select takes no size", `"in_list:x": size must be`, `unknown mode "fast"`, "-threads=0", "-rows=10"}},
+		{name: "thresholds", args: []string{"-access=planned,planned(multiget_batch=8, fetch_batch=8),naive", "-planner=long_range=1MiB"},
+			check: func(t *testing.T, c *sqlConfig) {
+				require.Equal(t, []string{"planned", "planned(multiget_batch=8, fetch_batch=8)", "naive"}, c.access)
+				require.Equal(t, "long_range=1MiB", c.planner)
+			}},
+		{name: "bad thresholds", args: []string{"-access=planned(batch=8),replan(", "-planner=long_range"},
+			errs: []string{`-access: planned(batch=8): planner: unknown threshold "batch"`, `unknown mode "replan("`, "-planner: planner: \"long_range\": want name=value"}},
 		{name: "size above rows", args: []string{"-rows=1000", "-workloads=simple_range:5000"}, errs: []string{"size above -rows"}},
 		{name: "stray argument", args: []string{"extra"}, errs: []string{"unexpected arguments"}},
 		{name: "negative cache", args: []string{"-cache_size=-1"}, errs: []string{"-cache_size=-1"}},
@@ -128,10 +135,18 @@ func TestSQLRun(t *testing.T) {
 		require.Regexp(t, "(?m)^"+w+` +planned median( +[0-9.]+){4} +[0-9]+\.[0-9] `, report)
 	}
 	require.Contains(t, report, "last query: sbtest: MultiScan(ranges=10, async)")
-	require.Contains(t, report, "last query: sbtest: Scans(ranges=10, readahead=off, iterator per range)")
+	require.Contains(t, report, "last query: sbtest: Scans(ranges=10, readahead=auto, iterator per range)")
 	require.Regexp(t, `last query: sbtest: MultiGet\(keys=[0-9]+, batch=32\)`, report)
 	require.Contains(t, report, "engine per query:")
 	require.Contains(t, notices.String(), "loaded 300 rows")
+
+	// Thresholds side by side: -planner for every mode, and one mode's own.
+	out.Reset()
+	require.NoError(t, sqlMain(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-warmup=0",
+		"-workloads=in_list:10", "-access=planned,planned(multiget_batch=4)", "-planner=multiget_batch=8", "-statistics"}, &out, io.Discard, nil))
+	require.Contains(t, out.String(), "last query: sbtest: MultiGet(keys=10, batch=8)")
+	require.Contains(t, out.String(), "last query: sbtest: MultiGet(keys=10, batch=4)")
+	require.Regexp(t, `(?m)^in_list:10 +planned/planned\(multiget_batch=4\): [0-9.]+x qps`, out.String())
 	// A second run reuses the table.
 	out.Reset()
 	notices.Reset()
