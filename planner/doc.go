@@ -12,9 +12,9 @@
 //
 //  1. No range: Empty, no I/O. Naive mode: Scans that open a fresh plain
 //     iterator bounded by each range, with the engine's automatic
-//     readahead (what an iterator gets when nothing is asked), and a Get
-//     per row for the fetch step: the baseline the other plans are
-//     measured against.
+//     readahead (what an iterator gets when nothing is asked), and for a
+//     secondary index a Get per row, covering or not: the baseline the
+//     other plans are measured against.
 //  2. Every range an exact point on a unique key: one point is a Get; more
 //     are a MultiGet in batches of MultiGetBatch keys (the engine sorts
 //     each batch; rows come out in the lookup's order).
@@ -46,7 +46,9 @@
 //
 // A non-covering secondary index adds Fetch: the primary keys the index
 // yields are looked up with MultiGet in batches of FetchBatch, in the order
-// the index returned them (a Get for a single-point plan).
+// the index returned them (a Get for a single-point plan). A covering one
+// (Index.Covering: its entries hold every column the query needs) reads
+// its rows from the entries, and the plan says "covering".
 //
 // The thresholds can be set per store (Options, sqlstore.Options.Access),
 // per session (SET strata_planner = 'multiget_batch=64,long_range=1MiB',

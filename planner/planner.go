@@ -123,6 +123,9 @@ type Plan struct {
 	// Fetch is the second step of a non-covering secondary index: rows
 	// fetched by primary key. Fetch.Kind is Empty when there is none.
 	Fetch Fetch
+	// Covering: a secondary index whose entries hold every column the
+	// query needs; its rows come from the entries, with no Fetch.
+	Covering bool
 }
 
 // Fetch is the second step of a secondary-index plan.
@@ -140,14 +143,15 @@ type Fetch struct {
 // given in descending order (each still [Start, End)).
 func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 	o = o.withDefaults()
-	p := Plan{Ranges: ranges, Reverse: h.Reverse}
+	p := Plan{Ranges: ranges, Reverse: h.Reverse, Covering: idx.Covering && !idx.Primary}
 	switch {
 	case len(ranges) == 0:
 		p.Kind = Empty
 		return p
 	case o.Mode == Naive:
-		p.Kind, p.IterPerRange = Scans, true
-		if !idx.Covering && !idx.Primary {
+		// Every row by primary key, covering index or not.
+		p.Kind, p.IterPerRange, p.Covering = Scans, true, false
+		if !idx.Primary {
 			p.Fetch = Fetch{Kind: Get, Batch: 1}
 		}
 		return p
@@ -266,6 +270,9 @@ func (p Plan) describe(b *strings.Builder) {
 		b.WriteString(")")
 	default:
 		b.WriteString(p.Kind.String())
+	}
+	if p.Covering {
+		b.WriteString(" covering")
 	}
 	switch p.Fetch.Kind {
 	case MultiGet:

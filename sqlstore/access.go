@@ -147,7 +147,7 @@ func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, o plan
 			r.EstBytes = n * per
 		}
 	}
-	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary}
+	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary || lp.covered}
 	lp.access = planner.Choose(ranges, idx, planner.Hints{Reverse: lp.reverse, Probe: lp.probe}, o)
 }
 

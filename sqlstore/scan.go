@@ -67,7 +67,11 @@ type rowIter struct {
 	tx    *txn   // the transaction read, whose readers count includes it
 
 	src   entrySource
-	fetch *fetcher // nil for the primary index
+	fetch *fetcher // nil for the primary index and a covering one
+	// covered: rows are decoded from the entries of a secondary index,
+	// after its prefix of skip bytes (covering.go).
+	covered bool
+	skip    int
 
 	full  sql.Row      // scratch for residual checks
 	arena *codec.Arena // memory of the rows returned, pooled (see rowArena)
@@ -101,6 +105,9 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 		access = t.store.planScan(d, t.store.accessOptions(ctx))
 	} else {
 		ri.spans, ri.ix, access = lp.spans, lp.ix, lp.access
+		if access.Covering {
+			ri.covered, ri.skip = true, indexPrefixLen(d.id, lp.ix.id)
+		}
 	}
 	st := stmtStatsOf(ctx)
 	var counters *stats.Counters
@@ -196,7 +203,7 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 		}
 		ri.src = is
 	}
-	if ri.ix.primary {
+	if ri.ix.primary || ri.covered {
 		return p, nil
 	}
 	f := &fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
@@ -257,8 +264,14 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if !ok {
 			return nil, io.EOF
 		}
-		_, value, sp := ri.src.entry()
-		row, found, err := ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, ri.rowArena())
+		key, value, sp := ri.src.entry()
+		var row sql.Row
+		var found bool
+		if ri.covered {
+			row, found, err = ri.t.decodeCovered(ctx, key[ri.skip:], value, &ri.spans[sp], ri.ix, &ri.full)
+		} else {
+			row, found, err = ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, ri.rowArena())
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 // tableDef is a decoded table record: the schema and indexes in the form the
@@ -47,6 +48,12 @@ type indexDef struct {
 	ext     []int    // cols, then the primary key columns not among them
 	prefix  []uint16 // prefix lengths per column (0 = whole value); nil when none
 	comment string
+	// inKey[o], for a secondary index, is set when the index's entries
+	// hold column o's value exactly: o is one of ext, its key decodes to
+	// the stored value (codec.KeyRoundTrips), and the index cuts no
+	// column to a prefix. A query that needs only such columns reads
+	// its rows from the entries (covering.go).
+	inKey []bool
 }
 
 // defCache maps (database, record bytes) to decoded definitions, so that the
@@ -172,6 +179,12 @@ func newTableDef(db string, rec *tableRecord) (*tableDef, error) {
 		for _, o := range d.pkOrds {
 			if !containsInt(ix.cols, o) {
 				ix.ext = append(ix.ext, o)
+			}
+		}
+		ix.inKey = make([]bool, len(d.schema))
+		if ix.prefix == nil {
+			for _, o := range ix.ext {
+				ix.inKey[o] = codec.KeyRoundTrips(d.schema[o].Type)
 			}
 		}
 	}

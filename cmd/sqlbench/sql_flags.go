@@ -94,7 +94,8 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		fmt.Fprintln(out, "usage: sqlbench sql [flags]")
 		fmt.Fprintln(out, "\nsysbench-style SQL workloads over database/sql against an embedded database.")
 		fmt.Fprintln(out, "Workloads (name[:size]): point_select, in_list[:ids], simple_range[:rows], sum_range[:rows],")
-		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index.")
+		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index;")
+		fmt.Fprintln(out, "and, not among the defaults, covered_range[:rows] (a range of k read from k_idx alone).")
 		fmt.Fprintln(out, "\nflags:")
 		fs.PrintDefaults()
 	}

@@ -122,11 +122,11 @@ func TestSQLRun(t *testing.T) {
 	dir := t.TempDir()
 	var out, notices bytes.Buffer
 	args := []string{"-db", dir, "-rows=300", "-duration=100ms", "-warmup=0", "-range_size=20",
-		"-workloads=" + sqlDefaultWorkloads + ",in_list:30", "-access=planned,naive", "-statistics", "-repeat=2"}
+		"-workloads=" + sqlDefaultWorkloads + ",in_list:30,covered_range", "-access=planned,naive", "-statistics", "-repeat=2"}
 	require.NoError(t, sqlMain(context.Background(), args, &out, &notices, nil))
 	report := out.String()
 	for _, w := range []string{"point_select", "in_list:10", "in_list:30", "simple_range:20", "sum_range:20", "order_range:20",
-		"distinct_range:20", "multi_range:10", "index_lookup", "insert", "update_index"} {
+		"distinct_range:20", "multi_range:10", "index_lookup", "insert", "update_index", "covered_range:20"} {
 		require.Regexp(t, "(?m)^"+w+` +planned +[0-9.]+ `, report)
 		require.Regexp(t, "(?m)^"+w+` +naive +[0-9.]+ `, report)
 		require.Regexp(t, "(?m)^"+w+` +naive median +[0-9.]+ `, report)
@@ -139,6 +139,7 @@ func TestSQLRun(t *testing.T) {
 	require.Regexp(t, `last query: sbtest: MultiGet\(keys=[0-9]+, batch=32\)`, report)
 	require.Contains(t, report, "engine per query:")
 	require.Contains(t, notices.String(), "loaded 300 rows")
+	require.Regexp(t, `last query: sbtest: Range\(readahead=[a-z]+\) covering`, report)
 
 	// Thresholds side by side: -planner for every mode, and one mode's own.
 	out.Reset()

@@ -20,6 +20,7 @@ import (
 //	distinct_range:N  SELECT DISTINCT c FROM sbtest WHERE id BETWEEN ? AND ? ORDER BY c
 //	multi_range:N     SELECT c FROM sbtest WHERE id BETWEEN ? AND ? OR ...  (N ranges of 10 rows; default 10)
 //	index_lookup      SELECT id, c FROM sbtest WHERE k = ?
+//	covered_range:N   SELECT id FROM sbtest WHERE k BETWEEN ? AND ?   (about N rows; k_idx covers it; not a default)
 //	insert            INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)  (new ids)
 //	update_index      UPDATE sbtest SET k = k + 1 WHERE id = ?
 
@@ -74,6 +75,7 @@ var sqlWorkloads = map[string]sqlWorkloadDef{
 	"index_lookup": {build: func(b *sqlBench, _ int) *sqlQuery {
 		return &sqlQuery{text: "SELECT id, c FROM sbtest WHERE k = ?", nargs: 1, fill: b.randomIDs}
 	}},
+	"covered_range": {sized: true, build: rangeQuery("covered_range", "SELECT id FROM sbtest WHERE k BETWEEN ? AND ?")},
 	"insert": {build: func(b *sqlBench, _ int) *sqlQuery {
 		return &sqlQuery{
 			text: "INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)", nargs: 4, write: true,

@@ -259,6 +259,23 @@ func DecodeKey(b []byte, typ sql.Type, dir Direction) (rest []byte, v any, err e
 	return b[n:], v, nil
 }
 
+// KeyRoundTrips reports whether DecodeKey gives back, for every value of
+// typ, the value AppendKey was given as typ.Convert makes it, so that a key
+// can stand in for the stored value: true for the integer types, YEAR,
+// BIT, ENUM, SET, DATE, DATETIME, TIMESTAMP and TIME; false for strings
+// (collation weights, and pad spaces that compare equal), FLOAT and DOUBLE
+// (a key does not tell -0 from 0), DECIMAL (a stored value keeps the
+// digits it was written with, 100 or 100.00, which its key does not),
+// JSON and spatial types.
+func KeyRoundTrips(typ sql.Type) bool {
+	switch kindOf(typ) {
+	case kindInt8, kindInt16, kindInt32, kindInt64, kindUint8, kindUint16, kindUint32, kindUint64,
+		kindYear, kindBit, kindEnum, kindSet, kindDate, kindDatetime, kindTime:
+		return true
+	}
+	return false
+}
+
 // decodeKey returns the length of the datum and its value. On ErrNotDecodable
 // the length is still set.
 func decodeKey(b []byte, typ sql.Type, m byte) (int, any, error) {
