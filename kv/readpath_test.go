@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -70,6 +71,57 @@ func TestMultiGetBatches(t *testing.T) {
 	require.NoError(t, err)
 	lookups := op2.Get(stats.BlockCacheHit) + op2.Get(stats.BlockCacheMiss)
 	require.Less(t, lookups, int64(len(seqKeys)/4), "64 adjacent keys span a few blocks")
+}
+
+// TestMultiGetAllocs checks that DB.MultiGet allocates per call, not per
+// key: the result's values share one buffer, and the batches' state, block
+// iterators and read buffers are reused. Keys come from the tables, the
+// memtable and deletions, random and sharing blocks.
+func TestMultiGetAllocs(t *testing.T) {
+	if underRace {
+		t.Skip("the race detector makes sync.Pool drop what it holds")
+	}
+	d := readPathDB(t, 20000, &Options{CacheSize: 8 << 20})
+	require.NoError(t, d.Set([]byte("k00000100"), []byte("new"), NoSync))
+	require.NoError(t, d.Delete([]byte("k00000200"), NoSync))
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{8, 32, 128} {
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = make([]byte, 0, 16)
+		}
+		var dst [][]byte
+		var err error
+		allocs := testing.AllocsPerRun(200, func() {
+			r := rng.IntN(20000 - 4*n)
+			for i := range keys {
+				k := rng.IntN(20000)
+				if i%2 == 0 {
+					k = r + 4*i // keys sharing blocks
+				}
+				keys[i] = appendPathKey(keys[i][:0], k)
+			}
+			keys[0] = append(keys[0][:0], "k00000100"...)
+			keys[1] = append(keys[1][:0], "k00000200"...)
+			dst, err = d.MultiGet(keys, nil, dst)
+		})
+		require.NoError(t, err)
+		require.Equal(t, []byte("new"), dst[0])
+		require.Nil(t, dst[1])
+		require.LessOrEqual(t, allocs, 1.0, "%d keys: %.2f allocations per call", n, allocs)
+	}
+}
+
+// appendPathKey appends readPathDB's key of n, "k%08d", without fmt's
+// allocation of the boxed n.
+func appendPathKey(b []byte, n int) []byte {
+	b = append(b, 'k')
+	var tmp [20]byte
+	digits := strconv.AppendInt(tmp[:0], int64(n), 10)
+	for range 8 - len(digits) {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }
 
 // TestMultiGetAsyncLoads checks that with AsyncIO a batch's blocks that the
