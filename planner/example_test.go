@@ -27,7 +27,7 @@ func Example() {
 	fmt.Println(planner.Choose(short, planner.Index{}, planner.Hints{}, planner.Options{Mode: planner.Naive}))
 	// Output:
 	// MultiGet(keys=3, batch=32)
-	// Range(readahead=2MiB, async)
+	// Range(readahead=2MiB, async, no cache fill)
 	// MultiScan(ranges=2, async) then MultiGet(batch=32) by primary key
 	// Scans(ranges=2, readahead=auto, iterator per range) then Get per row by primary key
 }

@@ -113,6 +113,11 @@ type Plan struct {
 	// Async asks for background reads (double-buffered readahead, or a
 	// MultiScan's reads issued at once).
 	Async bool
+	// DontFillCache reads without adding blocks to the block cache: a
+	// long scan with explicit readahead, whose blocks would each cost a
+	// copy into the cache and evict blocks that point reads want, and
+	// which reads them once.
+	DontFillCache bool
 	// Chunk is the number of ranges a MultiScan prepares at once.
 	Chunk int
 	// Reverse: iterate each range backwards, ranges in the given order.
@@ -178,7 +183,7 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 			p.Readahead = -1
 		case est > 0 && est < o.LongRangeBytes:
 		default:
-			p.Readahead, p.Async = o.FullScanReadahead, true
+			p.Readahead, p.Async, p.DontFillCache = o.FullScanReadahead, true, true
 			if h.Limit == 0 {
 				p.ReadaheadAfter = o.SmallLimit
 			}
@@ -191,7 +196,7 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 			// Readahead never runs backwards: automatic.
 		case est >= o.LongRangeBytes && !h.Probe && (h.Limit == 0 || h.Limit > o.SmallLimit):
 			p.Readahead = min(max(roundUp(est/4, readaheadUnit), o.MinReadahead), o.MaxReadahead)
-			p.Async = true
+			p.Async, p.DontFillCache = true, true
 		case est > 0 && est <= o.ShortRangeBytes:
 			p.Readahead = -1
 		}
@@ -244,6 +249,9 @@ func (p Plan) describe(b *strings.Builder) {
 		writeReadahead(b, p.Readahead, p.ReadaheadAfter)
 		if p.Async {
 			b.WriteString(", async")
+		}
+		if p.DontFillCache {
+			b.WriteString(", no cache fill")
 		}
 		if p.Reverse {
 			b.WriteString(", reverse")

@@ -354,15 +354,16 @@ func TestAccessThresholds(t *testing.T) {
 
 	// The planner's defaults: 3,000 rows of about 170 bytes are a long range.
 	long := "SELECT id FROM r WHERE id BETWEEN 0 AND 2999"
-	require.Equal(t, []string{"Range(readahead=256KiB, async)"}, d.accessOf(long))
+	require.Equal(t, []string{"Range(readahead=256KiB, async, no cache fill)"}, d.accessOf(long))
 	rows, snap, ran := d.run(long)
 	require.Len(t, rows, 3000)
-	require.Equal(t, []string{"r: Range(readahead=256KiB, async)"}, ran)
+	require.Equal(t, []string{"r: Range(readahead=256KiB, async, no cache fill)"}, ran)
 	blocks := counter(snap, "block.cache.miss")
 	require.Greater(t, blocks, int64(50), "the range spans many blocks")
 	require.Greater(t, counter(snap, "prefetch.bytes.used"), int64(0))
 	require.Greater(t, counter(snap, "async.read.count"), int64(0))
 	require.Less(t, counter(snap, "file.read.count")*4, blocks, "readahead reads several blocks at a time")
+	require.Zero(t, counter(snap, "block.cache.add"), "a long scan does not fill the block cache")
 
 	// A session's thresholds: the same kind of range, not yet cached, read
 	// without readahead is a read per block.
@@ -375,6 +376,7 @@ func TestAccessThresholds(t *testing.T) {
 	require.Greater(t, blocks, int64(50))
 	require.Equal(t, int64(0), counter(snap, "prefetch.bytes.used"))
 	require.GreaterOrEqual(t, counter(snap, "file.read.count"), blocks)
+	require.Equal(t, blocks, counter(snap, "block.cache.add"))
 	_, snap, ran = d.run("SELECT id FROM r WHERE id IN (1, 2, 3, 4, 5, 6)")
 	require.Equal(t, []string{"r: MultiGet(keys=6, batch=4)"}, ran)
 	require.Equal(t, int64(2), counter(snap, "multiget.batches"))
@@ -387,7 +389,7 @@ func TestAccessThresholds(t *testing.T) {
 	// A full scan reads ahead once it has returned its first rows.
 	d.exec("SET strata_planner = 'full_scan_readahead=128KiB, small_limit=10'")
 	full := "SELECT id FROM f"
-	require.Equal(t, []string{"FullScan(readahead=128KiB after 10 rows, async)"}, d.accessOf(full))
+	require.Equal(t, []string{"FullScan(readahead=128KiB after 10 rows, async, no cache fill)"}, d.accessOf(full))
 	rows, snap, _ = d.run(full)
 	require.Len(t, rows, 6000)
 	require.Greater(t, counter(snap, "prefetch.bytes.used"), int64(0))

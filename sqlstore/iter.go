@@ -46,6 +46,7 @@ type iterTuning struct {
 	stats     *stats.Counters
 	readahead int64
 	async     bool
+	dontFill  bool // kv.ReadOptions.DontFillCache
 }
 
 // newIter returns an iterator over [lower, upper) of everything the
@@ -99,6 +100,7 @@ func (ti *txnIter) open() error {
 	t := ti.t
 	opts := &kv.IterOptions{ReadOptions: *t.readOpts(), LowerBound: ti.lower, UpperBound: ti.upper}
 	opts.Stats, opts.ReadaheadSize, opts.AsyncIO = ti.tune.stats, ti.tune.readahead, ti.tune.async
+	opts.DontFillCache = opts.DontFillCache || ti.tune.dontFill
 	var it *kv.Iterator
 	var err error
 	t.mu.Lock()

@@ -185,11 +185,11 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 			break
 		}
 		// Run as Scans, with the engine's automatic readahead.
-		p.Kind, p.Chunk, p.Async, p.Readahead = planner.Scans, 0, false, 0
+		p.Kind, p.Chunk, p.Async, p.Readahead, p.DontFillCache = planner.Scans, 0, false, 0, false
 		fallthrough
 	default:
 		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: newIter}
-		tune := iterTuning{readahead: p.Readahead, async: p.Async}
+		tune := iterTuning{readahead: p.Readahead, async: p.Async, dontFill: p.DontFillCache}
 		if p.ReadaheadAfter > 0 && !p.Reverse && frozen {
 			// Deferred: the iterator is reopened later, which must read
 			// what the first one read.

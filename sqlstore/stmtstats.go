@@ -109,7 +109,7 @@ func (s *stmtStats) record(table string, plan planner.Plan) {
 // samePlan compares two plans whose Ranges are nil.
 func samePlan(a, b planner.Plan) bool {
 	return a.Kind == b.Kind && a.Batch == b.Batch && a.Readahead == b.Readahead &&
-		a.ReadaheadAfter == b.ReadaheadAfter && a.Async == b.Async && a.Chunk == b.Chunk &&
+		a.ReadaheadAfter == b.ReadaheadAfter && a.Async == b.Async && a.DontFillCache == b.DontFillCache && a.Chunk == b.Chunk &&
 		a.Reverse == b.Reverse && a.IterPerRange == b.IterPerRange && a.Fetch == b.Fetch && a.Covering == b.Covering
 }
 
