@@ -212,6 +212,19 @@ func (r *Request) Wait() {
 	<-r.done
 }
 
+// WaitCounted is Wait for a reader that needs the read now: a read still
+// in flight counts one async.wait.count, and the time waited in
+// async.wait.micros, in r.Sink.
+func (r *Request) WaitCounted() {
+	if r.poll() {
+		return
+	}
+	t0 := time.Now()
+	r.Wait()
+	r.Sink.Add(stats.AsyncWaitCount, 1)
+	r.Sink.Add(stats.AsyncWaitMicros, time.Since(t0).Microseconds())
+}
+
 // poll reports, without blocking, whether the submitted read has
 // completed; when it has, the completion is taken (do not Wait as well).
 func (r *Request) poll() bool {

@@ -158,7 +158,7 @@ func (l *BlockLoads) Load(pool *prefetch.Pool, st *stats.Counters) error {
 	for k := range l.loads {
 		rq := &l.reqs[k]
 		if k < submitted {
-			rq.Wait()
+			rq.WaitCounted()
 		} else if err == nil {
 			rq.Run()
 		}

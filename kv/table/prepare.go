@@ -405,7 +405,7 @@ func (r *Reader) readPrepared(ctx context.Context, p *PreparedScan, pr *pendingR
 	for k, io := range pr.ios {
 		rq := &pr.reqs[k]
 		if pr.submitted[k] {
-			rq.Wait()
+			rq.WaitCounted()
 		} else if err == nil {
 			if err = ctx.Err(); err == nil {
 				rq.Run()
