@@ -95,3 +95,50 @@ func TestCoveringMatchesFetch(t *testing.T) {
 	require.Equal(t, d.exec("SELECT COUNT(pad) FROM ty WHERE dt = '2020-01-07'"), rows)
 	require.NotEqual(t, []sql.Row{{int64(0)}}, rows)
 }
+
+// TestCoveringCases checks covered reads against the rows naive mode
+// fetches, where the entries come from elsewhere than a flushed table: a
+// generated column's index, a table without a primary key, a transaction's
+// own writes, and a locking read.
+func TestCoveringCases(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE v (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED, KEY kb (b), KEY ks (s))")
+	d.exec("CREATE TABLE nk (a INT, b INT, KEY ka (a))")
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO v (id, a) VALUES ")
+	for i := 0; i < 200; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "(%d, %d)", i, i%50-20)
+	}
+	d.exec(sb.String())
+	d.exec("INSERT INTO nk VALUES (1, 10), (2, 20), (1, 11), (NULL, 5), (3, 30), (1, 12)")
+	require.NoError(t, d.s.DB().Flush())
+	same := func(q string, covering bool) {
+		t.Helper()
+		for _, a := range d.accessOf(q) {
+			if covering {
+				require.Contains(t, a, "covering", q)
+			}
+		}
+		d.exec("SET strata_access = 'naive'")
+		naive := d.exec(q)
+		d.exec("SET strata_access = 'default'")
+		require.NotEmpty(t, naive, q)
+		require.Equal(t, naive, d.exec(q), q)
+	}
+	same("SELECT id, b FROM v WHERE b BETWEEN -10 AND 10", true)
+	same("SELECT id, s FROM v WHERE s IN (1, 5, 9)", true)
+	same("SELECT a FROM nk WHERE a = 1", true)
+	same("SELECT COUNT(*) FROM nk WHERE a IN (1, 3)", true)
+
+	d.exec("START TRANSACTION")
+	d.exec("INSERT INTO v (id, a) VALUES (1000, 4), (1001, 8)")
+	d.exec("UPDATE v SET a = 100 WHERE id = 5")
+	d.exec("DELETE FROM v WHERE id = 9")
+	same("SELECT id, s FROM v WHERE s IN (5, 9, 101)", true)
+	same("SELECT id, s FROM v WHERE s BETWEEN 1 AND 9 FOR UPDATE", true)
+	d.exec("COMMIT")
+	same("SELECT id, s FROM v WHERE s IN (5, 9, 101)", true)
+}
