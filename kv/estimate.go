@@ -7,6 +7,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/internal/rangedel"
+	"github.com/strata-db/strata/kv/table"
 )
 
 // RangeEstimate approximates what a key range holds.
@@ -74,6 +75,46 @@ func (d *DB) EstimateRange(start, end []byte) (RangeEstimate, error) {
 		return RangeEstimate{}, nil
 	}
 	return RangeEstimate{Keys: int64(live), Bytes: int64(sum.bytes * live / sum.sets)}, nil
+}
+
+// ApproximateSize returns the bytes of table data that [start, end) spans
+// (nil start or end: unbounded), from the tables' indexes, without reading
+// a data block: what a scan of the range would read from files, as
+// RocksDB's GetApproximateSizes gives it without the memtables. A range
+// within one block of a table counts nothing there. A planner sizes
+// readahead with it.
+func (d *DB) ApproximateSize(start, end []byte) (int64, error) {
+	if d.closed.Load() {
+		return 0, ErrClosed
+	}
+	rs := d.loadReadState()
+	defer rs.unref()
+	var n int64
+	for level := range manifest.NumLevels {
+		for _, f := range rs.v.Overlaps(level, start, end) {
+			e, err := d.tables.get(f.FileNum)
+			if err != nil {
+				return 0, err
+			}
+			lo, hi := tableSpan(e.reader, f, start, end)
+			d.tables.release(e)
+			n += int64(hi - lo)
+		}
+	}
+	return n, nil
+}
+
+// tableSpan returns the offsets in the data of table f, read by r, that
+// [start, end) spans, from its index; lo == hi when it spans none.
+func tableSpan(r *table.Reader, f *manifest.FileMetadata, start, end []byte) (lo, hi uint64) {
+	hi = r.DataEnd()
+	if start != nil && bytes.Compare(start, f.SmallestUserKey()) > 0 {
+		lo = r.ApproximateOffset(start)
+	}
+	if end != nil && bytes.Compare(end, f.LargestUserKey()) <= 0 {
+		hi = r.ApproximateOffset(end)
+	}
+	return lo, max(lo, hi)
 }
 
 // rangeTombstones returns the range tombstones of rs that overlap [start,
@@ -156,13 +197,7 @@ func (d *DB) countTable(f *manifest.FileMetadata, start, end []byte, tombs *rang
 	if dataEnd == 0 {
 		return rangeCount{}, nil
 	}
-	lo, hi := uint64(0), dataEnd
-	if start != nil && bytes.Compare(start, f.SmallestUserKey()) > 0 {
-		lo = r.ApproximateOffset(start)
-	}
-	if end != nil && bytes.Compare(end, f.LargestUserKey()) <= 0 {
-		hi = r.ApproximateOffset(end)
-	}
+	lo, hi := tableSpan(r, f, start, end)
 	if hi <= lo {
 		return rangeCount{}, nil
 	}

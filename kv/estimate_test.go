@@ -71,6 +71,41 @@ func TestEstimateRange(t *testing.T) {
 	require.ErrorIs(t, err, ErrClosed)
 }
 
+// TestApproximateSize checks the table bytes of ranges against the data
+// size of the database's tables (readPathDB writes uncompressed blocks):
+// in proportion, none outside, and nothing for the memtable.
+func TestApproximateSize(t *testing.T) {
+	const n = 20000
+	d := readPathDB(t, n, nil)
+	key := func(i int) []byte { return fmt.Appendf(nil, "k%08d", i) }
+	all, err := d.ApproximateSize(nil, nil)
+	require.NoError(t, err)
+	require.Greater(t, all, int64(n*100), "at least the values")
+	for _, tc := range []struct {
+		name       string
+		start, end []byte
+		share      float64
+	}{
+		{"prefix", []byte("k"), []byte("l"), 1},
+		{"first half", nil, key(n / 2), 0.5},
+		{"middle", key(5000), key(15000), 0.5},
+		{"last quarter", key(3 * n / 4), nil, 0.25},
+		{"past the end", []byte("z"), nil, 0},
+		{"before the start", []byte("a"), []byte("b"), 0},
+	} {
+		got, err := d.ApproximateSize(tc.start, tc.end)
+		require.NoError(t, err, tc.name)
+		require.InDelta(t, tc.share*float64(all), float64(got), 0.02*float64(all)+1, tc.name)
+	}
+	require.NoError(t, d.Set([]byte("m1"), make([]byte, 1000), NoSync))
+	got, err := d.ApproximateSize([]byte("m"), []byte("n"))
+	require.NoError(t, err)
+	require.Zero(t, got, "memtables are not counted")
+	require.NoError(t, d.Close())
+	_, err = d.ApproximateSize(nil, nil)
+	require.ErrorIs(t, err, ErrClosed)
+}
+
 // TestEstimateRangeDeletions: keys a range tombstone deletes do not count,
 // whether the tombstone is in a memtable or flushed to a table, and keys
 // written after it do.

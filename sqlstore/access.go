@@ -29,8 +29,10 @@ import (
 // planner when it is an exact point of a unique index (at most one entry),
 // and its size is estimated from the table's row count and bytes
 // (rowCounters) and, for a range over an integer column that ends a unique
-// key, from the width of its bounds. Other sizes are unknown, which the
-// planner treats as short enough for automatic readahead.
+// key, from the width of its bounds. A single range whose size that leaves
+// unknown gets the bytes of table data it spans (kv.DB.ApproximateSize,
+// from the tables' indexes). Other sizes are unknown, which the planner
+// treats as short enough for automatic readahead.
 //
 // Reads see the transaction as iterators do (iter.go): the snapshot, plus
 // the statement view or the whole batch. When what they read cannot change
@@ -145,6 +147,14 @@ func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, o plan
 		}
 		if n := spanRows(ctx, d, ix, sp, rows); n > 0 {
 			r.EstBytes = n * per
+		}
+	}
+	if len(ranges) == 1 && !ranges[0].Point && ranges[0].EstBytes == 0 && !lp.spans[0].whole && !lp.probe && !lp.reverse {
+		// One range of unknown size (open-ended, over strings, over a
+		// secondary index): the bytes of table data it spans, from the
+		// tables' indexes, decide its readahead.
+		if n, err := s.db.ApproximateSize(lp.spans[0].start, lp.spans[0].end); err == nil && n > 0 {
+			ranges[0].EstBytes = n
 		}
 	}
 	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary || lp.covered}

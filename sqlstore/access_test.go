@@ -365,6 +365,11 @@ func TestAccessThresholds(t *testing.T) {
 	require.Less(t, counter(snap, "file.read.count")*4, blocks, "readahead reads several blocks at a time")
 	require.Zero(t, counter(snap, "block.cache.add"), "a long scan does not fill the block cache")
 
+	// A range whose width says nothing (open-ended) is sized from the
+	// tables' indexes.
+	require.Equal(t, []string{"Range(readahead=256KiB, async, no cache fill)"}, d.accessOf("SELECT id FROM r WHERE id >= 1000"))
+	require.Equal(t, []string{"Range(readahead=off)"}, d.accessOf("SELECT id FROM r WHERE id >= 5990"))
+
 	// A session's thresholds: the same kind of range, not yet cached, read
 	// without readahead is a read per block.
 	d.exec("SET strata_planner = 'short_range=1GiB, multiget_batch=4'")
