@@ -22,24 +22,8 @@ func accessDB(t *testing.T) *testDB {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_idx (k))")
 	d.exec("CREATE TABLE p (x INT, y INT, z INT, PRIMARY KEY (x, y), UNIQUE KEY uz (z))")
-	var sb strings.Builder
-	sb.WriteString("INSERT INTO t VALUES ")
-	for i := 0; i < 1000; i++ {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(&sb, "(%d, %d, 'c%d')", i, i%100, i)
-	}
-	d.exec(sb.String())
-	sb.Reset()
-	sb.WriteString("INSERT INTO p VALUES ")
-	for i := 0; i < 100; i++ {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(&sb, "(%d, %d, %d)", i/10, i%10, i)
-	}
-	d.exec(sb.String())
+	d.exec(insertValues("t", 0, 1000, func(i int) string { return fmt.Sprintf("(%d, %d, 'c%d')", i, i%100, i) }))
+	d.exec(insertValues("p", 0, 100, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i/10, i%10, i) }))
 	require.NoError(t, d.s.DB().Flush())
 	// Establish the row counts the planner's estimates start from.
 	d.exec("SELECT COUNT(*) FROM t")
@@ -332,15 +316,7 @@ func TestAccessThresholds(t *testing.T) {
 	pad := strings.Repeat("p", 150)
 	for _, table := range []string{"r", "f"} {
 		for from := 0; from < 6000; from += 1000 {
-			var sb strings.Builder
-			fmt.Fprintf(&sb, "INSERT INTO %s VALUES ", table)
-			for i := from; i < from+1000; i++ {
-				if i > from {
-					sb.WriteByte(',')
-				}
-				fmt.Fprintf(&sb, "(%d, '%s%d')", i, pad, i)
-			}
-			d.exec(sb.String())
+			d.exec(insertValues(table, from, from+1000, func(i int) string { return fmt.Sprintf("(%d, '%s%d')", i, pad, i) }))
 		}
 	}
 	require.NoError(t, d.s.DB().Flush())

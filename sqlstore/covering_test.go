@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -22,12 +21,7 @@ func TestCoveringMatchesFetch(t *testing.T) {
 		y YEAR, bt BIT(5), e ENUM('a','b','c'), st SET('x','y'), d DECIMAL(7,2), dt DATE, dtm DATETIME(6),
 		ts TIMESTAMP(3), tm TIME, pad VARCHAR(10),
 		PRIMARY KEY (id, id2), KEY k1 (i8, mi, u64, y, bt, e, st), KEY k2 (dt, dtm, ts, tm), UNIQUE KEY u3 (mi))`)
-	var sb strings.Builder
-	sb.WriteString("INSERT INTO ty VALUES ")
-	for i := 0; i < 300; i++ {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
+	d.exec(insertValues("ty", 0, 300, func(i int) string {
 		v := func(s string) string {
 			if i%7 == 3 {
 				return "NULL"
@@ -40,14 +34,13 @@ func TestCoveringMatchesFetch(t *testing.T) {
 			}
 			return s
 		}
-		fmt.Fprintf(&sb, "(%d, %d, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 'p%d')",
+		return fmt.Sprintf("(%d, %d, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 'p%d')",
 			i/3-40, i%3, v(fmt.Sprint(i%21-10)), mi(fmt.Sprint((i*7919)%20001-10000)), v(fmt.Sprint(uint64(i)*61489261234567)),
 			v(fmt.Sprint(1901+i%200)), v(fmt.Sprint(i%32)), v(fmt.Sprintf("'%c'", "abc"[i%3])), v([]string{"''", "'x'", "'y'", "'x,y'"}[i%4]),
 			v(fmt.Sprintf("%d.%02d", i%200-100, i%100)), v(fmt.Sprintf("'2020-01-%02d'", 1+i%28)),
 			v(fmt.Sprintf("'2020-01-%02d 10:11:12.%06d'", 1+i%28, i*3331)), v(fmt.Sprintf("'2021-02-%02d 01:02:03.%03d'", 1+i%28, i)),
 			v(fmt.Sprintf("'%s%02d:34:56'", []string{"-", ""}[i%2], i%24)), i)
-	}
-	d.exec(sb.String())
+	}))
 	require.NoError(t, d.s.DB().Flush())
 	d.exec("INSERT INTO ty (id, id2, i8, mi, d, pad) VALUES (1000, 1, 5, NULL, NULL, 'mem'), (1000, 2, -3, 77, 1.5, 'mem')") // in the memtable
 
@@ -104,15 +97,7 @@ func TestCoveringCases(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE v (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED, KEY kb (b), KEY ks (s))")
 	d.exec("CREATE TABLE nk (a INT, b INT, KEY ka (a))")
-	var sb strings.Builder
-	sb.WriteString("INSERT INTO v (id, a) VALUES ")
-	for i := 0; i < 200; i++ {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(&sb, "(%d, %d)", i, i%50-20)
-	}
-	d.exec(sb.String())
+	d.exec(insertValues("v (id, a)", 0, 200, func(i int) string { return fmt.Sprintf("(%d, %d)", i, i%50-20) }))
 	d.exec("INSERT INTO nk VALUES (1, 10), (2, 20), (1, 11), (NULL, 5), (3, 30), (1, 12)")
 	require.NoError(t, d.s.DB().Flush())
 	same := func(q string, covering bool) {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -92,4 +93,18 @@ func (d *testDB) reopen() {
 	d.s, d.e = s, s.NewEngine()
 	d.ctx = d.newCtx()
 	d.t.Cleanup(func() { _ = s.Close() })
+}
+
+// insertValues returns an INSERT INTO into of the rows row(i) for i in
+// [from, to), each "(...)".
+func insertValues(into string, from, to int, row func(i int) string) string {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO " + into + " VALUES ")
+	for i := from; i < to; i++ {
+		if i > from {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(row(i))
+	}
+	return sb.String()
 }
