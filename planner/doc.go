@@ -23,7 +23,8 @@
 //     own, which starts after two adjacent block reads). An estimate of at
 //     most ShortRangeBytes: readahead off; below LongRangeBytes: automatic.
 //     Otherwise (large or unknown): explicit readahead of FullScanReadahead
-//     with async I/O and without filling the block cache, deferred until SmallLimit rows have been returned
+//     with async I/O (and from NoFillBytes, or of unknown size, without
+//     filling the block cache), deferred until SmallLimit rows have been returned
 //     when the Limit is unknown, so that an ORDER BY ... LIMIT that stops
 //     early (go-mysql-server does not pass LIMIT down) reads no more than
 //     it needs.
@@ -31,10 +32,10 @@
 //     (readahead never runs backwards). An estimate of at least
 //     LongRangeBytes, unless a probe or a small Limit: explicit readahead
 //     (a quarter of the estimate rounded up to 64 KiB, clamped to
-//     [MinReadahead, MaxReadahead]) with async I/O, and blocks are not
-//     added to the block cache: a long scan reads them once, and each
-//     would cost a copy and evict a block that point reads want (RocksDB's
-//     advice for scans: fill_cache=false). An estimate of at most ShortRangeBytes
+//     [MinReadahead, MaxReadahead]) with async I/O; from NoFillBytes its
+//     blocks are not added to the block cache: such a scan reads them
+//     once, and each would cost a copy and evict a block that point reads
+//     want (RocksDB's advice for scans: fill_cache=false). An estimate of at most ShortRangeBytes
 //     (a few blocks): readahead off. Otherwise, or unknown: automatic.
 //  5. Several ranges (points on a non-unique index, prefixes, disjoint
 //     intervals): a MultiScan that prepares up to MultiScanChunk ranges at

@@ -114,9 +114,9 @@ type Plan struct {
 	// MultiScan's reads issued at once).
 	Async bool
 	// DontFillCache reads without adding blocks to the block cache: a
-	// long scan with explicit readahead, whose blocks would each cost a
-	// copy into the cache and evict blocks that point reads want, and
-	// which reads them once.
+	// scan with explicit readahead of at least NoFillBytes, whose blocks
+	// would each cost a copy into the cache and evict blocks that point
+	// reads want, and which reads them once.
 	DontFillCache bool
 	// Chunk is the number of ranges a MultiScan prepares at once.
 	Chunk int
@@ -183,7 +183,8 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 			p.Readahead = -1
 		case est > 0 && est < o.LongRangeBytes:
 		default:
-			p.Readahead, p.Async, p.DontFillCache = o.FullScanReadahead, true, true
+			p.Readahead, p.Async = o.FullScanReadahead, true
+			p.DontFillCache = est <= 0 || est >= o.NoFillBytes
 			if h.Limit == 0 {
 				p.ReadaheadAfter = o.SmallLimit
 			}
@@ -196,7 +197,7 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 			// Readahead never runs backwards: automatic.
 		case est >= o.LongRangeBytes && !h.Probe && (h.Limit == 0 || h.Limit > o.SmallLimit):
 			p.Readahead = min(max(roundUp(est/4, readaheadUnit), o.MinReadahead), o.MaxReadahead)
-			p.Async, p.DontFillCache = true, true
+			p.Async, p.DontFillCache = true, est >= o.NoFillBytes
 		case est > 0 && est <= o.ShortRangeBytes:
 			p.Readahead = -1
 		}

@@ -310,7 +310,8 @@ func TestAccessPaths(t *testing.T) {
 // starts its readahead after its first rows. The tables are read with
 // pread (a mapped table in the page cache is copied without readahead).
 func TestAccessThresholds(t *testing.T) {
-	d := newTestDBWith(t, &Options{NoSync: true, KV: &kv.Options{DisableMmapReads: true}})
+	// A 4 MiB block cache: scans from 256 KiB read past it.
+	d := newTestDBWith(t, &Options{NoSync: true, KV: &kv.Options{DisableMmapReads: true, CacheSize: 4 << 20}})
 	d.exec("CREATE TABLE r (id INT PRIMARY KEY, pad VARCHAR(200))")
 	d.exec("CREATE TABLE f (id INT PRIMARY KEY, pad VARCHAR(200))")
 	pad := strings.Repeat("p", 150)
@@ -339,7 +340,7 @@ func TestAccessThresholds(t *testing.T) {
 	require.Greater(t, counter(snap, "prefetch.bytes.used"), int64(0))
 	require.Greater(t, counter(snap, "async.read.count"), int64(0))
 	require.Less(t, counter(snap, "file.read.count")*4, blocks, "readahead reads several blocks at a time")
-	require.Zero(t, counter(snap, "block.cache.add"), "a long scan does not fill the block cache")
+	require.Zero(t, counter(snap, "block.cache.add"), "a scan of a sixteenth of the cache does not fill it")
 
 	// A range whose width says nothing (open-ended) is sized from the
 	// tables' indexes.
@@ -358,6 +359,12 @@ func TestAccessThresholds(t *testing.T) {
 	require.Equal(t, int64(0), counter(snap, "prefetch.bytes.used"))
 	require.GreaterOrEqual(t, counter(snap, "file.read.count"), blocks)
 	require.Equal(t, blocks, counter(snap, "block.cache.add"))
+	d.exec("SET strata_planner = 'no_fill=1GiB'")
+	long = "SELECT id FROM r WHERE id BETWEEN 0 AND 2999"
+	require.Equal(t, []string{"Range(readahead=256KiB, async)"}, d.accessOf(long))
+	_, snap, _ = d.run(long)
+	require.Equal(t, counter(snap, "block.cache.miss"), counter(snap, "block.cache.add"), "below no_fill a scan fills the cache")
+	d.exec("SET strata_planner = 'short_range=1GiB, multiget_batch=4'")
 	_, snap, ran = d.run("SELECT id FROM r WHERE id IN (1, 2, 3, 4, 5, 6)")
 	require.Equal(t, []string{"r: MultiGet(keys=6, batch=4)"}, ran)
 	require.Equal(t, int64(2), counter(snap, "multiget.batches"))

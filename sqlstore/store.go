@@ -99,6 +99,14 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open %s: %w", dir, err)
 	}
+	if o.Access.NoFillBytes == 0 {
+		// A scan of a sixteenth of the block cache or more reads past it.
+		c := kvOpts.CacheSize
+		if kvOpts.Cache != nil {
+			c = kvOpts.Cache.Capacity()
+		}
+		o.Access.NoFillBytes = max(c/16, 1)
+	}
 	switch {
 	case o.MaxTxnBytes == 0:
 		o.MaxTxnBytes = DefaultMaxTxnBytes
