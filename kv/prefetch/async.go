@@ -3,7 +3,6 @@ package prefetch
 import (
 	"errors"
 	"io"
-	"time"
 
 	"github.com/strata-db/strata/kv/stats"
 )
@@ -209,15 +208,7 @@ func (b *Buffer) submit(s *slot, start int64, length int) {
 // wait blocks until the read of the in-flight region s completes, then
 // accepts it.
 func (b *Buffer) wait(s *slot) {
-	if !s.req.poll() {
-		if b.beforeWait != nil {
-			b.beforeWait(&s.req)
-		}
-		t0 := time.Now()
-		s.req.Wait()
-		b.sink.Add(stats.AsyncWaitCount, 1)
-		b.sink.Add(stats.AsyncWaitMicros, time.Since(t0).Microseconds())
-	}
+	s.req.waitCounted(b.sink, b.beforeWait)
 	b.complete(s)
 }
 

@@ -215,14 +215,21 @@ func (r *Request) Wait() {
 // WaitCounted is Wait for a reader that needs the read now: a read still
 // in flight counts one async.wait.count, and the time waited in
 // async.wait.micros, in r.Sink.
-func (r *Request) WaitCounted() {
+func (r *Request) WaitCounted() { r.waitCounted(r.Sink, nil) }
+
+// waitCounted is WaitCounted counting in sink, with before (a test's hook)
+// called when the read must be waited for.
+func (r *Request) waitCounted(sink stats.Sink, before func(*Request)) {
 	if r.poll() {
 		return
 	}
+	if before != nil {
+		before(r)
+	}
 	t0 := time.Now()
 	r.Wait()
-	r.Sink.Add(stats.AsyncWaitCount, 1)
-	r.Sink.Add(stats.AsyncWaitMicros, time.Since(t0).Microseconds())
+	sink.Add(stats.AsyncWaitCount, 1)
+	sink.Add(stats.AsyncWaitMicros, time.Since(t0).Microseconds())
 }
 
 // poll reports, without blocking, whether the submitted read has
