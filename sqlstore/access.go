@@ -82,14 +82,15 @@ func (s *Store) accessOptions(ctx *sql.Context) planner.Options {
 	}
 	if v, err := ctx.GetSessionVariable(ctx, plannerVar); err == nil {
 		if text, _ := v.(string); text != "" {
-			o = s.sessionThresholds(text, o)
+			o = sessionThresholds(ctx, text, o)
 		}
 	}
 	return o
 }
 
-// parsedThresholds caches the last strata_planner value parsed over a
-// store's options: sessions set it rarely and read it at every lookup.
+// parsedThresholds caches a session's last strata_planner value parsed
+// over the store's options: sessions set it rarely and read it at every
+// lookup.
 type parsedThresholds struct {
 	text string
 	base planner.Options
@@ -98,15 +99,20 @@ type parsedThresholds struct {
 
 // sessionThresholds returns base with the thresholds of text, which the
 // SET that stored it has already checked.
-func (s *Store) sessionThresholds(text string, base planner.Options) planner.Options {
-	if c := s.thresholds.Load(); c != nil && c.text == text && c.base == base {
-		return c.o
+func sessionThresholds(ctx *sql.Context, text string, base planner.Options) planner.Options {
+	sess, _ := ctx.Session.(*Session)
+	if sess != nil {
+		if c := sess.thresholds.Load(); c != nil && c.text == text && c.base == base {
+			return c.o
+		}
 	}
 	o, err := planner.ParseOptions(text, base)
 	if err != nil {
 		return base
 	}
-	s.thresholds.Store(&parsedThresholds{text: text, base: base, o: o})
+	if sess != nil {
+		sess.thresholds.Store(&parsedThresholds{text: text, base: base, o: o})
+	}
 	return o
 }
 
@@ -119,8 +125,10 @@ func checkThresholds(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarV
 	return nil
 }
 
-// planLookup chooses the read path of an encoded lookup on table d.
-func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, o planner.Options) {
+// planLookup chooses the read path of an encoded lookup on table d;
+// covering: the entries of the lookup's secondary index hold all the query
+// needs (covering.go).
+func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, covering bool, o planner.Options) {
 	ix := lp.ix
 	rows, bytes, known := s.counters.estimate(d.id)
 	entryBytes := int64(0)
@@ -157,7 +165,7 @@ func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, o plan
 			ranges[0].EstBytes = n
 		}
 	}
-	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary || lp.covered}
+	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary || covering}
 	lp.access = planner.Choose(ranges, idx, planner.Hints{Reverse: lp.reverse, Probe: lp.probe}, o)
 }
 

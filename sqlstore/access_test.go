@@ -393,6 +393,21 @@ func TestAccessThresholds(t *testing.T) {
 	require.Equal(t, []string{"MultiGet(keys=6, batch=32)"}, d.accessOf("SELECT id FROM r WHERE id IN (1, 2, 3, 4, 5, 6)"))
 }
 
+// TestExplainScans: EXPLAIN shows the plans of full scans, of the tables
+// read, not of an INSERT's destination, and DESCRIBE is left alone.
+func TestExplainScans(t *testing.T) {
+	d := accessDB(t)
+	d.exec("CREATE TABLE t2 (id INT PRIMARY KEY, k INT, c VARCHAR(20))")
+	require.Equal(t, []string{"FullScan(readahead=off)"}, d.accessOf("SELECT c FROM t"))
+	require.Equal(t, []string{"FullScan(readahead=off)"}, d.accessOf("DELETE FROM t WHERE c = 'x'"))
+	require.Equal(t, []string{"Get(key=1)"}, d.accessOf("INSERT INTO t2 SELECT * FROM t WHERE id = 7"))
+	require.Empty(t, d.accessOf("INSERT INTO t2 VALUES (1, 2, 'x')"))
+	q := "DESCRIBE t"
+	rows, err := query(d.e, d.ctx.WithQuery(q), q)
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+}
+
 // TestAccessStatusVariables reads the last statement's figures through SQL.
 func TestAccessStatusVariables(t *testing.T) {
 	d := accessDB(t)

@@ -16,12 +16,10 @@ import (
 // empty. Only columns whose keys give back their values exactly qualify
 // (indexDef.inKey): no strings, floats or prefix-cut columns.
 
-// covers reports whether a lookup of ix over spans needs only what ix's
-// entries hold.
+// covers reports whether a lookup of secondary index ix over spans needs
+// only what ix's entries hold. A table with a virtual column is never
+// projected (WithProjections), so never covered.
 func (t *Table) covers(ix *indexDef, spans []span) bool {
-	if ix.primary {
-		return true
-	}
 	if t.proj == nil {
 		return false
 	}
@@ -40,30 +38,54 @@ func (t *Table) covers(ix *indexDef, spans []span) bool {
 	return true
 }
 
-// decodeIndexEntry decodes the columns an entry of ix holds into full, a
-// row of d.schema (its other columns are left as they are). suffix is the
-// entry's key after the index prefix, value its value.
-func (d *tableDef) decodeIndexEntry(ix *indexDef, suffix, value []byte, full sql.Row) error {
-	rest, err := d.decodeKeyCols(ix, ix.cols, suffix, full)
+// coveredColumns returns the set (by ordinal) of the columns a covered read
+// of ix over spans decodes: the projection's and those of the residual
+// checks; nil when there are none (COUNT(*)), and entries need no decoding.
+func (t *Table) coveredColumns(ix *indexDef, spans []span) []bool {
+	var need []bool
+	mark := func(o int) {
+		if need == nil {
+			need = make([]bool, len(t.def.schema))
+		}
+		need[o] = true
+	}
+	for _, o := range t.proj {
+		mark(o)
+	}
+	for i := range spans {
+		for _, r := range spans[i].residual {
+			mark(ix.ext[r])
+		}
+	}
+	return need
+}
+
+// decodeIndexEntry decodes the columns of need that an entry of ix holds
+// into full, a row of d.schema (its other columns are left as they are).
+// suffix is the entry's key after the index prefix, value its value.
+func (d *tableDef) decodeIndexEntry(ix *indexDef, need []bool, suffix, value []byte, full sql.Row) error {
+	rest, err := d.decodeKeyCols(ix, ix.cols, need, suffix, full)
 	if err != nil {
 		return err
 	}
-	if len(rest) == 0 {
-		rest = value // the unique form: the primary key is the value
+	for _, o := range d.pkOrds {
+		if need[o] {
+			_, err = d.decodeKeyCols(ix, d.pkOrds, need, primaryKeyOf(rest, value), full)
+			return err
+		}
 	}
-	_, err = d.decodeKeyCols(ix, d.pkOrds, rest, full)
-	return err
+	return nil
 }
 
 // decodeKeyCols decodes the keys of columns cols from the front of b into
-// full, skipping those ix does not hold exactly, and returns what follows.
-func (d *tableDef) decodeKeyCols(ix *indexDef, cols []int, b []byte, full sql.Row) ([]byte, error) {
+// full, skipping those not in need, and returns what follows.
+func (d *tableDef) decodeKeyCols(ix *indexDef, cols []int, need []bool, b []byte, full sql.Row) ([]byte, error) {
 	for _, o := range cols {
 		var err error
-		if !ix.inKey[o] {
-			b, err = codec.SkipKey(b, d.schema[o].Type, codec.Asc)
-		} else {
+		if need[o] {
 			b, full[o], err = codec.DecodeKey(b, d.schema[o].Type, codec.Asc)
+		} else {
+			b, err = codec.SkipKey(b, d.schema[o].Type, codec.Asc)
 		}
 		if err != nil {
 			return b, fmt.Errorf("sqlstore: table %s: index %s entry: column %s: %w", d.name, ix.name, d.schema[o].Name, err)
@@ -74,16 +96,19 @@ func (d *tableDef) decodeKeyCols(ix *indexDef, cols []int, b []byte, full sql.Ro
 
 // decodeCovered returns the row of an entry of a covering index (suffix
 // and value as for decodeIndexEntry) in the table's projection, after the
-// span's residual checks; false when a check fails. scratch holds the
-// decoded columns between calls.
-func (t *Table) decodeCovered(ctx *sql.Context, suffix, value []byte, sp *span, ix *indexDef, scratch *sql.Row) (sql.Row, bool, error) {
+// span's residual checks; false when a check fails. need is
+// coveredColumns; scratch holds the decoded columns between calls.
+func (t *Table) decodeCovered(ctx *sql.Context, suffix, value []byte, sp *span, ix *indexDef, need []bool, scratch *sql.Row) (sql.Row, bool, error) {
+	if need == nil {
+		return sql.Row{}, true, nil
+	}
 	d := t.def
 	full := *scratch
 	if len(full) != len(d.schema) {
 		full = make(sql.Row, len(d.schema))
 		*scratch = full
 	}
-	if err := d.decodeIndexEntry(ix, suffix, value, full); err != nil {
+	if err := d.decodeIndexEntry(ix, need, suffix, value, full); err != nil {
 		return nil, false, err
 	}
 	if sp != nil && len(sp.residual) > 0 {

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -28,10 +29,11 @@ import (
 // that no other statement pays for it) explainScans gives such a node an
 // explainedScan to describe, the same table with its plan:
 //
-//	Table
-//	 ├─ name: sbtest
-//	 ├─ columns: [id c]
-//	 └─ access: FullScan(readahead=1MiB after 100 rows, async)
+//	ProcessTable
+//	 └─ Table
+//	     ├─ name: sbtest
+//	     ├─ columns: [id c]
+//	     └─ access: FullScan(readahead=1MiB after 100 rows, async, no cache fill)
 //
 // Other EXPLAIN formats show no table-provided text; Strata_last_access
 // (stmtstats.go) shows the plans a statement ran, which in a transaction
@@ -68,9 +70,21 @@ func explainScans(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentit
 	if _, ok := n.(*plan.ShowColumns); ok { // DESCRIBE t
 		return n, transform.SameTree, nil
 	}
+	// An INSERT's destination (a ResolvedTable, or one under an
+	// InsertDestination) is written, not scanned.
+	var written []sql.Node
+	transform.Inspect(n, func(n sql.Node) bool {
+		if ii, ok := n.(*plan.InsertInto); ok {
+			transform.Inspect(ii.Destination, func(n sql.Node) bool {
+				written = append(written, n)
+				return true
+			})
+		}
+		return true
+	})
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		rt, ok := n.(*plan.ResolvedTable)
-		if !ok {
+		if !ok || slices.Contains(written, n) {
 			return n, transform.SameTree, nil
 		}
 		t, ok := rt.Table.(*Table)

@@ -199,8 +199,15 @@ func (d *tableDef) splitIndexKey(ix *indexDef, suffix, value []byte) ([]byte, er
 			return nil, fmt.Errorf("sqlstore: index %s entry: %w", ix.name, err)
 		}
 	}
+	return primaryKeyOf(rest, value), nil
+}
+
+// primaryKeyOf returns the primary key suffix of a secondary index entry,
+// given the bytes of its key after the index columns (rest) and its value:
+// the unique form keeps the key in the value.
+func primaryKeyOf(rest, value []byte) []byte {
 	if len(rest) == 0 {
-		return value, nil
+		return value
 	}
-	return rest, nil
+	return rest
 }

@@ -58,8 +58,6 @@ type lookupPlan struct {
 	probe bool
 	// access is the read path chosen for the spans (access.go).
 	access planner.Plan
-	// covered: the rows come from the index entries (covering.go).
-	covered bool
 }
 
 // encodeLookup encodes a lookup on index ix of table d.

@@ -69,9 +69,10 @@ type rowIter struct {
 	src   entrySource
 	fetch *fetcher // nil for the primary index and a covering one
 	// covered: rows are decoded from the entries of a secondary index,
-	// after its prefix of skip bytes (covering.go).
+	// after its prefix of skip bytes: the columns of need (covering.go).
 	covered bool
 	skip    int
+	need    []bool
 
 	full  sql.Row      // scratch for residual checks
 	arena *codec.Arena // memory of the rows returned, pooled (see rowArena)
@@ -107,6 +108,7 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 		ri.spans, ri.ix, access = lp.spans, lp.ix, lp.access
 		if access.Covering {
 			ri.covered, ri.skip = true, indexPrefixLen(d.id, lp.ix.id)
+			ri.need = t.coveredColumns(lp.ix, lp.spans)
 		}
 	}
 	st := stmtStatsOf(ctx)
@@ -268,7 +270,7 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		var row sql.Row
 		var found bool
 		if ri.covered {
-			row, found, err = ri.t.decodeCovered(ctx, key[ri.skip:], value, &ri.spans[sp], ri.ix, &ri.full)
+			row, found, err = ri.t.decodeCovered(ctx, key[ri.skip:], value, &ri.spans[sp], ri.ix, ri.need, &ri.full)
 		} else {
 			row, found, err = ri.t.decodeRow(ctx, value, &ri.spans[sp], ri.ix, &ri.full, ri.rowArena())
 		}

@@ -41,6 +41,9 @@ type Session struct {
 	// plansReused counts executions of prepared statements that ran on a
 	// reused plan (prepared.go): Strata_plans_reused.
 	plansReused atomic.Int64
+	// thresholds caches the session's strata_planner value parsed
+	// (access.go).
+	thresholds atomic.Pointer[parsedThresholds]
 }
 
 func newSession(base *sql.BaseSession, s *Store) *Session {

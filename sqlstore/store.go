@@ -60,8 +60,6 @@ type Store struct {
 	db   *kv.DB
 	opts Options
 	wo   *kv.WriteOptions
-	// thresholds caches the last strata_planner value parsed (access.go).
-	thresholds atomic.Pointer[parsedThresholds]
 
 	provider *Provider
 	defs     defCache

@@ -276,8 +276,7 @@ func (it *indexedTable) plan(ctx *sql.Context, lookup sql.IndexLookup, probe boo
 			return nil, err
 		}
 	}
-	lp.covered = it.Table.covers(ix, lp.spans)
-	it.store.planLookup(ctx, it.def, lp, it.opts)
+	it.store.planLookup(ctx, it.def, lp, !ix.primary && it.Table.covers(ix, lp.spans), it.opts)
 	return lp, nil
 }
 
