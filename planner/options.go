@@ -134,8 +134,9 @@ func OptionNames() []string {
 // ParseOptions returns base with the thresholds that s sets, written as
 // MySQL's optimizer_switch is: comma-separated name=value pairs, for
 // example "multiget_batch=64,long_range=1MiB". Sizes take an optional
-// KiB, MiB or GiB suffix (K, M and G are the same); 0 restores a
-// threshold's default; multiscan_async=-1 never asks a MultiScan for async
+// KiB, MiB or GiB suffix (K, M and G are the same); 0 restores the
+// planner's default (not a store's own setting, no_fill's sixteenth of the
+// cache say); multiscan_async=-1 never asks a MultiScan for async
 // reads. The SQL layer reads it from SET strata_planner, sqlbench from
 // -planner. The mode is not among them: it has its own switch.
 func ParseOptions(s string, base Options) (Options, error) {

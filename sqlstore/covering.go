@@ -16,48 +16,39 @@ import (
 // empty. Only columns whose keys give back their values exactly qualify
 // (indexDef.inKey): no strings, floats or prefix-cut columns.
 
-// covers reports whether a lookup of secondary index ix over spans needs
-// only what ix's entries hold. A table with a virtual column is never
-// projected (WithProjections), so never covered.
-func (t *Table) covers(ix *indexDef, spans []span) bool {
+// coveredColumns reports whether a lookup of secondary index ix over spans
+// needs only what ix's entries hold, and returns the set (by ordinal) of
+// the columns such a read decodes: the projection's and those of the
+// residual checks; nil when there are none (COUNT(*)), and entries need no
+// decoding. A table with a virtual column is never projected
+// (WithProjections), so never covered. ix must not be the primary index.
+func (t *Table) coveredColumns(ix *indexDef, spans []span) (need []bool, covered bool) {
 	if t.proj == nil {
-		return false
+		return nil, false
 	}
-	for _, o := range t.proj {
+	mark := func(o int) bool {
 		if !ix.inKey[o] {
 			return false
 		}
-	}
-	for i := range spans {
-		for _, r := range spans[i].residual {
-			if !ix.inKey[ix.ext[r]] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// coveredColumns returns the set (by ordinal) of the columns a covered read
-// of ix over spans decodes: the projection's and those of the residual
-// checks; nil when there are none (COUNT(*)), and entries need no decoding.
-func (t *Table) coveredColumns(ix *indexDef, spans []span) []bool {
-	var need []bool
-	mark := func(o int) {
 		if need == nil {
 			need = make([]bool, len(t.def.schema))
 		}
 		need[o] = true
+		return true
 	}
 	for _, o := range t.proj {
-		mark(o)
+		if !mark(o) {
+			return nil, false
+		}
 	}
 	for i := range spans {
 		for _, r := range spans[i].residual {
-			mark(ix.ext[r])
+			if !mark(ix.ext[r]) {
+				return nil, false
+			}
 		}
 	}
-	return need
+	return need, true
 }
 
 // decodeIndexEntry decodes the columns of need that an entry of ix holds

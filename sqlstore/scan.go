@@ -108,7 +108,7 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 		ri.spans, ri.ix, access = lp.spans, lp.ix, lp.access
 		if access.Covering {
 			ri.covered, ri.skip = true, indexPrefixLen(d.id, lp.ix.id)
-			ri.need = t.coveredColumns(lp.ix, lp.spans)
+			ri.need, _ = t.coveredColumns(lp.ix, lp.spans)
 		}
 	}
 	st := stmtStatsOf(ctx)

@@ -276,7 +276,11 @@ func (it *indexedTable) plan(ctx *sql.Context, lookup sql.IndexLookup, probe boo
 			return nil, err
 		}
 	}
-	it.store.planLookup(ctx, it.def, lp, !ix.primary && it.Table.covers(ix, lp.spans), it.opts)
+	covered := false
+	if !ix.primary {
+		_, covered = it.Table.coveredColumns(ix, lp.spans)
+	}
+	it.store.planLookup(ctx, it.def, lp, covered, it.opts)
 	return lp, nil
 }
 
