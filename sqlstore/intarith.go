@@ -26,95 +26,107 @@ import (
 // BIGINT UNSIGNED when either operand is unsigned, BIGINT otherwise, and a
 // result outside that type fails with 1690.
 //
-// So an analyzer rule (rules.go) replaces
-// each +, - and * of two integer operands with an intArith, which computes
-// on 64-bit magnitudes with the carry checked and allocates nothing.
+// DIV, % and unary minus had their own defects: DIV of 18446744073709551615
+// by -1 wrapped, % of two integers was a DECIMAL, and the negation of a
+// BIGINT UNSIGNED 18446744073709551615 was 1 (of -9223372036854775808, error
+// 1264 instead of 1690), typed as its operand (TINYINT for a TINYINT
+// column) where MySQL's is a BIGINT. And GMS types a positive integer
+// literal by the smallest Go integer that holds it, so 200 is a TINYINT
+// UNSIGNED and -5 * 200 was BIGINT UNSIGNED, out of range, where MySQL's
+// literal 200 is a signed BIGINT (intliteral.go).
+//
+// So an analyzer rule (rules.go) replaces each +, -, *, DIV and % of two
+// integer operands, and each unary minus of one, with a version that
+// computes on 64-bit magnitudes with the carry checked, types the result
+// as MySQL does (BIGINT, or BIGINT UNSIGNED: for + - * DIV when either
+// operand is unsigned, but for - not under the SQL mode
+// NO_UNSIGNED_SUBTRACTION, and for % when the dividend is) and allocates
+// nothing.
 
 // errIntOutOfRange is MySQL's 1690 for an integer result outside its type.
 var errIntOutOfRange = goerrors.NewKind("%s value is out of range in '%s'")
 
-// checkIntArithmetic replaces integer +, - and * with intArith.
-func checkIntArithmetic(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// checkIntArithmetic replaces integer +, -, *, DIV, % and unary minus with
+// intArith, intDiv, intMod and intNeg.
+func checkIntArithmetic(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
 		// INSERT ... VALUES of literals, the most common write: nothing
 		// to compute, and a walk of its expressions allocates.
 		return n, transform.SameTree, nil
 	}
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		a, ok := e.(*expression.Arithmetic)
-		if !ok || !integerOperands(a) {
+		x := exactIntExpr(e)
+		if x == nil {
 			return e, transform.SameTree, nil
 		}
-		return &intArith{Arithmetic: a}, transform.NewTree, nil
+		if a, ok := x.(*intArith); ok && a.minus() && a.unsignedOps {
+			// Read only here: loading the mode allocates.
+			a.signedMinus = sql.LoadSqlMode(ctx).ModeEnabled(noUnsignedSubtraction)
+		}
+		return x, transform.NewTree, nil
 	})
 }
 
-// integerOperands reports whether a is +, - or * of two integer operands
-// (not BIT or YEAR, which GMS treats on its own terms).
+// noUnsignedSubtraction is the SQL mode under which a subtraction is a
+// signed BIGINT even when an operand is unsigned.
+const noUnsignedSubtraction = "NO_UNSIGNED_SUBTRACTION"
+
+// exactIntExpr returns e's exact replacement, or nil when e is none of the
+// integer operations replaced.
+func exactIntExpr(e sql.Expression) sql.Expression {
+	switch x := e.(type) {
+	case *expression.Arithmetic:
+		if integerOperands(x) {
+			return &intArith{Arithmetic: x, unsignedOps: unsignedOperand(x.LeftChild) || unsignedOperand(x.RightChild)}
+		}
+	case *expression.IntDiv:
+		if integerExpr(x.LeftChild) && integerExpr(x.RightChild) {
+			return &intDiv{IntDiv: x, unsigned: unsignedOperand(x.LeftChild) || unsignedOperand(x.RightChild)}
+		}
+	case *expression.Mod:
+		if integerExpr(x.LeftChild) && integerExpr(x.RightChild) {
+			return &intMod{Mod: x, unsigned: unsignedOperand(x.LeftChild)}
+		}
+	case *expression.UnaryMinus:
+		if integerExpr(x.Child) {
+			return &intNeg{UnaryMinus: x}
+		}
+	}
+	return nil
+}
+
+// integerOperands reports whether a is +, - or * of two integer operands.
 func integerOperands(a *expression.Arithmetic) bool {
 	switch strings.ToLower(a.Op) {
 	case sqlparser.PlusStr, sqlparser.MinusStr, sqlparser.MultStr:
 	default:
 		return false
 	}
-	for _, c := range []sql.Expression{a.LeftChild, a.RightChild} {
-		t := c.Type()
-		if !types.IsInteger(t) || types.IsBit(t) || types.IsYear(t) {
-			return false
-		}
-	}
-	return true
+	return integerExpr(a.LeftChild) && integerExpr(a.RightChild)
 }
 
-// intArith is an Arithmetic of two integers computed exactly (see above).
-type intArith struct {
-	*expression.Arithmetic
+// integerExpr reports whether e is of an integer type (not BIT or YEAR,
+// which GMS treats on its own terms).
+func integerExpr(e sql.Expression) bool {
+	t := e.Type()
+	return types.IsInteger(t) && !types.IsBit(t) && !types.IsYear(t)
 }
 
-var _ sql.Expression = (*intArith)(nil)
-
-// unsigned reports whether the result is BIGINT UNSIGNED.
-func (a *intArith) unsigned() bool {
-	return types.IsUnsigned(a.LeftChild.Type()) || types.IsUnsigned(a.RightChild.Type())
-}
-
-// Type implements sql.Expression.
-func (a *intArith) Type() sql.Type {
-	if a.unsigned() {
+// bigintType returns the type of an integer result.
+func bigintType(unsigned bool) sql.Type {
+	if unsigned {
 		return types.Uint64
 	}
 	return types.Int64
 }
 
-// Eval implements sql.Expression.
-func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	l, err := a.LeftChild.Eval(ctx, row)
-	if err != nil || l == nil {
-		return nil, err
-	}
-	r, err := a.RightChild.Eval(ctx, row)
-	if err != nil || r == nil {
-		return nil, err
-	}
-	x, okl := magnitudeOf(l)
-	y, okr := magnitudeOf(r)
-	if !okl || !okr {
-		// Not a Go integer after all: GMS's arithmetic decides.
-		return a.Arithmetic.Eval(ctx, row)
-	}
-	var z signedMag
-	var ok bool
-	switch strings.ToLower(a.Op) {
-	case sqlparser.PlusStr:
-		z, ok = x.add(y)
-	case sqlparser.MinusStr:
-		z, ok = x.add(y.negate())
-	default:
-		z, ok = x.mul(y)
-	}
-	if a.unsigned() {
+// bigintResult returns z as a BIGINT UNSIGNED (uint64) or BIGINT (int64),
+// or MySQL's 1690 naming expr when z does not fit it or ok is false (the
+// magnitude overflowed).
+func bigintResult(z signedMag, ok, unsigned bool, expr sql.Expression) (any, error) {
+	if unsigned {
 		if !ok || (z.neg && z.abs != 0) {
-			return nil, errIntOutOfRange.New("BIGINT UNSIGNED", a.String())
+			return nil, errIntOutOfRange.New("BIGINT UNSIGNED", expr.String())
 		}
 		return z.abs, nil
 	}
@@ -125,20 +137,199 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	case z.neg && z.abs <= 1<<63:
 		return int64(-z.abs), nil // -(2^63) wraps to MinInt64, as it should
 	}
-	return nil, errIntOutOfRange.New("BIGINT", a.String())
+	return nil, errIntOutOfRange.New("BIGINT", expr.String())
+}
+
+// evalOperands evaluates the two operands of a binary integer operation;
+// null is true when either is NULL, and ok false when either is not a Go
+// integer after all (GMS's own operation decides then).
+func evalOperands(ctx *sql.Context, row sql.Row, left, right sql.Expression) (x, y signedMag, null, ok bool, err error) {
+	l, err := left.Eval(ctx, row)
+	if err != nil || l == nil {
+		return x, y, true, true, err
+	}
+	r, err := right.Eval(ctx, row)
+	if err != nil || r == nil {
+		return x, y, true, true, err
+	}
+	x, okl := magnitudeOf(l)
+	y, okr := magnitudeOf(r)
+	return x, y, false, okl && okr, nil
+}
+
+// divisionByZero is MySQL's result for DIV or % by zero: NULL, with
+// warning 1365.
+func divisionByZero(ctx *sql.Context) (any, error) {
+	if ctx != nil && ctx.Session != nil {
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: expression.ERDivisionByZero, Message: "Division by 0"})
+	}
+	return nil, nil
+}
+
+// intArith is an Arithmetic of two integers computed exactly (see above).
+type intArith struct {
+	*expression.Arithmetic
+	// unsignedOps is whether either operand is unsigned (the operands'
+	// types are fixed: a new child makes a new intArith).
+	unsignedOps bool
+	// signedMinus makes a subtraction signed whatever its operands, as
+	// the SQL mode NO_UNSIGNED_SUBTRACTION does.
+	signedMinus bool
+}
+
+var _ sql.Expression = (*intArith)(nil)
+
+// minus reports whether a is a subtraction.
+func (a *intArith) minus() bool { return a.Op == sqlparser.MinusStr }
+
+// unsigned reports whether the result is BIGINT UNSIGNED.
+func (a *intArith) unsigned() bool {
+	return a.unsignedOps && !(a.signedMinus && a.minus())
+}
+
+// Type implements sql.Expression.
+func (a *intArith) Type() sql.Type { return bigintType(a.unsigned()) }
+
+// Eval implements sql.Expression.
+func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	x, y, null, ok, err := evalOperands(ctx, row, a.LeftChild, a.RightChild)
+	if err != nil || null {
+		return nil, err
+	}
+	if !ok {
+		return a.Arithmetic.Eval(ctx, row)
+	}
+	var z signedMag
+	switch strings.ToLower(a.Op) {
+	case sqlparser.PlusStr:
+		z, ok = x.add(y)
+	case sqlparser.MinusStr:
+		z, ok = x.add(y.negate())
+	default:
+		z, ok = x.mul(y)
+	}
+	return bigintResult(z, ok, a.unsigned(), a)
 }
 
 // WithChildren implements sql.Expression.
 func (a *intArith) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	e, err := a.Arithmetic.WithChildren(children...)
+	e, err := exactIntChildren(a.Arithmetic, children)
+	if na, ok := e.(*intArith); ok {
+		na.signedMinus = a.signedMinus
+	}
+	return e, err
+}
+
+// exactIntChildren returns e with children, replaced as checkIntArithmetic
+// would when it still is an integer operation.
+func exactIntChildren(e sql.Expression, children []sql.Expression) (sql.Expression, error) {
+	ne, err := e.WithChildren(children...)
 	if err != nil {
 		return nil, err
 	}
-	na, ok := e.(*expression.Arithmetic)
-	if !ok || !integerOperands(na) {
-		return e, nil
+	if x := exactIntExpr(ne); x != nil {
+		return x, nil
 	}
-	return &intArith{Arithmetic: na}, nil
+	return ne, nil
+}
+
+// intDiv is a DIV of two integers computed exactly: GMS divided as int64s
+// (a BIGINT UNSIGNED converted, wrapping) or as decimals.
+type intDiv struct {
+	*expression.IntDiv
+	unsigned bool // the result is BIGINT UNSIGNED: either operand is
+}
+
+var _ sql.Expression = (*intDiv)(nil)
+
+// Type implements sql.Expression.
+func (d *intDiv) Type() sql.Type { return bigintType(d.unsigned) }
+
+// Eval implements sql.Expression.
+func (d *intDiv) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	x, y, null, ok, err := evalOperands(ctx, row, d.LeftChild, d.RightChild)
+	if err != nil || null {
+		return nil, err
+	}
+	if !ok {
+		return d.IntDiv.Eval(ctx, row)
+	}
+	if y.abs == 0 {
+		return divisionByZero(ctx)
+	}
+	return bigintResult(x.quo(y), true, d.unsigned, d)
+}
+
+// WithChildren implements sql.Expression.
+func (d *intDiv) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return exactIntChildren(d.IntDiv, children)
+}
+
+// intMod is a % (or MOD) of two integers: GMS computed it as a DECIMAL.
+// The remainder takes the sign of the dividend, and the result is unsigned
+// when the dividend is; it always fits.
+type intMod struct {
+	*expression.Mod
+	unsigned bool // the result is BIGINT UNSIGNED: the dividend is
+}
+
+var _ sql.Expression = (*intMod)(nil)
+
+// Type implements sql.Expression.
+func (m *intMod) Type() sql.Type { return bigintType(m.unsigned) }
+
+// Eval implements sql.Expression.
+func (m *intMod) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	x, y, null, ok, err := evalOperands(ctx, row, m.LeftChild, m.RightChild)
+	if err != nil || null {
+		return nil, err
+	}
+	if !ok {
+		return m.Mod.Eval(ctx, row)
+	}
+	if y.abs == 0 {
+		return divisionByZero(ctx)
+	}
+	return bigintResult(x.rem(y), true, m.unsigned, m)
+}
+
+// WithChildren implements sql.Expression.
+func (m *intMod) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return exactIntChildren(m.Mod, children)
+}
+
+// intNeg is the unary minus of an integer: a signed BIGINT, or 1690 for the
+// negation of -9223372036854775808 or of an unsigned value above 2^63.
+type intNeg struct {
+	*expression.UnaryMinus
+}
+
+var _ sql.Expression = (*intNeg)(nil)
+
+// Type implements sql.Expression.
+func (n *intNeg) Type() sql.Type { return types.Int64 }
+
+// Eval implements sql.Expression.
+func (n *intNeg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := n.Child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	x, ok := magnitudeOf(v)
+	if !ok {
+		return n.UnaryMinus.Eval(ctx, row)
+	}
+	z := x.negate()
+	if !z.neg && z.abs > math.MaxInt64 {
+		// MySQL's form of the expression: -(x).
+		return nil, errIntOutOfRange.New("BIGINT", "-("+n.Child.String()+")")
+	}
+	return bigintResult(z, true, false, n)
+}
+
+// WithChildren implements sql.Expression.
+func (n *intNeg) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return exactIntChildren(n.UnaryMinus, children)
 }
 
 // signedMag is an integer as a sign and a 64-bit magnitude: every int64
@@ -181,6 +372,7 @@ func magnitudeOf(v any) (signedMag, bool) {
 	return signedMag{abs: uint64(i)}, true
 }
 
+// negate returns -x.
 func (x signedMag) negate() signedMag { return signedMag{neg: !x.neg && x.abs != 0, abs: x.abs} }
 
 // add returns x + y; ok is false when the magnitude overflows 64 bits.
@@ -199,4 +391,16 @@ func (x signedMag) add(y signedMag) (signedMag, bool) {
 func (x signedMag) mul(y signedMag) (signedMag, bool) {
 	hi, lo := bits.Mul64(x.abs, y.abs)
 	return signedMag{neg: x.neg != y.neg && lo != 0, abs: lo}, hi == 0
+}
+
+// quo returns x / y truncated toward zero, as DIV does; y is not zero.
+func (x signedMag) quo(y signedMag) signedMag {
+	q := x.abs / y.abs
+	return signedMag{neg: x.neg != y.neg && q != 0, abs: q}
+}
+
+// rem returns the remainder of x / y, with the sign of x; y is not zero.
+func (x signedMag) rem(y signedMag) signedMag {
+	r := x.abs % y.abs
+	return signedMag{neg: x.neg && r != 0, abs: r}
 }

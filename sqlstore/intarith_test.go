@@ -7,12 +7,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/stretchr/testify/require"
 )
 
-// TestSignedMagArithmetic checks add, subtract and multiply on random and
-// edge operands against math/big: the result, and whether it fits 64 bits
-// of magnitude.
+// TestSignedMagArithmetic checks add, subtract, multiply, DIV and % on
+// random and edge operands against math/big: the result, and whether it
+// fits 64 bits of magnitude.
 func TestSignedMagArithmetic(t *testing.T) {
 	edges := []any{int64(0), int64(1), int64(-1), int64(2), int64(-2), int64(math.MaxInt64), int64(math.MinInt64),
 		int64(math.MaxInt32), int64(math.MinInt32), uint64(math.MaxUint64), uint64(1 << 63), uint64(1<<63 - 1),
@@ -70,6 +73,22 @@ func TestSignedMagArithmetic(t *testing.T) {
 				require.False(t, z.neg && z.abs == 0, "negative zero from %v %s %v", a, op.name, b)
 			}
 		}
+		if y.abs == 0 {
+			continue
+		}
+		// DIV truncates toward zero and % takes the dividend's sign, as
+		// big.Int's Quo and Rem do.
+		for _, op := range []struct {
+			name      string
+			got, want *big.Int
+			z         signedMag
+		}{
+			{"DIV", magOf(x.quo(y)), new(big.Int).Quo(bigOf(a), bigOf(b)), x.quo(y)},
+			{"%", magOf(x.rem(y)), new(big.Int).Rem(bigOf(a), bigOf(b)), x.rem(y)},
+		} {
+			require.Zero(t, op.want.Cmp(op.got), "%v %s %v: %v, want %v", a, op.name, b, op.got, op.want)
+			require.False(t, op.z.neg && op.z.abs == 0, "negative zero from %v %s %v", a, op.name, b)
+		}
 	}
 }
 
@@ -110,4 +129,111 @@ func TestIntegerArithmeticSQL(t *testing.T) {
 		fmt.Sprint(d.exec("SELECT * FROM a ORDER BY id")), "a failed UPDATE changed a row")
 	d.exec("UPDATE a SET u = u + 1, n = n + 1 WHERE id = 2")
 	require.Equal(t, "[[-9223372036854775807 10000000000000000001]]", fmt.Sprint(d.exec("SELECT n, u FROM a WHERE id = 2")))
+}
+
+// TestIntLiteralArithmeticStatements: the statements of the issue, where a
+// literal of 128 to 255, 32768 to 65535 or 2^31 to 2^32-1 (typed unsigned
+// by GMS, a signed BIGINT in MySQL) made arithmetic BIGINT UNSIGNED: in a
+// SELECT list, WHERE, UPDATE SET, INSERT, a subquery, a prepared
+// statement's arguments and an index lookup's bound.
+func TestIntLiteralArithmeticStatements(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, c INT, u INT UNSIGNED, KEY (c))")
+	d.exec("INSERT INTO t VALUES (1, -5, 5), (2, 3, 7)")
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT -5 * 208", "[[-1040]]"},
+		{"SELECT c*128, c*208, c*255, c*40000, c*3000000000 FROM t WHERE id = 1", "[[-640 -1040 -1275 -200000 -15000000000]]"},
+		{"SELECT c*127, c*256, c*70000 FROM t WHERE id = 1", "[[-635 -1280 -350000]]"},
+		{"SELECT CAST(-5 AS SIGNED) * 200", "[[-1000]]"},
+		{"SELECT 200 - 201, 65535 - 65536, 4294967295 - 4294967296", "[[-1 -1 -1]]"},
+		{"SELECT id FROM t WHERE c - 200 < 0 ORDER BY id", "[[1] [2]]"},
+		{"SELECT id FROM t WHERE c > 255 - 300", "[[1] [2]]"},
+		{"SELECT id FROM t WHERE c = -1040 DIV 208", "[[1]]"},
+		{"SELECT (SELECT c * 200 FROM t WHERE id = 1)", "[[-1000]]"},
+		{"SELECT c DIV 200, c % 200, -c, - u FROM t WHERE id = 1", "[[0 -5 5 -5]]"},
+		{"SELECT u - 200 FROM t WHERE id = 1 AND u >= 200", "[]"},
+	} {
+		require.Equal(t, tc.want, fmt.Sprint(d.exec(tc.q)), tc.q)
+	}
+	d.exec("UPDATE t SET c = c * 200 WHERE id = 1")
+	d.exec("INSERT INTO t VALUES (3, -5 * 208, 1), (4, 200 - 300, 2)")
+	require.Equal(t, "[[1 -1000] [2 3] [3 -1040] [4 -100]]", fmt.Sprint(d.exec("SELECT id, c FROM t ORDER BY id")))
+	// An unsigned column stays unsigned: its result is BIGINT UNSIGNED.
+	for _, q := range []string{"SELECT u - 200 FROM t WHERE id = 1", "SELECT u * -1 FROM t WHERE id = 1", "SELECT u DIV -1 FROM t WHERE id = 1",
+		"UPDATE t SET c = u - 200 WHERE id = 1", "SELECT -(18446744073709551615 + 0)", "SELECT -9223372036854775807 - 2"} {
+		require.Equal(t, 1690, int(mysqlErrno(d.execErr(q))), q)
+	}
+
+	// A prepared statement's arguments reach GMS as literals.
+	arg := map[string]sqlparser.Expr{"v1": sqlparser.NewIntVal([]byte("200"))}
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT c * ? FROM t WHERE id = 2", "[[600]]"},
+		{"SELECT -5 * ?", "[[-1000]]"},
+		{"SELECT id FROM t WHERE c - ? < 0 ORDER BY id", "[[1] [2] [3] [4]]"},
+	} {
+		sch, iter, err := Query(d.ctx, d.e, tc.q, nil, arg)
+		require.NoError(t, err, tc.q)
+		rows, err := sql.RowIterToRows(d.ctx, iter)
+		require.NoError(t, err, tc.q)
+		require.Equal(t, tc.want, fmt.Sprint(rows), tc.q)
+		require.Equal(t, types.Int64, sch[0].Type.Promote(), tc.q)
+	}
+}
+
+// TestIntArithmeticTypes: the result column's type is BIGINT, or BIGINT
+// UNSIGNED when MySQL's is, whatever the operands' widths: GMS reported
+// -c as c's own type and % as a DECIMAL.
+func TestIntArithmeticTypes(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s TINYINT, u SMALLINT UNSIGNED)")
+	for q, want := range map[string]sql.Type{
+		"SELECT -5 * 208 FROM t":                 types.Int64,
+		"SELECT 200 + 1 FROM t":                  types.Int64,
+		"SELECT s * 200 FROM t":                  types.Int64,
+		"SELECT u * 200 FROM t":                  types.Uint64,
+		"SELECT s DIV 200 FROM t":                types.Int64,
+		"SELECT s DIV u FROM t":                  types.Uint64,
+		"SELECT s % u FROM t":                    types.Int64,
+		"SELECT u % -3 FROM t":                   types.Uint64,
+		"SELECT -s FROM t":                       types.Int64,
+		"SELECT -u FROM t":                       types.Int64,
+		"SELECT 18446744073709551615 - 1 FROM t": types.Uint64,
+	} {
+		sch, _, _, err := d.e.Query(d.ctx, q)
+		require.NoError(t, err, q)
+		require.Equal(t, want, sch[0].Type, q)
+	}
+}
+
+// TestNoUnsignedSubtraction: under the SQL mode NO_UNSIGNED_SUBTRACTION a
+// subtraction with an unsigned operand is a signed BIGINT (-1, not 1690),
+// and a result beyond it fails as a BIGINT; addition stays unsigned.
+func TestNoUnsignedSubtraction(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, u INT UNSIGNED, b BIGINT UNSIGNED)")
+	d.exec("INSERT INTO t VALUES (1, 5, 18446744073709551615)")
+	require.Equal(t, 1690, int(mysqlErrno(d.execErr("SELECT u - 7 FROM t"))))
+	d.exec("SET sql_mode = 'STRICT_TRANS_TABLES,NO_UNSIGNED_SUBTRACTION'")
+	for q, want := range map[string]string{
+		"SELECT u - 7 FROM t":                           "[[-2]]",
+		"SELECT u - CAST(7 AS UNSIGNED) FROM t":         "[[-2]]",
+		"SELECT CAST(0 AS UNSIGNED) - 1":                "[[-1]]",
+		"SELECT u + 7 FROM t":                           "[[12]]",
+		"SELECT (SELECT u - 7 FROM t WHERE id = 1) - 0": "[[-2]]",
+		"SELECT id FROM t WHERE u - 7 < 0":              "[[1]]",
+	} {
+		sch, iter, _, err := d.e.Query(d.ctx, q)
+		require.NoError(t, err, q)
+		rows, err := sql.RowIterToRows(d.ctx, iter)
+		require.NoError(t, err, q)
+		require.Equal(t, want, fmt.Sprint(rows), q)
+		if q == "SELECT u + 7 FROM t" {
+			require.Equal(t, types.Uint64, sch[0].Type, q)
+		} else if q != "SELECT id FROM t WHERE u - 7 < 0" {
+			require.Equal(t, types.Int64, sch[0].Type, q)
+		}
+	}
+	err := d.execErr("SELECT b - 0 FROM t")
+	require.Equal(t, 1690, int(mysqlErrno(err)))
+	require.Contains(t, err.Error(), "BIGINT value is out of range")
 }

@@ -14,7 +14,8 @@ import (
 // MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
 // column's range, values bound for BIGINT), compareUpdatesExactly
 // (exactupdate.go: updates that change only letter case),
-// checkIntArithmetic (intarith.go: integer overflow) and exactHashKeys
+// checkIntArithmetic (intarith.go: integer arithmetic exact and typed as
+// in MySQL) and exactHashKeys
 // (hashkeys.go: hash joins over DECIMAL and mixed types). Simple UPDATEs and
 // INSERTs skip most of GMS's analyzer (the node-specific batches of
 // analyzer.getBatchesForNode); the rules of analyzer.OnceAfterAll run for
