@@ -52,9 +52,16 @@ func (g *guardedIter) Next(ctx *sql.Context) (row sql.Row, err error) {
 	return row, err
 }
 
+// Close closes the result and takes up the transaction a PREPARE kept
+// out of its commit (nestedtxn.go) at once: a caller of Query may look at
+// the session's transaction before its next statement.
 func (g *guardedIter) Close(ctx *sql.Context) (err error) {
 	defer recoverInto(&err, g.query)
-	return g.RowIter.Close(ctx)
+	err = g.RowIter.Close(ctx)
+	if s, ok := ctx.Session.(*Session); ok {
+		s.takeUp(ctx)
+	}
+	return err
 }
 
 // recoverInto turns a panic in progress into *err.

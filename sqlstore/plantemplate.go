@@ -47,7 +47,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	ok := true
 	transform.Inspect(n, func(c sql.Node) bool {
 		switch c := c.(type) {
-		case *plan.Project, *plan.GroupBy, *plan.Sort, *plan.Distinct, *plan.OrderedDistinct, *plan.Limit, *plan.TopN:
+		case *plan.Project, *plan.GroupBy, *plan.Sort, *plan.Distinct, *plan.OrderedDistinct, *plan.Limit, *plan.TopN, *quotaNode:
 		case *plan.IndexedTableAccess:
 			ok = ok && ita == nil && c.Typ == plan.ItaTypeStatic
 			ita = c
@@ -98,7 +98,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	transform.InspectExpressions(n, func(x sql.Expression) bool {
 		switch x := x.(type) {
 		case *expression.GetField, *expression.Alias, *expression.Star,
-			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg, *exactAgg:
+			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg, *exactAgg, *quotaAgg:
 		case *expression.Literal:
 			ok = ok && !equalsArg(x.Value(), args)
 		default:

@@ -44,6 +44,12 @@ type Session struct {
 	// thresholds caches the session's strata_planner value parsed
 	// (access.go).
 	thresholds atomic.Pointer[parsedThresholds]
+	// mem is the running statement's memory account, under the
+	// strata_mem_quota_query quota (memquota.go).
+	mem memAccount
+	// nested holds the transactions GMS takes out of the context around
+	// procedure bodies and PREPARE (nestedtxn.go); guarded by mu.
+	nested nestedTxns
 }
 
 func newSession(base *sql.BaseSession, s *Store) *Session {
@@ -89,6 +95,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 		s.open = make(map[*txn]struct{})
 	}
 	s.open[t] = struct{}{}
+	s.startedLocked(t)
 	s.mu.Unlock()
 	return t, nil
 }
@@ -169,9 +176,11 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 	if err := s.BaseSession.ValidateSession(ctx); err != nil {
 		return err
 	}
+	inCall := s.takeUp(ctx)
 	t, _ := ctx.GetTransaction().(*txn)
 	if t == nil || t.idle() {
 		s.stmt.begin()
+		s.mem.begin()
 	}
 	s.releaseIdle(t)
 	if t == nil {
@@ -182,7 +191,7 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 		ctx.SetTransaction(nil)
 		return nil
 	}
-	if !ctx.GetIgnoreAutoCommit() && s.autocommit(ctx) && t.idle() {
+	if !inCall && !ctx.GetIgnoreAutoCommit() && s.autocommit(ctx) && t.idle() {
 		t.rollback()
 		ctx.SetTransaction(nil)
 		return nil

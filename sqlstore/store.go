@@ -203,6 +203,9 @@ func (s *Store) NewEngine() *sqle.Engine {
 			b.Rules = append(b.Rules, analyzer.Rule{Id: exactJoinKeysRule, Apply: exactJoinKeys})
 		}
 	}
+	installImplicitCommit(a) // commit after the statements MySQL commits for (implicitcommit.go)
+	installMemQuota(a)       // statements' memory under strata_mem_quota_query (memquota.go)
+	installGroupConcat(a)    // GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go)
 	a.Catalog.StatsProvider = NewStatsProvider()
 	// Window functions over grouped rows are rewritten after parsing
 	// (groupwindow.go); the analyzer's parser reads stored definitions.
