@@ -28,15 +28,20 @@
 //     and GRANT work as in MySQL. Without a password the server listens on
 //     loopback addresses only. Unknown users fail like wrong passwords.
 //   - LOAD DATA INFILE, LOAD_FILE and SELECT ... INTO OUTFILE reach only
-//     DATA/files/sql (secure_file_priv); the engine never checks the FILE
-//     privilege.
-//   - At most --max-connections connections (more get error 1040); idle
+//     DATA/files/sql (secure_file_priv; paths compared cleaned and with
+//     symlinks resolved), and only for accounts with the FILE privilege.
+//   - At most --max-connections connections (more get error 1040), and
+//     one more for an account with SUPER or CONNECTION_ADMIN; idle
 //     connections close after --idle-timeout, connections that have not
 //     logged in after --connect-timeout, and clients that take no result
 //     data for --write-timeout; a statement whose client hangs up is
-//     cancelled; a packet larger than
-//     --max-allowed-packet closes the connection with error 1153 before it
-//     is buffered (for TLS connections the statement size is checked).
+//     cancelled; a packet larger than --max-allowed-packet (8 KiB before
+//     login) closes the connection with error 1153 before it is buffered,
+//     over TLS too.
+//   - SET GLOBAL needs SUPER; a global either takes effect or is refused.
+//     At most max_prepared_stmt_count prepared statements (1461). Each
+//     statement's buffered rows are bounded by strata_mem_quota_query
+//     (3170).
 //   - With --require-secure-transport a client that does not use TLS fails
 //     authentication and gets no session.
 //   - SIGINT and SIGTERM let running statements finish (--shutdown-timeout),

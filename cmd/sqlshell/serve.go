@@ -41,8 +41,9 @@ Flags:
                                the last commits in a crash of the process
                                or the machine)
 
-LOAD DATA INFILE, LOAD_FILE() and SELECT ... INTO OUTFILE only reach the
-folder DIR/files/sql.
+LOAD DATA INFILE, LOAD_FILE() and SELECT ... INTO OUTFILE need the FILE
+privilege and only reach the folder DIR/files/sql (relative paths are taken
+from it; symlinks out of it are refused).
 `
 
 // runServe is the serve subcommand.

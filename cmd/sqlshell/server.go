@@ -46,9 +46,8 @@ type serverConfig struct {
 }
 
 // filesDir is where LOAD DATA INFILE, LOAD_FILE and SELECT ... INTO
-// OUTFILE may read and write, relative to the data folder. It sits one
-// level below a folder of its own because the engine allows any path that
-// merely starts with it.
+// OUTFILE may read and write, relative to the data folder
+// (serverfiles.go checks every path against it).
 var filesDir = filepath.Join("files", "sql")
 
 // srv is a running server. Shutdown stops it and releases everything.
@@ -60,6 +59,7 @@ type srv struct {
 	ln      *limitListener
 	h       *handler
 	started chan struct{} // closed when the accept loop returned
+	policy  *policy       // privilege and file checks, effective globals
 	once    sync.Once
 	err     error
 }
@@ -105,10 +105,11 @@ func routeLogs(logger *log.Logger) {
 	setupLogs.Do(func() {
 		logrus.SetLevel(logrus.ErrorLevel)
 		logrus.SetOutput(sinkWriter{})
+		logrus.SetFormatter(&boundedFormatter{})
 		discard := func(...any) {}
 		discardf := func(string, ...any) {}
-		print := func(v ...any) { logSink.Load().Print(v...) }
-		printf := func(f string, v ...any) { logSink.Load().Printf(f, v...) }
+		print := func(v ...any) { logLine(fmt.Sprint(v...)) }
+		printf := func(f string, v ...any) { logLine(fmt.Sprintf(f, v...)) }
 		vtlog.Info, vtlog.Infof = discard, discardf
 		vtlog.Warning, vtlog.Warningf = print, printf
 		vtlog.Error, vtlog.Errorf = print, printf
@@ -196,7 +197,7 @@ func startServer(cfg serverConfig) (*srv, error) {
 			// watched for without reading, see watchPeer), so however
 			// long it takes, it is not idle time.
 			lc.ConnReadTimeout = cfg.idleTimeout
-			lc.AuthServer = authServer{AuthServer: lc.AuthServer, requireTLS: cfg.requireTLS}
+			lc.AuthServer = authServer{AuthServer: lc.AuthServer, requireTLS: cfg.requireTLS, db: s.engine.Analyzer.Catalog.MySQLDb, log: cfg.log}
 			l, err := mysql.NewListenerWithConfig(lc)
 			if err != nil {
 				return nil, err
@@ -224,6 +225,8 @@ func startServer(cfg serverConfig) (*srv, error) {
 			return nil, fmt.Errorf("unexpected protocol handler %T", h)
 		}
 		s.h = newHandler(gh, st, s.engine.Parser, cfg.maxPacket)
+		s.h.prepared = newPreparedLimit(s.engine)
+		s.h.users = s.engine.Analyzer.Catalog.MySQLDb
 		return s.h, nil
 	}
 	s.gms, err = server.NewServerWithHandler(gcfg, s.engine, gsql.NewContext, builder, nil, wrap)
@@ -282,9 +285,9 @@ func (s *srv) setupUsers(loopback bool) error {
 	return nil
 }
 
-// setupVariables confines server-side file access to the files folder and
-// sets max_allowed_packet. The engine does not check the FILE privilege,
-// so this folder is all any account can reach.
+// setupVariables confines server-side file access to the files folder
+// (serverfiles.go), gives the globals the server's values (globals.go)
+// and installs the privilege checks the engine lacks (privileges.go).
 func (s *srv) setupVariables() error {
 	dir, err := filepath.Abs(filepath.Join(s.cfg.data, filesDir))
 	if err != nil {
@@ -292,6 +295,10 @@ func (s *srv) setupVariables() error {
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating the files folder: %w", err)
+	}
+	// Resolved, so that paths compare with the resolved paths of files.
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return fmt.Errorf("resolving the files folder: %w", err)
 	}
 	if err := gsql.SystemVariables.AssignValues(map[string]any{"secure_file_priv": dir}); err != nil {
 		return err
@@ -306,6 +313,10 @@ func (s *srv) setupVariables() error {
 	c := *mv
 	c.Default = int64(s.cfg.maxPacket)
 	gsql.SystemVariables.AddSystemVariables([]gsql.SystemVariable{&c})
+	if err := s.resetGlobals(); err != nil {
+		return err
+	}
+	s.setupPolicy(dir)
 	return nil
 }
 

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"log"
 	"net"
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/server"
 	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -26,6 +28,8 @@ type handler struct {
 	store     *sqlstore.Store
 	parser    gsql.Parser // the engine's, to tell syntax errors (queryErr)
 	maxPacket int
+	prepared  *preparedLimit    // max_prepared_stmt_count; nil: no limit
+	users     *mysql_db.MySQLDb // the accounts, for SET PASSWORD (password.go)
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -102,6 +106,7 @@ func (h *handler) survive(c *mysql.Conn, what string, err *error) {
 		}
 	}()
 	_ = h.Handler.ComResetConnection(c)
+	h.prepared.reset(c, true)
 }
 
 // waitConnsClosed blocks until every connection has been closed.
@@ -142,6 +147,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 // rolls back its open transaction.
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
+	h.prepared.reset(c, false)
 	h.mu.Lock()
 	delete(h.sessions, c.ConnectionID)
 	h.conns--
@@ -167,11 +173,17 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	callback = shortInfoDropped(callback)
+	if alter, ok := h.setPassword(c, query); ok {
+		query = alter
+	}
+	callback = h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback))
 	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() error {
 		return h.Handler.ComQuery(ctx, c, query, callback)
 	})
-	return h.queryErr(c, query, false, err)
+	h.prepared.after(c)
+	err = h.queryErr(c, query, false, err)
+	releaseMemory(err)
+	return err
 }
 
 // shortInfoDropped drops the info text of an OK result when it is shorter
@@ -199,12 +211,15 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	rest, err = h.Handler.ComMultiQuery(ctx, c, query, shortInfoDropped(callback))
+	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback)))
+	h.prepared.after(c)
 	if err != nil {
 		// MySQL ends a multi-statement query at its first failing
 		// statement. The protocol layer runs whatever remainder is
 		// returned, after the error packet, so none may be.
-		return "", h.queryErr(c, query, true, err)
+		err = h.queryErr(c, query, true, err)
+		releaseMemory(err)
+		return "", err
 	}
 	return rest, nil
 }
@@ -217,7 +232,11 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	h.begin()
 	defer h.end()
 	defer h.survive(c, "COM_STMT_PREPARE", &err)
+	if err := h.prepared.prepare(c, prepare.StatementID); err != nil {
+		return nil, err
+	}
 	f, err = h.Handler.ComPrepare(ctx, c, query, prepare)
+	h.prepared.prepared(c, prepare.StatementID, query, err != nil)
 	return f, wireErr(err)
 }
 
@@ -238,11 +257,15 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(ctx, c) }, func() error {
 		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	})
-	return wireErr(err)
+	h.prepared.after(c)
+	err = wireErr(err)
+	releaseMemory(err)
+	return err
 }
 
 // ComResetConnection implements mysql.Handler.
 func (h *handler) ComResetConnection(c *mysql.Conn) error {
+	defer h.prepared.reset(c, false)
 	return wireErr(h.Handler.ComResetConnection(c))
 }
 
@@ -257,6 +280,8 @@ func (h *handler) ComResetConnection(c *mysql.Conn) error {
 type authServer struct {
 	mysql.AuthServer
 	requireTLS bool
+	db         *mysql_db.MySQLDb // the accounts, for the privileges of the reserved slot (login)
+	log        *log.Logger       // failed logins
 }
 
 // AuthMethods implements mysql.AuthServer.
@@ -264,7 +289,7 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 	ms := a.AuthServer.AuthMethods()
 	out := make([]mysql.AuthMethod, len(ms))
 	for i, m := range ms {
-		out[i] = authMethod{AuthMethod: m, requireTLS: a.requireTLS}
+		out[i] = authMethod{AuthMethod: m, requireTLS: a.requireTLS, db: a.db, log: a.log}
 	}
 	return out
 }
@@ -272,14 +297,21 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 type authMethod struct {
 	mysql.AuthMethod
 	requireTLS bool
+	db         *mysql_db.MySQLDb
+	log        *log.Logger
 }
 
 // HandleUser implements mysql.AuthMethod: every user name is handled, and
 // unknown ones fail in HandleAuthPluginData.
 func (m authMethod) HandleUser(*mysql.Conn, string) bool { return true }
 
-// HandleAuthPluginData implements mysql.AuthMethod.
+// HandleAuthPluginData implements mysql.AuthMethod: see login.
 func (m authMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
+	return m.login(c, user, serverData, clientData, addr)
+}
+
+// authenticate checks the client's credentials.
+func (m authMethod) authenticate(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
 	if m.requireTLS && !c.TLSEnabled() {
 		return nil, mysql.NewSQLError(erSecureTransportRequired, "HY000",
 			"Connections using insecure transport are prohibited while --require-secure-transport=ON.")

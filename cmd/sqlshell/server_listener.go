@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"sync"
@@ -11,10 +12,13 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// limitListener accepts at most max connections at once: one more gets
-// MySQL's "Too many connections" error (1040) instead of the handshake and
-// is closed. It also enforces the maximum packet size on the connections
-// it returns, and closes them all on shutdown.
+// limitListener accepts at most max connections at once, plus one kept for
+// an administrator as MySQL keeps it: the connection past max gets its
+// handshake, and is admitted only if its account has CONNECTION_ADMIN or
+// SUPER (admit); one more still gets MySQL's "Too many connections" error
+// (1040) instead of the handshake and is closed. It also enforces the
+// maximum packet size on the connections it returns, and closes them all
+// on shutdown.
 type limitListener struct {
 	net.Listener
 	max       int
@@ -25,8 +29,9 @@ type limitListener struct {
 	// hold one of the max slots until the idle timeout.
 	connectTimeout time.Duration
 
-	mu    sync.Mutex
-	conns map[*limitConn]struct{} // open connections
+	mu       sync.Mutex
+	conns    map[*limitConn]struct{} // open connections
+	admitted int                     // of conns, those logged in (admit)
 }
 
 func newLimitListener(l net.Listener, maxConns, maxPacket int, logger *log.Logger) *limitListener {
@@ -41,10 +46,10 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		l.mu.Lock()
-		if l.max > 0 && len(l.conns) >= l.max {
+		if l.max > 0 && len(l.conns) >= l.max+1 {
 			l.mu.Unlock()
 			l.log.Printf("connection from %s refused: too many connections (limit %d)", c.RemoteAddr(), l.max)
-			_, _ = c.Write(errPacket(0, mysql.ERConCount, "08004", "Too many connections"))
+			_, _ = c.Write(errTooManyConns(0))
 			_ = c.Close()
 			continue
 		}
@@ -60,6 +65,48 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		return lc, nil
 	}
+}
+
+// errTooManyConnections is MySQL's refusal of a connection past
+// max_connections.
+var errTooManyConnections = mysql.NewSQLError(mysql.ERConCount, "08004", "Too many connections")
+
+// errTooManyConns is the ERR packet of errTooManyConnections.
+func errTooManyConns(seq byte) []byte {
+	return errPacket(seq, mysql.ERConCount, "08004", "Too many connections")
+}
+
+// admit gives a connection whose client has just authenticated its slot:
+// an ordinary account one of the max, an account with CONNECTION_ADMIN or
+// SUPER (admin) the one beyond them too, so that an administrator can
+// still log in to a server that ordinary clients have filled. It returns
+// errTooManyConnections when no slot is left for the account.
+func (l *limitListener) admit(c *limitConn, admin bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.max > 0 {
+		limit := l.max
+		if admin {
+			limit++
+		}
+		if l.admitted >= limit {
+			return errTooManyConnections
+		}
+		if _, open := l.conns[c]; open && !c.admitted {
+			c.admitted = true
+			l.admitted++
+		}
+	}
+	c.authed = true
+	return nil
+}
+
+// limit returns the connection limit, which SET GLOBAL max_connections
+// changes while connections arrive.
+func (l *limitListener) limit() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.max
 }
 
 // closeAll closes every open connection.
@@ -86,29 +133,33 @@ func errPacket(seq byte, code uint16, state, msg string) []byte {
 	return append(hdr, payload...)
 }
 
-// maxChunk is the largest payload of one protocol packet; a logical packet
-// of that size or more continues in the next one.
-const maxChunk = 0xffffff
+// maxLoginPacket is the largest packet a client may send before it has
+// authenticated. A handshake response is a few hundred bytes (user name,
+// password hash, connection attributes); without this bound each
+// unauthenticated connection could make the server buffer a packet of
+// max_allowed_packet.
+const maxLoginPacket = 8 << 10
 
 // limitConn is an accepted connection. While the connection is not
 // encrypted it follows the packet framing of what the client sends and
-// fails the read that would exceed the maximum packet size, after telling
-// the client (error 1153), so an oversized statement is never buffered.
-// Once the client asks for TLS the framing is encrypted; the handler then
-// checks statement sizes instead.
+// fails the read that would exceed the maximum packet size (maxLoginPacket
+// until the client has authenticated), after telling the client (error
+// 1153), so an oversized packet is never buffered. Once the client asks
+// for TLS the framing is encrypted here; the TLS connection is then
+// checked above the encryption (see frameTLS).
 type limitConn struct {
 	net.Conn
 	l    *limitListener
 	once sync.Once
 
-	// Framing state, used by Read only (one reader at a time).
-	hdr       [4]byte
-	hdrN      int
-	remaining int  // payload bytes left in the current packet
-	last      bool // the current packet ends its logical packet
-	logical   int  // size of the logical packet so far
-	packets   int  // packets seen
-	tls       bool // the client switched to TLS: framing no longer visible
+	// admitted is set, under l.mu, when the connection took one of the
+	// listener's slots for logged-in clients (limitListener.admit).
+	admitted bool
+
+	// Used by Read only (one reader at a time).
+	framer  framer
+	tls     bool // the client switched to TLS: framing no longer visible
+	tlsRead int  // bytes read since, until the client logged in
 
 	// Login state, used on the connection's own goroutine only: the
 	// protocol handler sets mc when the connection starts, and the
@@ -116,6 +167,12 @@ type limitConn struct {
 	// then every read must end by loginBy (zero once logged in).
 	mc      *mysql.Conn
 	loginBy time.Time
+	authed  bool // the client has authenticated (admit)
+}
+
+// loggedIn reports whether the client has authenticated.
+func (c *limitConn) loggedIn() bool {
+	return c.authed || (c.mc != nil && c.mc.User != "")
 }
 
 // loggingIn reports whether the connection has a login deadline still to
@@ -124,7 +181,7 @@ func (c *limitConn) loggingIn() bool {
 	if c.loginBy.IsZero() {
 		return false
 	}
-	if c.mc != nil && c.mc.User != "" {
+	if c.loggedIn() {
 		c.loginBy = time.Time{}
 		return false
 	}
@@ -150,48 +207,48 @@ func (c *limitConn) Read(b []byte) (int, error) {
 		}
 	}
 	n, err := c.Conn.Read(b)
-	if c.tls || c.l.maxPacket <= 0 {
-		return n, err
+	if c.tls {
+		return n, c.checkTLSLogin(n, err)
 	}
-	for i := 0; i < n; {
-		if c.remaining == 0 && c.hdrN < 4 {
-			c.hdr[c.hdrN] = b[i]
-			c.hdrN++
-			i++
-			if c.hdrN < 4 {
-				continue
-			}
-			size := int(c.hdr[0]) | int(c.hdr[1])<<8 | int(c.hdr[2])<<16
-			c.hdrN = 0
-			c.packets++
-			c.logical += size
-			c.remaining = size
-			c.last = size < maxChunk
-			if c.logical > c.l.maxPacket {
-				c.l.log.Printf("connection from %s closed: a packet of more than %d bytes exceeds max_allowed_packet", c.RemoteAddr(), c.l.maxPacket)
-				_, _ = c.Conn.Write(errPacket(c.hdr[3]+1, mysql.ERNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"))
-				_ = c.Close()
-				return 0, fmt.Errorf("packet larger than max_allowed_packet (%d bytes)", c.l.maxPacket)
-			}
-			if c.packets == 1 && size == 32 {
-				// The first client packet is 32 bytes only when it is an
-				// SSLRequest: what follows is TLS.
-				c.tls = true
-				return n, err
-			}
-			if size == 0 && c.last {
-				c.logical = 0
-			}
-			continue
-		}
-		k := min(c.remaining, n-i)
-		c.remaining -= k
-		i += k
-		if c.remaining == 0 && c.last {
-			c.logical = 0
-		}
+	if _, ferr := c.framer.scan(b[:n], c.header); ferr != nil {
+		return 0, ferr
 	}
 	return n, err
+}
+
+// header checks a packet header that Read found.
+func (c *limitConn) header(size, logical int, seq byte) (bool, error) {
+	if err := c.checkSize(c.Conn, logical, seq); err != nil {
+		return true, err
+	}
+	if c.framer.packets == 1 && size == 32 {
+		// The first client packet is 32 bytes only when it is an
+		// SSLRequest: what follows is TLS.
+		c.tls = true
+		return true, nil
+	}
+	return false, nil
+}
+
+// checkSize fails a logical packet of size bytes so far, whose latest
+// header had sequence number seq, if it exceeds the packet size limit:
+// it tells the client (error 1153) through w, closes the connection and
+// returns the error for the read.
+func (c *limitConn) checkSize(w io.Writer, size int, seq byte) error {
+	limit, what := c.l.maxPacket, "max_allowed_packet"
+	if !c.loggedIn() {
+		if limit <= 0 || limit > maxLoginPacket {
+			limit = maxLoginPacket
+		}
+		what = "the limit before login"
+	}
+	if limit <= 0 || size <= limit {
+		return nil
+	}
+	c.l.log.Printf("connection from %s closed: a packet of more than %d bytes exceeds %s", c.RemoteAddr(), limit, what)
+	_, _ = w.Write(errPacket(seq+1, mysql.ERNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"))
+	_ = c.Close()
+	return fmt.Errorf("packet larger than %s (%d bytes)", what, limit)
 }
 
 // Close implements net.Conn.
@@ -200,6 +257,9 @@ func (c *limitConn) Close() error {
 	c.once.Do(func() {
 		c.l.mu.Lock()
 		delete(c.l.conns, c)
+		if c.admitted {
+			c.l.admitted--
+		}
 		c.l.mu.Unlock()
 	})
 	return err
