@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -192,27 +193,39 @@ func (s *Store) DB() *kv.DB { return s.db }
 func (s *Store) Provider() *Provider { return s.provider }
 
 // NewEngine returns a GMS engine over the store, with this package's
-// statistics provider. Run queries with contexts from NewContext.
+// statistics provider and corrections (Configure). Run queries with
+// contexts from NewContext.
 func (s *Store) NewEngine() *sqle.Engine {
-	a := analyzer.NewDefault(s.provider)
+	e := sqle.New(analyzer.NewDefault(s.provider), &sqle.Config{})
+	s.Configure(e)
+	return e
+}
+
+// Configure installs this package's corrections of GMS on e, an engine
+// over the store's provider, and on nothing else: rules on e's own
+// analyzer, its executor and its parser. NewEngine calls it; an engine
+// built another way (GMS's test harness) gets the same behaviour from it.
+// Call it once per engine, before its first statement.
+func (s *Store) Configure(e *sqle.Engine) {
+	a := e.Analyzer
 	// After the joins are planned (optimizeJoins, in the once-after batch),
 	// in that batch rather than a batch of its own, which would cost every
-	// statement a pass of the batch machinery.
+	// statement a pass of the batch machinery. The batch's rules are GMS's
+	// shared slice: appended to a clipped copy, never in place.
 	for _, b := range a.Batches {
 		if b.Desc == "once-after" {
-			b.Rules = append(b.Rules, analyzer.Rule{Id: exactJoinKeysRule, Apply: exactJoinKeys})
+			b.Rules = append(slices.Clip(b.Rules), analyzer.Rule{Id: exactJoinKeysRule, Apply: exactJoinKeys})
 		}
 	}
-	installImplicitCommit(a) // commit after the statements MySQL commits for (implicitcommit.go)
-	installMemQuota(a)       // statements' memory under strata_mem_quota_query (memquota.go)
-	installGroupConcat(a)    // GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go)
+	installImplicitCommit(a)   // commit after the statements MySQL commits for (implicitcommit.go)
+	installMemQuota(a)         // statements' memory under strata_mem_quota_query (memquota.go)
+	installGroupConcat(a)      // GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go)
+	installRefuseSetDefault(a) // foreign keys with SET DEFAULT refused (fkactions.go)
 	a.Catalog.StatsProvider = NewStatsProvider()
 	// Window functions over grouped rows are rewritten after parsing
 	// (groupwindow.go); the analyzer's parser reads stored definitions.
 	a.Parser = windowParser{a.Parser}
-	e := sqle.New(a, &sqle.Config{})
 	e.Parser = windowParser{e.Parser}
-	return e
 }
 
 // NewSession returns a session over the store. base carries the client,

@@ -70,7 +70,16 @@ func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
 	h.mu.Lock()
 	h.store, h.session = s, nil
 	h.mu.Unlock()
-	e, err := enginetest.NewEngine(t, h, s.Provider(), h.setupData, sqlstore.NewStatsProvider())
+	// The engine a user gets: GMS's test engine with sqlstore's
+	// corrections installed as Store.NewEngine installs them, before the
+	// setup scripts run (enginetest.NewEngine, with Configure between).
+	e := enginetest.NewEngineWithProvider(t, h, s.Provider())
+	s.Configure(e)
+	data := h.setupData
+	if len(data) == 0 {
+		data = setup.MydbData
+	}
+	e, err = enginetest.RunSetupScripts(enginetest.NewContext(h), e, data, h.SupportsNativeIndexCreation())
 	if err != nil {
 		return nil, err
 	}
