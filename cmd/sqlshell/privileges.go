@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -14,6 +15,8 @@ import (
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // The engine checks the privileges a statement's syntax names (SELECT on
@@ -61,6 +64,8 @@ func (s *srv) setupPolicy(files string) {
 //     requirement.
 //   - LOAD DATA asks for FILE, also when LOCAL, which needs none, and
 //     fails with 1142 where MySQL says 1045 (policy.checkLoadData).
+//   - KILL asks for SUPER, while every account may kill its own
+//     connections (policy.checkKill).
 type grantsAuth struct {
 	gsql.AuthorizationHandler
 }
@@ -72,6 +77,9 @@ func (g grantsAuth) HandleAuth(ctx *gsql.Context, aqs gsql.AuthorizationQuerySta
 		return nil
 	}
 	if auth.AuthType == ast.AuthType_FILE {
+		return nil
+	}
+	if auth.AuthType == ast.AuthType_SUPER && isKill(ctx.Query()) {
 		return nil
 	}
 	return g.AuthorizationHandler.HandleAuth(ctx, aqs, auth)
@@ -276,18 +284,23 @@ func (p *policy) checkWritable(ctx *gsql.Context) error {
 		"The MySQL server is running with the --read-only option so it cannot execute this statement")
 }
 
-// checkKill refuses KILL of a connection that does not exist, with
-// MySQL's 1094; the engine answered OK. (The engine requires SUPER for
-// any KILL, so accounts without it cannot kill even their own
-// connections, which MySQL allows.)
+// checkKill applies MySQL's rules to KILL: a connection that does not
+// exist is 1094 (the engine answered OK); an account may kill its own
+// connections, and another's only with CONNECTION_ADMIN or SUPER (1095).
+// The engine asks SUPER for every KILL while building the plan, which
+// grantsAuth leaves to this check.
 func (p *policy) checkKill(ctx *gsql.Context, n *plan.Kill) error {
 	if ctx.ProcessList == nil {
 		return nil
 	}
 	for _, pr := range ctx.ProcessList.Processes() {
-		if pr.Connection == n.ConnID {
+		if pr.Connection != n.ConnID {
+			continue
+		}
+		if pr.User == ctx.Session.Client().User || p.hasDynamic(ctx, "connection_admin") {
 			return nil
 		}
+		return mysql.NewSQLError(mysql.ERKillDenied, mysql.SSUnknownSQLState, "You are not owner of thread %d", n.ConnID)
 	}
 	return mysql.NewSQLError(mysql.ERNoSuchThread, mysql.SSUnknownSQLState, "Unknown thread id: %d", n.ConnID)
 }
@@ -318,4 +331,10 @@ func (p *policy) fileDenied(ctx *gsql.Context) error {
 	}
 	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError,
 		"Access denied for user %s (using password: %s)", p.accountName(ctx), using)
+}
+
+// isKill reports whether the statement text q is a KILL.
+func isKill(q string) bool {
+	first, _ := sqlstore.LeadingWords(q)
+	return strings.EqualFold(first, "kill")
 }

@@ -153,6 +153,30 @@ func TestServerKillUnknownThread(t *testing.T) {
 		require.Equal(t, uint16(1094), mysqlNumber(err), "%s: %v", q, err)
 		require.ErrorContains(t, err, "Unknown thread id: 987654")
 	}
+
+	// An account without privileges kills its own connections, and
+	// another's only with CONNECTION_ADMIN or SUPER (1095), as in MySQL;
+	// an unknown id is 1094 for it too.
+	execAll(t, root, "CREATE USER 'k'@'%' IDENTIFIED BY 'kpw'")
+	ctx := context.Background()
+	k := accountClient(t, s.addr(), "k", "kpw")
+	victim, err := k.Conn(ctx)
+	require.NoError(t, err)
+	defer victim.Close()
+	var vid, rid int64
+	require.NoError(t, victim.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&vid))
+	rootConn, err := root.Conn(ctx)
+	require.NoError(t, err)
+	defer rootConn.Close()
+	require.NoError(t, rootConn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&rid))
+	_, err = k.Exec(fmt.Sprintf("KILL %d", rid))
+	require.Equal(t, uint16(1095), mysqlNumber(err), "%v", err)
+	require.NoError(t, rootConn.PingContext(ctx), "root's connection survives")
+	_, err = k.Exec("KILL 987654")
+	require.Equal(t, uint16(1094), mysqlNumber(err), "%v", err)
+	_, err = k.Exec(fmt.Sprintf("KILL %d", vid))
+	require.NoError(t, err, "its own connection")
+	require.Error(t, victim.PingContext(ctx), "the killed connection is gone")
 }
 
 // TestServerOwnAccount: every account may see its own grants and set its
@@ -188,6 +212,15 @@ func TestServerOwnAccount(t *testing.T) {
 	_, err = root.Exec("SET PASSWORD FOR 'u'@'%' = 'reset'")
 	require.NoError(t, err)
 	require.NoError(t, accountClient(t, s.addr(), "u", "reset").Ping())
+	// With multi-statements on, as the mariadb client connects.
+	multi, err := sql.Open("mysql", fmt.Sprintf("u:reset@tcp(%s)/?multiStatements=true", s.addr()))
+	require.NoError(t, err)
+	defer multi.Close()
+	_, err = multi.Exec("SET PASSWORD = 'multi'")
+	require.NoError(t, err)
+	require.NoError(t, accountClient(t, s.addr(), "u", "multi").Ping())
+	_, err = root.Exec("SET PASSWORD FOR 'u'@'%' = 'reset'")
+	require.NoError(t, err)
 
 	require.NoError(t, s.shutdown(context.Background()))
 	s = testServer(t, serverConfig{data: data})

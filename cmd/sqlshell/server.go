@@ -217,6 +217,10 @@ func startServer(cfg serverConfig) (*srv, error) {
 		sess := st.NewSession(base)
 		sess.SetCurrentDatabase(defaultDB)
 		s.h.track(c.ConnectionID, sess)
+		// The engine names a connection's account in its process list
+		// only when the client chose a database at login; KILL's owner
+		// check and SHOW PROCESSLIST need it for every connection.
+		s.engine.ProcessList.ConnectionReady(sess)
 		return sess, nil
 	}
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {

@@ -211,6 +211,9 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.survive(c, "a query", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
+	if alter, ok := h.setPassword(c, query); ok {
+		query = alter
+	}
 	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback)))
 	h.prepared.after(c)
 	if err != nil {
