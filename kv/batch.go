@@ -172,6 +172,28 @@ func (b *Batch) DeleteRange(start, end []byte) error {
 	return nil
 }
 
+// CopyEntry adds to dst the write of b whose entry starts at off: the
+// value Len returned just before the write was made. It lets a caller
+// keep a log of b's writes as offsets instead of copies of their keys and
+// values. off must name a write still in b (not rolled back, b not reset).
+func (b *Batch) CopyEntry(dst *Batch, off int) error {
+	if off < batchHeaderLen || off >= len(b.data) {
+		return fmt.Errorf("kv: CopyEntry: offset %d outside the batch's %d bytes", off, len(b.data))
+	}
+	kind, key, value, _, err := decodeEntry(b.data[off:])
+	if err != nil {
+		return fmt.Errorf("kv: CopyEntry at %d: %w", off, err)
+	}
+	switch kind {
+	case base.KindSet:
+		return dst.Set(key, value)
+	case base.KindDelete:
+		return dst.Delete(key)
+	default:
+		return dst.DeleteRange(key, value)
+	}
+}
+
 // Count returns the number of writes in the batch.
 func (b *Batch) Count() int { return int(b.count) }
 

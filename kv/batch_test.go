@@ -37,3 +37,36 @@ func TestBatchIterSurvivesRollback(t *testing.T) {
 	require.Equal(t, []string{"a=1", strings.Repeat("z", 40) + "=late"}, scanAll(t, it))
 	require.NoError(t, it.Close())
 }
+
+// TestBatchCopyEntry: a write read back by the offset Len gave before it
+// is the same write in another batch, whatever the buffer did since (grew,
+// took more writes); an offset outside the batch is an error.
+func TestBatchCopyEntry(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	require.NoError(t, err)
+	defer d.Close()
+	src := d.NewIndexedBatch()
+	var offs []int
+	write := func(f func() error) {
+		offs = append(offs, src.Len())
+		require.NoError(t, f())
+	}
+	write(func() error { return src.Set([]byte("a"), []byte("1")) })
+	write(func() error { return src.Delete([]byte("b")) })
+	write(func() error { return src.DeleteRange([]byte("c"), []byte("e")) })
+	write(func() error { return src.Set([]byte("d"), []byte(strings.Repeat("v", 1<<16))) }) // grows the buffer
+	dst := d.NewIndexedBatch()
+	for _, off := range offs {
+		require.NoError(t, src.CopyEntry(dst, off))
+	}
+	require.Equal(t, src.Count(), dst.Count())
+	require.Equal(t, src.Len(), dst.Len(), "the same entries")
+	v, err := dst.Get([]byte("a"), nil)
+	require.NoError(t, err)
+	require.Equal(t, "1", string(v))
+	v, err = dst.Get([]byte("d"), nil)
+	require.NoError(t, err)
+	require.Len(t, v, 1<<16)
+	require.Error(t, src.CopyEntry(dst, 0), "inside the header")
+	require.Error(t, src.CopyEntry(dst, src.Len()), "past the end")
+}

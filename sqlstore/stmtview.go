@@ -21,22 +21,11 @@ import (
 // (ValidateSession), the completion of each statement's edits
 // (StatementComplete, which GMS also calls between the statements of a
 // stored procedure and for every row of INSERT IGNORE) and the end of each
-// DDL step. Writes are logged (ops) and copied into the view lazily, when a
+// DDL step. Writes are logged (ops: the offset of each write's entry in the
+// transaction's batch, which the batch reads back with CopyEntry, so the log
+// holds no copy of a key or value) and copied into the view lazily, when a
 // scan starts and the view lags the last boundary, so transactions that
 // never read after writing pay nothing for it.
-
-type opKind uint8
-
-const (
-	opSet opKind = iota
-	opDelete
-	opDeleteRange
-)
-
-type op struct {
-	kind       opKind
-	key, value []byte
-}
 
 // endStatement records a statement boundary: scans made from now on see
 // every write made so far.
@@ -56,25 +45,17 @@ func (t *txn) viewAtLocked(at int) (*kv.Batch, error) {
 		return t.oldView, nil
 	}
 	b := t.store.db.NewIndexedBatch()
-	if err := applyOps(b, t.ops[:at]); err != nil {
+	if err := t.applyOps(b, t.ops[:at]); err != nil {
 		return nil, err
 	}
 	t.oldView, t.oldViewAt = b, at
 	return b, nil
 }
 
-func applyOps(b *kv.Batch, ops []op) error {
-	for _, o := range ops {
-		var err error
-		switch o.kind {
-		case opSet:
-			err = b.Set(o.key, o.value)
-		case opDelete:
-			err = b.Delete(o.key)
-		case opDeleteRange:
-			err = b.DeleteRange(o.key, o.value)
-		}
-		if err != nil {
+// applyOps adds to b the writes of t's batch at offsets ops.
+func (t *txn) applyOps(b *kv.Batch, ops []int) error {
+	for _, off := range ops {
+		if err := t.batch.CopyEntry(b, off); err != nil {
 			return fmt.Errorf("sqlstore: statement view: %w", err)
 		}
 	}
@@ -90,7 +71,7 @@ func (t *txn) syncViewLocked() (*kv.Batch, error) {
 	if t.view == nil {
 		t.view = t.store.db.NewIndexedBatch()
 	}
-	if err := applyOps(t.view, t.ops[t.synced:t.boundary]); err != nil {
+	if err := t.applyOps(t.view, t.ops[t.synced:t.boundary]); err != nil {
 		return nil, err
 	}
 	t.synced = t.boundary

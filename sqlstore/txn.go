@@ -44,7 +44,7 @@ type txn struct {
 	view *kv.Batch
 	// ops logs every write in order; ops[:boundary] precede the last
 	// statement boundary and ops[:synced] are in view.
-	ops      []op
+	ops      []int
 	boundary int
 	synced   int
 	// oldView caches a view at an earlier boundary (oldViewAt) for a
@@ -306,10 +306,11 @@ func (t *txn) set(key, value []byte) error {
 	if err := t.checkSize(len(key) + len(value)); err != nil {
 		return err
 	}
+	off := t.batch.Len()
 	if err := t.batch.Set(key, value); err != nil {
 		return err
 	}
-	t.ops = append(t.ops, op{kind: opSet, key: append([]byte(nil), key...), value: append([]byte{}, value...)})
+	t.ops = append(t.ops, off)
 	return nil
 }
 
@@ -322,10 +323,11 @@ func (t *txn) del(key []byte) error {
 	if err := t.checkSize(len(key)); err != nil {
 		return err
 	}
+	off := t.batch.Len()
 	if err := t.batch.Delete(key); err != nil {
 		return err
 	}
-	t.ops = append(t.ops, op{kind: opDelete, key: append([]byte(nil), key...)})
+	t.ops = append(t.ops, off)
 	return nil
 }
 
@@ -335,10 +337,11 @@ func (t *txn) deleteRange(start, end []byte) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	off := t.batch.Len()
 	if err := t.batch.DeleteRange(start, end); err != nil {
 		return err
 	}
-	t.ops = append(t.ops, op{kind: opDeleteRange, key: append([]byte(nil), start...), value: append([]byte(nil), end...)})
+	t.ops = append(t.ops, off)
 	return nil
 }
 
