@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -44,15 +45,20 @@ import (
 // BIGINT and BIGINT UNSIGNED (MySQL's promotion), and the wider signed
 // integer for the others (see unionIntType).
 
-func init() {
-	// It runs as part of GMS's finalizeUnions, which analyzes the sides,
-	// once after the default batch and before the validation batch: under
-	// finalizeUnions's id, as a rule of its own would cost each statement
-	// the formatting of an unknown rule's name.
-	for i, r := range analyzer.OnceAfterDefault {
-		if r.Id.String() == "finalizeUnions" {
+// installSetOpTypes makes a's finalizeUnions rule merge the sides' types
+// after it analyzes them: under finalizeUnions's id, as a rule of its own
+// would cost each statement the formatting of an unknown rule's name. GMS
+// does not export the rule's id, so it is found by its name. The batch's
+// rules are GMS's shared slice: the wrapped rule goes into a copy.
+func installSetOpTypes(a *analyzer.Analyzer) {
+	for _, b := range a.Batches {
+		for i, r := range b.Rules {
+			if r.Id.String() != "finalizeUnions" {
+				continue
+			}
 			finalize := r.Apply
-			analyzer.OnceAfterDefault[i].Apply = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+			rules := slices.Clone(b.Rules)
+			rules[i].Apply = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 				n, same, err := finalize(ctx, a, n, scope, sel, qFlags)
 				if err != nil {
 					return nil, transform.SameTree, err
@@ -63,16 +69,22 @@ func init() {
 				}
 				return n, same, err
 			}
+			b.Rules = rules
 			return
 		}
 	}
-	// Not found (another GMS): a rule of its own, last of the batch.
-	analyzer.OnceAfterDefault = append(analyzer.OnceAfterDefault, analyzer.Rule{
-		Id: setOpTypes,
-		Apply: func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-			return mergeSetOpTypes(n, qFlags)
-		},
-	})
+	// Not found (another GMS): a rule of its own, last of the batch after
+	// the default rules.
+	for _, b := range a.Batches {
+		if b.Desc == "once-after" {
+			b.Rules = append(slices.Clip(b.Rules), analyzer.Rule{
+				Id: setOpTypes,
+				Apply: func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+					return mergeSetOpTypes(n, qFlags)
+				},
+			})
+		}
+	}
 }
 
 // setOpTypes names mergeSetOpTypes among GMS's analyzer rules when it runs

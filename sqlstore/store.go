@@ -217,6 +217,7 @@ func (s *Store) Configure(e *sqle.Engine) {
 			b.Rules = append(slices.Clip(b.Rules), analyzer.Rule{Id: exactJoinKeysRule, Apply: exactJoinKeys})
 		}
 	}
+	installSetOpTypes(a)       // UNION sides typed as MySQL merges them (setoptypes.go)
 	installImplicitCommit(a)   // commit after the statements MySQL commits for (implicitcommit.go)
 	installMemQuota(a)         // statements' memory under strata_mem_quota_query (memquota.go)
 	installGroupConcat(a)      // GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go)
