@@ -338,7 +338,7 @@ func (p *PreparedSelect) run(ctx *sql.Context, e *sqle.Engine, query string, bui
 	if schema == nil {
 		schema = n.Schema()
 	}
-	return schema, &guardedIter{RowIter: iter, query: query}, nil
+	return schema, &recoveringIter{RowIter: iter, query: query}, nil
 }
 
 // clearAutocommit drops the transaction of an autocommit statement that

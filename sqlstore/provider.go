@@ -50,53 +50,6 @@ func (p *Provider) ExternalStoredProcedures(_ *sql.Context, name string) ([]sql.
 	return p.procs.LookupByName(name)
 }
 
-// view returns the transaction to read through: the session's, or a
-// read-only one of the latest state (released by the returned func) for
-// contexts without one.
-func (s *Store) view(ctx *sql.Context) (*txn, func()) {
-	if t := txnOf(ctx); t != nil && t.store == s && !t.isDone() {
-		return t, func() {}
-	}
-	t := s.beginTxn(true)
-	return t, t.rollback
-}
-
-// writer returns the session's transaction for a write. When the context
-// holds none, or a finished one (a stored procedure called from a trigger
-// commits in the middle of the calling statement, as GMS does), it starts
-// one, as GMS does at the start of a statement.
-func (s *Store) writer(ctx *sql.Context) (*txn, error) {
-	if s.closed.Load() {
-		return nil, ErrClosed
-	}
-	t := txnOf(ctx)
-	if t == nil || t.isDone() {
-		sess, ok := ctx.Session.(*Session)
-		if !ok || sess.store != s {
-			return nil, ErrNoTransaction
-		}
-		tx, err := sess.StartTransaction(ctx, sql.ReadWrite)
-		if err != nil {
-			return nil, err
-		}
-		ctx.SetTransaction(tx)
-		t = tx.(*txn)
-	}
-	if t.store != s {
-		return nil, ErrNoTransaction
-	}
-	if err := t.checkWritable(); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-func (t *txn) isDone() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.done
-}
-
 // readDatabase returns a database's record as t sees it.
 func readDatabase(t *txn, name string) (*databaseRecord, bool, error) {
 	v, ok, err := t.get(catalogKey(kindDatabase, name))

@@ -45,7 +45,7 @@ func TestQueryRecoversEnginePanics(t *testing.T) {
 
 // TestGuardedIterRecovers: a panic in a row iterator becomes its error.
 func TestGuardedIterRecovers(t *testing.T) {
-	g := &guardedIter{RowIter: panicIter{}, query: "SELECT 1"}
+	g := &recoveringIter{RowIter: panicIter{}, query: "SELECT 1"}
 	_, err := g.Next(sql.NewEmptyContext())
 	var se *mysql.SQLError
 	require.ErrorAs(t, err, &se)

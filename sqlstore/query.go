@@ -24,7 +24,7 @@ func Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Stat
 	if err != nil {
 		return nil, nil, StatementError(query, err)
 	}
-	return schema, &guardedIter{RowIter: iter, query: query}, nil
+	return schema, &recoveringIter{RowIter: iter, query: query}, nil
 }
 
 // Prepare parses and caches a statement for execution with bindings, as
@@ -35,15 +35,15 @@ func Prepare(ctx *sql.Context, e *sqle.Engine, query string) (err error) {
 	return err
 }
 
-// guardedIter returns a panic of Next or Close as an error.
-type guardedIter struct {
+// recoveringIter returns a panic of Next or Close as an error.
+type recoveringIter struct {
 	sql.RowIter
 	query string
 }
 
 // Next returns errors as StatementError does: DDL such as ALTER TABLE
 // does its work, and fails, while its result is read.
-func (g *guardedIter) Next(ctx *sql.Context) (row sql.Row, err error) {
+func (g *recoveringIter) Next(ctx *sql.Context) (row sql.Row, err error) {
 	defer recoverInto(&err, g.query)
 	row, err = g.RowIter.Next(ctx)
 	if err != nil && err != io.EOF {
@@ -55,7 +55,7 @@ func (g *guardedIter) Next(ctx *sql.Context) (row sql.Row, err error) {
 // Close closes the result and takes up the transaction a PREPARE kept
 // out of its commit (nestedtxn.go) at once: a caller of Query may look at
 // the session's transaction before its next statement.
-func (g *guardedIter) Close(ctx *sql.Context) (err error) {
+func (g *recoveringIter) Close(ctx *sql.Context) (err error) {
 	defer recoverInto(&err, g.query)
 	err = g.RowIter.Close(ctx)
 	if s, ok := ctx.Session.(*Session); ok {

@@ -1,7 +1,6 @@
 package kv
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -12,20 +11,6 @@ import (
 // one of the batch's keys after the batch's snapshot: committing would
 // overwrite a write the batch's reads never saw.
 var ErrConflict = errors.New("kv: write conflict")
-
-// Reader is what the SQL layer reads through: the database, or an indexed
-// batch over it. ReadOptions.Snapshot picks the state read.
-type Reader interface {
-	Get(key []byte, ro *ReadOptions) ([]byte, error)
-	NewIter(o *IterOptions) (*Iterator, error)
-	MultiGet(keys [][]byte, ro *ReadOptions, dst [][]byte) ([][]byte, error)
-	NewMultiScan(ctx context.Context, ranges []ScanRange, o *IterOptions) (*MultiScan, error)
-}
-
-var (
-	_ Reader = (*DB)(nil)
-	_ Reader = (*Batch)(nil)
-)
 
 // CommitIfNoConflict commits the batch unless a key it writes (Set or
 // Delete) has a committed version newer than snap: optimistic concurrency
