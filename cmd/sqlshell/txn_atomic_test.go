@@ -22,15 +22,12 @@ import (
 func TestServerViewReadsKeepTransaction(t *testing.T) {
 	s := testServer(t, serverConfig{password: "pw"})
 	db := client(t, s.addr(), "root", "pw", "")
-	for _, q := range []string{
+	execAll(t, db,
 		"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
 		"INSERT INTO t VALUES (1, 10)",
 		"CREATE VIEW v AS SELECT * FROM t",
 		"CREATE TABLE probe (id INT PRIMARY KEY)",
-	} {
-		_, err := db.Exec(q)
-		require.NoError(t, err, q)
-	}
+	)
 	ctx := context.Background()
 	id := 0
 	for _, stmt := range []string{
@@ -134,16 +131,13 @@ func TestMariaDBDumpSingleTransactionWithView(t *testing.T) {
 	dump := needTool(t, "mariadb-dump")
 	s := testServer(t, serverConfig{password: "pw"})
 	db := client(t, s.addr(), "root", "pw", "")
-	for _, q := range []string{
+	execAll(t, db,
 		"CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))",
 		"INSERT INTO items VALUES (1, 'pen'), (2, 'bag')",
 		"CREATE VIEW cheap AS SELECT id, name FROM items WHERE id < 2",
 		"CREATE TABLE zlast (id INT PRIMARY KEY)",
 		"INSERT INTO zlast VALUES (7)",
-	} {
-		_, err := db.Exec(q)
-		require.NoError(t, err, q)
-	}
+	)
 	host, port := hostPort(t, s.addr())
 	out, err := tool(t, "", dump, "-h", host, "-P", port, "-uroot", "-ppw", "--single-transaction", "main")
 	require.NoError(t, err, out)
@@ -163,17 +157,14 @@ func TestMariaDBDumpSingleTransactionWithView(t *testing.T) {
 func TestServerCallAndPrepareKeepTransaction(t *testing.T) {
 	s := testServer(t, serverConfig{password: "pw"})
 	db := client(t, s.addr(), "root", "pw", "")
-	for _, q := range []string{
+	execAll(t, db,
 		"CREATE TABLE t (id INT PRIMARY KEY)",
 		"CREATE VIEW v AS SELECT * FROM t",
 		"CREATE TABLE probe (id INT PRIMARY KEY)",
 		"CREATE PROCEDURE addp(x INT) INSERT INTO probe VALUES (x)",
 		"CREATE PROCEDURE countp() SELECT COUNT(*) FROM probe",
 		"CREATE PROCEDURE nested(x INT) BEGIN CALL addp(x); CALL countp(); END",
-	} {
-		_, err := db.Exec(q)
-		require.NoError(t, err, q)
-	}
+	)
 	ctx := context.Background()
 	for _, c := range []struct {
 		stmts []string
