@@ -40,8 +40,8 @@ func TestMariaDBClients(t *testing.T) {
 	mariadb := needTool(t, "mariadb")
 	dump := needTool(t, "mariadb-dump")
 	admin := needTool(t, "mariadb-admin")
-	s := testServer(t, serverConfig{password: "pw"})
-	host, port := hostPort(t, s.addr())
+	s := testServer(t, "pw")
+	host, port := hostPort(t, s.Addr())
 	conn := []string{"-h", host, "-P", port, "-uroot", "-ppw"}
 
 	out, err := tool(t, "", admin, append(conn, "ping")...)
@@ -92,26 +92,4 @@ SELECT id, name, price FROM items ORDER BY id;
 	require.Contains(t, res, "-- exit 0 --", res)
 	res = runShell(t, "", "--data", shellDir, "-e", "SELECT * FROM items ORDER BY id")
 	require.Equal(t, want+"-- stderr --\n-- exit 0 --\n", res)
-}
-
-func TestSysbench(t *testing.T) {
-	sysbench := needTool(t, "sysbench")
-	s := testServer(t, serverConfig{password: "pw", maxConns: 20})
-	host, port := hostPort(t, s.addr())
-	db := client(t, s.addr(), "root", "pw", "")
-	_, err := db.Exec("CREATE DATABASE sbtest")
-	require.NoError(t, err)
-	common := []string{"oltp_read_write", "--db-driver=mysql", "--mysql-host=" + host, "--mysql-port=" + port,
-		"--mysql-user=root", "--mysql-password=pw", "--mysql-db=sbtest", "--tables=2", "--table-size=500"}
-	out, err := tool(t, "", sysbench, append(common, "prepare")...)
-	require.NoError(t, err, out)
-	out, err = tool(t, "", sysbench, append(common, "--threads=4", "--time=3", "run")...)
-	require.NoError(t, err, out)
-	require.Contains(t, out, "transactions:")
-	require.NotContains(t, out, "FATAL")
-	out, err = tool(t, "", sysbench, append(common, "cleanup")...)
-	require.NoError(t, err, out)
-	var n int
-	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest'").Scan(&n))
-	require.Equal(t, 0, n)
 }

@@ -19,8 +19,9 @@
 //
 // # Server
 //
-// serve runs GMS's MySQL protocol server over the same store, with these
-// defaults, chosen because the engine leaves them open:
+// serve runs package server (github.com/strata-db/strata/server), GMS's
+// MySQL protocol server over the same store, with these defaults, chosen
+// because the engine leaves them open:
 //
 //   - Accounts are on and kept in the store (sqlstore.Store.SetUsers): the
 //     --user account (root) is created at the first start and its password
@@ -52,6 +53,5 @@
 //
 // main.go (flags), split.go (statements from lines), session.go (running
 // a statement), format.go (tables, tabs, \G), script.go, shell.go,
-// serve.go (flags of serve), server*.go (the server, its listener with the
-// connection and packet limits, its handler and error numbers).
+// serve.go (flags of serve, which build a server.Config).
 package main

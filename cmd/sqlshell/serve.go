@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/strata-db/strata/server"
 )
 
 const serveUsage = `Usage: sqlshell serve [flags]
@@ -51,20 +53,20 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sqlshell serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage) }
-	cfg := serverConfig{}
-	fs.StringVar(&cfg.data, "data", dataDefault(), "")
-	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:3306", "")
-	fs.StringVar(&cfg.user, "user", "root", "")
-	fs.StringVar(&cfg.password, "password", os.Getenv("STRATA_PASSWORD"), "")
-	fs.IntVar(&cfg.maxConns, "max-connections", 151, "")
-	fs.DurationVar(&cfg.idleTimeout, "idle-timeout", 8*time.Hour, "")
-	fs.DurationVar(&cfg.connectTimeout, "connect-timeout", 10*time.Second, "")
-	fs.DurationVar(&cfg.writeTimeout, "write-timeout", 60*time.Second, "")
-	fs.IntVar(&cfg.maxPacket, "max-allowed-packet", 64<<20, "")
-	fs.StringVar(&cfg.tlsCert, "tls-cert", "", "")
-	fs.StringVar(&cfg.tlsKey, "tls-key", "", "")
-	fs.BoolVar(&cfg.requireTLS, "require-secure-transport", false, "")
-	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 10*time.Second, "")
+	cfg := server.Config{}
+	fs.StringVar(&cfg.Data, "data", dataDefault(), "")
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:3306", "")
+	fs.StringVar(&cfg.User, "user", "root", "")
+	fs.StringVar(&cfg.Password, "password", os.Getenv("STRATA_PASSWORD"), "")
+	fs.IntVar(&cfg.MaxConnections, "max-connections", 151, "")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 8*time.Hour, "")
+	fs.DurationVar(&cfg.ConnectTimeout, "connect-timeout", 10*time.Second, "")
+	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 60*time.Second, "")
+	fs.IntVar(&cfg.MaxAllowedPacket, "max-allowed-packet", 64<<20, "")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "")
+	fs.BoolVar(&cfg.RequireSecureTransport, "require-secure-transport", false, "")
+	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "")
 	sync := fs.Bool("sync", true, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -76,30 +78,32 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sqlshell serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if cfg.maxConns < 1 || cfg.maxPacket < 1024 || cfg.idleTimeout <= 0 || cfg.connectTimeout <= 0 || cfg.writeTimeout <= 0 {
+	// Zero would mean the default in server.Config; here it is refused.
+	if cfg.MaxConnections < 1 || cfg.MaxAllowedPacket < 1024 || cfg.IdleTimeout <= 0 || cfg.ConnectTimeout <= 0 || cfg.WriteTimeout <= 0 {
 		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, the timeouts positive")
 		return exitUsage
 	}
-	cfg.noSync = !*sync
-	cfg.log = log.New(stderr, "", log.LstdFlags)
+	cfg.NoSync = !*sync
+	logger := log.New(stderr, "", log.LstdFlags)
+	cfg.Logger = logger
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := startServer(cfg)
+	s, err := server.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlshell serve: %v\n", err)
 		return exitOpen
 	}
-	cfg.log.Printf("serving %s on %s (user %s)", cfg.data, s.addr(), cfg.user)
+	logger.Printf("serving %s on %s (user %s)", cfg.Data, s.Addr(), cfg.User)
 	<-ctx.Done()
 	stop()
-	cfg.log.Printf("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	logger.Printf("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()
-	if err := s.shutdown(sctx); err != nil {
-		cfg.log.Printf("shutdown: %v", err)
+	if err := s.Shutdown(sctx); err != nil {
+		logger.Printf("shutdown: %v", err)
 		return exitOpen
 	}
-	cfg.log.Printf("stopped")
+	logger.Printf("stopped")
 	return exitOK
 }

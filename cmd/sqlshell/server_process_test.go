@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -136,15 +135,5 @@ func TestServeFlags(t *testing.T) {
 			require.NotEqual(t, exitOK, code)
 			require.Contains(t, errOut.String(), tc.want)
 		})
-	}
-}
-
-// waitFor polls cond until it holds, failing after 30 seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "never: %s", what)
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -1,0 +1,326 @@
+package server
+
+import (
+	"context"
+	"log"
+	"net"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/server"
+	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// handler wraps GMS's protocol handler: errors leave with MySQL's error
+// number and SQLSTATE (sqlstore.ServerError), statements longer than the
+// maximum packet are refused (for TLS connections, whose framing the
+// listener cannot see), a panic inside GMS fails the command instead of
+// closing the connection (see survive), an autocommit write that lost a
+// write conflict runs again (sqlstore.Store.RunWrite), and the running
+// commands and open connections are counted for a clean shutdown.
+type handler struct {
+	*server.Handler
+	store     *sqlstore.Store
+	parser    gsql.Parser // the engine's, to tell syntax errors (queryErr)
+	maxPacket int
+	prepared  *preparedLimit    // max_prepared_stmt_count; nil: no limit
+	users     *mysql_db.MySQLDb // the accounts, for SET PASSWORD (password.go)
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	conns    int                          // connections between NewConnection and ConnectionClosed
+	running  int                          // commands being executed
+	sessions map[uint32]*sqlstore.Session // by connection ID, from the session builder (track)
+}
+
+func newHandler(h *server.Handler, store *sqlstore.Store, parser gsql.Parser, maxPacket int) *handler {
+	w := &handler{Handler: h, store: store, parser: parser, maxPacket: maxPacket, sessions: map[uint32]*sqlstore.Session{}}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+// track records the session of connection id, until the connection
+// closes.
+func (h *handler) track(id uint32, sess *sqlstore.Session) {
+	h.mu.Lock()
+	h.sessions[id] = sess
+	h.mu.Unlock()
+}
+
+// autocommitting reports whether a statement of connection c run now
+// commits on its own: the session's autocommit is on and no transaction
+// was begun.
+func (h *handler) autocommitting(ctx context.Context, c *mysql.Conn) bool {
+	h.mu.Lock()
+	sess := h.sessions[c.ConnectionID]
+	h.mu.Unlock()
+	if sess == nil || sess.GetIgnoreAutoCommit() {
+		return false
+	}
+	sctx := gsql.NewContext(ctx, gsql.WithSession(sess))
+	v, err := sess.GetSessionVariable(sctx, gsql.AutoCommitSessionVar)
+	if err != nil {
+		return false
+	}
+	on, err := gsql.ConvertToBool(sctx, v)
+	return err == nil && on
+}
+
+func (h *handler) begin() {
+	h.mu.Lock()
+	h.running++
+	h.mu.Unlock()
+}
+
+func (h *handler) end() {
+	h.mu.Lock()
+	h.running--
+	h.cond.Broadcast()
+	h.mu.Unlock()
+}
+
+// survive, deferred by every command, turns a panic inside GMS (v0.20.0
+// panics on some statements, for example EXECUTE of an INSERT whose
+// parameter is a string that is not UTF-8) into MySQL error 1105 for that
+// command. Left alone, the protocol layer would recover it by closing the
+// client's connection. The session is reset as COM_RESET_CONNECTION
+// resets it (its transaction rolled back, its variables and prepared
+// statements dropped), because the statement stopped at an unknown point;
+// the client keeps its connection and learns what happened.
+func (h *handler) survive(c *mysql.Conn, what string, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+		"internal error in the SQL engine during %s; the session was reset: %v", what, r)
+	defer func() {
+		if r2 := recover(); r2 != nil {
+			*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+				"internal error in the SQL engine during %s, and again resetting the session: %v", what, r2)
+		}
+	}()
+	_ = h.Handler.ComResetConnection(c)
+	h.prepared.reset(c, true)
+}
+
+// waitConnsClosed blocks until every connection has been closed.
+func (h *handler) waitConnsClosed() {
+	h.mu.Lock()
+	for h.conns > 0 {
+		h.cond.Wait()
+	}
+	h.mu.Unlock()
+}
+
+// idle reports whether no command is running.
+func (h *handler) idle() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.running == 0
+}
+
+func (h *handler) tooLarge(n int) error {
+	if h.maxPacket > 0 && n > h.maxPacket {
+		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+	}
+	return nil
+}
+
+// NewConnection implements mysql.Handler.
+func (h *handler) NewConnection(c *mysql.Conn) {
+	h.mu.Lock()
+	h.conns++
+	h.mu.Unlock()
+	if lc := limitConnOf(c.Conn); lc != nil {
+		lc.mc = c // lets the listener see when the client has logged in
+	}
+	h.Handler.NewConnection(c)
+}
+
+// ConnectionClosed implements mysql.Handler: GMS ends the session, which
+// rolls back its open transaction.
+func (h *handler) ConnectionClosed(c *mysql.Conn) {
+	h.Handler.ConnectionClosed(c)
+	h.prepared.reset(c, false)
+	h.mu.Lock()
+	delete(h.sessions, c.ConnectionID)
+	h.conns--
+	h.cond.Broadcast()
+	h.mu.Unlock()
+}
+
+// ComInitDB implements mysql.Handler.
+func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) (err error) {
+	h.begin()
+	defer h.end()
+	defer h.survive(c, "COM_INIT_DB", &err)
+	return wireErr(h.Handler.ComInitDB(c, schemaName))
+}
+
+// ComQuery implements mysql.Handler.
+func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (err error) {
+	if err := h.tooLarge(len(query)); err != nil {
+		return err
+	}
+	h.begin()
+	defer h.end()
+	defer h.survive(c, "a query", &err)
+	ctx, stop := watchPeer(ctx, c.Conn)
+	defer stop()
+	if alter, ok := h.setPassword(c, query); ok {
+		query = alter
+	}
+	callback = h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback))
+	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() error {
+		return h.Handler.ComQuery(ctx, c, query, callback)
+	})
+	h.prepared.after(c)
+	err = h.queryErr(c, query, false, err)
+	releaseMemory(err)
+	return err
+}
+
+// shortInfoDropped drops the info text of an OK result when it is shorter
+// than 35 bytes. The protocol layer writes the text after a '#' byte, which
+// a client that tracks session state (the mariadb client) reads as the
+// text's length, 35: a shorter text made the packet malformed (error 2027
+// after PREPARE, whose text is "Statement prepared"). Longer texts, as
+// UPDATE's "Rows matched: ...", read as their first 35 bytes.
+func shortInfoDropped(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(r *sqltypes.Result, more bool) error {
+		if len(r.Fields) == 0 && len(r.Info) < '#' {
+			r.Info = ""
+		}
+		return cb(r, more)
+	}
+}
+
+// ComMultiQuery implements mysql.Handler.
+func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (rest string, err error) {
+	if err := h.tooLarge(len(query)); err != nil {
+		return "", err
+	}
+	h.begin()
+	defer h.end()
+	defer h.survive(c, "a query", &err)
+	ctx, stop := watchPeer(ctx, c.Conn)
+	defer stop()
+	if alter, ok := h.setPassword(c, query); ok {
+		query = alter
+	}
+	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback)))
+	h.prepared.after(c)
+	if err != nil {
+		// MySQL ends a multi-statement query at its first failing
+		// statement. The protocol layer runs whatever remainder is
+		// returned, after the error packet, so none may be.
+		err = h.queryErr(c, query, true, err)
+		releaseMemory(err)
+		return "", err
+	}
+	return rest, nil
+}
+
+// ComPrepare implements mysql.Handler.
+func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) (f []*querypb.Field, err error) {
+	if err := h.tooLarge(len(query)); err != nil {
+		return nil, err
+	}
+	h.begin()
+	defer h.end()
+	defer h.survive(c, "COM_STMT_PREPARE", &err)
+	if err := h.prepared.prepare(c, prepare.StatementID); err != nil {
+		return nil, err
+	}
+	f, err = h.Handler.ComPrepare(ctx, c, query, prepare)
+	h.prepared.prepared(c, prepare.StatementID, query, err != nil)
+	return f, wireErr(err)
+}
+
+// ComStmtExecute implements mysql.Handler.
+func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
+	n := 0
+	for _, bv := range prepare.BindVars {
+		n += len(bv.Value)
+	}
+	if err := h.tooLarge(n); err != nil {
+		return err
+	}
+	h.begin()
+	defer h.end()
+	defer h.survive(c, "COM_STMT_EXECUTE", &err)
+	ctx, stop := watchPeer(ctx, c.Conn)
+	defer stop()
+	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(ctx, c) }, func() error {
+		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
+	})
+	h.prepared.after(c)
+	err = wireErr(err)
+	releaseMemory(err)
+	return err
+}
+
+// ComResetConnection implements mysql.Handler.
+func (h *handler) ComResetConnection(c *mysql.Conn) error {
+	defer h.prepared.reset(c, false)
+	return wireErr(h.Handler.ComResetConnection(c))
+}
+
+// authServer wraps the account store's authentication methods:
+//   - An unknown user goes through the password exchange like a known one
+//     and is refused with the same error (1045), so clients cannot tell
+//     which accounts exist (the account store otherwise ends the handshake
+//     early with a different error).
+//   - When TLS is required, a client that did not switch to TLS fails
+//     authentication: it never gets a session. (The protocol layer only
+//     sends an error packet in that case and carries on.)
+type authServer struct {
+	mysql.AuthServer
+	requireTLS bool
+	db         *mysql_db.MySQLDb // the accounts, for the privileges of the reserved slot (login)
+	log        *log.Logger       // failed logins
+}
+
+// AuthMethods implements mysql.AuthServer.
+func (a authServer) AuthMethods() []mysql.AuthMethod {
+	ms := a.AuthServer.AuthMethods()
+	out := make([]mysql.AuthMethod, len(ms))
+	for i, m := range ms {
+		out[i] = authMethod{AuthMethod: m, requireTLS: a.requireTLS, db: a.db, log: a.log}
+	}
+	return out
+}
+
+type authMethod struct {
+	mysql.AuthMethod
+	requireTLS bool
+	db         *mysql_db.MySQLDb
+	log        *log.Logger
+}
+
+// HandleUser implements mysql.AuthMethod: every user name is handled, and
+// unknown ones fail in HandleAuthPluginData.
+func (m authMethod) HandleUser(*mysql.Conn, string) bool { return true }
+
+// HandleAuthPluginData implements mysql.AuthMethod: see login.
+func (m authMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
+	return m.login(c, user, serverData, clientData, addr)
+}
+
+// authenticate checks the client's credentials.
+func (m authMethod) authenticate(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
+	if m.requireTLS && !c.TLSEnabled() {
+		return nil, mysql.NewSQLError(erSecureTransportRequired, "HY000",
+			"Connections using insecure transport are prohibited while --require-secure-transport=ON.")
+	}
+	return m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, addr)
+}
+
+// erSecureTransportRequired is MySQL's ER_SECURE_TRANSPORT_REQUIRED.
+const erSecureTransportRequired = 3159

@@ -1,0 +1,266 @@
+package server
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// limitListener accepts at most max connections at once, plus one kept for
+// an administrator as MySQL keeps it: the connection past max gets its
+// handshake, and is admitted only if its account has CONNECTION_ADMIN or
+// SUPER (admit); one more still gets MySQL's "Too many connections" error
+// (1040) instead of the handshake and is closed. It also enforces the
+// maximum packet size on the connections it returns, and closes them all
+// on shutdown.
+type limitListener struct {
+	net.Listener
+	max       int
+	maxPacket int
+	log       *log.Logger
+	// connectTimeout bounds the time from accept to a logged-in session:
+	// a connection that never completes the handshake would otherwise
+	// hold one of the max slots until the idle timeout.
+	connectTimeout time.Duration
+
+	mu       sync.Mutex
+	conns    map[*limitConn]struct{} // open connections
+	admitted int                     // of conns, those logged in (admit)
+}
+
+func newLimitListener(l net.Listener, maxConns, maxPacket int, logger *log.Logger) *limitListener {
+	return &limitListener{Listener: l, max: maxConns, maxPacket: maxPacket, log: logger, conns: make(map[*limitConn]struct{})}
+}
+
+// Accept implements net.Listener.
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		if l.max > 0 && len(l.conns) >= l.max+1 {
+			l.mu.Unlock()
+			l.log.Printf("connection from %s refused: too many connections (limit %d)", c.RemoteAddr(), l.max)
+			_, _ = c.Write(errTooManyConns(0))
+			_ = c.Close()
+			continue
+		}
+		lc := &limitConn{Conn: c, l: l}
+		l.conns[lc] = struct{}{}
+		l.mu.Unlock()
+		if l.connectTimeout > 0 {
+			lc.loginBy = time.Now().Add(l.connectTimeout)
+			if err := c.SetReadDeadline(lc.loginBy); err != nil {
+				_ = lc.Close()
+				continue
+			}
+		}
+		return lc, nil
+	}
+}
+
+// errTooManyConnections is MySQL's refusal of a connection past
+// max_connections.
+var errTooManyConnections = mysql.NewSQLError(mysql.ERConCount, "08004", "Too many connections")
+
+// errTooManyConns is the ERR packet of errTooManyConnections.
+func errTooManyConns(seq byte) []byte {
+	return errPacket(seq, mysql.ERConCount, "08004", "Too many connections")
+}
+
+// admit gives a connection whose client has just authenticated its slot:
+// an ordinary account one of the max, an account with CONNECTION_ADMIN or
+// SUPER (admin) the one beyond them too, so that an administrator can
+// still log in to a server that ordinary clients have filled. It returns
+// errTooManyConnections when no slot is left for the account.
+func (l *limitListener) admit(c *limitConn, admin bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.max > 0 {
+		limit := l.max
+		if admin {
+			limit++
+		}
+		if l.admitted >= limit {
+			return errTooManyConnections
+		}
+		if _, open := l.conns[c]; open && !c.admitted {
+			c.admitted = true
+			l.admitted++
+		}
+	}
+	c.authed = true
+	return nil
+}
+
+// limit returns the connection limit, which SET GLOBAL max_connections
+// changes while connections arrive.
+func (l *limitListener) limit() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.max
+}
+
+// closeAll closes every open connection.
+func (l *limitListener) closeAll() {
+	l.mu.Lock()
+	conns := make([]*limitConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// errPacket is a MySQL ERR packet with sequence number seq.
+func errPacket(seq byte, code uint16, state, msg string) []byte {
+	payload := []byte{0xff, 0, 0}
+	binary.LittleEndian.PutUint16(payload[1:], code)
+	payload = append(payload, '#')
+	payload = append(payload, state...)
+	payload = append(payload, msg...)
+	hdr := []byte{byte(len(payload)), byte(len(payload) >> 8), byte(len(payload) >> 16), seq}
+	return append(hdr, payload...)
+}
+
+// maxLoginPacket is the largest packet a client may send before it has
+// authenticated. A handshake response is a few hundred bytes (user name,
+// password hash, connection attributes); without this bound each
+// unauthenticated connection could make the server buffer a packet of
+// max_allowed_packet.
+const maxLoginPacket = 8 << 10
+
+// limitConn is an accepted connection. While the connection is not
+// encrypted it follows the packet framing of what the client sends and
+// fails the read that would exceed the maximum packet size (maxLoginPacket
+// until the client has authenticated), after telling the client (error
+// 1153), so an oversized packet is never buffered. Once the client asks
+// for TLS the framing is encrypted here; the TLS connection is then
+// checked above the encryption (see frameTLS).
+type limitConn struct {
+	net.Conn
+	l    *limitListener
+	once sync.Once
+
+	// admitted is set, under l.mu, when the connection took one of the
+	// listener's slots for logged-in clients (limitListener.admit).
+	admitted bool
+
+	// Used by Read only (one reader at a time).
+	framer  framer
+	tls     bool // the client switched to TLS: framing no longer visible
+	tlsRead int  // bytes read since, until the client logged in
+
+	// Login state, used on the connection's own goroutine only: the
+	// protocol handler sets mc when the connection starts, and the
+	// handshake sets mc.User once the client is authenticated. Until
+	// then every read must end by loginBy (zero once logged in).
+	mc      *mysql.Conn
+	loginBy time.Time
+	authed  bool // the client has authenticated (admit)
+}
+
+// loggedIn reports whether the client has authenticated.
+func (c *limitConn) loggedIn() bool {
+	return c.authed || (c.mc != nil && c.mc.User != "")
+}
+
+// loggingIn reports whether the connection has a login deadline still to
+// meet, and drops the deadline once the client has logged in.
+func (c *limitConn) loggingIn() bool {
+	if c.loginBy.IsZero() {
+		return false
+	}
+	if c.loggedIn() {
+		c.loginBy = time.Time{}
+		return false
+	}
+	return true
+}
+
+// SetReadDeadline implements net.Conn: before login, no read may wait
+// past the login deadline, whatever the idle timeout asks.
+func (c *limitConn) SetReadDeadline(t time.Time) error {
+	if c.loggingIn() && (t.IsZero() || t.After(c.loginBy)) {
+		t = c.loginBy
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// Read implements net.Conn.
+func (c *limitConn) Read(b []byte) (int, error) {
+	if !c.loginBy.IsZero() && !c.loggingIn() {
+		// Logged in since the last read: the login deadline no longer
+		// applies (the idle timeout, when set, sets its own per read).
+		if err := c.Conn.SetReadDeadline(time.Time{}); err != nil {
+			return 0, err
+		}
+	}
+	n, err := c.Conn.Read(b)
+	if c.tls {
+		return n, c.checkTLSLogin(n, err)
+	}
+	if _, ferr := c.framer.scan(b[:n], c.header); ferr != nil {
+		return 0, ferr
+	}
+	return n, err
+}
+
+// header checks a packet header that Read found.
+func (c *limitConn) header(size, logical int, seq byte) (bool, error) {
+	if err := c.checkSize(c.Conn, logical, seq); err != nil {
+		return true, err
+	}
+	if c.framer.packets == 1 && size == 32 {
+		// The first client packet is 32 bytes only when it is an
+		// SSLRequest: what follows is TLS.
+		c.tls = true
+		return true, nil
+	}
+	return false, nil
+}
+
+// checkSize fails a logical packet of size bytes so far, whose latest
+// header had sequence number seq, if it exceeds the packet size limit:
+// it tells the client (error 1153) through w, closes the connection and
+// returns the error for the read.
+func (c *limitConn) checkSize(w io.Writer, size int, seq byte) error {
+	limit, what := c.l.maxPacket, "max_allowed_packet"
+	if !c.loggedIn() {
+		if limit <= 0 || limit > maxLoginPacket {
+			limit = maxLoginPacket
+		}
+		what = "the limit before login"
+	}
+	if limit <= 0 || size <= limit {
+		return nil
+	}
+	c.l.log.Printf("connection from %s closed: a packet of more than %d bytes exceeds %s", c.RemoteAddr(), limit, what)
+	_, _ = w.Write(errPacket(seq+1, mysql.ERNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"))
+	_ = c.Close()
+	return fmt.Errorf("packet larger than %s (%d bytes)", what, limit)
+}
+
+// Close implements net.Conn.
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		if c.admitted {
+			c.l.admitted--
+		}
+		c.l.mu.Unlock()
+	})
+	return err
+}

@@ -1,0 +1,85 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	gsql "github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// openStore opens (creating) the store in dir, with the engine's notices
+// going to out.
+func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the data folder: %w", err)
+	}
+	st, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: noSync, KV: &kv.Options{Logger: storeLog{out}}})
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", dir, err)
+	}
+	return st, nil
+}
+
+// storeLog passes the engine's errors (a failed log write, a background
+// error that made the database read-only) and its recovery notices (a torn
+// log tail dropped, writes resumed after a full disk) to a log; the
+// routine ones, each flush and compaction, it drops. It is the filter
+// sqlshell applies to the shell's store.
+type storeLog struct{ out *log.Logger }
+
+func (l storeLog) Infof(format string, args ...any) {
+	if strings.HasPrefix(format, "kv: recovery") || strings.HasPrefix(format, "kv: resumed") {
+		l.out.Printf(format, args...)
+	}
+}
+
+func (l storeLog) Errorf(format string, args ...any) { l.out.Printf(format, args...) }
+
+// closeEngine stops the engine and closes the store.
+func closeEngine(e *sqle.Engine, st *sqlstore.Store) error {
+	err := e.Close()
+	if errors.Is(err, context.Canceled) {
+		err = nil // the engine's background threads report their own stop
+	}
+	return errors.Join(err, st.Close())
+}
+
+// createDatabase creates database name when it is missing, in a session
+// of its own that ends with it.
+func (s *Server) createDatabase(name string) (err error) {
+	sess := s.store.NewSession(nil)
+	defer func() {
+		sess.SessionEnd()
+		s.engine.CloseSession(sess.ID())
+	}()
+	q := "CREATE DATABASE IF NOT EXISTS `" + strings.ReplaceAll(name, "`", "``") + "`"
+	ctx := gsql.NewContext(context.Background(),
+		gsql.WithSession(sess),
+		gsql.WithQuery(q),
+		gsql.WithPid(1),
+		gsql.WithMemoryManager(s.engine.MemoryManager),
+		gsql.WithProcessList(s.engine.ProcessList))
+	_, iter, err := sqlstore.Query(ctx, s.engine, q, nil, nil)
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err = iter.Next(ctx); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, io.EOF) {
+		_ = iter.Close(ctx)
+		return err
+	}
+	return iter.Close(ctx)
+}
