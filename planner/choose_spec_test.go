@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,14 +14,18 @@ import (
 //
 //	choose [index=pk|secondary|covering|unique|unique-covering]
 //	       [points=N] [ranges=N] [full] [estimate=SIZE]
-//	       [reverse] [probe] [limit=N] [mode=naive] [options=NAME=VALUE,...]
+//	       [reverse] [probe] [limit=N] [written] [unordered]
+//	       [mode=naive] [options=NAME=VALUE,...]
 //
 // index is the index read (default pk: primary, unique, covering;
 // secondary: neither unique nor covering). The lookup's ranges are N
 // bounded ranges of estimate bytes each (ranges), then N exact points on a
 // unique key (points), or one range over the whole index (full) of
 // estimate bytes; none of them: no range. An estimate of 0 or none is
-// unknown. options are parsed as SET strata_planner parses them
+// unknown. written: the reader can change under the statement
+// (Hints.Mutable: a transaction that has written reads its own writes).
+// unordered: the ranges come in descending order without reverse, as
+// go-mysql-server leaves some collections of ranges. options are parsed as SET strata_planner parses them
 // (ParseOptions), sizes with an optional KiB, MiB or GiB suffix. The
 // output is the plan; the runner also checks that the plan keeps every
 // range.
@@ -46,7 +51,7 @@ func chooseArgs(t *testing.T, td *datadriven.TestData) ([]KeyRange, Index, Hints
 		h                Hints
 		o                Options
 		nranges, npoints int
-		full             bool
+		full, unordered  bool
 		estimate         int64
 		err              error
 	)
@@ -80,6 +85,10 @@ func chooseArgs(t *testing.T, td *datadriven.TestData) ([]KeyRange, Index, Hints
 			h.Probe = true
 		case "limit":
 			h.Limit = scanInt(t, td, arg)
+		case "written":
+			h.Mutable = true
+		case "unordered":
+			unordered = true
 		case "mode":
 			if o.Mode, err = ParseMode(scanString(t, td, arg)); err != nil {
 				td.Fatalf(t, "%v", err)
@@ -99,11 +108,15 @@ func chooseArgs(t *testing.T, td *datadriven.TestData) ([]KeyRange, Index, Hints
 		rs = []KeyRange{{EstBytes: estimate}}
 	}
 	for i := 0; i < nranges; i++ {
-		rs = append(rs, KeyRange{Start: []byte(fmt.Sprintf("a%04d", i)), End: []byte(fmt.Sprintf("b%04d", i)), EstBytes: estimate})
+		// [a0000, a0000~), [a0001, a0001~), ...: ascending, disjoint.
+		rs = append(rs, KeyRange{Start: []byte(fmt.Sprintf("a%04d", i)), End: []byte(fmt.Sprintf("a%04d~", i)), EstBytes: estimate})
 	}
 	for i := 0; i < npoints; i++ {
 		k := []byte(fmt.Sprintf("k%04d", i))
 		rs = append(rs, KeyRange{Start: k, End: append(k[:len(k):len(k)], 0), Point: true})
+	}
+	if unordered {
+		slices.Reverse(rs)
 	}
 	return rs, idx, h, o
 }

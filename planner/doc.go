@@ -3,10 +3,12 @@
 // of the lookup (each an exact point or a range, with an estimate of the
 // bytes it covers), the index (primary or secondary, unique or not,
 // covering or not) and hints (reverse order, a row limit, a lookup join's
-// probe). Its output is a Plan: one of the engine's read paths with its
-// parameters, and, for a secondary index that does not cover the query, a
-// second step that fetches the rows by primary key. Plan.String is what
-// EXPLAIN shows.
+// probe, whether what it reads can change under the statement). Its output
+// is a Plan: one of the engine's read paths with its parameters, and, for a
+// secondary index that does not cover the query, a second step that
+// fetches the rows by primary key. The plan is what runs, as it runs: the
+// SQL layer executes it without changing it, and Plan.String is what
+// EXPLAIN shows and what Strata_last_access reports.
 //
 // The rules, in order (Choose; thresholds are Options):
 //
@@ -45,12 +47,22 @@
 //     issues the reads in the background, all at once, when there are
 //     several and reads have lately been reaching the device (page-cache
 //     reads are made in turn: handing them to other goroutines would cost
-//     more). Reverse order and probes: Scans, one iterator sought from
-//     range to range.
+//     more). Reverse order, probes, and ranges that cannot be prepared
+//     together (unbounded, out of order or overlapping: go-mysql-server
+//     does not sort every collection of ranges): Scans, one iterator
+//     sought from range to range, with automatic readahead.
+//  6. A reader that can change under the statement (Hints.Mutable: the
+//     SQL layer's transaction that has written reads its own writes,
+//     which the next statement boundary or a rollback changes) is read at
+//     once, never lazily: the points of a MultiGet in one batch of every
+//     key, several ranges by Scans instead of a MultiScan, a deferred
+//     readahead from the first row, and the Fetch by one iterator sought
+//     to each primary key (Fetch Scans), made when the plan starts.
 //
 // A non-covering secondary index adds Fetch: the primary keys the index
 // yields are looked up with MultiGet in batches of FetchBatch, in the order
-// the index returned them (a Get for a single-point plan). A covering one
+// the index returned them (a Get for a single-point plan; an iterator sought
+// to each key for a reader that can change, rule 6). A covering one
 // (Index.Covering: its entries hold every column the query needs) reads
 // its rows from the entries, and the plan says "covering".
 //

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -40,6 +41,16 @@ type Hints struct {
 	// readahead and is never prepared as a MultiScan, whose set-up would
 	// cost more than the probe.
 	Probe bool
+	// Mutable: what the lookup reads can change while the statement runs
+	// (in the SQL layer, a transaction's own writes: the statement view of
+	// a transaction that has written, or its batch), and a rollback of it
+	// reuses its memory. Nothing may then be read lazily from it: points
+	// are read at once, in one batch, when the plan starts; several ranges
+	// are not prepared as a MultiScan (it would read the reader later) but
+	// read by Scans; a deferred readahead starts at once (reopening the
+	// iterator later could see other writes); and a fetch seeks one
+	// iterator, made with the first step, to each primary key.
+	Mutable bool
 }
 
 // Kind is an access path.
@@ -131,24 +142,30 @@ type Plan struct {
 	// Covering: a secondary index whose entries hold every column the
 	// query needs; its rows come from the entries, with no Fetch.
 	Covering bool
+	// Mutable: the plan is for a reader that can change under the
+	// statement (Hints.Mutable): its points are read when the plan starts,
+	// and its fetch, if any, seeks one iterator.
+	Mutable bool
 }
 
 // Fetch is the second step of a secondary-index plan.
 type Fetch struct {
-	// Kind is Empty (no second step), MultiGet (batched) or Get (one
-	// lookup per row: a single-row plan, or naive mode). The SQL layer
-	// reports Scans for a fetch that seeks one iterator to each key, as it
-	// runs one in a transaction that has written.
+	// Kind is Empty (no second step), MultiGet (batched), Get (one
+	// lookup per row: a single-row plan, or naive mode) or Scans (one
+	// iterator sought to each key: a reader that can change under the
+	// statement, Hints.Mutable).
 	Kind  Kind
 	Batch int
 }
 
-// Choose returns the plan for a lookup. ranges must be sorted ascending and
-// must not overlap, as go-mysql-server builds them; with h.Reverse they are
-// given in descending order (each still [Start, End)).
+// Choose returns the plan for a lookup: the plan that runs, as it runs.
+// ranges are in the order rows must come out, ascending (descending with
+// h.Reverse, each still [Start, End)); go-mysql-server sorts most
+// collections of ranges, not all, and ranges that are unbounded, out of
+// order or overlapping are read by Scans, never prepared as a MultiScan.
 func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 	o = o.withDefaults()
-	p := Plan{Ranges: ranges, Reverse: h.Reverse, Covering: idx.Covering && !idx.Primary}
+	p := Plan{Ranges: ranges, Reverse: h.Reverse, Covering: idx.Covering && !idx.Primary, Mutable: h.Mutable}
 	switch {
 	case len(ranges) == 0:
 		p.Kind = Empty
@@ -158,6 +175,9 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 		p.Kind, p.IterPerRange, p.Covering = Scans, true, false
 		if !idx.Primary {
 			p.Fetch = Fetch{Kind: Get, Batch: 1}
+			if h.Mutable {
+				p.Fetch = Fetch{Kind: Scans}
+			}
 		}
 		return p
 	}
@@ -201,7 +221,8 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 		case est > 0 && est <= o.ShortRangeBytes:
 			p.Readahead = -1
 		}
-	case h.Reverse || h.Probe:
+	case h.Reverse || h.Probe || h.Mutable || !preparable(ranges):
+		// With the engine's automatic readahead.
 		p.Kind = Scans
 	default:
 		p.Kind, p.Chunk = MultiScan, o.MultiScanChunk
@@ -215,13 +236,38 @@ func Choose(ranges []KeyRange, idx Index, h Hints, o Options) Plan {
 		}
 		p.Async = o.MultiScanAsyncBytes >= 0 && (est < 0 || est >= o.MultiScanAsyncBytes)
 	}
+	if h.Mutable {
+		// Read at once: every point in one batch, readahead from the start.
+		if p.Kind == MultiGet {
+			p.Batch = len(ranges)
+		}
+		p.ReadaheadAfter = 0
+	}
 	if !idx.Covering && !idx.Primary {
-		p.Fetch = Fetch{Kind: MultiGet, Batch: o.FetchBatch}
-		if p.Kind == Get {
+		switch {
+		case h.Mutable:
+			p.Fetch = Fetch{Kind: Scans}
+		case p.Kind == Get:
 			p.Fetch = Fetch{Kind: Get, Batch: 1}
+		default:
+			p.Fetch = Fetch{Kind: MultiGet, Batch: o.FetchBatch}
 		}
 	}
 	return p
+}
+
+// preparable reports whether ranges can be prepared as one MultiScan:
+// each bounded, ascending, without overlaps.
+func preparable(ranges []KeyRange) bool {
+	for i := range ranges {
+		if ranges[i].End == nil {
+			return false
+		}
+		if i > 0 && bytes.Compare(ranges[i-1].End, ranges[i].Start) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // String describes the plan as EXPLAIN shows it, for example

@@ -79,3 +79,23 @@ func TestParseOptions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "MultiGet(keys=10, batch=8)", Choose(points(10), Index{Primary: true, Unique: true, Covering: true}, Hints{}, o).String())
 }
+
+// TestChooseUnpreparable: ranges a MultiScan cannot prepare together (one
+// unbounded, or overlapping) are read by Scans, as they run.
+func TestChooseUnpreparable(t *testing.T) {
+	open := []KeyRange{{Start: []byte("a"), End: []byte("b")}, {Start: []byte("c")}}
+	require.Equal(t, "Scans(ranges=2, readahead=auto)", Choose(open, Index{Primary: true, Unique: true, Covering: true}, Hints{}, Options{}).String())
+	overlap := []KeyRange{{Start: []byte("a"), End: []byte("c")}, {Start: []byte("b"), End: []byte("d")}}
+	require.Equal(t, "Scans(ranges=2, readahead=auto)", Choose(overlap, Index{Primary: true, Unique: true, Covering: true}, Hints{}, Options{}).String())
+	touching := []KeyRange{{Start: []byte("a"), End: []byte("b")}, {Start: []byte("b"), End: []byte("c")}}
+	require.Equal(t, "MultiScan(ranges=2, async)", Choose(touching, Index{Primary: true, Unique: true, Covering: true}, Hints{}, Options{}).String())
+}
+
+// TestChooseMutable: a plan chosen for a reader that can change says so,
+// so that it is run reading at once.
+func TestChooseMutable(t *testing.T) {
+	for _, rs := range [][]KeyRange{nil, points(1), points(3), {{}}} {
+		require.True(t, Choose(rs, Index{Primary: true, Unique: true, Covering: true}, Hints{Mutable: true}, Options{}).Mutable)
+		require.False(t, Choose(rs, Index{Primary: true, Unique: true, Covering: true}, Hints{}, Options{}).Mutable)
+	}
+}

@@ -12,9 +12,11 @@ import (
 	"github.com/strata-db/strata/planner"
 )
 
-// Access paths. Every read of table data goes through a planner.Plan: an
-// index lookup gets one in LookupPartitions (planLookup), a full table scan
-// in PartitionRows (planScan), and the row iterator (scan.go) runs it:
+// Access paths. Every read of table data goes through a planner.Plan,
+// chosen when the row iterator is made (scan.go), once its reader is known,
+// and run as chosen: an index lookup's from the planner's input that
+// LookupPartitions prepared (planLookup, accessInput.choose), a full table
+// scan's in PartitionRows (planScan). The plans:
 //
 //	Get, MultiGet   the spans' start keys, through kv.Reader.Get or
 //	                MultiGet in batches, in the lookup's order
@@ -40,11 +42,15 @@ import (
 // transaction that has not written yet, or a cursor's private view), point
 // reads are batched lazily and ranges may be prepared as a MultiScan. When
 // it can (the statement view of a transaction that wrote, or the batch
-// itself for foreign key checks), point reads run at once when the iterator
-// is made, fetches go through an iterator made at the same moment, and
-// MultiScans become Scans: reads then see the transaction exactly as of
-// that moment, and a rollback of the batch (which reuses its memory) cannot
-// reach them.
+// itself for foreign key checks), the planner is told so
+// (planner.Hints.Mutable) and plans reads that happen at once: points read
+// when the iterator is made, in one batch, fetches through an iterator
+// made at the same moment, Scans instead of a MultiScan, readahead not
+// deferred. Reads then see the transaction exactly as of that moment, and a
+// rollback of the batch (which reuses its memory) cannot reach them.
+// EXPLAIN plans with what the statement's transaction is when it runs
+// (readerMutable), so it shows the plans that run, in a transaction that
+// has written too.
 
 // Access modes of the strata_access session variable.
 const (
@@ -125,10 +131,30 @@ func checkThresholds(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarV
 	return nil
 }
 
-// planLookup chooses the read path of an encoded lookup on table d;
-// covering: the entries of the lookup's secondary index hold all the query
-// needs (covering.go).
-func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, covering bool, o planner.Options) {
+// accessInput is the planner's input for an encoded lookup, but for
+// whether its reader can change, which is known when it runs.
+type accessInput struct {
+	ranges []planner.KeyRange
+	idx    planner.Index
+	opts   *planner.Options // the statement's, which do not change
+}
+
+// choose returns the read path of lp for a reader that can change under
+// the statement (mutable) or not: the plan that runs.
+func (lp *lookupPlan) choose(mutable bool) planner.Plan {
+	a := &lp.access
+	var o planner.Options
+	if a.opts != nil {
+		o = *a.opts
+	}
+	return planner.Choose(a.ranges, a.idx, planner.Hints{Reverse: lp.reverse, Probe: lp.probe, Mutable: mutable}, o)
+}
+
+// planLookup prepares the planner's input for an encoded lookup on table
+// d (lp.access, from which lp.choose chooses the read path); covering: the
+// entries of the lookup's secondary index hold all the query needs
+// (covering.go).
+func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, covering bool, o *planner.Options) {
 	ix := lp.ix
 	rows, bytes, known := s.counters.estimate(d.id)
 	entryBytes := int64(0)
@@ -166,16 +192,17 @@ func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, coveri
 		}
 	}
 	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary || covering}
-	lp.access = planner.Choose(ranges, idx, planner.Hints{Reverse: lp.reverse, Probe: lp.probe}, o)
+	lp.access = accessInput{ranges: ranges, idx: idx, opts: o}
 }
 
-// planScan returns the read path of a full scan of table d.
-func (s *Store) planScan(d *tableDef, o planner.Options) planner.Plan {
+// planScan returns the read path of a full scan of table d, for a reader
+// that can change under the statement (mutable) or not.
+func (s *Store) planScan(d *tableDef, o planner.Options, mutable bool) planner.Plan {
 	r := []planner.KeyRange{{}}
 	if _, bytes, known := s.counters.estimate(d.id); known {
 		r[0].EstBytes = max(bytes, 1)
 	}
-	return planner.Choose(r, planner.Index{Primary: true, Unique: true, Covering: true}, planner.Hints{}, o)
+	return planner.Choose(r, planner.Index{Primary: true, Unique: true, Covering: true}, planner.Hints{Mutable: mutable}, o)
 }
 
 // nonUniquePointRows is the guess at the entries of one value of a
@@ -290,6 +317,36 @@ func (c *rowCounters) estimate(id uint64) (rows, bytes int64, known bool) {
 		return 0, 0, false
 	}
 	return max(rc.rows, 0), max(rc.bytes, 0), true
+}
+
+// readerMutable reports whether the reader of a statement of ctx, reading
+// the statement view (onView) or the transaction's batch, can change under
+// the statement: what readerLocked would say of it now, without making it.
+// EXPLAIN plans with it.
+func (s *Store) readerMutable(ctx *sql.Context, onView bool) bool {
+	t := txnOf(ctx)
+	if t == nil || t.store != s {
+		return false // a read-only transaction of its own (view)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.mutableLocked(onView, -1)
+}
+
+// mutableLocked reports whether the reader readerLocked returns for onView
+// and at can change under the statement (it returns frozen = false).
+// REQUIRES: t.mu held.
+func (t *txn) mutableLocked(onView bool, at int) bool {
+	switch {
+	case t.done:
+		return false
+	case !onView:
+		return true
+	case at >= 0 && at < t.boundary:
+		return false
+	}
+	// syncViewLocked returns a view unless there is nothing to view.
+	return t.boundary > 0 || t.view != nil
 }
 
 // readerLocked returns what a statement's point reads and prepared scans

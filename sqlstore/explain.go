@@ -35,9 +35,11 @@ import (
 //	     ├─ columns: [id c]
 //	     └─ access: FullScan(readahead=1MiB after 100 rows, async, no cache fill)
 //
-// Other EXPLAIN formats show no table-provided text; Strata_last_access
-// (stmtstats.go) shows the plans a statement ran, which in a transaction
-// that has written can differ from the plans EXPLAIN shows (scan.go).
+// The plans are those that run: chosen with what the statement's
+// transaction is (planner.Hints.Mutable: in a transaction that has written,
+// its reads happen at once, access.go), as the row iterator chooses them
+// (scan.go). Other EXPLAIN formats show no table-provided text;
+// Strata_last_access (stmtstats.go) shows the plans a statement ran.
 
 var (
 	_ sql.TableWrapper  = (*indexedTable)(nil)
@@ -91,7 +93,7 @@ func explainScans(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentit
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		access := t.store.planScan(t.def, t.store.accessOptions(ctx)).String()
+		access := t.store.planScan(t.def, t.store.accessOptions(ctx), t.store.readerMutable(ctx, !t.readsCurrent)).String()
 		nn, err := rt.WithTable(&explainedScan{Table: t, access: access})
 		if err != nil {
 			return nil, transform.SameTree, err
@@ -119,7 +121,8 @@ func (it *indexedTable) DebugString() string {
 }
 
 // Access describes the access plan of the table's lookup, as EXPLAIN
-// FORMAT=DEBUG shows it. A lookup join's lookup (GMS marks those on a
+// FORMAT=DEBUG shows it: the plan that runs for the reader of the statement
+// that made the table (indexedTable.mutable). A lookup join's lookup (GMS marks those on a
 // unique key as point lookups, which static lookups never are) is shown as
 // one probe "per outer row".
 func (it *indexedTable) Access() string {
@@ -127,8 +130,9 @@ func (it *indexedTable) Access() string {
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
 	}
+	p := lp.choose(it.mutable)
 	if it.lookup.IsPointLookup {
-		return lp.access.String() + " per outer row"
+		return p.String() + " per outer row"
 	}
-	return lp.access.String()
+	return p.String()
 }

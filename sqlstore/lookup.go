@@ -7,7 +7,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/strata-db/strata/planner"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
 
@@ -56,8 +55,9 @@ type lookupPlan struct {
 	// probe: one probe of a lookup join (GMS builds a lookup per outer
 	// row).
 	probe bool
-	// access is the read path chosen for the spans (access.go).
-	access planner.Plan
+	// access is the planner's input for the spans, from which the read
+	// path is chosen once the reader is known (access.go).
+	access accessInput
 }
 
 // encodeLookup encodes a lookup on index ix of table d.

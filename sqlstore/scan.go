@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -93,45 +92,57 @@ func (t *Table) newRowIter(ctx *sql.Context, plan *lookupPlan) (*rowIter, error)
 }
 
 // newRowIterAt is newRowIter reading the statement view as of boundary at
-// (-1: the current one).
+// (-1: the current one). It chooses the access plan once it has the
+// reader, whose kind the plan depends on (access.go), and runs that plan.
 func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter, error) {
 	tx, release := t.store.view(ctx)
 	d := t.def
 	ri := &rowIter{t: t, d: d, own: release}
-	var access planner.Plan
 	if lp == nil {
 		primaryPrefix := appendIndexPrefix(nil, d.id, primaryIndexID)
 		ri.spans = []span{{start: primaryPrefix, end: prefixEnd(primaryPrefix), whole: true}}
 		ri.ix = d.primary
-		access = t.store.planScan(d, t.store.accessOptions(ctx))
 	} else {
-		ri.spans, ri.ix, access = lp.spans, lp.ix, lp.access
-		if access.Covering {
-			ri.covered, ri.skip = true, indexPrefixLen(d.id, lp.ix.id)
-			ri.need, _ = t.coveredColumns(lp.ix, lp.spans)
-		}
+		ri.spans, ri.ix = lp.spans, lp.ix
 	}
 	st := stmtStatsOf(ctx)
 	var counters *stats.Counters
 	if st != nil {
 		counters = st.counters()
 	}
-	if len(ri.spans) == 0 || access.Kind == planner.Empty {
+	if len(ri.spans) == 0 {
 		if st != nil {
-			st.record(d.name, access)
+			st.record(d.name, lp.choose(false)) // Empty: nothing to read
 		}
 		return ri, nil
 	}
 	if lockingRead(ctx) {
 		guardLockedRead(ctx, d, ri.ix, ri.spans)
 	}
-	ran, err := ri.open(ctx, tx, access, at, counters)
+	onView := !t.readsCurrent
+	tx.mu.Lock()
+	r, frozen, err := tx.readerLocked(onView, at)
+	tx.mu.Unlock()
 	if err != nil {
+		release()
+		return nil, wrapf(err, "sqlstore: reading %s", d.name)
+	}
+	var access planner.Plan
+	if lp == nil {
+		access = t.store.planScan(d, t.store.accessOptions(ctx), !frozen)
+	} else {
+		access = lp.choose(!frozen)
+		if access.Covering {
+			ri.covered, ri.skip = true, indexPrefixLen(d.id, lp.ix.id)
+			ri.need, _ = t.coveredColumns(lp.ix, lp.spans)
+		}
+	}
+	if err := ri.open(tx, r, frozen, onView, access, at, counters); err != nil {
 		release()
 		return nil, err
 	}
 	if st != nil {
-		st.record(d.name, ran)
+		st.record(d.name, access)
 	}
 	tx.mu.Lock()
 	tx.readers++
@@ -140,19 +151,11 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 	return ri, nil
 }
 
-// open makes the source and the fetcher of an access plan. It returns the
-// plan as it runs, which differs from p where the reader may change under
-// the statement (access.go): points are then read at once in one batch,
-// a MultiScan runs as Scans, a deferred readahead starts at once, and the
-// fetch step seeks one iterator.
-func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, counters *stats.Counters) (planner.Plan, error) {
-	onView := !ri.t.readsCurrent
-	tx.mu.Lock()
-	r, frozen, err := tx.readerLocked(onView, at)
-	tx.mu.Unlock()
-	if err != nil {
-		return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
-	}
+// open makes the source and the fetcher of access plan p over reader r,
+// as p says: the plan was chosen for r (frozen: r stays as it is for as
+// long as the transaction lives, and p reads it lazily; otherwise p reads
+// at once, planner.Hints.Mutable).
+func (ri *rowIter) open(tx *txn, r kv.Reader, frozen, onView bool, p planner.Plan, at int, counters *stats.Counters) error {
 	// AsyncIO lets MultiGet read a batch's uncached blocks at once; the
 	// engine does so only when reads reach the device.
 	ro := &kv.ReadOptions{Snapshot: tx.snap, Stats: counters, AsyncIO: true}
@@ -166,82 +169,54 @@ func (ri *rowIter) open(ctx *sql.Context, tx *txn, p planner.Plan, at int, count
 	switch p.Kind {
 	case planner.Get, planner.MultiGet:
 		ps := &pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
-		if !frozen {
-			// Read everything now, as an iterator made now would see it.
+		if p.Mutable {
+			// Read everything now, as an iterator made now would see it
+			// (the plan's one batch).
 			tx.mu.Lock()
-			err = ps.fill(0, len(ri.spans))
+			err := ps.fill(0, len(ri.spans))
 			tx.mu.Unlock()
 			if err != nil {
-				return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
-			}
-			ps.batch = len(ri.spans)
-			if p.Kind == planner.MultiGet {
-				p.Batch = ps.batch
+				return wrapf(err, "sqlstore: reading %s", ri.d.name)
 			}
 		}
 		ri.src = ps
 	case planner.MultiScan:
-		if frozen && scannable(ri.spans) {
-			ri.src = &multiScanSource{r: r, opts: kv.IterOptions{ReadOptions: *ro}, spans: ri.spans, chunk: max(p.Chunk, 1)}
-			ri.src.(*multiScanSource).opts.AsyncIO = p.Async
-			break
-		}
-		// Run as Scans, with the engine's automatic readahead.
-		p.Kind, p.Chunk, p.Async, p.Readahead, p.DontFillCache = planner.Scans, 0, false, 0, false
-		fallthrough
+		ri.src = &multiScanSource{r: r, opts: kv.IterOptions{ReadOptions: *ro}, spans: ri.spans, chunk: max(p.Chunk, 1)}
+		ri.src.(*multiScanSource).opts.AsyncIO = p.Async
 	default:
 		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: newIter}
 		tune := iterTuning{readahead: p.Readahead, async: p.Async, dontFill: p.DontFillCache}
-		if p.ReadaheadAfter > 0 && !p.Reverse && frozen {
+		if p.ReadaheadAfter > 0 {
 			// Deferred: the iterator is reopened later, which must read
-			// what the first one read.
+			// what the first one read (the plan is for a frozen reader).
 			is.later, is.laterAfter = tune, p.ReadaheadAfter
 			tune = iterTuning{}
-		} else {
-			p.ReadaheadAfter = 0
 		}
 		if err := is.init(tune); err != nil {
-			return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
+			return wrapf(err, "sqlstore: reading %s", ri.d.name)
 		}
 		ri.src = is
 	}
 	if ri.ix.primary || ri.covered {
-		return p, nil
+		return nil
 	}
 	f := &fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
 	if ri.ix.prefix != nil {
 		f.runs = &prefixRuns{d: ri.d, ix: ri.ix, rev: p.Reverse}
 	}
-	if !frozen || f.kind == planner.Empty {
+	if f.kind == planner.Scans || f.kind == planner.Empty {
 		// Rows come through an iterator made now, which a rollback of the
 		// batch cannot reach (iter.go).
 		primaryPrefix := appendIndexPrefix(nil, ri.d.id, primaryIndexID)
+		var err error
 		if f.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
 			_ = ri.src.close()
 			ri.src = nil
-			return p, wrapf(err, "sqlstore: reading %s", ri.d.name)
-		}
-		if f.kind != planner.Empty {
-			p.Fetch = planner.Fetch{Kind: planner.Scans}
+			return wrapf(err, "sqlstore: reading %s", ri.d.name)
 		}
 	}
 	ri.fetch = f
-	return p, nil
-}
-
-// scannable reports whether spans can be prepared as one MultiScan: each
-// bounded, and sorted without overlaps (GMS does not sort every collection
-// of ranges).
-func scannable(spans []span) bool {
-	for i := range spans {
-		if spans[i].end == nil {
-			return false
-		}
-		if i > 0 && bytes.Compare(spans[i-1].end, spans[i].start) > 0 {
-			return false
-		}
-	}
-	return true
+	return nil
 }
 
 // Next implements sql.RowIter.

@@ -21,8 +21,9 @@ import (
 //
 //	SHOW STATUS LIKE 'Strata_last%'
 //
-// Strata_last_access lists the access plans ("sbtest: MultiGet(keys=100,
-// batch=32)", with "x N" for a plan run N times, as lookup joins do);
+// Strata_last_access lists the access plans as they ran, which are the
+// plans EXPLAIN shows ("sbtest: MultiGet(keys=100, batch=32)", with "x N"
+// for a plan run N times, as lookup joins do);
 // Strata_last_<counter> gives each engine counter of package kv/stats with
 // dots as underscores (Strata_last_file_read_count,
 // Strata_last_block_cache_hit, Strata_last_multiget_keys, ...). Catalog
@@ -110,7 +111,8 @@ func (s *stmtStats) record(table string, plan planner.Plan) {
 func samePlan(a, b planner.Plan) bool {
 	return a.Kind == b.Kind && a.Batch == b.Batch && a.Readahead == b.Readahead &&
 		a.ReadaheadAfter == b.ReadaheadAfter && a.Async == b.Async && a.DontFillCache == b.DontFillCache && a.Chunk == b.Chunk &&
-		a.Reverse == b.Reverse && a.IterPerRange == b.IterPerRange && a.Fetch == b.Fetch && a.Covering == b.Covering
+		a.Reverse == b.Reverse && a.IterPerRange == b.IterPerRange && a.Fetch == b.Fetch && a.Covering == b.Covering &&
+		a.Mutable == b.Mutable
 }
 
 // begin starts a statement: the previous one becomes the last statement if

@@ -218,7 +218,7 @@ func (t *Table) PreciseMatch() bool { return true }
 
 // IndexedAccess implements sql.IndexAddressable.
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
-	return &indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx), lookups: new(atomic.Int64)}
+	return &indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx), mutable: t.store.readerMutable(ctx, !t.readsCurrent), lookups: new(atomic.Int64)}
 }
 
 // indexedTable is a table read through an index lookup. GMS calls
@@ -227,8 +227,12 @@ func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Inde
 type indexedTable struct {
 	*Table
 	lookup sql.IndexLookup
-	// opts are the planner options of the statement that made it.
-	opts planner.Options
+	// opts are the planner options of the statement that made it, and
+	// mutable whether that statement's reader can change under it
+	// (planner.Hints.Mutable): what EXPLAIN, which describes the table
+	// without a context, plans with.
+	opts    planner.Options
+	mutable bool
 	// lookups counts LookupPartitions calls: a lookup join makes one per
 	// outer row, a static lookup one per execution, so the second and
 	// later ones are probes (planner.Hints.Probe).
@@ -280,7 +284,7 @@ func (it *indexedTable) plan(ctx *sql.Context, lookup sql.IndexLookup, probe boo
 	if !ix.primary {
 		_, covered = it.Table.coveredColumns(ix, lp.spans)
 	}
-	it.store.planLookup(ctx, it.def, lp, covered, it.opts)
+	it.store.planLookup(ctx, it.def, lp, covered, &it.opts)
 	return lp, nil
 }
 
