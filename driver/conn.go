@@ -246,32 +246,8 @@ func (c *Conn) drain(sctx *gsql.Context, iter gsql.RowIter) (*Result, error) {
 }
 
 // abortStatement rolls back the transaction of a failed autocommit
-// statement before its iterator is closed, so that closing (which commits
-// autocommit statements) applies nothing of it. Inside an explicit
-// transaction the failed statement is undone alone and the transaction
-// goes on, as in MySQL.
-func (c *Conn) abortStatement(sctx *gsql.Context) {
-	if sctx.GetIgnoreAutoCommit() {
-		return
-	}
-	tx := sctx.GetTransaction()
-	if tx == nil {
-		return
-	}
-	if on, err := isAutocommit(sctx); err != nil || !on {
-		return
-	}
-	_ = c.sess.Rollback(sctx, tx)
-	sctx.SetTransaction(nil)
-}
-
-func isAutocommit(sctx *gsql.Context) (bool, error) {
-	v, err := sctx.GetSessionVariable(sctx, gsql.AutoCommitSessionVar)
-	if err != nil {
-		return true, err
-	}
-	return gsql.ConvertToBool(sctx, v)
-}
+// statement before its iterator is closed (sqlstore.Session.AbortStatement).
+func (c *Conn) abortStatement(sctx *gsql.Context) { c.sess.AbortStatement(sctx) }
 
 // QueryContext implements driver.QueryerContext: one statement, whose
 // rows are read as Rows.Next is called.

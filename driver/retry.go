@@ -17,12 +17,8 @@ func (c *Conn) retryConflicts(ctx context.Context, query string, run func() (*Re
 	return res, err
 }
 
-// autocommitting reports whether a statement run now commits on its own.
+// autocommitting reports whether a statement run now commits on its own
+// (sqlstore.Session.Autocommitting).
 func (c *Conn) autocommitting(ctx context.Context) bool {
-	sctx := c.newContext(ctx, "")
-	if sctx.GetIgnoreAutoCommit() {
-		return false
-	}
-	on, err := isAutocommit(sctx)
-	return err == nil && on
+	return c.sess.Autocommitting(c.newContext(ctx, ""))
 }

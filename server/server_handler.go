@@ -53,22 +53,15 @@ func (h *handler) track(id uint32, sess *sqlstore.Session) {
 }
 
 // autocommitting reports whether a statement of connection c run now
-// commits on its own: the session's autocommit is on and no transaction
-// was begun.
+// commits on its own (sqlstore.Session.Autocommitting).
 func (h *handler) autocommitting(ctx context.Context, c *mysql.Conn) bool {
 	h.mu.Lock()
 	sess := h.sessions[c.ConnectionID]
 	h.mu.Unlock()
-	if sess == nil || sess.GetIgnoreAutoCommit() {
+	if sess == nil {
 		return false
 	}
-	sctx := gsql.NewContext(ctx, gsql.WithSession(sess))
-	v, err := sess.GetSessionVariable(sctx, gsql.AutoCommitSessionVar)
-	if err != nil {
-		return false
-	}
-	on, err := gsql.ConvertToBool(sctx, v)
-	return err == nil && on
+	return sess.Autocommitting(gsql.NewContext(ctx, gsql.WithSession(sess)))
 }
 
 func (h *handler) begin() {

@@ -263,6 +263,31 @@ func LeadingWords(query string) (first, second string) {
 	return words[0], words[1]
 }
 
+// Autocommitting reports whether a statement run now in ctx commits on
+// its own: the session's autocommit is on and no transaction was begun
+// with BEGIN or START TRANSACTION. The driver, the shell and the server ask
+// it (RunWrite's reruns, AbortStatement), so that "autocommit" means one
+// thing for all of them.
+func (s *Session) Autocommitting(ctx *sql.Context) bool {
+	return !ctx.GetIgnoreAutoCommit() && s.autocommit(ctx)
+}
+
+// AbortStatement rolls back ctx's transaction when the statement that
+// failed in it was autocommitting, before the statement's iterator is
+// closed (closing commits an autocommit statement), so that nothing of it
+// is applied. Inside a transaction the failed statement is undone alone and
+// the transaction goes on, as in MySQL.
+func (s *Session) AbortStatement(ctx *sql.Context) {
+	tx := ctx.GetTransaction()
+	if tx == nil || !s.Autocommitting(ctx) {
+		return
+	}
+	_ = s.Rollback(ctx, tx)
+	ctx.SetTransaction(nil)
+}
+
+// autocommit reports whether the session's autocommit variable is on; a
+// value that cannot be read counts as MySQL's default, ON.
 func (s *Session) autocommit(ctx *sql.Context) bool {
 	v, err := s.GetSessionVariable(ctx, sql.AutoCommitSessionVar)
 	if err != nil {

@@ -108,21 +108,8 @@ func (s *session) run(ctx context.Context, q string) (*result, error) {
 }
 
 // abort rolls back a failed autocommit statement before its iterator is
-// closed (closing commits autocommit statements).
-func (s *session) abort(sctx *gsql.Context) {
-	tx := sctx.GetTransaction()
-	if tx == nil || sctx.GetIgnoreAutoCommit() {
-		return
-	}
-	v, err := sctx.GetSessionVariable(sctx, gsql.AutoCommitSessionVar)
-	if err != nil {
-		return
-	}
-	if on, err := gsql.ConvertToBool(sctx, v); err == nil && on {
-		_ = s.sess.Rollback(sctx, tx)
-		sctx.SetTransaction(nil)
-	}
-}
+// closed (sqlstore.Session.AbortStatement).
+func (s *session) abort(sctx *gsql.Context) { s.sess.AbortStatement(sctx) }
 
 // close ends the session: an open transaction is rolled back.
 func (s *session) close() {
