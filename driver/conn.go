@@ -49,16 +49,10 @@ func newConn(sh *shared) *Conn {
 	return &Conn{sh: sh, sess: sh.store.NewSession(nil), prepared: make(map[string]int)}
 }
 
-// newContext returns the query context of one statement: the connection's
-// session, ctx's deadline and cancellation, a fresh process ID.
+// newContext returns the query context of one statement
+// (sqlstore.Session.NewStatementContext).
 func (c *Conn) newContext(ctx context.Context, query string) *gsql.Context {
-	e := c.sh.engine
-	return gsql.NewContext(ctx,
-		gsql.WithSession(c.sess),
-		gsql.WithQuery(query),
-		gsql.WithPid(c.sh.pids.Add(1)),
-		gsql.WithMemoryManager(e.MemoryManager),
-		gsql.WithProcessList(e.ProcessList))
+	return c.sess.NewStatementContext(ctx, c.sh.engine, query)
 }
 
 func (c *Conn) useDB(ctx context.Context, db string) error {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 
 	sqle "github.com/dolthub/go-mysql-server"
 
@@ -23,8 +22,7 @@ type shared struct {
 	cacheSize int64 // the block cache's bytes
 	store     *sqlstore.Store
 	engine    *sqle.Engine
-	pids      atomic.Uint64 // process IDs of statements, for the engine's process list
-	refs      int           // guarded by registry.mu
+	refs      int // guarded by registry.mu
 }
 
 // registry maps folders to open stores.

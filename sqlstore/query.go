@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -15,6 +16,19 @@ import (
 // protocol layer recovers per connection, but an embedded caller would
 // lose its whole process. Query, Prepare and the iterators Query returns
 // turn such a panic into an error for the statement alone.
+
+// NewStatementContext returns the context of one statement of the session
+// run on e: ctx's deadline and cancellation, the statement's text, a
+// process ID unique in the store, and e's memory manager and process list.
+// The driver and the shell build every statement's context with it.
+func (s *Session) NewStatementContext(ctx context.Context, e *sqle.Engine, query string) *sql.Context {
+	return sql.NewContext(ctx,
+		sql.WithSession(s),
+		sql.WithQuery(query),
+		sql.WithPid(s.store.pids.Add(1)),
+		sql.WithMemoryManager(e.MemoryManager),
+		sql.WithProcessList(e.ProcessList))
+}
 
 // Query runs a statement through e, as e.QueryWithBindings does, and
 // returns a panic inside the engine as MySQL error 1105.

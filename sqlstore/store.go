@@ -81,6 +81,7 @@ type Store struct {
 	turns sync.RWMutex
 
 	sessionIDs atomic.Uint32
+	pids       atomic.Uint64 // process IDs of statements (NewStatementContext)
 	closed     atomic.Bool
 }
 

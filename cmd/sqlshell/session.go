@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -25,7 +24,6 @@ import (
 type session struct {
 	engine *sqle.Engine
 	sess   *sqlstore.Session
-	pids   atomic.Uint64
 }
 
 func newSession(st *sqlstore.Store, e *sqle.Engine, db string) *session {
@@ -50,12 +48,7 @@ type result struct {
 // statement is cancelled when ctx is.
 func (s *session) run(ctx context.Context, q string) (*result, error) {
 	start := time.Now()
-	sctx := gsql.NewContext(ctx,
-		gsql.WithSession(s.sess),
-		gsql.WithQuery(q),
-		gsql.WithPid(s.pids.Add(1)),
-		gsql.WithMemoryManager(s.engine.MemoryManager),
-		gsql.WithProcessList(s.engine.ProcessList))
+	sctx := s.sess.NewStatementContext(ctx, s.engine, q)
 	schema, iter, err := sqlstore.Query(sctx, s.engine, q, nil, nil)
 	if err != nil {
 		return nil, err
