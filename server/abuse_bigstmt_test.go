@@ -2,13 +2,16 @@ package server
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 )
 
@@ -140,5 +143,32 @@ func TestAbuseLogLineSize(t *testing.T) {
 	_ = conn.Close()
 	for _, line := range strings.Split(logs.String(), "\n") {
 		require.Less(t, len(line), 8<<10, "a log line: %.200q", line)
+	}
+}
+
+// TestAbuseErrorMessageSize: an error that quotes a large part of its
+// statement (an unknown 1 MB table name, a syntax error in 1 MB of text)
+// comes back with at most MySQL's 511 bytes of message, its number kept,
+// over the text protocol and from a server-side prepare. The whole text
+// came back before.
+func TestAbuseErrorMessageSize(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	big := strings.Repeat("é", 1<<19) // 1 MiB, two bytes a character
+	for _, q := range []string{
+		"SELECT * FROM `" + big + "`",
+		"SELEC '" + big + "'",
+	} {
+		_, err := db.Exec(q)
+		require.Error(t, err)
+		require.NotZero(t, mysqlNumber(err), "%.200v", err)
+		var me *mysql.MySQLError
+		require.True(t, errors.As(err, &me))
+		require.LessOrEqual(t, len(me.Message), 511, "%.200s", me.Message)
+		require.True(t, utf8.ValidString(me.Message), "cut at a character boundary")
+		_, err = db.Prepare(q)
+		require.Error(t, err)
+		require.True(t, errors.As(err, &me))
+		require.LessOrEqual(t, len(me.Message), 511, "prepared: %.200s", me.Message)
 	}
 }

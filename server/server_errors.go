@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
@@ -26,7 +27,26 @@ func wireErr(err error) error {
 		// sqlstore.ServerError's 1317 for context.Canceled.
 		return sqlstore.ServerError(context.Canceled)
 	}
-	return se
+	return capped(se)
+}
+
+// maxErrMessage is the longest error message MySQL sends (its
+// MYSQL_ERRMSG_SIZE, less the terminating byte). Without the bound a
+// statement naming a 1 MB identifier came back as a 1 MB error packet.
+const maxErrMessage = 511
+
+// capped returns err with its message cut to maxErrMessage bytes, at a
+// character boundary, when it is a MySQL error with a longer one.
+func capped(err error) error {
+	var se *mysql.SQLError
+	if !errors.As(err, &se) || len(se.Message) <= maxErrMessage {
+		return err
+	}
+	cut := maxErrMessage
+	for cut > 0 && !utf8.RuneStart(se.Message[cut]) {
+		cut--
+	}
+	return mysql.NewSQLError(se.Num, se.State, "%s", se.Message[:cut])
 }
 
 // queryErr is wireErr for the error of the statement text query, or of its
@@ -37,7 +57,7 @@ func wireErr(err error) error {
 // connection's sql_mode, and a text that does not parse failed with
 // MySQL's 1064. Only failing statements pay for the second parse.
 func (h *handler) queryErr(c *mysql.Conn, query string, first bool, err error) error {
-	werr := sqlstore.StatementError(query, wireErr(err))
+	werr := capped(sqlstore.StatementError(query, wireErr(err)))
 	var se *mysql.SQLError
 	if werr == nil || !errors.As(werr, &se) || se.Num != mysql.ERUnknownError || h.parser == nil {
 		return werr
@@ -50,5 +70,5 @@ func (h *handler) queryErr(c *mysql.Conn, query string, first bool, err error) e
 	if perr == nil || errors.Is(perr, sqlparser.ErrEmpty) {
 		return werr
 	}
-	return mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "%s", se.Message)
+	return capped(mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "%s", se.Message))
 }
