@@ -124,16 +124,18 @@ var filesDir = filepath.Join("files", "sql")
 
 // Server is a running server. Shutdown stops it and releases everything.
 type Server struct {
-	cfg     Config
-	store   *sqlstore.Store
-	engine  *sqle.Engine
-	gms     *gmsserver.Server
-	ln      *limitListener
-	h       *handler
-	started chan struct{} // closed when the accept loop returned
-	policy  *policy       // privilege and file checks, effective globals
-	once    sync.Once
-	err     error
+	cfg   Config
+	store *sqlstore.Store
+	// abandonAfter: see the constant.
+	abandonAfter time.Duration
+	engine       *sqle.Engine
+	gms          *gmsserver.Server
+	ln           *limitListener
+	h            *handler
+	started      chan struct{} // closed when the accept loop returned
+	policy       *policy       // privilege and file checks, effective globals
+	once         sync.Once
+	err          error
 }
 
 // isLoopback reports whether host:port only listens on a loopback address.
@@ -229,7 +231,7 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: st, engine: st.NewEngine(), started: make(chan struct{})}
+	s := &Server{cfg: cfg, store: st, engine: st.NewEngine(), started: make(chan struct{}), abandonAfter: abandonAfter}
 	fail := func(err error) (*Server, error) {
 		_ = closeEngine(s.engine, st)
 		return nil, err
@@ -401,15 +403,30 @@ func (s *Server) setupVariables() error {
 // when Listen asked for port 0.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// abandonAfter is how long Shutdown waits, once ctx is done and the
+// running statements are cancelled and their connections closed, for the
+// statements to return (Server.abandonAfter, which tests shorten).
+const abandonAfter = 5 * time.Second
+
+// ErrStatementsRunning is Shutdown's error when statements went on after
+// they were cancelled and their connections closed (a function that never
+// looks at its context): the store is left open, since closing it under a
+// running statement is not safe. Its log brings back every acknowledged
+// commit at the next open, as after a crash of the process.
+var ErrStatementsRunning = errors.New("server: statements still running after shutdown cancelled them; the store was not closed")
+
 // Shutdown stops accepting connections, lets running statements finish
 // until ctx is done (then cancels them), closes every connection (which
-// rolls back open transactions) and closes the engine and the store.
+// rolls back open transactions) and closes the engine and the store. A
+// statement that does not stop within abandonAfter of its cancellation
+// makes it return ErrStatementsRunning instead of waiting for ever.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.once.Do(func() {
 		_ = s.gms.Close()
 		<-s.started
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
+		cancelled := false
 	wait:
 		for !s.h.idle() {
 			select {
@@ -417,12 +434,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 				for _, p := range s.engine.ProcessList.Processes() {
 					s.engine.ProcessList.Kill(p.Connection)
 				}
+				cancelled = true
 				break wait
 			case <-tick.C:
 			}
 		}
 		s.ln.closeAll()
-		s.h.waitConnsClosed()
+		if !cancelled {
+			s.h.waitConnsClosed()
+		} else if !s.h.waitConnsClosedFor(s.abandonAfter) {
+			s.err = ErrStatementsRunning
+			return
+		}
 		s.err = closeEngine(s.engine, s.store)
 	})
 	return s.err

@@ -5,6 +5,7 @@ import (
 	"log"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/server"
 	gsql "github.com/dolthub/go-mysql-server/sql"
@@ -109,6 +110,24 @@ func (h *handler) waitConnsClosed() {
 		h.cond.Wait()
 	}
 	h.mu.Unlock()
+}
+
+// waitConnsClosedFor is waitConnsClosed for at most d, polling; it reports
+// whether every connection closed.
+func (h *handler) waitConnsClosedFor(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		h.mu.Lock()
+		n := h.conns
+		h.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // idle reports whether no command is running.

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 )
@@ -435,6 +436,42 @@ func TestServerShutdownRollsBack(t *testing.T) {
 	require.NoError(t, s.Shutdown(context.Background()))
 	_ = tx.Rollback()
 
+	s = testServer(t, Config{Data: data, Password: "pw"})
+	require.Equal(t, []int{1}, queryInts(t, client(t, s.Addr(), "root", "pw", ""), "SELECT id FROM t ORDER BY id"))
+}
+
+// TestServerShutdownAbandonsStuckStatement: a statement that never looks
+// at its context (here a Go procedure blocked on a channel) kept Shutdown
+// waiting for ever, and with it the process, past --shutdown-timeout.
+// Shutdown now cancels it, closes its connection, waits abandonAfter more
+// and returns ErrStatementsRunning, leaving the store open; acknowledged
+// commits are there at the next open.
+func TestServerShutdownAbandonsStuckStatement(t *testing.T) {
+	data := t.TempDir()
+	s := testServer(t, Config{Data: data, Password: "pw"})
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	s.store.Provider().RegisterProcedures(gsql.ExternalStoredProcedureDetails{
+		Name: "stuck",
+		Function: func(*gsql.Context) (gsql.RowIter, error) {
+			<-release // ignores its context
+			return gsql.RowsToRowIter(), nil
+		},
+	})
+	db := client(t, s.Addr(), "root", "pw", "")
+	execAll(t, db, "CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (1)")
+	go func() { _, _ = db.Exec("CALL stuck()") }()
+	waitFor(t, "the procedure to run", func() bool { return !s.h.idle() })
+
+	s.abandonAfter = 200 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, s.Shutdown(ctx), ErrStatementsRunning)
+
+	releaseOnce.Do(func() { close(release) })
+	waitFor(t, "the procedure to return", func() bool { return s.h.idle() })
+	require.NoError(t, closeEngine(s.engine, s.store))
 	s = testServer(t, Config{Data: data, Password: "pw"})
 	require.Equal(t, []int{1}, queryInts(t, client(t, s.Addr(), "root", "pw", ""), "SELECT id FROM t ORDER BY id"))
 }
