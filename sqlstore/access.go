@@ -15,7 +15,7 @@ import (
 // Access paths. Every read of table data goes through a planner.Plan,
 // chosen when the row iterator is made (scan.go), once its reader is known,
 // and run as chosen: an index lookup's from the planner's input that
-// LookupPartitions prepared (planLookup, accessInput.choose), a full table
+// LookupPartitions prepared (planLookup, lookupPlan.choose), a full table
 // scan's in PartitionRows (planScan). The plans:
 //
 //	Get, MultiGet   the spans' start keys, through kv.Reader.Get or
@@ -143,11 +143,7 @@ type accessInput struct {
 // the statement (mutable) or not: the plan that runs.
 func (lp *lookupPlan) choose(mutable bool) planner.Plan {
 	a := &lp.access
-	var o planner.Options
-	if a.opts != nil {
-		o = *a.opts
-	}
-	return planner.Choose(a.ranges, a.idx, planner.Hints{Reverse: lp.reverse, Probe: lp.probe, Mutable: mutable}, o)
+	return planner.Choose(a.ranges, a.idx, planner.Hints{Reverse: lp.reverse, Probe: lp.probe, Mutable: mutable}, *a.opts)
 }
 
 // planLookup prepares the planner's input for an encoded lookup on table

@@ -11,25 +11,16 @@ import (
 // rejects a table that uses them. GMS refuses them while it builds the
 // plan only when the engine's parser is GMS's own MySQL parser (a type
 // check), which the engine's parser wrapper (windowParser) is not; so a
-// rule refuses them again, first in every analysis, with GMS's error.
-
-// refuseSetDefaultRule names the rule among the analyzer's rules.
-const refuseSetDefaultRule analyzer.RuleId = 10_005
-
-// installRefuseSetDefault puts the rule first in a's once-before batch, in
-// a new slice: the batch's is GMS's shared one.
-func installRefuseSetDefault(a *analyzer.Analyzer) {
-	for _, b := range a.Batches {
-		if b.Desc == "once-before" {
-			b.Rules = append([]analyzer.Rule{{Id: refuseSetDefaultRule, Apply: refuseSetDefault}}, b.Rules...)
-			return
-		}
-	}
-}
+// rule refuses them again, at the end of the analysis of a CREATE TABLE or
+// ALTER TABLE, with GMS's error.
 
 // refuseSetDefault fails a CREATE TABLE or ALTER TABLE that defines a
 // foreign key with a SET DEFAULT action.
 func refuseSetDefault(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	// CREATE TEMPORARY TABLE sets no DDL flag: its node decides.
+	if _, ok := n.(*plan.CreateTable); !ok && (qFlags == nil || !qFlags.IsSet(sql.QFlagDDL) && !qFlags.IsSet(sql.QFlagAlterTable)) {
+		return n, transform.SameTree, nil
+	}
 	var err error
 	transform.Inspect(n, func(n sql.Node) bool {
 		var fks []*sql.ForeignKeyConstraint

@@ -31,7 +31,7 @@ import (
 // the statement so far, the cut one included (MySQL's row_count, which its
 // groups share: one group of 6 values cut at the 6th says "Row 6").
 //
-// An analyzer rule (groupConcatRule, at the end of the once-after batch, so
+// An analyzer rule (chained after exactJoinKeys at the end of the once-after batch, so
 // that it also runs for subqueries, which that batch finalizes) replaces
 // each GMS GroupConcat that is not a window function with a groupConcat,
 // whose buffer does as MySQL does:
@@ -55,9 +55,6 @@ import (
 // MySQL reads it when it resolves the statement. (CREATE TABLE ... SELECT
 // types its columns before this rule runs, and keeps GMS's type.)
 
-// groupConcatRule names the rule among GMS's analyzer rules.
-const groupConcatRule analyzer.RuleId = 10_060
-
 // groupConcatMaxLenVar is the session variable that bounds a result.
 const groupConcatMaxLenVar = "group_concat_max_len"
 
@@ -68,18 +65,6 @@ const erCutValueGroupConcat = 1260
 // varcharGroupConcatMax is the largest group_concat_max_len for which the
 // result is a VARCHAR (MySQL's CONVERT_IF_BIGGER_TO_BLOB).
 const varcharGroupConcatMax = 512
-
-// installGroupConcat appends the groupConcat rule to a's once-after batch,
-// in a new slice: the batch's slice may be GMS's package-level one.
-func installGroupConcat(a *analyzer.Analyzer) {
-	for _, b := range a.Batches {
-		if b.Desc == "once-after" {
-			rules := make([]analyzer.Rule, 0, len(b.Rules)+1)
-			rules = append(rules, b.Rules...)
-			b.Rules = append(rules, analyzer.Rule{Id: groupConcatRule, Apply: replaceGroupConcat})
-		}
-	}
-}
 
 // replaceGroupConcat replaces the GroupConcat aggregations of n with
 // groupConcat, and retypes the columns that read their results: GMS typed

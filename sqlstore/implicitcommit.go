@@ -31,9 +31,9 @@ import (
 //
 // So the flags are set again from what the statement itself is, at the end
 // of its analysis: the rule that tracks the process, the last one every
-// statement's analysis runs, first calls correctCommitFlags. It replaces
-// GMS's rule of the same id in the engine's own batch (installed by
-// NewEngine), so no rule name is formatted for it and other engines are
+// statement's analysis runs, first calls correctCommitFlags. Store.Configure
+// wraps GMS's rule in the engine's own batch (enginerules.go), so no rule
+// name is formatted for it and other engines are
 // left alone. A rule that runs again for a nested analysis (a trigger or
 // procedure body) runs before the outer one, which has the last word.
 //
@@ -44,27 +44,11 @@ import (
 // the commit instead, in the engine's exec builder, as does a CALL, whose
 // body GMS runs outside the caller's transaction (nestedtxn.go).
 
-// installImplicitCommit makes a's last batch correct the commit flags
-// before it tracks the process, and a's exec builder keep the transaction
-// of CALL and PREPARE (installNestedTxn). The batch's rules are copied:
-// GMS shares the slice among analyzers.
-func installImplicitCommit(a *analyzer.Analyzer) {
-	installNestedTxn(a)
-	for _, b := range a.Batches {
-		for i, r := range b.Rules {
-			if r.Id != analyzer.TrackProcessId {
-				continue
-			}
-			track := r.Apply
-			rules := append([]analyzer.Rule(nil), b.Rules...)
-			rules[i].Apply = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-				correctCommitFlags(ctx, n, qFlags)
-				return track(ctx, a, n, scope, sel, qFlags)
-			}
-			b.Rules = rules
-			return
-		}
-	}
+// correctCommitFlagsRule is correctCommitFlags as a rule, which
+// Store.Configure runs just before GMS tracks the process.
+func correctCommitFlagsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	correctCommitFlags(ctx, n, qFlags)
+	return n, transform.SameTree, nil
 }
 
 // commitFlags are the query flags after which GMS commits.

@@ -40,8 +40,8 @@ import (
 // own). The statement's iterators are closed as for any error and drop the
 // rows, the session goes on, and its next statement starts a new account.
 //
-// An analyzer rule (memQuota, the last before GMS wraps the plan for
-// process tracking) puts a quotaNode between each such operator and its
+// An analyzer rule (memQuotaRule, run by Store.Configure inside GMS's
+// process tracking rule, just before it wraps the plan) puts a quotaNode between each such operator and its
 // input: the node's iterator sizes each row it passes up. It runs once,
 // over the whole analyzed statement: GMS analyzes derived tables,
 // subquery expressions and the sides of a UNION on their own first, and
@@ -213,22 +213,17 @@ func rowBytes(row sql.Row) int64 {
 	return n
 }
 
-// memQuotaRule names the rule among GMS's analyzer rules.
-const memQuotaRule analyzer.RuleId = 10_004
-
-// installMemQuota adds the memQuota rule to a's after-all batch.
-func installMemQuota(a *analyzer.Analyzer) {
+// memQuotaRule returns the memQuota rule for a's statements: it skips the
+// passes over derived tables, subqueries and set operation sides
+// (nestedPass) and puts the whole plan under the quota in the statement's
+// own pass. Store.Configure runs it just before GMS tracks the process.
+func memQuotaRule(a *analyzer.Analyzer) analyzer.RuleFunc {
 	nested := nestedPass(a)
-	apply := func(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return func(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		if nested(sel) {
 			return n, transform.SameTree, nil
 		}
 		return memQuota(a, n, qFlags)
-	}
-	for _, b := range a.Batches {
-		if b.Desc == "after-all" {
-			b.Rules = withMemQuotaRule(b.Rules, apply)
-		}
 	}
 }
 
@@ -250,25 +245,6 @@ func nestedPass(a *analyzer.Analyzer) func(analyzer.RuleSelector) bool {
 	// Another GMS: the derived tables' and subqueries' passes skip the
 	// process tracking.
 	return func(sel analyzer.RuleSelector) bool { return !sel(analyzer.TrackProcessId) }
-}
-
-// withMemQuotaRule returns the rules of the after-all batch with memQuota
-// before the process tracking (which wraps the plan in nodes of its own),
-// in a new slice: the batch's slice may be GMS's package-level one.
-func withMemQuotaRule(rules []analyzer.Rule, apply analyzer.RuleFunc) []analyzer.Rule {
-	out := make([]analyzer.Rule, 0, len(rules)+1)
-	added := false
-	for _, r := range rules {
-		if r.Id == analyzer.TrackProcessId && !added {
-			out = append(out, analyzer.Rule{Id: memQuotaRule, Apply: apply})
-			added = true
-		}
-		out = append(out, r)
-	}
-	if !added {
-		out = append(out, analyzer.Rule{Id: memQuotaRule, Apply: apply})
-	}
-	return out
 }
 
 // memQuota puts the plan's buffering operators under the statement's

@@ -145,7 +145,6 @@ func TestMemQuotaRuleId(t *testing.T) {
 	seen := map[analyzer.RuleId]string{}
 	for name, id := range map[string]analyzer.RuleId{
 		"exactJoinKeys": exactJoinKeysRule, "valueRules": valueRules, "setOpTypes": setOpTypes,
-		"memQuota": memQuotaRule, "groupConcat": groupConcatRule,
 	} {
 		other, dup := seen[id]
 		require.False(t, dup, "%s and %s share id %d", name, other, id)

@@ -137,7 +137,7 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 			ri.need, _ = t.coveredColumns(lp.ix, lp.spans)
 		}
 	}
-	if err := ri.open(tx, r, frozen, onView, access, at, counters); err != nil {
+	if err := ri.open(tx, r, onView, access, at, counters); err != nil {
 		release()
 		return nil, err
 	}
@@ -155,7 +155,8 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 // as p says: the plan was chosen for r (frozen: r stays as it is for as
 // long as the transaction lives, and p reads it lazily; otherwise p reads
 // at once, planner.Hints.Mutable).
-func (ri *rowIter) open(tx *txn, r kv.Reader, frozen, onView bool, p planner.Plan, at int, counters *stats.Counters) error {
+func (ri *rowIter) open(tx *txn, r kv.Reader, onView bool, p planner.Plan, at int, counters *stats.Counters) error {
+	frozen := !p.Mutable
 	// AsyncIO lets MultiGet read a batch's uncached blocks at once; the
 	// engine does so only when reads reach the device.
 	ro := &kv.ReadOptions{Snapshot: tx.snap, Stats: counters, AsyncIO: true}

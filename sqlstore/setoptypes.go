@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"reflect"
-	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -51,40 +50,19 @@ import (
 // does not export the rule's id, so it is found by its name. The batch's
 // rules are GMS's shared slice: the wrapped rule goes into a copy.
 func installSetOpTypes(a *analyzer.Analyzer) {
-	for _, b := range a.Batches {
-		for i, r := range b.Rules {
-			if r.Id.String() != "finalizeUnions" {
-				continue
-			}
-			finalize := r.Apply
-			rules := slices.Clone(b.Rules)
-			rules[i].Apply = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-				n, same, err := finalize(ctx, a, n, scope, sel, qFlags)
-				if err != nil {
-					return nil, transform.SameTree, err
-				}
-				n, merged, err := mergeSetOpTypes(n, qFlags)
-				if merged == transform.NewTree {
-					same = merged
-				}
-				return n, same, err
-			}
-			b.Rules = rules
-			return
-		}
+	found := wrapRule(a, func(id analyzer.RuleId) bool { return id.String() == "finalizeUnions" }, func(finalize analyzer.RuleFunc) analyzer.RuleFunc {
+		return chainRules(finalize, mergeSetOpTypesRule)
+	})
+	if !found {
+		// Another GMS: a rule of its own, last of the batch after the
+		// default rules.
+		addRule(a, "once-after", analyzer.Rule{Id: setOpTypes, Apply: mergeSetOpTypesRule})
 	}
-	// Not found (another GMS): a rule of its own, last of the batch after
-	// the default rules.
-	for _, b := range a.Batches {
-		if b.Desc == "once-after" {
-			b.Rules = append(slices.Clip(b.Rules), analyzer.Rule{
-				Id: setOpTypes,
-				Apply: func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-					return mergeSetOpTypes(n, qFlags)
-				},
-			})
-		}
-	}
+}
+
+// mergeSetOpTypesRule is mergeSetOpTypes as a rule.
+func mergeSetOpTypesRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return mergeSetOpTypes(n, qFlags)
 }
 
 // setOpTypes names mergeSetOpTypes among GMS's analyzer rules when it runs

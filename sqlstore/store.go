@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -209,20 +208,21 @@ func (s *Store) NewEngine() *sqle.Engine {
 // Call it once per engine, before its first statement.
 func (s *Store) Configure(e *sqle.Engine) {
 	a := e.Analyzer
-	// After the joins are planned (optimizeJoins, in the once-after batch),
-	// in that batch rather than a batch of its own, which would cost every
-	// statement a pass of the batch machinery. The batch's rules are GMS's
-	// shared slice: appended to a clipped copy, never in place.
-	for _, b := range a.Batches {
-		if b.Desc == "once-after" {
-			b.Rules = append(slices.Clip(b.Rules), analyzer.Rule{Id: exactJoinKeysRule, Apply: exactJoinKeys})
-		}
-	}
-	installSetOpTypes(a)       // UNION sides typed as MySQL merges them (setoptypes.go)
-	installImplicitCommit(a)   // commit after the statements MySQL commits for (implicitcommit.go)
-	installMemQuota(a)         // statements' memory under strata_mem_quota_query (memquota.go)
-	installGroupConcat(a)      // GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go)
-	installRefuseSetDefault(a) // foreign keys with SET DEFAULT refused (fkactions.go)
+	installNestedTxn(a)  // CALL and PREPARE keep the transaction (nestedtxn.go)
+	installSetOpTypes(a) // UNION sides typed as MySQL merges them (setoptypes.go)
+	// After the joins are planned (optimizeJoins, in the once-after batch):
+	// join keys exact (joinkeys.go), then GROUP_CONCAT bounded by
+	// group_concat_max_len (groupconcat.go).
+	addRule(a, "once-after", analyzer.Rule{Id: exactJoinKeysRule, Apply: chainRules(exactJoinKeys, replaceGroupConcat)})
+	// At the end of every analysis, before GMS tracks the process (which
+	// wraps the plan in nodes of its own): SET DEFAULT foreign keys refused
+	// (fkactions.go), buffering operators under the statement's memory
+	// quota (memquota.go), and the commit flags set from what the
+	// statement is (implicitcommit.go).
+	quota := memQuotaRule(a)
+	wrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.TrackProcessId }, func(track analyzer.RuleFunc) analyzer.RuleFunc {
+		return chainRules(refuseSetDefault, quota, correctCommitFlagsRule, track)
+	})
 	a.Catalog.StatsProvider = NewStatsProvider()
 	// Window functions over grouped rows are rewritten after parsing
 	// (groupwindow.go); the analyzer's parser reads stored definitions.

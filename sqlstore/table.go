@@ -218,7 +218,7 @@ func (t *Table) PreciseMatch() bool { return true }
 
 // IndexedAccess implements sql.IndexAddressable.
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
-	return &indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx), mutable: t.store.readerMutable(ctx, !t.readsCurrent), lookups: new(atomic.Int64)}
+	return &indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx), mutable: explaining(ctx) && t.store.readerMutable(ctx, !t.readsCurrent), lookups: new(atomic.Int64)}
 }
 
 // indexedTable is a table read through an index lookup. GMS calls
@@ -230,7 +230,8 @@ type indexedTable struct {
 	// opts are the planner options of the statement that made it, and
 	// mutable whether that statement's reader can change under it
 	// (planner.Hints.Mutable): what EXPLAIN, which describes the table
-	// without a context, plans with.
+	// without a context, plans with. Only an EXPLAIN asks (it is false
+	// otherwise), so that executions do not pay for it.
 	opts    planner.Options
 	mutable bool
 	// lookups counts LookupPartitions calls: a lookup join makes one per
@@ -241,7 +242,8 @@ type indexedTable struct {
 
 // LookupPartitions implements sql.IndexedTable: it encodes the lookup into
 // spans now, because GMS reuses the lookup's ranges for the next one, and
-// chooses its access plan.
+// prepares the planner's input (access.go); the plan is chosen when the row
+// iterator is made, once its reader is known.
 func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
 	if it.planPinned {
 		if v, ok := txnOf(ctx).catalogVersion(); !ok || v != it.planVersion {
@@ -258,7 +260,7 @@ func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLooku
 	return &partitionIter{p: &lookupPartition{plan: lp, at: viewBoundary(ctx)}}, nil
 }
 
-// plan encodes a lookup and chooses its access plan.
+// plan encodes a lookup and prepares the planner's input for it.
 func (it *indexedTable) plan(ctx *sql.Context, lookup sql.IndexLookup, probe bool) (*lookupPlan, error) {
 	idx, ok := lookup.Index.(*Index)
 	if !ok {
