@@ -189,8 +189,10 @@ func (b *Batch) CopyEntry(dst *Batch, off int) error {
 		return dst.Set(key, value)
 	case base.KindDelete:
 		return dst.Delete(key)
-	default:
+	case base.KindRangeDelete:
 		return dst.DeleteRange(key, value)
+	default:
+		return fmt.Errorf("kv: CopyEntry at %d: entry kind %d", off, kind)
 	}
 }
 

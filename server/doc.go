@@ -27,7 +27,7 @@
 //   - TLS with Config.TLSCert and Config.TLSKey; with
 //     Config.RequireSecureTransport a client that does not use TLS fails
 //     authentication and gets no session.
-//   - Privilege checks GMS lacks: SET GLOBAL needs SUPER, and a global
+//   - Privilege checks GMS lacks: SET GLOBAL needs SUPER or SYSTEM_VARIABLES_ADMIN, and a global
 //     either takes effect or is refused; LOAD DATA INFILE, LOAD_FILE and
 //     SELECT ... INTO OUTFILE need FILE and reach only Data/files/sql
 //     (secure_file_priv; paths compared cleaned and with symlinks

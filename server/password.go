@@ -7,6 +7,8 @@ import (
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // SET PASSWORD, which the engine's parser does not know, runs as the
@@ -26,6 +28,11 @@ var setPasswordRe = regexp.MustCompile(`(?is)^\s*SET\s+PASSWORD\s*` +
 // setPassword returns the ALTER USER statement a SET PASSWORD query
 // stands for, and whether query is one.
 func (h *handler) setPassword(c *mysql.Conn, query string) (string, bool) {
+	// The regular expression decides; the leading words spare it the
+	// statements that are not SET PASSWORD.
+	if first, second := sqlstore.LeadingWords(query); !strings.EqualFold(first, "set") || !strings.EqualFold(second, "password") {
+		return "", false
+	}
 	m := setPasswordRe.FindStringSubmatch(query)
 	if m == nil {
 		return "", false

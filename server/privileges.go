@@ -42,7 +42,7 @@ const policyRuleID analyzer.RuleId = 10_100
 // setupPolicy installs the policy on the server's engine: a rule that
 // runs first on every statement's plan, an executor that checks what the
 // rule does not see (policyExec), and an authorization handler that
-// leaves SHOW GRANTS and FILE to them.
+// leaves SHOW GRANTS, FILE and KILL to them.
 func (s *Server) setupPolicy(files string) {
 	a := s.engine.Analyzer
 	p := &policy{s: s, db: a.Catalog.MySQLDb, files: files}
@@ -53,10 +53,9 @@ func (s *Server) setupPolicy(files string) {
 	}
 	a.Catalog.AuthHandler = grantsAuth{AuthorizationHandler: a.Catalog.AuthHandler}
 	a.ExecBuilder = policyExec{NodeExecBuilder: a.ExecBuilder, p: p}
-	s.policy = p
 }
 
-// grantsAuth is the engine's authorization handler except for two
+// grantsAuth is the engine's authorization handler except for three
 // requirements the policy checks on the plan instead, as MySQL does:
 //   - SHOW GRANTS asks for SELECT on the mysql database, while every
 //     account may see its own grants (policy.checkShowGrants). SHOW

@@ -133,7 +133,6 @@ type Server struct {
 	ln           *limitListener
 	h            *handler
 	started      chan struct{} // closed when the accept loop returned
-	policy       *policy       // privilege and file checks, effective globals
 	once         sync.Once
 	err          error
 }
@@ -382,8 +381,8 @@ func (s *Server) setupVariables() error {
 	if err := gsql.SystemVariables.AssignValues(map[string]any{"secure_file_priv": dir}); err != nil {
 		return err
 	}
-	// Redefined rather than assigned: assigning stores a uint64, and the
-	// engine's LOAD_FILE expects the int64 of the variable's default.
+	// Redefined rather than assigned: assigning stores a uint64 where the
+	// engine reads the int64 of the variable's default.
 	v, _, ok := gsql.SystemVariables.GetGlobal("max_allowed_packet")
 	mv, isMySQL := v.(*gsql.MysqlSystemVariable)
 	if !ok || !isMySQL {

@@ -70,5 +70,5 @@ func (h *handler) queryErr(c *mysql.Conn, query string, first bool, err error) e
 	if perr == nil || errors.Is(perr, sqlparser.ErrEmpty) {
 		return werr
 	}
-	return capped(mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "%s", se.Message))
+	return mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "%s", se.Message) // se is capped already
 }

@@ -19,8 +19,9 @@ import (
 
 // handler wraps GMS's protocol handler: errors leave with MySQL's error
 // number and SQLSTATE (sqlstore.ServerError), statements longer than the
-// maximum packet are refused (for TLS connections, whose framing the
-// listener cannot see), a panic inside GMS fails the command instead of
+// maximum packet are refused (the listener refuses them from their
+// headers; this is the check where it cannot, as on a TLS connection
+// whose framing it could not reach), a panic inside GMS fails the command instead of
 // closing the connection (see survive), an autocommit write that lost a
 // write conflict runs again (sqlstore.Store.RunWrite), and the running
 // commands and open connections are counted for a clean shutdown.

@@ -149,9 +149,7 @@ func (p *policy) checkLoadDataInsert(ctx *gsql.Context, n *plan.InsertInto) erro
 
 // loadFile is LOAD_FILE as MySQL has it, in place of the engine's: NULL
 // without the FILE privilege, for a file outside the folder, one that
-// cannot be read, or one larger than max_allowed_packet (the server's,
-// which the engine read with a type assertion that failed once SET
-// GLOBAL had changed it).
+// cannot be read, or one larger than the server's max_allowed_packet.
 type loadFile struct {
 	arg gsql.Expression
 	p   *policy

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	sqle "github.com/dolthub/go-mysql-server"
-	gsql "github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
@@ -62,12 +61,7 @@ func (s *Server) createDatabase(name string) (err error) {
 		s.engine.CloseSession(sess.ID())
 	}()
 	q := "CREATE DATABASE IF NOT EXISTS `" + strings.ReplaceAll(name, "`", "``") + "`"
-	ctx := gsql.NewContext(context.Background(),
-		gsql.WithSession(sess),
-		gsql.WithQuery(q),
-		gsql.WithPid(1),
-		gsql.WithMemoryManager(s.engine.MemoryManager),
-		gsql.WithProcessList(s.engine.ProcessList))
+	ctx := sess.NewStatementContext(context.Background(), s.engine, q)
 	_, iter, err := sqlstore.Query(ctx, s.engine, q, nil, nil)
 	if err != nil {
 		return err

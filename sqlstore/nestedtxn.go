@@ -174,7 +174,7 @@ func (s *Session) takeUp(ctx *sql.Context) (inCall bool) {
 // off), until takeUp puts it back.
 func (s *Session) park(ctx *sql.Context) {
 	t := txnOf(ctx)
-	if t == nil || t.isDone() || (!ctx.GetIgnoreAutoCommit() && s.autocommit(ctx)) {
+	if t == nil || t.isDone() || s.Autocommitting(ctx) {
 		return
 	}
 	s.mu.Lock()

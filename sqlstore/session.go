@@ -191,7 +191,7 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 		ctx.SetTransaction(nil)
 		return nil
 	}
-	if !inCall && !ctx.GetIgnoreAutoCommit() && s.autocommit(ctx) && t.idle() {
+	if !inCall && s.Autocommitting(ctx) && t.idle() {
 		t.rollback()
 		ctx.SetTransaction(nil)
 		return nil

@@ -36,7 +36,7 @@ type hostileConfig struct {
 }
 
 // hostileCase is one hostile statement or client. run uses conn, a
-// connection of its own whose id is connID, and admin for anything
+// connection of its own whose id is connID, and h.admin for anything
 // beside it (KILL QUERY); it returns what the server answered.
 type hostileCase struct {
 	name string
@@ -52,7 +52,6 @@ type hostile struct {
 	cfg   hostileConfig
 	db    *sql.DB
 	admin *sql.Conn
-	out   io.Writer
 }
 
 func runHostile(args []string) error {
@@ -114,7 +113,7 @@ func hostileMain(ctx context.Context, cfg hostileConfig, out io.Writer) error {
 		return fmt.Errorf("connecting to %s: %w", cfg.addr, err)
 	}
 	defer admin.Close()
-	h := &hostile{cfg: cfg, db: db, admin: admin, out: out}
+	h := &hostile{cfg: cfg, db: db, admin: admin}
 	if err := h.setup(ctx); err != nil {
 		return err
 	}
