@@ -1,8 +1,6 @@
 package driver
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -94,12 +92,7 @@ func (s *shared) release() error {
 		return nil
 	}
 	delete(registry.stores, s.dir)
-	eerr := s.engine.Close()
-	if errors.Is(eerr, context.Canceled) {
-		eerr = nil // the engine's background threads report their own stop
-	}
-	err := errors.Join(eerr, s.store.Close())
-	if err != nil {
+	if err := s.store.CloseEngine(s.engine); err != nil {
 		return fmt.Errorf("strata: closing %s: %w", s.dir, err)
 	}
 	return nil

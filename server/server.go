@@ -232,7 +232,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: st, engine: st.NewEngine(), started: make(chan struct{}), abandonAfter: abandonAfter}
 	fail := func(err error) (*Server, error) {
-		_ = closeEngine(s.engine, st)
+		_ = st.CloseEngine(s.engine)
 		return nil, err
 	}
 	if err := s.setupUsers(loop); err != nil {
@@ -445,7 +445,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.err = ErrStatementsRunning
 			return
 		}
-		s.err = closeEngine(s.engine, s.store)
+		s.err = s.store.CloseEngine(s.engine)
 	})
 	return s.err
 }

@@ -471,7 +471,7 @@ func TestServerShutdownAbandonsStuckStatement(t *testing.T) {
 
 	releaseOnce.Do(func() { close(release) })
 	waitFor(t, "the procedure to return", func() bool { return s.h.idle() })
-	require.NoError(t, closeEngine(s.engine, s.store))
+	require.NoError(t, s.store.CloseEngine(s.engine))
 	s = testServer(t, Config{Data: data, Password: "pw"})
 	require.Equal(t, []int{1}, queryInts(t, client(t, s.Addr(), "root", "pw", ""), "SELECT id FROM t ORDER BY id"))
 }

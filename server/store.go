@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	sqle "github.com/dolthub/go-mysql-server"
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
@@ -42,15 +41,6 @@ func (l storeLog) Infof(format string, args ...any) {
 }
 
 func (l storeLog) Errorf(format string, args ...any) { l.out.Printf(format, args...) }
-
-// closeEngine stops the engine and closes the store.
-func closeEngine(e *sqle.Engine, st *sqlstore.Store) error {
-	err := e.Close()
-	if errors.Is(err, context.Canceled) {
-		err = nil // the engine's background threads report their own stop
-	}
-	return errors.Join(err, st.Close())
-}
 
 // createDatabase creates database name when it is missing, in a session
 // of its own that ends with it.

@@ -118,12 +118,6 @@ func sessionGroupConcatMaxLen(ctx *sql.Context) uint64 {
 	if err != nil {
 		return 1024
 	}
-	switch v := v.(type) {
-	case uint64:
-		return max(v, 4)
-	case int64:
-		return uint64(max(v, 4))
-	}
 	if n, ok := asInt64(v); ok {
 		return uint64(max(n, 4))
 	}
@@ -164,7 +158,7 @@ func newGroupConcat(gc *aggregation.GroupConcat, maxLen uint64) (*groupConcat, b
 	}
 	children := gc.Children()
 	nsf := sfv.Len()
-	if nsf > len(children) || nsf == len(children) {
+	if nsf >= len(children) {
 		return nil, false
 	}
 	sf := make(sql.SortFields, nsf)
@@ -244,7 +238,12 @@ func (g *groupConcat) Type() sql.Type      { return g.typ }
 func (g *groupConcat) IsNullable() bool    { return true }
 
 func (g *groupConcat) Resolved() bool {
-	for _, e := range g.Children() {
+	for i := range g.sf {
+		if !g.sf[i].Column.Resolved() {
+			return false
+		}
+	}
+	for _, e := range g.args {
 		if !e.Resolved() {
 			return false
 		}

@@ -230,6 +230,17 @@ func (s *Store) Configure(e *sqle.Engine) {
 	e.Parser = windowParser{e.Parser}
 }
 
+// CloseEngine stops e, an engine over the store, and closes the store. The
+// engine's background threads report their own stop as context.Canceled,
+// which is no error here.
+func (s *Store) CloseEngine(e *sqle.Engine) error {
+	err := e.Close()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return errors.Join(err, s.Close())
+}
+
 // NewSession returns a session over the store. base carries the client,
 // address and connection ID; nil makes a local one.
 func (s *Store) NewSession(base *sql.BaseSession) *Session {

@@ -128,15 +128,10 @@ func evalString(ctx *sql.Context, e sql.Expression, row sql.Row) (s string, null
 	if err != nil || v == nil {
 		return "", true, err
 	}
-	if s, ok := v.(string); ok {
-		return s, false, nil
-	}
-	v, _, err = types.LongText.Convert(ctx, v)
-	if err != nil {
+	if s, err = valueString(ctx, v); err != nil {
 		return "", true, err
 	}
-	s, _, err = sql.Unwrap[string](ctx, v)
-	return s, false, err
+	return s, false, nil
 }
 
 // evalInt evaluates e as an integer; an out of range value comes clamped

@@ -112,7 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runScript(ctx, sess, src, p, f, stderr)
 	}()
 	sess.close()
-	if err := closeEngine(engine, st); err != nil {
+	if err := st.CloseEngine(engine); err != nil {
 		fmt.Fprintf(stderr, "sqlshell: %v\n", err)
 		if code == exitOK {
 			code = exitOpen

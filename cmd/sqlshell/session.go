@@ -158,12 +158,3 @@ func errorLine(err error, line int) string {
 	}
 	return fmt.Sprintf("ERROR %d (%s)%s: %s", se.Num, se.State, at, se.Message)
 }
-
-// closeEngine stops the engine and closes the store.
-func closeEngine(e *sqle.Engine, st *sqlstore.Store) error {
-	err := e.Close()
-	if errors.Is(err, context.Canceled) {
-		err = nil // the engine's background threads report their own stop
-	}
-	return errors.Join(err, st.Close())
-}
