@@ -51,7 +51,8 @@
 // SQL statements are *mysql.SQLError values with MySQL's error number and
 // SQLSTATE; a cancelled or expired context stops a running statement and
 // its error matches context.Canceled or context.DeadlineExceeded.
-// Argument and result types are listed in bind.go and value.go; in short,
+// Argument and result types are listed in package sqlstore (Arg and
+// Rows.Next); in short,
 // integers are int64 (uint64 above math.MaxInt64), DECIMAL, TIME, ENUM and
 // SET are strings as MySQL prints them, dates are time.Time in UTC, JSON
 // and binary strings are []byte.

@@ -88,7 +88,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	conn := newConn(c.sh)
 	if c.cfg.DB != "" {
-		if err := conn.useDB(ctx, c.cfg.DB); err != nil {
+		if err := conn.conn.UseDatabase(ctx, c.cfg.DB); err != nil {
 			_ = conn.Close()
 			return nil, err
 		}

@@ -1,12 +1,6 @@
 package driver
 
-import (
-	"context"
-	"database/sql/driver"
-	"errors"
-
-	"github.com/strata-db/strata/sqlstore"
-)
+import "errors"
 
 // Sentinel errors. Errors from SQL statements are *mysql.SQLError values
 // (package github.com/dolthub/vitess/go/mysql) carrying MySQL's error number
@@ -29,15 +23,3 @@ var (
 	// ErrClosed is returned by calls on a closed connection or statement.
 	ErrClosed = errors.New("strata: connection is closed")
 )
-
-// mysqlErr returns err as the MySQL error a client would see, except for
-// context errors, which stay recognisable with errors.Is.
-func mysqlErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrBadConn) {
-		return err
-	}
-	return sqlstore.ServerError(err)
-}

@@ -1,14 +1,13 @@
 package driver
 
 import (
+	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"io"
 	"reflect"
-	"strings"
+	"time"
 
-	gsql "github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/strata-db/strata/sqlstore"
 )
 
 var (
@@ -18,35 +17,32 @@ var (
 	_ driver.RowsColumnTypeNullable         = (*Rows)(nil)
 )
 
-// Rows is the result of a query, read from the engine as Next is called.
-// Closing it ends the statement (and commits it in autocommit mode).
+// Rows is the result of a query (sqlstore.Rows), read from the engine as
+// Next is called; its values are those sqlstore.Rows.Next lists. Closing
+// it ends the statement (and commits it in autocommit mode).
 type Rows struct {
 	conn   *Conn
-	ctx    *gsql.Context
-	schema gsql.Schema
-	iter   gsql.RowIter
-	conv   []converter
-	ok     bool // the statement returns an OK result, not rows
+	rows   *sqlstore.Rows
 	closed bool
 }
 
-func newRows(c *Conn, sctx *gsql.Context, schema gsql.Schema, iter gsql.RowIter) *Rows {
-	r := &Rows{conn: c, ctx: sctx, schema: schema, iter: iter, ok: types.IsOkResultSchema(schema)}
-	if r.ok {
-		r.schema = nil
+// newRows returns the Rows of rows, reusing the connection's spare: a
+// Rows is not used after database/sql closes it.
+func (c *Conn) newRows(rows *sqlstore.Rows) *Rows {
+	r := c.spare
+	c.spare = nil
+	if r == nil {
+		r = &Rows{}
 	}
-	r.conv = make([]converter, len(r.schema))
-	for i, col := range r.schema {
-		r.conv[i] = converterFor(col.Type)
-	}
+	*r = Rows{conn: c, rows: rows}
 	return r
 }
 
 // Columns implements driver.Rows.
 func (r *Rows) Columns() []string {
-	names := make([]string, len(r.schema))
-	for i, col := range r.schema {
-		names[i] = col.Name
+	names := make([]string, r.rows.NumColumns())
+	for i := range names {
+		names[i] = r.rows.ColumnName(i)
 	}
 	return names
 }
@@ -56,35 +52,14 @@ func (r *Rows) Next(dest []driver.Value) error {
 	if r.closed {
 		return io.EOF
 	}
-	for {
-		row, err := r.iter.Next(r.ctx)
-		if errors.Is(err, io.EOF) {
-			return io.EOF
-		}
-		if err != nil {
-			r.conn.abortStatement(r.ctx)
-			return mysqlErr(err)
-		}
-		if r.ok {
-			continue
-		}
-		for i := range dest {
-			v := row[i]
-			if v == nil {
-				dest[i] = nil
-				continue
-			}
-			if w, ok := v.(gsql.AnyWrapper); ok {
-				if v, err = w.UnwrapAny(r.ctx); err != nil {
-					return mysqlErr(err)
-				}
-			}
-			if dest[i], err = r.conv[i](r.ctx, r.schema[i].Type, v); err != nil {
-				return err
-			}
-		}
-		return nil
+	vals, err := r.rows.Next()
+	if err != nil {
+		return err
 	}
+	for i := range dest {
+		dest[i] = vals[i]
+	}
+	return nil
 }
 
 // Close implements driver.Rows.
@@ -93,25 +68,46 @@ func (r *Rows) Close() error {
 		return nil
 	}
 	r.closed = true
-	return mysqlErr(r.iter.Close(r.ctx))
+	err := r.rows.Close()
+	r.rows = nil
+	if !r.conn.closed {
+		r.conn.spare = r
+	}
+	return err
 }
 
 // ColumnTypeDatabaseTypeName implements driver.RowsColumnTypeDatabaseTypeName:
 // the MySQL type name without length ("VARCHAR", "DECIMAL", "JSON", ...).
 func (r *Rows) ColumnTypeDatabaseTypeName(i int) string {
-	s := strings.ToUpper(r.schema[i].Type.String())
-	if j := strings.IndexAny(s, "( "); j >= 0 {
-		s = s[:j]
-	}
-	return s
+	return r.rows.Columns()[i].TypeName
 }
 
-// ColumnTypeScanType implements driver.RowsColumnTypeScanType.
+// ColumnTypeScanType implements driver.RowsColumnTypeScanType: the type of
+// the values, or its sql.Null form for a nullable column.
 func (r *Rows) ColumnTypeScanType(i int) reflect.Type {
-	return scanType(r.schema[i].Type, r.schema[i].Nullable)
+	c := r.rows.Columns()[i]
+	if !c.Nullable {
+		return c.ScanType
+	}
+	var n any
+	switch c.ScanType {
+	case reflect.TypeFor[int64]():
+		n = sql.NullInt64{}
+	case reflect.TypeFor[uint64]():
+		n = sql.Null[uint64]{}
+	case reflect.TypeFor[float64]():
+		n = sql.NullFloat64{}
+	case reflect.TypeFor[time.Time]():
+		n = sql.NullTime{}
+	case reflect.TypeFor[string]():
+		n = sql.NullString{}
+	default: // []byte holds NULL as nil; any holds anything
+		return c.ScanType
+	}
+	return reflect.TypeOf(n)
 }
 
 // ColumnTypeNullable implements driver.RowsColumnTypeNullable.
 func (r *Rows) ColumnTypeNullable(i int) (nullable, ok bool) {
-	return r.schema[i].Nullable, true
+	return r.rows.Columns()[i].Nullable, true
 }

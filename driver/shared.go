@@ -5,8 +5,6 @@ import (
 	"os"
 	"sync"
 
-	sqle "github.com/dolthub/go-mysql-server"
-
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 )
@@ -18,8 +16,7 @@ type shared struct {
 	dir       string
 	noSync    bool
 	cacheSize int64 // the block cache's bytes
-	store     *sqlstore.Store
-	engine    *sqle.Engine
+	engine    *sqlstore.Engine
 	refs      int // guarded by registry.mu
 }
 
@@ -55,7 +52,7 @@ func acquire(cfg *Config) (*shared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	s := &shared{dir: cfg.Dir, noSync: cfg.NoSync, cacheSize: cacheSizeOf(cfg), store: st, engine: st.NewEngine(), refs: 1}
+	s := &shared{dir: cfg.Dir, noSync: cfg.NoSync, cacheSize: cacheSizeOf(cfg), engine: st.OpenEngine(), refs: 1}
 	if registry.stores == nil {
 		registry.stores = make(map[string]*shared)
 	}
@@ -92,7 +89,7 @@ func (s *shared) release() error {
 		return nil
 	}
 	delete(registry.stores, s.dir)
-	if err := s.store.CloseEngine(s.engine); err != nil {
+	if err := s.engine.Close(); err != nil {
 		return fmt.Errorf("strata: closing %s: %w", s.dir, err)
 	}
 	return nil

@@ -2,13 +2,10 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"strings"
-
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
@@ -42,28 +39,11 @@ func (l storeLog) Infof(format string, args ...any) {
 
 func (l storeLog) Errorf(format string, args ...any) { l.out.Printf(format, args...) }
 
-// createDatabase creates database name when it is missing, in a session
-// of its own that ends with it.
-func (s *Server) createDatabase(name string) (err error) {
-	sess := s.store.NewSession(nil)
-	defer func() {
-		sess.SessionEnd()
-		s.engine.CloseSession(sess.ID())
-	}()
-	q := "CREATE DATABASE IF NOT EXISTS `" + strings.ReplaceAll(name, "`", "``") + "`"
-	ctx := sess.NewStatementContext(context.Background(), s.engine, q)
-	_, iter, err := sqlstore.Query(ctx, s.engine, q, nil, nil)
-	if err != nil {
-		return err
-	}
-	for {
-		if _, err = iter.Next(ctx); err != nil {
-			break
-		}
-	}
-	if !errors.Is(err, io.EOF) {
-		_ = iter.Close(ctx)
-		return err
-	}
-	return iter.Close(ctx)
+// createDatabase creates database name when it is missing, on a
+// connection of its own that ends with it.
+func (s *Server) createDatabase(name string) error {
+	conn := s.store.WrapEngine(s.engine).NewConn()
+	defer conn.Close()
+	_, err := conn.Exec(context.Background(), "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"`")
+	return err
 }

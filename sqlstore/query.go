@@ -20,7 +20,7 @@ import (
 // NewStatementContext returns the context of one statement of the session
 // run on e: ctx's deadline and cancellation, the statement's text, a
 // process ID unique in the store, and e's memory manager and process list.
-// The driver and the shell build every statement's context with it.
+// Conn builds every statement's context with it.
 func (s *Session) NewStatementContext(ctx context.Context, e *sqle.Engine, query string) *sql.Context {
 	return sql.NewContext(ctx,
 		sql.WithSession(s),

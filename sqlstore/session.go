@@ -265,9 +265,9 @@ func LeadingWords(query string) (first, second string) {
 
 // Autocommitting reports whether a statement run now in ctx commits on
 // its own: the session's autocommit is on and no transaction was begun
-// with BEGIN or START TRANSACTION. The driver, the shell and the server ask
-// it (RunWrite's reruns, AbortStatement), so that "autocommit" means one
-// thing for all of them.
+// with BEGIN or START TRANSACTION. Conn (for the driver and the shell) and
+// the server ask it (RunWrite's reruns, AbortStatement), so that
+// "autocommit" means one thing for all of them.
 func (s *Session) Autocommitting(ctx *sql.Context) bool {
 	return !ctx.GetIgnoreAutoCommit() && s.autocommit(ctx)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // format is how results are printed.
@@ -28,7 +28,7 @@ type printer struct {
 
 func (p *printer) print(res *result, f format) {
 	if res.ok == nil && len(res.cols) == 0 {
-		res.ok = &types.OkResult{} // SET and friends: no result set
+		res.ok = &sqlstore.Result{} // SET and friends: no result set
 	}
 	switch {
 	case res.ok != nil:
@@ -59,10 +59,8 @@ func (p *printer) print(res *result, f format) {
 func (p *printer) printOK(res *result) {
 	n := int(res.ok.RowsAffected)
 	fmt.Fprintf(p.w, "Query OK, %d %s affected%s (%s)\n", n, plural(n, "row", "rows"), p.warnings(res), seconds(res))
-	if res.ok.Info != nil {
-		if info := res.ok.Info.String(); info != "" {
-			fmt.Fprintln(p.w, info)
-		}
+	if res.ok.Info != "" {
+		fmt.Fprintln(p.w, res.ok.Info)
 	}
 	fmt.Fprintln(p.w)
 }

@@ -80,15 +80,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sqlshell: %v\n", err)
 		return exitOpen
 	}
-	engine := st.NewEngine()
-	sess := newSession(st, engine, "")
+	engine := st.OpenEngine()
+	sess := newSession(engine)
 	code := func() int {
-		if _, err := sess.run(context.Background(), "CREATE DATABASE IF NOT EXISTS "+quoteIdent(*db)); err != nil {
+		if err := sess.conn.UseDatabase(context.Background(), *db); err != nil {
 			fmt.Fprintln(stderr, errorLine(err, 0))
 			return exitSQL
 		}
-		sess.sess.SetCurrentDatabase(*db)
-		sess.sess.ClearWarnings() // "database exists" is not the user's
 
 		interactive := *exec == "" && isTerminal(stdin)
 		p := &printer{w: stdout, noHeader: noHeader}
@@ -112,7 +110,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runScript(ctx, sess, src, p, f, stderr)
 	}()
 	sess.close()
-	if err := st.CloseEngine(engine); err != nil {
+	if err := engine.Close(); err != nil {
 		fmt.Fprintf(stderr, "sqlshell: %v\n", err)
 		if code == exitOK {
 			code = exitOpen
@@ -167,8 +165,6 @@ func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, error
 	}
 	return st, nil
 }
-
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)

@@ -10,36 +10,26 @@ import (
 	"time"
 	"unicode/utf8"
 
-	sqle "github.com/dolthub/go-mysql-server"
-	gsql "github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/vt/proto/query"
-
 	"github.com/strata-db/strata/sqlstore"
 )
 
-// session runs statements for the shell: one engine session over the
-// store, so USE, variables and transactions carry from one statement to
-// the next. It is used by one goroutine.
+// session runs statements for the shell: one connection over the store,
+// so USE, variables and transactions carry from one statement to the
+// next. It is used by one goroutine.
 type session struct {
-	engine *sqle.Engine
-	sess   *sqlstore.Session
+	conn *sqlstore.Conn
 }
 
-func newSession(st *sqlstore.Store, e *sqle.Engine, db string) *session {
-	s := &session{engine: e, sess: st.NewSession(nil)}
-	if db != "" {
-		s.sess.SetCurrentDatabase(db)
-	}
-	return s
+func newSession(e *sqlstore.Engine) *session {
+	return &session{conn: e.NewConn()}
 }
 
 // result is the outcome of one statement, with every value as text.
 type result struct {
 	cols     []string
-	numeric  []bool          // right-align the column
-	rows     [][]*string     // nil is NULL
-	ok       *types.OkResult // set for statements that return no rows
+	numeric  []bool           // right-align the column
+	rows     [][]*string      // nil is NULL
+	ok       *sqlstore.Result // set for statements that return no rows
 	warnings uint16
 	elapsed  time.Duration
 }
@@ -48,91 +38,59 @@ type result struct {
 // statement is cancelled when ctx is.
 func (s *session) run(ctx context.Context, q string) (*result, error) {
 	start := time.Now()
-	sctx := s.sess.NewStatementContext(ctx, s.engine, q)
-	schema, iter, err := sqlstore.Query(sctx, s.engine, q, nil, nil)
+	rows, err := s.conn.Query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	res := &result{}
-	isOK := types.IsOkResultSchema(schema)
-	if !isOK {
-		for _, c := range schema {
-			res.cols = append(res.cols, c.Name)
-			res.numeric = append(res.numeric, types.IsNumber(c.Type))
-		}
+	cols := rows.Columns()
+	for _, c := range cols {
+		res.cols = append(res.cols, c.Name)
+		res.numeric = append(res.numeric, c.Numeric)
 	}
 	for {
-		row, err := iter.Next(sctx)
+		row, err := rows.NextText()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			s.abort(sctx)
-			_ = iter.Close(sctx)
+			_ = rows.Close()
 			return nil, err
-		}
-		if isOK {
-			if len(row) == 1 {
-				if ok, is := row[0].(types.OkResult); is {
-					res.ok = &ok
-				}
-			}
-			continue
 		}
 		out := make([]*string, len(row))
 		for i, v := range row {
-			if out[i], err = text(sctx, schema[i].Type, v); err != nil {
-				s.abort(sctx)
-				_ = iter.Close(sctx)
-				return nil, err
-			}
+			out[i] = text(cols[i], v)
 		}
 		res.rows = append(res.rows, out)
 	}
-	if err := iter.Close(sctx); err != nil {
+	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	if isOK && res.ok == nil {
-		res.ok = &types.OkResult{}
+	r := rows.Result()
+	if len(cols) == 0 {
+		res.ok = &r
 	}
-	res.warnings = s.sess.WarningCount()
+	res.warnings = r.Warnings
 	res.elapsed = time.Since(start)
 	return res, nil
 }
 
-// abort rolls back a failed autocommit statement before its iterator is
-// closed (sqlstore.Session.AbortStatement).
-func (s *session) abort(sctx *gsql.Context) { s.sess.AbortStatement(sctx) }
-
 // close ends the session: an open transaction is rolled back.
-func (s *session) close() {
-	s.sess.SessionEnd()
-	s.engine.CloseSession(s.sess.ID())
-}
+func (s *session) close() { _ = s.conn.Close() }
 
-// text formats a value as the mysql client shows it; nil for NULL. Binary
-// values that are not printable UTF-8 are shown in hex (0x...).
-func text(ctx *gsql.Context, t gsql.Type, v any) (*string, error) {
-	if v == nil {
-		return nil, nil
+// text formats a value of column c as the mysql client shows it, from its
+// text b (nil for NULL): binary values that are not printable UTF-8 are
+// shown in hex (0x...).
+func text(c sqlstore.Column, b []byte) *string {
+	if b == nil {
+		return nil
 	}
-	sv, err := t.SQL(ctx, nil, v)
-	if err != nil {
-		return nil, fmt.Errorf("formatting a %s value: %w", t, err)
-	}
-	if sv.IsNull() {
-		return nil, nil
-	}
-	b := sv.Raw()
-	switch t.Type() {
-	case query.Type_BINARY, query.Type_VARBINARY, query.Type_BLOB, query.Type_BIT, query.Type_GEOMETRY:
-		if !printable(b) {
-			s := "0x" + strings.ToUpper(hex.EncodeToString(b))
-			return &s, nil
-		}
+	if c.Binary && !printable(b) {
+		s := "0x" + strings.ToUpper(hex.EncodeToString(b))
+		return &s
 	}
 	s := string(b)
-	return &s, nil
+	return &s
 }
 
 func printable(b []byte) bool {

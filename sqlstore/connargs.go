@@ -1,7 +1,6 @@
-package driver
+package sqlstore
 
 import (
-	"database/sql/driver"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,27 +9,16 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	sqltypes "github.com/dolthub/vitess/go/sqltypes"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
 )
 
-// Arguments bind to placeholders as SQL literals:
-//
-//	nil                      NULL
-//	int64, uint64, bool      integer (true is 1)
-//	float64                  DOUBLE
-//	decimal.Decimal          exact DECIMAL
-//	string                   string in the connection's character set
-//	[]byte                   binary string (as the MySQL protocol binds one)
-//	time.Time                'YYYY-MM-DD HH:MM:SS.ffffff' in UTC ('0000-00-00' when zero)
-//
-// Other types go through database/sql's default conversion (driver.Valuer,
-// named integer and string types, ...).
-
-// checkArg accepts the argument types bind handles beyond database/sql's
-// defaults.
-func checkArg(v any) (any, bool) {
+// ArgValue returns v as an argument binds it when v is of a type beyond
+// database/sql's defaults that a binding takes: an unsigned integer or a
+// decimal (github.com/shopspring/decimal), by value or pointer. It reports
+// false for other types.
+func ArgValue(v any) (any, bool) {
 	switch x := v.(type) {
 	case uint64:
 		return x, true
@@ -47,33 +35,6 @@ func checkArg(v any) (any, bool) {
 	return nil, false
 }
 
-// bind turns arguments into the engine's bindings: ? placeholders are named
-// v1, v2, ... by position, :name placeholders by name.
-func bind(args []driver.NamedValue) (map[string]sqlparser.Expr, error) {
-	if len(args) == 0 {
-		return nil, nil
-	}
-	out := make(map[string]sqlparser.Expr, len(args))
-	for _, a := range args {
-		name := argName(a)
-		e, err := literal(a.Value)
-		if err != nil {
-			return nil, fmt.Errorf("strata: argument %s: %w", name, err)
-		}
-		out[name] = e
-	}
-	return out, nil
-}
-
-// argValues returns the arguments' values by the names bind gives them.
-func argValues(args []driver.NamedValue) map[string]any {
-	out := make(map[string]any, len(args))
-	for _, a := range args {
-		out[argName(a)] = a.Value
-	}
-	return out
-}
-
 // argNames are the names of the first placeholders, made once.
 var argNames = func() []string {
 	n := make([]string, 64)
@@ -83,9 +44,9 @@ var argNames = func() []string {
 	return n
 }()
 
-// argName is the placeholder name of an argument: its own for :name, vN
-// for the N-th ?.
-func argName(a driver.NamedValue) string {
+// name is the placeholder name of an argument: its own for :name, vN for
+// the N-th ?.
+func (a *Arg) name() string {
 	if a.Name != "" {
 		return a.Name
 	}
@@ -103,17 +64,17 @@ func literal(v any) (sqlparser.Expr, error) {
 	case nil:
 		return &sqlparser.NullVal{}, nil
 	case int64:
-		return intLiteral(x), nil
+		return intLiteralArg(x), nil
 	case uint64:
 		if x > math.MaxInt64 {
 			return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(x, types.Uint64)}}, nil
 		}
-		return intLiteral(int64(x)), nil
+		return intLiteralArg(int64(x)), nil
 	case bool:
 		if x {
-			return intLiteral(1), nil
+			return intLiteralArg(1), nil
 		}
-		return intLiteral(0), nil
+		return intLiteralArg(0), nil
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%v is not a SQL number", x)
@@ -125,7 +86,7 @@ func literal(v any) (sqlparser.Expr, error) {
 	case string:
 		return sqlparser.NewStrVal([]byte(x)), nil
 	case []byte:
-		return binaryLiteral(x), nil
+		return binaryArg(x), nil
 	case time.Time:
 		if x.IsZero() {
 			// The zero date, as Rows return it (and go-sql-driver sends it).
@@ -138,12 +99,12 @@ func literal(v any) (sqlparser.Expr, error) {
 	return nil, fmt.Errorf("unsupported type %T", v)
 }
 
-// intLiteral is the integer literal x as the engine would build it from
-// its digits: of the first type in int8, uint8, int16, uint16, int32,
-// uint32, int64 that holds it. It is handed over already built because
-// the engine's parse of the digits tries each narrower type in turn, each
+// intLiteralArg is the integer literal x as the engine would build it from its
+// digits: of the first type in int8, uint8, int16, uint16, int32, uint32,
+// int64 that holds it. It is handed over already built because the
+// engine's parse of the digits tries each narrower type in turn, each
 // failure allocating an error: 4% of a short query.
-func intLiteral(x int64) sqlparser.Expr {
+func intLiteralArg(x int64) sqlparser.Expr {
 	var v any
 	var t sql.Type
 	switch {
@@ -165,10 +126,10 @@ func intLiteral(x int64) sqlparser.Expr {
 	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(v, t)}}
 }
 
-// binaryLiteral is b as a binary string, as the MySQL protocol server
-// binds a []byte argument: '42' goes into an INT as 42, where a hex
-// literal (x'3432') would be the number 13362.
-func binaryLiteral(b []byte) sqlparser.Expr {
+// binaryArg is b as a binary string, as the MySQL protocol server binds a
+// []byte argument: '42' goes into an INT as 42, where a hex literal
+// (x'3432') would be the number 13362.
+func binaryArg(b []byte) sqlparser.Expr {
 	base := sqltypes.VarBinary
 	if len(b) > math.MaxUint16 {
 		base = sqltypes.Blob

@@ -1,59 +1,47 @@
-package driver
+package sqlstore
 
 import (
-	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"time"
 
-	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/sqltypes"
-	"github.com/dolthub/vitess/go/vt/proto/query"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 )
 
-// Result values reach database/sql as a MySQL client sees them:
-//
-//	TINYINT ... BIGINT, YEAR          int64 (uint64 above math.MaxInt64)
-//	BIT                               int64 (uint64 above math.MaxInt64)
-//	FLOAT, DOUBLE                     float64
-//	DECIMAL                           string with the column's scale ("12.50")
-//	DATE, DATETIME, TIMESTAMP         time.Time in UTC (the zero time for zero dates)
-//	TIME                              string ("-01:02:03.500000")
-//	CHAR, VARCHAR, TEXT, ENUM, SET    string (ENUM and SET by their labels)
-//	BINARY, VARBINARY, BLOB, geometry []byte
-//	JSON                              []byte holding the JSON text
-//	NULL                              nil
+// The conversion of result values to the Go values Rows.Next returns (the
+// table is at Rows.Next): as a MySQL client sees them, converted once,
+// here.
 
-// converter turns one GMS value of a column into a driver.Value.
-type converter func(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error)
+// converter turns one GMS value of a column into a Go value.
+type converter func(ctx *sql.Context, t sql.Type, v any) (any, error)
 
 // converterFor picks the conversion of a column type.
-func converterFor(t gsql.Type) converter {
+func converterFor(t sql.Type) converter {
 	switch t.Type() {
-	case query.Type_INT8, query.Type_INT16, query.Type_INT24, query.Type_INT32, query.Type_INT64,
-		query.Type_UINT8, query.Type_UINT16, query.Type_UINT24, query.Type_UINT32, query.Type_UINT64,
-		query.Type_YEAR, query.Type_BIT:
+	case querypb.Type_INT8, querypb.Type_INT16, querypb.Type_INT24, querypb.Type_INT32, querypb.Type_INT64,
+		querypb.Type_UINT8, querypb.Type_UINT16, querypb.Type_UINT24, querypb.Type_UINT32, querypb.Type_UINT64,
+		querypb.Type_YEAR, querypb.Type_BIT:
 		return convInt
-	case query.Type_FLOAT32, query.Type_FLOAT64:
+	case querypb.Type_FLOAT32, querypb.Type_FLOAT64:
 		return convFloat
-	case query.Type_DATE, query.Type_DATETIME, query.Type_TIMESTAMP:
+	case querypb.Type_DATE, querypb.Type_DATETIME, querypb.Type_TIMESTAMP:
 		return convTime
-	case query.Type_CHAR, query.Type_VARCHAR, query.Type_TEXT:
+	case querypb.Type_CHAR, querypb.Type_VARCHAR, querypb.Type_TEXT:
 		return convString
-	case query.Type_BINARY, query.Type_VARBINARY, query.Type_BLOB, query.Type_GEOMETRY, query.Type_JSON:
+	case querypb.Type_BINARY, querypb.Type_VARBINARY, querypb.Type_BLOB, querypb.Type_GEOMETRY, querypb.Type_JSON:
 		return convBytes
-	case query.Type_NULL_TYPE:
-		return func(*gsql.Context, gsql.Type, any) (driver.Value, error) { return nil, nil }
+	case querypb.Type_NULL_TYPE:
+		return func(*sql.Context, sql.Type, any) (any, error) { return nil, nil }
 	default: // DECIMAL, TIME, ENUM, SET and anything else: the text MySQL sends
 		return convText
 	}
 }
 
 // wire returns the MySQL text form of v.
-func wire(ctx *gsql.Context, t gsql.Type, v any) (sqltypes.Value, error) {
+func wire(ctx *sql.Context, t sql.Type, v any) (sqltypes.Value, error) {
 	sv, err := t.SQL(ctx, nil, v)
 	if err != nil {
 		return sqltypes.Value{}, fmt.Errorf("strata: converting %T to %s: %w", v, t, err)
@@ -64,7 +52,7 @@ func wire(ctx *gsql.Context, t gsql.Type, v any) (sqltypes.Value, error) {
 // The converters return v itself, not x, where v already holds the value
 // database/sql takes: boxing x again would allocate a copy of it.
 
-func convInt(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
+func convInt(ctx *sql.Context, t sql.Type, v any) (any, error) {
 	switch x := v.(type) {
 	case int64:
 		return v, nil
@@ -97,7 +85,7 @@ func convInt(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	if err != nil || sv.IsNull() {
 		return nil, err
 	}
-	if t.Type() == query.Type_BIT {
+	if t.Type() == querypb.Type_BIT {
 		var u uint64
 		for _, b := range sv.Raw() {
 			u = u<<8 | uint64(b)
@@ -123,14 +111,14 @@ func isNullText(v any) bool {
 	return ok && s == "NULL"
 }
 
-func unsigned(u uint64) driver.Value {
+func unsigned(u uint64) any {
 	if u > math.MaxInt64 {
 		return u
 	}
 	return int64(u)
 }
 
-func convFloat(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
+func convFloat(ctx *sql.Context, t sql.Type, v any) (any, error) {
 	switch x := v.(type) {
 	case float64:
 		return v, nil
@@ -160,7 +148,7 @@ var engineZeroDate = time.Unix(-62167219200, 0).UTC()
 // zeroDate is how a zero DATE or DATETIME is written.
 const zeroDate = "0000-00-00"
 
-func convTime(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
+func convTime(ctx *sql.Context, t sql.Type, v any) (any, error) {
 	if x, ok := v.(time.Time); ok {
 		if x.Equal(engineZeroDate) {
 			// The engine's zero date, '0000-00-00'.
@@ -184,7 +172,7 @@ func convTime(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	return nil, fmt.Errorf("strata: date column holds %q", s)
 }
 
-func convString(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
+func convString(ctx *sql.Context, t sql.Type, v any) (any, error) {
 	switch x := v.(type) {
 	case string:
 		return v, nil
@@ -198,12 +186,12 @@ func convString(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	return string(sv.Raw()), nil
 }
 
-func convBytes(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
+func convBytes(ctx *sql.Context, t sql.Type, v any) (any, error) {
 	switch x := v.(type) {
 	case []byte:
 		return append([]byte(nil), x...), nil
 	case string:
-		if t.Type() != query.Type_JSON {
+		if t.Type() != querypb.Type_JSON {
 			return []byte(x), nil
 		}
 	}
@@ -214,37 +202,10 @@ func convBytes(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
 	return append([]byte(nil), sv.Raw()...), nil
 }
 
-func convText(ctx *gsql.Context, t gsql.Type, v any) (driver.Value, error) {
+func convText(ctx *sql.Context, t sql.Type, v any) (any, error) {
 	sv, err := wire(ctx, t, v)
 	if err != nil || sv.IsNull() {
 		return nil, err
 	}
 	return string(sv.Raw()), nil
-}
-
-// scanType is the Go type a column's values scan into best
-// (Rows.ColumnTypeScanType): sql.Null* types for nullable columns.
-func scanType(t gsql.Type, nullable bool) reflect.Type {
-	var v, n any
-	switch t.Type() {
-	case query.Type_INT8, query.Type_INT16, query.Type_INT24, query.Type_INT32, query.Type_INT64,
-		query.Type_UINT8, query.Type_UINT16, query.Type_UINT24, query.Type_UINT32, query.Type_YEAR:
-		v, n = int64(0), sql.NullInt64{}
-	case query.Type_UINT64, query.Type_BIT:
-		v, n = uint64(0), sql.Null[uint64]{}
-	case query.Type_FLOAT32, query.Type_FLOAT64:
-		v, n = float64(0), sql.NullFloat64{}
-	case query.Type_DATE, query.Type_DATETIME, query.Type_TIMESTAMP:
-		v, n = time.Time{}, sql.NullTime{}
-	case query.Type_BINARY, query.Type_VARBINARY, query.Type_BLOB, query.Type_GEOMETRY, query.Type_JSON:
-		v, n = []byte(nil), []byte(nil)
-	case query.Type_NULL_TYPE:
-		return reflect.TypeOf((*any)(nil)).Elem()
-	default:
-		v, n = "", sql.NullString{}
-	}
-	if nullable {
-		return reflect.TypeOf(n)
-	}
-	return reflect.TypeOf(v)
 }

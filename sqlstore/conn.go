@@ -1,0 +1,396 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// The statement lifecycle of the in-process front ends. The database/sql
+// driver and the shell run statements through a Conn, and so never touch
+// GMS's contexts, rows or types: a Conn builds each statement's context,
+// runs it, converts its values, rolls back an autocommit statement that
+// failed before its result is closed, and runs again an autocommit write
+// that lost a write conflict. The MySQL-protocol server runs statements
+// through GMS's protocol handler instead, and shares the pieces it needs of
+// the same lifecycle: Session.NewStatementContext, Session.Autocommitting,
+// Session.AbortStatement and Store.RunWrite.
+
+// ErrConnClosed is returned by the methods of a closed Conn and of its
+// statements.
+var ErrConnClosed = errors.New("sqlstore: connection is closed")
+
+// Engine is a GMS engine over a store, for front ends that run statements
+// through Conns.
+type Engine struct {
+	store *Store
+	gms   *sqle.Engine
+}
+
+// OpenEngine returns a new engine over the store (Store.NewEngine). Close
+// stops it and closes the store.
+func (s *Store) OpenEngine() *Engine { return &Engine{store: s, gms: s.NewEngine()} }
+
+// WrapEngine returns e, an engine made by s.NewEngine, as an Engine, so
+// that a program holding a GMS engine can run statements of its own
+// through Conns.
+func (s *Store) WrapEngine(e *sqle.Engine) *Engine { return &Engine{store: s, gms: e} }
+
+// Store returns the store the engine runs over.
+func (e *Engine) Store() *Store { return e.store }
+
+// Close stops the engine and closes its store (Store.CloseEngine).
+func (e *Engine) Close() error { return e.store.CloseEngine(e.gms) }
+
+// NewConn returns a connection with a session of its own, in no database.
+func (e *Engine) NewConn() *Conn {
+	return &Conn{eng: e, sess: e.store.NewSession(nil), prepared: make(map[string]int)}
+}
+
+// Conn is one connection: one session over the engine, so one transaction
+// at a time. It is used by one goroutine at a time. Its statements and
+// results belong to it and end with it.
+type Conn struct {
+	eng  *Engine
+	sess *Session
+
+	// prepared counts the open statements per prepared query text; the
+	// engine caches one parsed statement per session and text.
+	prepared map[string]int
+	// oneShots are the statements of recent queries run with arguments
+	// without Prepare, by text; oneShotOrder their texts, oldest first.
+	oneShots     map[string]*Stmt
+	oneShotOrder []string
+	// spare is the last closed Rows, which the next query reuses with its
+	// buffers.
+	spare  *Rows
+	closed bool
+}
+
+// Arg is an argument of a statement: a value bound to the placeholder
+// Name (:name) or, when Name is empty, to the Ordinal-th ? (from 1). It
+// binds as a SQL literal:
+//
+//	nil                      NULL
+//	int64, uint64, bool      integer (true is 1)
+//	float64                  DOUBLE
+//	decimal.Decimal          exact DECIMAL (github.com/shopspring/decimal)
+//	string                   string in the connection's character set
+//	[]byte                   binary string (as the MySQL protocol binds one)
+//	time.Time                'YYYY-MM-DD HH:MM:SS.ffffff' in UTC ('0000-00-00' when zero)
+//
+// Front ends convert other types first (database/sql's default conversion
+// does for driver.Valuer, named integer and string types, ...).
+type Arg struct {
+	Name    string
+	Ordinal int
+	Value   any
+}
+
+// Result is the outcome of a statement that returns no rows.
+type Result struct {
+	// RowsAffected is the number of rows inserted, updated with a change
+	// or deleted (MySQL counts ON DUPLICATE KEY UPDATE rows twice).
+	RowsAffected int64
+	// LastInsertID is the first AUTO_INCREMENT value the statement
+	// generated (MySQL's LAST_INSERT_ID()), 0 when it generated none.
+	LastInsertID int64
+	// Warnings is the number of warnings the statement left.
+	Warnings uint16
+	// Info is the statement's information line, as the mysql client
+	// prints it ("Rows matched: 1  Changed: 1  Warnings: 0"), or "".
+	Info string
+}
+
+// newContext returns the context of one statement of the connection.
+func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
+	return c.sess.NewStatementContext(ctx, c.eng.gms, query)
+}
+
+// UseDatabase makes db the connection's current database, creating it
+// when it is missing.
+func (c *Conn) UseDatabase(ctx context.Context, db string) error {
+	q := "CREATE DATABASE IF NOT EXISTS " + quoteIdent(db)
+	if _, err := c.Exec(ctx, q); err != nil {
+		return err
+	}
+	c.sess.SetCurrentDatabase(db)
+	c.sess.ClearWarnings() // "database exists" is not the caller's
+	return nil
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// Autocommitting reports whether a statement run now commits on its own
+// (Session.Autocommitting).
+func (c *Conn) Autocommitting(ctx context.Context) bool {
+	return c.sess.Autocommitting(c.newContext(ctx, ""))
+}
+
+// HoldsTransaction reports whether the connection is inside a transaction
+// begun with BEGIN or START TRANSACTION, or holds one a statement left.
+func (c *Conn) HoldsTransaction() bool {
+	return c.sess.GetIgnoreAutoCommit() || c.sess.GetTransaction() != nil
+}
+
+// Exec runs query and reads its result to the end. Without arguments the
+// query may hold several statements separated by semicolons: they run in
+// order, the first error stops them, and the result adds up the affected
+// rows and keeps the last insert ID and information line. An autocommit
+// INSERT, UPDATE, DELETE or REPLACE that loses a write conflict runs again
+// (Store.RunWrite).
+func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, error) {
+	if c.closed {
+		return Result{}, ErrConnClosed
+	}
+	if len(args) > 0 {
+		st, err := c.parseOne(ctx, query)
+		if err != nil {
+			return Result{}, err
+		}
+		return st.Exec(ctx, args...)
+	}
+	var total Result
+	rest := query
+	for {
+		parsed, one, remainder, err := c.eng.gms.Parser.Parse(c.newContext(ctx, rest), rest, true)
+		if err != nil {
+			return Result{}, clientError(err)
+		}
+		if one == "" {
+			one = rest
+		}
+		r, err := c.runWrite(ctx, one, func() (Result, error) {
+			sctx := c.newContext(ctx, one)
+			_, iter, err := Query(sctx, c.eng.gms, one, parsed, nil)
+			if err != nil {
+				return Result{}, clientError(err)
+			}
+			return c.drain(sctx, iter)
+		})
+		if err != nil {
+			return Result{}, err
+		}
+		total.RowsAffected += r.RowsAffected
+		if r.LastInsertID != 0 {
+			total.LastInsertID = r.LastInsertID
+		}
+		if r.Info != "" {
+			total.Info = r.Info
+		}
+		rest = strings.TrimSpace(remainder)
+		if rest == "" || strings.Trim(rest, "; \t\r\n") == "" {
+			total.Warnings = c.sess.WarningCount()
+			return total, nil
+		}
+	}
+}
+
+// Query runs one statement and returns its result, read as Rows.Next is
+// called. Closing the Rows ends the statement (and commits it when it
+// autocommits). A statement that returns no rows has no columns; its
+// Result is the Rows'.
+func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, error) {
+	if c.closed {
+		return nil, ErrConnClosed
+	}
+	if len(args) > 0 {
+		st, err := c.parseOne(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		return st.Query(ctx, args...)
+	}
+	sctx := c.newContext(ctx, query)
+	schema, iter, err := Query(sctx, c.eng.gms, query, nil, nil)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return c.newRows(sctx, schema, iter), nil
+}
+
+// runWrite runs run, and again while it fails with a write conflict when
+// query is a write the connection runs in autocommit mode
+// (Store.RunWrite).
+func (c *Conn) runWrite(ctx context.Context, query string, run func() (Result, error)) (Result, error) {
+	var res Result
+	err := c.eng.store.RunWrite(ctx, query, func() bool { return c.Autocommitting(ctx) }, func() error {
+		var err error
+		res, err = run()
+		return err
+	})
+	return res, err
+}
+
+// drain reads a statement's result to the end and closes it: a DML
+// statement's OK rows make the Result; other rows are discarded.
+func (c *Conn) drain(sctx *sql.Context, iter sql.RowIter) (Result, error) {
+	var res Result
+	for {
+		row, err := iter.Next(sctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			c.sess.AbortStatement(sctx)
+			_ = iter.Close(sctx)
+			return Result{}, clientError(err)
+		}
+		if len(row) == 1 {
+			if ok, isOK := row[0].(types.OkResult); isOK {
+				res.add(ok)
+			}
+		}
+	}
+	if err := iter.Close(sctx); err != nil {
+		return Result{}, clientError(err)
+	}
+	return res, nil
+}
+
+// add counts an OK row of the statement into r.
+func (r *Result) add(ok types.OkResult) {
+	r.RowsAffected += int64(ok.RowsAffected)
+	if ok.InsertID != 0 {
+		r.LastInsertID = int64(ok.InsertID)
+	}
+	if ok.Info != nil {
+		r.Info = ok.Info.String()
+	}
+}
+
+// Close ends the connection: an open transaction is rolled back and the
+// session's prepared statements dropped.
+func (c *Conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.sess.SessionEnd()
+	c.eng.gms.CloseSession(c.sess.ID())
+	return nil
+}
+
+// oneShotCache is how many statements run with arguments but without
+// Prepare a connection keeps parsed, with their reused plans, so that
+// running the same text again parses and plans as a prepared statement
+// would.
+const oneShotCache = 64
+
+// parseOne returns the statement of a one-shot query with arguments:
+// the connection's cached one for the same text and sql_mode, or a new one,
+// parsed and cached like a prepared statement (the engine binds arguments
+// only to cached statements). The least recently made one is dropped when
+// the cache is full.
+func (c *Conn) parseOne(ctx context.Context, query string) (*Stmt, error) {
+	sctx := c.newContext(ctx, query)
+	key := sql.RemoveSpaceAndDelimiter(query, ';')
+	mode, _ := sctx.GetSessionVariable(sctx, sql.SqlModeSessionVar)
+	if st, ok := c.oneShots[key]; ok {
+		if st.sqlMode == mode {
+			return st, nil
+		}
+		c.forgetOneShot(key)
+	}
+	parsed, _, err := c.eng.gms.Parser.ParseOneWithOptions(sctx, key, sql.LoadSqlMode(sctx).ParserOptions())
+	if err != nil {
+		return nil, clientError(err)
+	}
+	if c.prepared[key] == 0 {
+		c.eng.gms.PreparedDataCache.CacheStmt(c.sess.ID(), key, parsed)
+	}
+	c.prepared[key]++
+	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: -1, sqlMode: mode}
+	if countParams(parsed) > 0 {
+		st.sel = NewPreparedSelect(parsed)
+	}
+	if len(c.oneShotOrder) >= oneShotCache {
+		c.forgetOneShot(c.oneShotOrder[0])
+	}
+	if c.oneShots == nil {
+		c.oneShots = make(map[string]*Stmt)
+	}
+	c.oneShots[key] = st
+	c.oneShotOrder = append(c.oneShotOrder, key)
+	return st, nil
+}
+
+// forgetOneShot drops a cached one-shot statement.
+func (c *Conn) forgetOneShot(key string) {
+	st := c.oneShots[key]
+	delete(c.oneShots, key)
+	if i := slices.Index(c.oneShotOrder, key); i >= 0 {
+		c.oneShotOrder = slices.Delete(c.oneShotOrder, i, i+1)
+	}
+	if st != nil {
+		_ = st.Close()
+	}
+}
+
+// Prepare parses and binds query once (errors such as an unknown table
+// surface here) and keeps its parsed form for every execution, which binds
+// the arguments and plans it; prepared SELECTs of the shape PreparedSelect
+// knows reuse their plan.
+func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
+	if c.closed {
+		return nil, ErrConnClosed
+	}
+	key := sql.RemoveSpaceAndDelimiter(query, ';')
+	sctx := c.newContext(ctx, query)
+	if err := Prepare(sctx, c.eng.gms, query); err != nil {
+		return nil, clientError(err)
+	}
+	parsed, ok := c.eng.gms.PreparedDataCache.GetCachedStmt(c.sess.ID(), key)
+	if !ok {
+		return nil, fmt.Errorf("strata: prepare %q: parsed statement not cached", query)
+	}
+	c.prepared[key]++
+	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: countParams(parsed)}
+	if st.numInput > 0 {
+		st.sel = NewPreparedSelect(parsed)
+	}
+	return st, nil
+}
+
+// unprepare drops one reference to a prepared text.
+func (c *Conn) unprepare(key string) {
+	c.prepared[key]--
+	if c.prepared[key] <= 0 {
+		delete(c.prepared, key)
+		c.eng.gms.PreparedDataCache.UncacheStmt(c.sess.ID(), key)
+	}
+}
+
+// countParams returns the number of distinct placeholders of a parsed
+// statement.
+func countParams(stmt sqlparser.Statement) int {
+	names := map[string]bool{}
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if v, ok := node.(*sqlparser.SQLVal); ok && v.Type == sqlparser.ValArg {
+			names[string(v.Val)] = true
+		}
+		return true, nil
+	}, stmt)
+	return len(names)
+}
+
+// clientError returns err as the MySQL error a client would see
+// (ServerError), except for context errors, which stay recognisable with
+// errors.Is.
+func clientError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return ServerError(err)
+}

@@ -1,0 +1,131 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Stmt is a prepared statement of one connection. It keeps the parsed
+// statement; every execution binds the arguments (by position for ?
+// placeholders, by name for :name) and plans it, or, for a SELECT of the
+// shape PreparedSelect knows, runs the plan kept from an earlier one.
+type Stmt struct {
+	conn     *Conn
+	query    string // the text the engine caches the parsed statement under
+	parsed   sqlparser.Statement
+	numInput int
+	closed   bool
+	// sel, for a prepared SELECT of the shape PreparedSelect describes,
+	// reuses its plan across executions.
+	sel *PreparedSelect
+	// sqlMode is the sql_mode a one-shot statement was parsed under.
+	sqlMode any
+}
+
+// NumInput returns the number of distinct placeholders, or -1 (unknown)
+// for the statements Conn keeps of queries run once with arguments.
+func (s *Stmt) NumInput() int { return s.numInput }
+
+// Close drops the statement; the connection's parsed copy goes with the
+// last statement of its text.
+func (s *Stmt) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if !s.conn.closed {
+		s.conn.unprepare(s.query)
+	}
+	return nil
+}
+
+// Exec runs the statement with args and reads its result to the end; an
+// autocommit write that loses a write conflict runs again (Conn.Exec).
+func (s *Stmt) Exec(ctx context.Context, args ...Arg) (Result, error) {
+	res, err := s.conn.runWrite(ctx, s.query, func() (Result, error) {
+		sctx, _, iter, err := s.start(ctx, args)
+		if err != nil {
+			return Result{}, err
+		}
+		return s.conn.drain(sctx, iter)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	res.Warnings = s.conn.sess.WarningCount()
+	return res, nil
+}
+
+// Query runs the statement with args; its result is read as Rows.Next is
+// called (Conn.Query).
+func (s *Stmt) Query(ctx context.Context, args ...Arg) (*Rows, error) {
+	sctx, schema, iter, err := s.start(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.conn.newRows(sctx, schema, iter), nil
+}
+
+// start binds args and starts the statement.
+func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema, sql.RowIter, error) {
+	if s.closed || s.conn.closed {
+		return nil, nil, nil, ErrConnClosed
+	}
+	sctx := s.conn.newContext(ctx, s.query)
+	var schema sql.Schema
+	var iter sql.RowIter
+	var err error
+	if s.sel != nil && len(args) > 0 {
+		// Bindings are made only if the engine plans this execution.
+		var bindErr error
+		bindings := func() (map[string]sqlparser.Expr, error) {
+			b, err := bind(args)
+			bindErr = err
+			return b, err
+		}
+		schema, iter, err = s.sel.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, argValues(args))
+		if bindErr != nil {
+			return nil, nil, nil, bindErr
+		}
+	} else {
+		bindings, bErr := bind(args)
+		if bErr != nil {
+			return nil, nil, nil, bErr
+		}
+		schema, iter, err = Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings)
+	}
+	if err != nil {
+		return nil, nil, nil, clientError(err)
+	}
+	return sctx, schema, iter, nil
+}
+
+// bind turns arguments into the engine's bindings: ? placeholders are named
+// v1, v2, ... by position, :name placeholders by name.
+func bind(args []Arg) (map[string]sqlparser.Expr, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]sqlparser.Expr, len(args))
+	for _, a := range args {
+		name := a.name()
+		e, err := literal(a.Value)
+		if err != nil {
+			return nil, fmt.Errorf("strata: argument %s: %w", name, err)
+		}
+		out[name] = e
+	}
+	return out, nil
+}
+
+// argValues returns the arguments' values by the names bind gives them.
+func argValues(args []Arg) map[string]any {
+	out := make(map[string]any, len(args))
+	for _, a := range args {
+		out[a.name()] = a.Value
+	}
+	return out
+}
