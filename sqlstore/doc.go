@@ -27,14 +27,15 @@
 // # Transactions
 //
 // Every statement runs in a transaction (GMS starts one per statement in
-// autocommit mode): a kv snapshot plus an indexed batch of the
-// transaction's writes (txn.go). Reads see the snapshot plus the
-// transaction's own writes; commit applies the batch atomically, and fails
-// with ErrConflict (MySQL 1213) when another transaction committed a write
-// to one of its keys after its snapshot (kv.Batch.CommitIfNoConflict), or
-// dropped or rewrote a table it wrote to. Commits are durable unless
-// Options.NoSync. A failed statement, or a failed row of INSERT IGNORE, is
-// rolled back alone to a batch mark. Scans read the transaction's writes up
+// autocommit mode): an engine transaction of the storage contract
+// (package storage), a snapshot plus a buffer of the transaction's writes
+// (txn.go). Reads see the snapshot plus the transaction's own writes;
+// commit applies the writes atomically, and fails with ErrConflict (MySQL
+// 1213) when another transaction committed a write to one of its keys
+// after its snapshot (storage.Txn.Commit), or dropped or rewrote a table it
+// wrote to. Commits are as durable as the engine makes them. A failed
+// statement, or a failed row of INSERT IGNORE, is rolled back alone to a
+// mark in the writes. Scans read the transaction's writes up
 // to the last statement boundary only (stmtview.go), so a statement never
 // sees its own writes while it scans the tables it writes.
 //
@@ -69,7 +70,7 @@
 //
 // # Usage
 //
-//	s, err := sqlstore.Open("/var/lib/app", nil)
+//	s, _, err := kvstore.Open("/var/lib/app", nil) // or sqlstore.New(engine, nil)
 //	...
 //	defer s.Close()
 //	e := s.NewEngine()
