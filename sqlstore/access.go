@@ -33,21 +33,23 @@ import (
 // (rowCounters) and, for a range over an integer column that ends a unique
 // key, from the width of its bounds. A single range whose size that leaves
 // unknown gets the bytes of table data it spans (the engine's
-// storage.SizeEstimator, from the tables' indexes). Other sizes are unknown, which the planner
-// treats as short enough for automatic readahead.
+// storage.SizeEstimator; the embedded engine reads them from its tables'
+// indexes). Other sizes are unknown, which the planner treats as short
+// enough for automatic readahead.
 //
 // Reads see the transaction as iterators do (iter.go): the snapshot, plus
-// the statement view or the whole batch. When what they read cannot change
+// the statement view or all its writes. When what they read cannot change
 // while the statement runs (the snapshot alone, which is every read of a
 // transaction that has not written yet, or a cursor's private view), point
 // reads are batched lazily and ranges may be prepared as a MultiScan. When
-// it can (the statement view of a transaction that wrote, or the batch
-// itself for foreign key checks), the planner is told so
+// it can (the statement view of a transaction that wrote, or all its
+// writes for foreign key checks), the planner is told so
 // (planner.Hints.Mutable) and plans reads that happen at once: points read
 // when the iterator is made, in one batch, fetches through an iterator
 // made at the same moment, Scans instead of a MultiScan, readahead not
 // deferred. Reads then see the transaction exactly as of that moment, and a
-// rollback of the batch (which reuses its memory) cannot reach them.
+// rollback (after which the reader's iterators must not be used) cannot
+// reach them.
 // EXPLAIN plans with what the statement's transaction is when it runs
 // (readerMutable), so it shows the plans that run, in a transaction that
 // has written too.

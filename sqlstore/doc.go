@@ -1,11 +1,13 @@
 // Package sqlstore is Strata's SQL storage: the go-mysql-server (GMS)
-// backend that keeps databases, tables, indexes and rows in one engine
-// (package kv) directory. GMS parses, plans and runs SQL; this package
-// answers its calls with ordered keys.
+// backend that keeps databases, tables, indexes and rows in one ordered
+// keyspace of a storage engine, reached only through the contract of
+// package storage. GMS parses, plans and runs SQL; this package answers its
+// calls with ordered keys.
 //
 // # Entry points
 //
-// Open opens a Store over a directory; Store.NewEngine returns a GMS engine
+// New opens a Store over a storage.Engine (package kvstore opens one over
+// the embedded engine, package kv, in a directory); Store.NewEngine returns a GMS engine
 // over it (with this package's statistics provider) and Store.NewContext a
 // query context with a fresh Session. Store.Provider is the
 // sql.MutableDatabaseProvider for callers that build their own engine (the

@@ -206,8 +206,8 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 		f.runs = &prefixRuns{d: ri.d, ix: ri.ix, rev: p.Reverse}
 	}
 	if f.kind == planner.Scans || f.kind == planner.Empty {
-		// Rows come through an iterator made now, which a rollback of the
-		// batch cannot reach (iter.go).
+		// Rows come through an iterator made now, which a rollback
+		// invalidates and reopens (iter.go).
 		primaryPrefix := appendIndexPrefix(nil, ri.d.id, primaryIndexID)
 		var err error
 		if f.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
