@@ -63,9 +63,10 @@ type Range struct {
 	Start, End []byte
 }
 
-// Reader reads one fixed state: a snapshot, possibly with a transaction's
-// writes over it. Readers are safe for concurrent use unless the
-// implementation says otherwise; the iterators they return are not.
+// Reader reads one state: a snapshot, possibly with a transaction's writes
+// over it. A reader that sees a transaction's writes is used as the
+// transaction is, by one goroutine at a time; the others are safe for
+// concurrent use. Iterators are not safe for concurrent use.
 type Reader interface {
 	// Get returns the value of key, which the caller may keep and modify,
 	// or an error satisfying errors.Is(err, ErrNotFound).
