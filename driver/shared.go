@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // shared is one open store and its engine, shared by every connector of
@@ -44,11 +45,11 @@ func acquire(cfg *Config) (*shared, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	opts := &sqlstore.Options{NoSync: cfg.NoSync}
+	opts := &kvstore.Options{NoSync: cfg.NoSync}
 	if cfg.CacheSize > 0 {
 		opts.KV = &kv.Options{CacheSize: cfg.CacheSize}
 	}
-	st, err := sqlstore.Open(cfg.Dir, opts)
+	st, _, err := kvstore.Open(cfg.Dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}

@@ -5,12 +5,14 @@ import (
 	"fmt"
 
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/storage"
 )
 
 // ErrConflict is returned by CommitIfNoConflict when another commit wrote
 // one of the batch's keys after the batch's snapshot: committing would
-// overwrite a write the batch's reads never saw.
-var ErrConflict = errors.New("kv: write conflict")
+// overwrite a write the batch's reads never saw. It satisfies
+// errors.Is(err, storage.ErrConflict).
+var ErrConflict error = &contractError{msg: "kv: write conflict", target: storage.ErrConflict}
 
 // CommitIfNoConflict commits the batch unless a key it writes (Set or
 // Delete) has a committed version newer than snap: optimistic concurrency

@@ -75,4 +75,8 @@
 //
 // Metrics and Stats report the tree's shape and the engine's counters
 // (file reads, cache hits, filter probes, flushes, compactions, stalls).
+//
+// NewEngine gives a DB the storage contract of package storage, through
+// which the SQL layer reads and writes: transactions of a snapshot and an
+// indexed batch, committed with Batch.CommitIfNoConflict.
 package kv

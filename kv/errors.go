@@ -4,12 +4,14 @@ import (
 	"errors"
 
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/storage"
 )
 
 // Errors returned by the engine. Each says when it is returned.
 var (
-	// ErrNotFound is returned by Get when the key has no value.
-	ErrNotFound = errors.New("kv: not found")
+	// ErrNotFound is returned by Get when the key has no value. It
+	// satisfies errors.Is(err, storage.ErrNotFound).
+	ErrNotFound error = &contractError{msg: "kv: not found", target: storage.ErrNotFound}
 
 	// ErrClosed is returned by every call on a closed DB, batch, snapshot or
 	// iterator.
@@ -40,3 +42,13 @@ func IsCorruption(err error) bool { return base.IsCorruption(err) }
 // CorruptionError describes a corruption: the file, the offset and what was
 // expected versus found.
 type CorruptionError = base.CorruptionError
+
+// contractError is an engine error that is also one of the storage
+// contract's (errors.Is), keeping the engine's own message.
+type contractError struct {
+	msg    string
+	target error
+}
+
+func (e *contractError) Error() string        { return e.msg }
+func (e *contractError) Is(target error) bool { return target == e.target }

@@ -14,12 +14,11 @@ import (
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
 	"github.com/strata-db/strata/kv/vfs"
+	"github.com/strata-db/strata/storage"
 )
 
 // ScanRange is a range of keys [Start, End) of a MultiScan.
-type ScanRange struct {
-	Start, End []byte
-}
+type ScanRange = storage.Range
 
 // MultiScan scans an ordered list of key ranges. NewMultiScan prepares it:
 // in every table of the tree that a range touches, it collects the data

@@ -2,8 +2,9 @@ package kv
 
 import "context"
 
-// Reader is what the SQL layer reads through: the database, or an indexed
-// batch over it. ReadOptions.Snapshot picks the state read.
+// Reader is what the database and an indexed batch over it both answer.
+// ReadOptions.Snapshot picks the state read. (The SQL layer reads through
+// package storage's contract instead; Engine implements it.)
 type Reader interface {
 	Get(key []byte, ro *ReadOptions) ([]byte, error)
 	NewIter(o *IterOptions) (*Iterator, error)

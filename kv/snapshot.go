@@ -53,12 +53,20 @@ func (l *snapshotList) seqs() []base.SeqNum {
 
 // NewSnapshot returns a snapshot of the current committed state.
 func (d *DB) NewSnapshot() *Snapshot {
-	s := &Snapshot{db: d}
+	s := &Snapshot{}
+	d.initSnapshot(s)
+	return s
+}
+
+// initSnapshot makes s, a zero Snapshot, a snapshot of the current
+// committed state, for callers that hold the Snapshot in a struct of
+// their own.
+func (d *DB) initSnapshot(s *Snapshot) {
+	s.db = d
 	d.mu.Lock()
 	s.seq = base.SeqNum(d.visibleSeq.Load())
 	d.mu.snapshots.pushBack(s)
 	d.mu.Unlock()
-	return s
 }
 
 // Seq returns the sequence number of the last commit the snapshot sees.

@@ -174,7 +174,7 @@ func held(s *Server, baseline int) string {
 	if n := len(s.engine.ProcessList.Processes()); n > 0 {
 		out = append(out, fmt.Sprintf("%d processes", n))
 	}
-	if n := s.store.DB().Metrics().NumSnapshots; n > 0 {
+	if n := s.db.Metrics().NumSnapshots; n > 0 {
 		out = append(out, fmt.Sprintf("%d open transactions (snapshots)", n))
 	}
 	if g := runtime.NumGoroutine(); g > baseline {

@@ -149,6 +149,6 @@ func TestAbuseNeverReadsIsDropped(t *testing.T) {
 	waitFor(t, "the server drops a client that never reads", func() bool {
 		s.ln.mu.Lock()
 		defer s.ln.mu.Unlock()
-		return len(s.ln.conns) == 0 && s.store.DB().Metrics().NumSnapshots == 0
+		return len(s.ln.conns) == 0 && s.db.Metrics().NumSnapshots == 0
 	})
 }

@@ -25,6 +25,7 @@ import (
 	vtlog "github.com/dolthub/vitess/go/vt/log"
 	"github.com/sirupsen/logrus"
 
+	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 )
 
@@ -126,6 +127,7 @@ var filesDir = filepath.Join("files", "sql")
 type Server struct {
 	cfg   Config
 	store *sqlstore.Store
+	db    *kv.DB // the engine under store, for its metrics
 	// abandonAfter: see the constant.
 	abandonAfter time.Duration
 	engine       *sqle.Engine
@@ -226,11 +228,11 @@ func Start(cfg Config) (*Server, error) {
 	}
 	routeLogs(cfg.Logger)
 
-	st, err := openStore(cfg.Data, cfg.NoSync, cfg.Logger)
+	st, db, err := openStore(cfg.Data, cfg.NoSync, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: st, engine: st.NewEngine(), started: make(chan struct{}), abandonAfter: abandonAfter}
+	s := &Server{cfg: cfg, store: st, db: db, engine: st.NewEngine(), started: make(chan struct{}), abandonAfter: abandonAfter}
 	fail := func(err error) (*Server, error) {
 		_ = st.CloseEngine(s.engine)
 		return nil, err

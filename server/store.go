@@ -9,19 +9,21 @@ import (
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // openStore opens (creating) the store in dir, with the engine's notices
 // going to out.
-func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, error) {
+// The DB is the engine under the store, for its metrics.
+func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, *kv.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating the data folder: %w", err)
+		return nil, nil, fmt.Errorf("creating the data folder: %w", err)
 	}
-	st, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: noSync, KV: &kv.Options{Logger: storeLog{out}}})
+	st, db, err := kvstore.Open(dir, &kvstore.Options{NoSync: noSync, KV: &kv.Options{Logger: storeLog{out}}})
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
-	return st, nil
+	return st, db, nil
 }
 
 // storeLog passes the engine's errors (a failed log write, a background

@@ -8,8 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/shopspring/decimal"
-	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/planner"
+	"github.com/strata-db/strata/storage"
 )
 
 // Access paths. Every read of table data goes through a planner.Plan,
@@ -18,11 +18,11 @@ import (
 // LookupPartitions prepared (planLookup, lookupPlan.choose), a full table
 // scan's in PartitionRows (planScan). The plans:
 //
-//	Get, MultiGet   the spans' start keys, through kv.Reader.Get or
-//	                MultiGet in batches, in the lookup's order
+//	Get, MultiGet   the spans' start keys, through storage.Reader.Get or
+//	                storage.MultiGetter in batches, in the lookup's order
 //	Range, FullScan one iterator with the plan's readahead and async I/O
 //	Scans           one iterator, sought to each span in turn
-//	MultiScan       kv.Reader.NewMultiScan over chunks of spans
+//	MultiScan       storage.MultiScanner over chunks of spans
 //	Fetch           for a secondary index that does not cover the query,
 //	                the rows by primary key: MultiGet in batches, in index
 //	                order (or one Get per row)
@@ -32,22 +32,24 @@ import (
 // and its size is estimated from the table's row count and bytes
 // (rowCounters) and, for a range over an integer column that ends a unique
 // key, from the width of its bounds. A single range whose size that leaves
-// unknown gets the bytes of table data it spans (kv.DB.ApproximateSize,
-// from the tables' indexes). Other sizes are unknown, which the planner
-// treats as short enough for automatic readahead.
+// unknown gets the bytes of table data it spans (the engine's
+// storage.SizeEstimator; the embedded engine reads them from its tables'
+// indexes). Other sizes are unknown, which the planner treats as short
+// enough for automatic readahead.
 //
 // Reads see the transaction as iterators do (iter.go): the snapshot, plus
-// the statement view or the whole batch. When what they read cannot change
+// the statement view or all its writes. When what they read cannot change
 // while the statement runs (the snapshot alone, which is every read of a
 // transaction that has not written yet, or a cursor's private view), point
 // reads are batched lazily and ranges may be prepared as a MultiScan. When
-// it can (the statement view of a transaction that wrote, or the batch
-// itself for foreign key checks), the planner is told so
+// it can (the statement view of a transaction that wrote, or all its
+// writes for foreign key checks), the planner is told so
 // (planner.Hints.Mutable) and plans reads that happen at once: points read
 // when the iterator is made, in one batch, fetches through an iterator
 // made at the same moment, Scans instead of a MultiScan, readahead not
 // deferred. Reads then see the transaction exactly as of that moment, and a
-// rollback of the batch (which reuses its memory) cannot reach them.
+// rollback (after which the reader's iterators must not be used) cannot
+// reach them.
 // EXPLAIN plans with what the statement's transaction is when it runs
 // (readerMutable), so it shows the plans that run, in a transaction that
 // has written too.
@@ -183,8 +185,10 @@ func (s *Store) planLookup(ctx *sql.Context, d *tableDef, lp *lookupPlan, coveri
 		// One range of unknown size (open-ended, over strings, over a
 		// secondary index): the bytes of table data it spans, from the
 		// tables' indexes, decide its readahead.
-		if n, err := s.db.ApproximateSize(lp.spans[0].start, lp.spans[0].end); err == nil && n > 0 {
-			ranges[0].EstBytes = n
+		if s.sizes != nil {
+			if n, err := s.sizes.ApproximateSize(lp.spans[0].start, lp.spans[0].end); err == nil && n > 0 {
+				ranges[0].EstBytes = n
+			}
 		}
 	}
 	idx := planner.Index{Primary: ix.primary, Unique: ix.primary || ix.unique, Covering: ix.primary || covering}
@@ -341,31 +345,25 @@ func (t *txn) mutableLocked(onView bool, at int) bool {
 	case at >= 0 && at < t.boundary:
 		return false
 	}
-	// syncViewLocked returns a view unless there is nothing to view.
-	return t.boundary > 0 || t.view != nil
+	// AdvanceView at 0 is the snapshot alone.
+	return t.boundary > 0
 }
 
 // readerLocked returns what a statement's point reads and prepared scans
 // read as of statement view boundary at (-1: the last), with onView, or the
-// whole batch without: the kv.Reader, and whether it stays as it is for as
+// whole transaction without: the reader, and whether it stays as it is for as
 // long as the transaction lives (see the top of this file). REQUIRES: t.mu
 // held.
-func (t *txn) readerLocked(onView bool, at int) (r kv.Reader, frozen bool, err error) {
+func (t *txn) readerLocked(onView bool, at int) (r storage.Reader, frozen bool, err error) {
 	switch {
 	case t.done:
-		return t.store.db, true, nil
+		return t.tx.Snapshot(), true, nil
 	case !onView:
-		return t.batch, false, nil
+		return t.tx, false, nil
 	case at >= 0 && at < t.boundary:
-		v, err := t.viewAtLocked(at)
-		if err != nil || v == nil {
-			return t.store.db, true, err
-		}
-		return v, true, nil
+		r, err = t.tx.ViewAt(at)
+		return r, true, err
 	}
-	v, err := t.syncViewLocked()
-	if err != nil || v == nil {
-		return t.store.db, true, err
-	}
-	return v, false, nil
+	r, err = t.tx.AdvanceView(t.boundary)
+	return r, t.boundary == 0, err
 }

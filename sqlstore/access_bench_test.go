@@ -24,7 +24,7 @@ func accessBenchDB(b *testing.B) *testDB {
 	// 1 MiB tables: some 25 of them, as a table of a million rows has
 	// at the default 8 MiB, so that ranges spread over the key space
 	// reach different files.
-	d := newTestDBWith(b, &Options{NoSync: true, KV: &kv.Options{CacheSize: 256 << 20, TargetFileSize: 1 << 20}})
+	d := newTestDBWith(b, &testOptions{NoSync: true, KV: &kv.Options{CacheSize: 256 << 20, TargetFileSize: 1 << 20}})
 	d.exec("CREATE TABLE sbtest (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(120) NOT NULL, pad CHAR(60) NOT NULL, KEY k_idx (k))")
 	r := rand.New(rand.NewPCG(1, 2))
 	var sb strings.Builder
@@ -39,7 +39,7 @@ func accessBenchDB(b *testing.B) *testDB {
 		}
 		d.exec(sb.String())
 	}
-	if err := d.s.DB().Compact(nil, nil); err != nil {
+	if err := d.s.kvDB().Compact(nil, nil); err != nil {
 		b.Fatal(err)
 	}
 	// A full scan loads every block into the cache.

@@ -41,7 +41,7 @@ func TestAccessPathsSpec(t *testing.T) {
 		case "exec":
 			return specExec(t, d, td)
 		case "flush":
-			if err := d.s.DB().Flush(); err != nil {
+			if err := d.s.kvDB().Flush(); err != nil {
 				td.Fatalf(t, "flush: %v", err)
 			}
 			return ""

@@ -24,7 +24,7 @@ func accessDB(t *testing.T) *testDB {
 	d.exec("CREATE TABLE p (x INT, y INT, z INT, PRIMARY KEY (x, y), UNIQUE KEY uz (z))")
 	d.exec(insertValues("t", 0, 1000, func(i int) string { return fmt.Sprintf("(%d, %d, 'c%d')", i, i%100, i) }))
 	d.exec(insertValues("p", 0, 100, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i/10, i%10, i) }))
-	require.NoError(t, d.s.DB().Flush())
+	require.NoError(t, d.s.kvDB().Flush())
 	// Establish the row counts the planner's estimates start from.
 	d.exec("SELECT COUNT(*) FROM t")
 	d.exec("SELECT COUNT(*) FROM p")
@@ -82,7 +82,7 @@ func betweens(n int) string {
 // pread (a mapped table in the page cache is copied without readahead).
 func TestAccessThresholds(t *testing.T) {
 	// A 4 MiB block cache: scans from 256 KiB read past it.
-	d := newTestDBWith(t, &Options{NoSync: true, KV: &kv.Options{DisableMmapReads: true, CacheSize: 4 << 20}})
+	d := newTestDBWith(t, &testOptions{NoSync: true, KV: &kv.Options{DisableMmapReads: true, CacheSize: 4 << 20}})
 	d.exec("CREATE TABLE r (id INT PRIMARY KEY, pad VARCHAR(200))")
 	d.exec("CREATE TABLE f (id INT PRIMARY KEY, pad VARCHAR(200))")
 	pad := strings.Repeat("p", 150)
@@ -91,7 +91,7 @@ func TestAccessThresholds(t *testing.T) {
 			d.exec(insertValues(table, from, from+1000, func(i int) string { return fmt.Sprintf("(%d, '%s%d')", i, pad, i) }))
 		}
 	}
-	require.NoError(t, d.s.DB().Flush())
+	require.NoError(t, d.s.kvDB().Flush())
 	d.exec("SELECT COUNT(*) FROM r")
 	d.exec("SELECT COUNT(*) FROM f")
 	counter := func(snap stats.Snapshot, name string) int64 {
@@ -245,12 +245,20 @@ func TestAccessStatementView(t *testing.T) {
 // TestAccessMatchesNaive runs queries of every shape with small planner
 // thresholds (several MultiGet and fetch batches, MultiScan chunks, a
 // deferred readahead that starts mid-scan) and checks that they return the
-// rows of the naive mode.
+// rows of the naive mode. It runs over the embedded engine as it is and
+// with its batched reads hidden (plainEngine), where the store reads one
+// key or range at a time instead.
 func TestAccessMatchesNaive(t *testing.T) {
-	d := newTestDBWith(t, &Options{NoSync: true, Access: planner.Options{
+	for _, plain := range []bool{false, true} {
+		t.Run(fmt.Sprintf("plain=%v", plain), func(t *testing.T) { testAccessMatchesNaive(t, plain) })
+	}
+}
+
+func testAccessMatchesNaive(t *testing.T, plain bool) {
+	d := newTestDBWith(t, &testOptions{NoSync: true, Plain: plain, Options: Options{Access: planner.Options{
 		MultiGetBatch: 3, FetchBatch: 2, MultiScanChunk: 2, MultiScanAsyncBytes: 1, SmallLimit: 7,
 		ShortRangeBytes: 1, LongRangeBytes: 64, MinReadahead: 4096, MaxReadahead: 8192, FullScanReadahead: 8192,
-	}})
+	}}})
 	d.exec("CREATE TABLE w (a INT, b INT, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, n INT, PRIMARY KEY (a, b), KEY ks (s), KEY kn (n), UNIQUE KEY ub (b, a))")
 	var sb strings.Builder
 	sb.WriteString("INSERT INTO w VALUES ")
@@ -265,7 +273,7 @@ func TestAccessMatchesNaive(t *testing.T) {
 		fmt.Fprintf(&sb, "(%d, %d, '%c%d', %s)", i/20, i%20, "aAbBc"[i%5], i%3, n)
 	}
 	d.exec(sb.String())
-	require.NoError(t, d.s.DB().Flush())
+	require.NoError(t, d.s.kvDB().Flush())
 	d.exec("INSERT INTO w VALUES (100, 1, 'z', 1), (3, 100, 'A0', NULL)") // some rows in the memtable
 	d.exec("SELECT COUNT(*) FROM w")
 	for _, q := range []string{

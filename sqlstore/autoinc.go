@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/storage"
 )
 
 // Auto-increment counters and ID allocators are global, not transactional:
@@ -19,20 +19,19 @@ import (
 
 // allocator hands out increasing uint64 IDs (table IDs, hidden row IDs).
 type allocator struct {
-	mu    sync.Mutex
-	db    *kv.DB
-	wo    *kv.WriteOptions
-	key   []byte
-	block uint64
-	next  uint64
-	limit uint64 // persisted: no ID >= limit was handed out
+	mu     sync.Mutex
+	engine storage.Engine
+	key    []byte
+	block  uint64
+	next   uint64
+	limit  uint64 // persisted: no ID >= limit was handed out
 }
 
-func newAllocator(db *kv.DB, wo *kv.WriteOptions, key []byte, block, floor uint64) (*allocator, error) {
-	a := &allocator{db: db, wo: wo, key: key, block: block}
-	v, err := db.Get(key, nil)
+func newAllocator(e storage.Engine, key []byte, block, floor uint64) (*allocator, error) {
+	a := &allocator{engine: e, key: key, block: block}
+	v, err := e.Latest().Get(key, nil)
 	switch {
-	case errors.Is(err, kv.ErrNotFound):
+	case errors.Is(err, storage.ErrNotFound):
 	case err != nil:
 		return nil, wrapf(err, "sqlstore: reading %s", key)
 	case len(v) != 8:
@@ -62,7 +61,7 @@ func (a *allocator) alloc() (uint64, error) {
 func (a *allocator) persistLocked(limit uint64) error {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], limit)
-	if err := a.db.Set(a.key, b[:], a.wo); err != nil {
+	if err := writeNow(a.engine, a.key, b[:], false); err != nil {
 		return wrapf(err, "sqlstore: persisting %s", a.key)
 	}
 	a.limit = limit
@@ -78,10 +77,9 @@ func (a *allocator) flush() error {
 
 // autoIncs holds the auto-increment counters of all tables by table ID.
 type autoIncs struct {
-	mu sync.Mutex
-	db *kv.DB
-	wo *kv.WriteOptions
-	m  map[uint64]*autoInc
+	mu     sync.Mutex
+	engine storage.Engine
+	m      map[uint64]*autoInc
 }
 
 // autoInc is one table's counter: next is the value the next row without an
@@ -114,9 +112,9 @@ func (a *autoIncs) loadLocked(tableID uint64, c *autoInc) error {
 	if c.loaded {
 		return nil
 	}
-	v, err := a.db.Get(autoIncKey(tableID), nil)
+	v, err := a.engine.Latest().Get(autoIncKey(tableID), nil)
 	switch {
-	case errors.Is(err, kv.ErrNotFound):
+	case errors.Is(err, storage.ErrNotFound):
 		c.next = 1
 	case err != nil:
 		return wrapf(err, "sqlstore: reading auto-increment of table %d", tableID)
@@ -133,7 +131,7 @@ func (a *autoIncs) loadLocked(tableID uint64, c *autoInc) error {
 func (a *autoIncs) persistLocked(tableID uint64, c *autoInc, limit uint64) error {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], limit)
-	if err := a.db.Set(autoIncKey(tableID), b[:], a.wo); err != nil {
+	if err := writeNow(a.engine, autoIncKey(tableID), b[:], false); err != nil {
 		return wrapf(err, "sqlstore: persisting auto-increment of table %d", tableID)
 	}
 	c.limit = limit
@@ -214,5 +212,5 @@ func (a *autoIncs) forget(tableID uint64) {
 	a.mu.Lock()
 	delete(a.m, tableID)
 	a.mu.Unlock()
-	_ = a.db.Delete(autoIncKey(tableID), a.wo)
+	_ = writeNow(a.engine, autoIncKey(tableID), nil, false)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // A front end runs statements through a Conn: the values come back as Go
@@ -15,7 +16,7 @@ import (
 func ExampleConn() {
 	dir, _ := os.MkdirTemp("", "sqlstore-conn-example")
 	defer os.RemoveAll(dir)
-	st, err := sqlstore.Open(dir, nil)
+	st, _, err := kvstore.Open(dir, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // openConn opens a store in a temporary folder and a connection in
 // database mydb, closed at the end of the test.
 func openConn(t *testing.T) *sqlstore.Conn {
 	t.Helper()
-	st, err := sqlstore.Open(t.TempDir(), &sqlstore.Options{NoSync: true})
+	st, _, err := kvstore.Open(t.TempDir(), &kvstore.Options{NoSync: true})
 	require.NoError(t, err)
 	e := st.OpenEngine()
 	c := e.NewConn()

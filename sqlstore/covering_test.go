@@ -41,7 +41,7 @@ func TestCoveringMatchesFetch(t *testing.T) {
 			v(fmt.Sprintf("'2020-01-%02d 10:11:12.%06d'", 1+i%28, i*3331)), v(fmt.Sprintf("'2021-02-%02d 01:02:03.%03d'", 1+i%28, i)),
 			v(fmt.Sprintf("'%s%02d:34:56'", []string{"-", ""}[i%2], i%24)), i)
 	}))
-	require.NoError(t, d.s.DB().Flush())
+	require.NoError(t, d.s.kvDB().Flush())
 	d.exec("INSERT INTO ty (id, id2, i8, mi, d, pad) VALUES (1000, 1, 5, NULL, NULL, 'mem'), (1000, 2, -3, 77, 1.5, 'mem')") // in the memtable
 
 	k1 := "id, id2, i8, mi, u64, y, bt, e, st"
@@ -102,7 +102,7 @@ func TestCoveringCases(t *testing.T) {
 	d.exec(insertValues("v (id, a)", 0, 200, func(i int) string { return fmt.Sprintf("(%d, %d)", i, i%50-20) }))
 	d.exec(insertValues("c", 0, 200, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i, i%50-20, i%50-19) }))
 	d.exec("INSERT INTO nk VALUES (1, 10), (2, 20), (1, 11), (NULL, 5), (3, 30), (1, 12)")
-	require.NoError(t, d.s.DB().Flush())
+	require.NoError(t, d.s.kvDB().Flush())
 	same := func(q string, covering bool) {
 		t.Helper()
 		access := d.accessOf(q)

@@ -24,7 +24,7 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("child process of TestCrash")
 	}
-	s, err := Open(dir, nil) // durable commits
+	s, err := openStore(dir, nil) // durable commits
 	if err != nil {
 		fmt.Println("error", err)
 		return

@@ -9,7 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/storage"
 )
 
 var (
@@ -126,7 +126,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, sch sql.PrimaryKey
 	t.tableCreated(id)
 	d.store.counters.newTable(id)
 	dbKey := catalogKey(kindDatabase, d.name)
-	t.addCheck(func(r kv.Reader) error {
+	t.addCheck(func(r storage.Reader) error {
 		if _, err := r.Get(dbKey, nil); err != nil {
 			return fmt.Errorf("%w: database %s was dropped while table %s was created", ErrConflict, d.name, name)
 		}

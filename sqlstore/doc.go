@@ -1,11 +1,13 @@
 // Package sqlstore is Strata's SQL storage: the go-mysql-server (GMS)
-// backend that keeps databases, tables, indexes and rows in one engine
-// (package kv) directory. GMS parses, plans and runs SQL; this package
-// answers its calls with ordered keys.
+// backend that keeps databases, tables, indexes and rows in one ordered
+// keyspace of a storage engine, reached only through the contract of
+// package storage. GMS parses, plans and runs SQL; this package answers its
+// calls with ordered keys.
 //
 // # Entry points
 //
-// Open opens a Store over a directory; Store.NewEngine returns a GMS engine
+// New opens a Store over a storage.Engine (package kvstore opens one over
+// the embedded engine, package kv, in a directory); Store.NewEngine returns a GMS engine
 // over it (with this package's statistics provider) and Store.NewContext a
 // query context with a fresh Session. Store.Provider is the
 // sql.MutableDatabaseProvider for callers that build their own engine (the
@@ -27,14 +29,15 @@
 // # Transactions
 //
 // Every statement runs in a transaction (GMS starts one per statement in
-// autocommit mode): a kv snapshot plus an indexed batch of the
-// transaction's writes (txn.go). Reads see the snapshot plus the
-// transaction's own writes; commit applies the batch atomically, and fails
-// with ErrConflict (MySQL 1213) when another transaction committed a write
-// to one of its keys after its snapshot (kv.Batch.CommitIfNoConflict), or
-// dropped or rewrote a table it wrote to. Commits are durable unless
-// Options.NoSync. A failed statement, or a failed row of INSERT IGNORE, is
-// rolled back alone to a batch mark. Scans read the transaction's writes up
+// autocommit mode): an engine transaction of the storage contract
+// (package storage), a snapshot plus a buffer of the transaction's writes
+// (txn.go). Reads see the snapshot plus the transaction's own writes;
+// commit applies the writes atomically, and fails with ErrConflict (MySQL
+// 1213) when another transaction committed a write to one of its keys
+// after its snapshot (storage.Txn.Commit), or dropped or rewrote a table it
+// wrote to. Commits are as durable as the engine makes them. A failed
+// statement, or a failed row of INSERT IGNORE, is rolled back alone to a
+// mark in the writes. Scans read the transaction's writes up
 // to the last statement boundary only (stmtview.go), so a statement never
 // sees its own writes while it scans the tables it writes.
 //
@@ -69,7 +72,7 @@
 //
 // # Usage
 //
-//	s, err := sqlstore.Open("/var/lib/app", nil)
+//	s, _, err := kvstore.Open("/var/lib/app", nil) // or sqlstore.New(engine, nil)
 //	...
 //	defer s.Close()
 //	e := s.NewEngine()

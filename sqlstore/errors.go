@@ -8,7 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
-	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/storage"
 )
 
 // Sentinel errors. Every error of this package that is not one of GMS's own
@@ -49,7 +49,7 @@ func toSQLError(err error) error {
 		return err
 	}
 	switch {
-	case errors.Is(err, ErrConflict), errors.Is(err, kv.ErrConflict):
+	case errors.Is(err, ErrConflict), errors.Is(err, storage.ErrConflict):
 		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock,
 			"Deadlock found when trying to get lock; try restarting transaction (%v)", err)
 	}
@@ -93,7 +93,7 @@ func MySQLError(err error) *mysql.SQLError {
 	if errors.As(err, &se) {
 		return se
 	}
-	if errors.Is(err, ErrConflict) || errors.Is(err, kv.ErrConflict) {
+	if errors.Is(err, ErrConflict) || errors.Is(err, storage.ErrConflict) {
 		return toSQLError(err).(*mysql.SQLError)
 	}
 	if errors.Is(err, context.Canceled) {

@@ -7,14 +7,14 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 
-	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 func Example() {
 	dir, _ := os.MkdirTemp("", "sqlstore-example")
 	defer os.RemoveAll(dir)
 
-	s, err := sqlstore.Open(dir, nil)
+	s, _, err := kvstore.Open(dir, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,8 +7,8 @@ import (
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/planner"
+	"github.com/strata-db/strata/storage"
 )
 
 // fetcher is the second step of a secondary-index plan: it turns the
@@ -22,8 +22,8 @@ type fetcher struct {
 	ri    *rowIter
 	kind  planner.Kind
 	batch int
-	r     kv.Reader
-	ro    *kv.ReadOptions
+	r     storage.Reader
+	ro    *storage.ReadOptions
 	pit   *txnIter
 	// runs, for an index with a prefix-length column, is told the full
 	// values of each row returned, to order runs of equal prefixes.
@@ -109,7 +109,7 @@ func (f *fetcher) get(key []byte) ([]byte, error) {
 		return f.pit.Value(), nil
 	}
 	v, err := f.r.Get(key, f.ro)
-	if errors.Is(err, kv.ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return nil, f.missing(key)
 	}
 	if err != nil {
@@ -185,7 +185,7 @@ func (f *fetcher) fill(ctx *sql.Context) (int, error) {
 		// One row (the usual equality on a secondary index): a Get is
 		// cheaper than a MultiGet of one key.
 		v, err := f.r.Get(f.keys[0], f.ro)
-		if errors.Is(err, kv.ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			v, err = nil, nil
 		}
 		if err != nil {
@@ -194,7 +194,7 @@ func (f *fetcher) fill(ctx *sql.Context) (int, error) {
 		f.vals = append(f.vals[:0], v)
 		return 1, nil
 	}
-	vals, err := f.r.MultiGet(f.keys, f.ro, f.vals)
+	vals, err := multiGet(f.r, f.keys, f.ro, f.vals)
 	if err != nil {
 		return 0, wrapf(err, "sqlstore: reading %s", ri.d.name)
 	}

@@ -21,7 +21,7 @@ type testDB struct {
 
 func openTestDB(t testing.TB, dir string) *testDB {
 	t.Helper()
-	s, err := Open(dir, &Options{NoSync: true})
+	s, err := openStore(dir, &testOptions{NoSync: true})
 	require.NoError(t, err)
 	d := &testDB{t: t, dir: dir, s: s, e: s.NewEngine()}
 	d.ctx = d.newCtx()
@@ -38,10 +38,10 @@ func newTestDB(t testing.TB) *testDB {
 }
 
 // newTestDBWith is newTestDB over a store opened with opts.
-func newTestDBWith(t testing.TB, opts *Options) *testDB {
+func newTestDBWith(t testing.TB, opts *testOptions) *testDB {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := Open(dir, opts)
+	s, err := openStore(dir, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	d := &testDB{t: t, dir: dir, s: s, e: s.NewEngine()}
@@ -88,7 +88,7 @@ func (d *testDB) execErr(q string) error {
 func (d *testDB) reopen() {
 	d.t.Helper()
 	require.NoError(d.t, d.s.Close())
-	s, err := Open(d.dir, &Options{NoSync: true})
+	s, err := openStore(d.dir, &testOptions{NoSync: true})
 	require.NoError(d.t, err)
 	d.s, d.e = s, s.NewEngine()
 	d.ctx = d.newCtx()

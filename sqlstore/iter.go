@@ -3,35 +3,34 @@ package sqlstore
 import (
 	"bytes"
 
-	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/storage"
 )
 
 // txnIter is an engine iterator over a transaction's view: its snapshot
-// plus its batch as the batch was when the iterator was made. So a scan
+// plus its writes as they were when the iterator was made. So a scan
 // never sees writes its own statement makes after the scan started, which
 // is what UPDATE and DELETE need (they scan the table they write).
 //
-// A kv iterator over an indexed batch reads the batch's buffer in place; if
-// the batch is rolled back past entries the iterator can see (a failed
-// statement or row, ROLLBACK TO SAVEPOINT), those offsets become free and
-// later writes reuse them. The transaction therefore invalidates such
+// An engine iterator that sees writes a rollback undoes (a failed
+// statement or row, ROLLBACK TO SAVEPOINT) must not be used again
+// (storage.Txn.RollbackTo). The transaction therefore invalidates such
 // iterators at rollback, and an invalidated txnIter reopens itself over the
-// batch as it is after the rollback and seeks back to where it was.
+// writes as they are after the rollback and seeks back to where it was.
 //
 // A txnIter is not safe for concurrent use.
 type txnIter struct {
-	t          *txn
-	it         *kv.Iterator
-	lower      []byte
-	upper      []byte
-	onView     bool // reads the statement view, not the whole batch
-	at         int  // the view boundary to read at; -1: the latest
-	batchCount int  // Count() of the batch it reads when it was made
-	tune       iterTuning
+	t      *txn
+	it     storage.Iterator
+	lower  []byte
+	upper  []byte
+	onView bool // reads the statement view, not every write
+	at     int  // the view boundary to read at; -1: the latest
+	writes int  // the transaction's writes it sees (a position)
+	tune   iterTuning
 	// fixed, when set, is the reader the iterator reads: one that never
 	// changes (access.go), so a rollback never invalidates the iterator.
-	fixed kv.Reader
+	fixed storage.Reader
 
 	stale   bool   // invalidated by a rollback; reopen before moving
 	saved   []byte // the key it was on when invalidated (copy)
@@ -41,12 +40,12 @@ type txnIter struct {
 }
 
 // iterTuning is what a read path adds to an iterator's read options: the
-// statement's counters, readahead and async I/O (kv.ReadOptions).
+// statement's counters, readahead and async I/O (storage.ReadOptions).
 type iterTuning struct {
 	stats     *stats.Counters
 	readahead int64
 	async     bool
-	dontFill  bool // kv.ReadOptions.DontFillCache
+	dontFill  bool // storage.ReadOptions.DontFillCache
 }
 
 // newIter returns an iterator over [lower, upper) of everything the
@@ -79,7 +78,7 @@ func (t *txn) newIterOn(lower, upper []byte, onView bool) (*txnIter, error) {
 
 // newFixedIter returns an iterator over [lower, upper) of r, a reader that
 // does not change while the transaction lives (txn.readerLocked).
-func (t *txn) newFixedIter(r kv.Reader, lower, upper []byte, tune iterTuning) (*txnIter, error) {
+func (t *txn) newFixedIter(r storage.Reader, lower, upper []byte, tune iterTuning) (*txnIter, error) {
 	return t.track(&txnIter{t: t, lower: lower, upper: upper, at: -1, tune: tune, fixed: r})
 }
 
@@ -98,48 +97,37 @@ func (t *txn) track(ti *txnIter) (*txnIter, error) {
 
 func (ti *txnIter) open() error {
 	t := ti.t
-	opts := &kv.IterOptions{ReadOptions: *t.readOpts(), LowerBound: ti.lower, UpperBound: ti.upper}
+	opts := &storage.IterOptions{LowerBound: ti.lower, UpperBound: ti.upper}
 	opts.Stats, opts.ReadaheadSize, opts.AsyncIO = ti.tune.stats, ti.tune.readahead, ti.tune.async
-	opts.DontFillCache = opts.DontFillCache || ti.tune.dontFill
-	var it *kv.Iterator
+	opts.DontFillCache = ti.tune.dontFill
+	var r storage.Reader
 	var err error
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	ti.writes = 0
 	switch {
 	case ti.fixed != nil:
-		it, err = ti.fixed.NewIter(opts)
+		r = ti.fixed
 	case t.done:
 		// The transaction ended (an iterator GMS closes late): read its
 		// snapshot alone.
-		it, err = t.store.db.NewIter(opts)
+		r = t.tx.Snapshot()
 	case ti.onView && ti.at >= 0 && ti.at < t.boundary:
 		// An earlier boundary (a cursor opened before later writes): a
-		// private view of the writes up to it.
-		var view *kv.Batch
-		if view, err = t.viewAtLocked(ti.at); err != nil {
-			return err
-		}
-		ti.onView = false // a private batch: never rolled back under it
-		if view == nil {
-			it, err = t.store.db.NewIter(opts)
-		} else {
-			it, err = view.NewIter(opts)
-		}
+		// private view of the writes up to it, which never changes.
+		ti.onView = false
+		r, err = t.tx.ViewAt(ti.at)
 	case ti.onView:
-		var view *kv.Batch
-		if view, err = t.syncViewLocked(); err != nil {
-			return err
-		}
-		if view == nil {
-			it, err = t.store.db.NewIter(opts)
-		} else {
-			ti.batchCount = view.Count()
-			it, err = view.NewIter(opts)
-		}
+		ti.writes = t.boundary
+		r, err = t.tx.AdvanceView(t.boundary)
 	default:
-		ti.batchCount = t.batch.Count()
-		it, err = t.batch.NewIter(opts)
+		ti.writes = t.tx.Count()
+		r = t.tx
 	}
+	if err != nil {
+		return wrapf(err, "sqlstore: iterator")
+	}
+	it, err := r.NewIter(opts)
 	if err != nil {
 		return wrapf(err, "sqlstore: iterator")
 	}
@@ -148,7 +136,7 @@ func (ti *txnIter) open() error {
 }
 
 // invalidate is called by the transaction, with t.mu held, when a rollback
-// frees batch entries the iterator can see.
+// undoes writes the iterator can see.
 func (ti *txnIter) invalidate() {
 	if ti.stale || ti.closed {
 		return
@@ -250,7 +238,7 @@ func (ti *txnIter) isStale() bool {
 	return ti.stale
 }
 
-// Key and Value are valid until the next move (kv.Iterator's contract).
+// Key and Value are valid until the next move (storage.Iterator's contract).
 func (ti *txnIter) Key() []byte   { return ti.it.Key() }
 func (ti *txnIter) Value() []byte { return ti.it.Value() }
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore/codec"
+	"github.com/strata-db/strata/storage"
 )
 
 var (
@@ -68,7 +68,7 @@ func readDatabase(t *txn, name string) (*databaseRecord, bool, error) {
 func (p *Provider) lookupDatabase(ctx *sql.Context, name string) (*databaseRecord, bool, error) {
 	if t := txnOf(ctx); (t == nil || t.store != p.store || t.isDone()) && !p.store.closed.Load() {
 		s := p.store
-		if e, ok := s.catalog.lookup(catalogKey(kindDatabase, name), s.db.LastSeq()); ok {
+		if e, ok := s.catalog.lookup(catalogKey(kindDatabase, name), s.engine.LastVersion()); ok {
 			if !e.found {
 				return nil, false, nil
 			}
@@ -251,8 +251,8 @@ func (p *Provider) dropDatabase(t *txn, name string) error {
 	// A table created in this database by a concurrent transaction would
 	// outlive it: refuse the commit if one appeared.
 	prefix := catalogKey(kindTable, name)
-	t.addCheck(func(r kv.Reader) error {
-		it, err := r.NewIter(&kv.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	t.addCheck(func(r storage.Reader) error {
+		it, err := r.NewIter(&storage.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 		if err != nil {
 			return err
 		}

@@ -131,12 +131,12 @@ func TestFirstLookupAfterOpenDoesNotScan(t *testing.T) {
 		}
 		d.exec(b.String())
 	}
-	require.NoError(t, d.s.db.Flush())
+	require.NoError(t, d.s.kvDB().Flush())
 	d.reopen()
 
-	before := d.s.db.Stats()
+	before := d.s.kvDB().Stats()
 	require.Equal(t, []sql.Row{{strings.Repeat("x", 100)}}, d.exec("SELECT v FROM t WHERE id = 1234"))
-	after := d.s.db.Stats()
+	after := d.s.kvDB().Stats()
 	blocks := after.Get(stats.BlockCacheHit) + after.Get(stats.BlockCacheMiss) -
 		before.Get(stats.BlockCacheHit) - before.Get(stats.BlockCacheMiss)
 	// The table spans over a hundred 4 KiB blocks; a point lookup reads

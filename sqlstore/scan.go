@@ -4,10 +4,10 @@ import (
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/planner"
 	"github.com/strata-db/strata/sqlstore/codec"
+	"github.com/strata-db/strata/storage"
 )
 
 var (
@@ -155,11 +155,11 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 // as p says: the plan was chosen for r (frozen: r stays as it is for as
 // long as the transaction lives, and p reads it lazily; otherwise p reads
 // at once, planner.Hints.Mutable).
-func (ri *rowIter) open(tx *txn, r kv.Reader, onView bool, p planner.Plan, at int, counters *stats.Counters) error {
+func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, at int, counters *stats.Counters) error {
 	frozen := !p.Mutable
 	// AsyncIO lets MultiGet read a batch's uncached blocks at once; the
 	// engine does so only when reads reach the device.
-	ro := &kv.ReadOptions{Snapshot: tx.snap, Stats: counters, AsyncIO: true}
+	ro := &storage.ReadOptions{Stats: counters, AsyncIO: true}
 	newIter := func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
 		tune.stats = counters
 		if frozen {
@@ -182,7 +182,7 @@ func (ri *rowIter) open(tx *txn, r kv.Reader, onView bool, p planner.Plan, at in
 		}
 		ri.src = ps
 	case planner.MultiScan:
-		ri.src = &multiScanSource{r: r, opts: kv.IterOptions{ReadOptions: *ro}, spans: ri.spans, chunk: max(p.Chunk, 1)}
+		ri.src = &multiScanSource{r: r, opts: storage.IterOptions{ReadOptions: *ro}, spans: ri.spans, chunk: max(p.Chunk, 1)}
 		ri.src.(*multiScanSource).opts.AsyncIO = p.Async
 	default:
 		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: newIter}
@@ -206,8 +206,8 @@ func (ri *rowIter) open(tx *txn, r kv.Reader, onView bool, p planner.Plan, at in
 		f.runs = &prefixRuns{d: ri.d, ix: ri.ix, rev: p.Reverse}
 	}
 	if f.kind == planner.Scans || f.kind == planner.Empty {
-		// Rows come through an iterator made now, which a rollback of the
-		// batch cannot reach (iter.go).
+		// Rows come through an iterator made now, which a rollback
+		// invalidates and reopens (iter.go).
 		primaryPrefix := appendIndexPrefix(nil, ri.d.id, primaryIndexID)
 		var err error
 		if f.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {

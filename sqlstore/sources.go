@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/storage"
 )
 
 // Entry sources: the first step of an access plan (access.go). A source
@@ -172,8 +172,8 @@ func (s *iterSource) close() error {
 // MultiGet in batches of batch keys, and yields the ones that exist, in
 // span order.
 type pointSource struct {
-	r     kv.Reader
-	ro    *kv.ReadOptions
+	r     storage.Reader
+	ro    *storage.ReadOptions
 	spans []span
 	batch int
 
@@ -191,7 +191,7 @@ func (s *pointSource) fill(from, to int) error {
 	s.done = to
 	if to-from == 1 {
 		v, err := s.r.Get(s.spans[from].start, s.ro)
-		if errors.Is(err, kv.ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			v, err = nil, nil
 		}
 		if err != nil {
@@ -204,7 +204,7 @@ func (s *pointSource) fill(from, to int) error {
 	for i := from; i < to; i++ {
 		s.keys = append(s.keys, s.spans[i].start)
 	}
-	vals, err := s.r.MultiGet(s.keys, s.ro, s.vals)
+	vals, err := multiGet(s.r, s.keys, s.ro, s.vals)
 	if err != nil {
 		return err
 	}
@@ -240,16 +240,16 @@ func (s *pointSource) close() error {
 	return nil
 }
 
-// multiScanSource reads spans through kv MultiScans, each prepared over a
+// multiScanSource reads spans through MultiScans (readers.go), each prepared over a
 // chunk of up to chunk spans when the scan reaches it.
 type multiScanSource struct {
-	r     kv.Reader
-	opts  kv.IterOptions
+	r     storage.Reader
+	opts  storage.IterOptions
 	spans []span
 	chunk int
 
-	ms     *kv.MultiScan
-	ranges []kv.ScanRange
+	ms     storage.MultiScan
+	ranges []storage.Range
 	base   int // first span of the prepared chunk
 	cur    int
 	pos    bool
@@ -295,9 +295,9 @@ func (s *multiScanSource) prepare(ctx *sql.Context) error {
 	end := min(s.cur+s.chunk, len(s.spans))
 	s.ranges = slices.Grow(s.ranges[:0], end-s.cur)
 	for i := s.cur; i < end; i++ {
-		s.ranges = append(s.ranges, kv.ScanRange{Start: s.spans[i].start, End: s.spans[i].end})
+		s.ranges = append(s.ranges, storage.Range{Start: s.spans[i].start, End: s.spans[i].end})
 	}
-	ms, err := s.r.NewMultiScan(ctx, s.ranges, &s.opts)
+	ms, err := newMultiScan(ctx, s.r, s.ranges, &s.opts)
 	if err != nil {
 		return err
 	}

@@ -172,7 +172,10 @@ func statusName(prefix string, c stats.Counter) string {
 // statusVars returns this package's session status variables.
 func (s *Session) statusVars() map[string]sql.StatusVarValue {
 	snap, access, _ := s.stmt.lastStatement()
-	engine := s.store.db.Stats()
+	var engine stats.Snapshot
+	if es := s.store.engineStats; es != nil {
+		engine = es.Stats()
+	}
 	m := make(map[string]sql.StatusVarValue, 2*int(stats.NumCounters)+1)
 	for c := stats.Counter(0); c < stats.NumCounters; c++ {
 		name := statusName(lastPrefix, c)

@@ -11,25 +11,18 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
-	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/planner"
+	"github.com/strata-db/strata/storage"
 )
 
-// Options configure a Store. The zero value (or nil) gives durable defaults.
+// Options configure a Store. The zero value (or nil) gives the defaults.
+// Durability is the engine's: a commit is as durable as the engine's
+// transactions are.
 type Options struct {
-	// KV configures the engine; nil means the engine's defaults, except
-	// the block cache: a SQL database gets DefaultCacheSize unless KV sets
-	// CacheSize or Cache. The Store works on a copy.
-	KV *kv.Options
-	// NoSync makes commits return before the write-ahead log is synced or
-	// even written (a background writer hands it to the system within
-	// moments): a crash of the process or of the machine may lose the last
-	// commits (never tear one). Default false: every commit is durable
-	// when it returns.
-	NoSync bool
 	// Access sets how reads reach the engine: the planner's mode and
 	// thresholds (package planner; the zero value is the planned mode with
-	// the planner's defaults). A session may override the mode with
+	// the planner's defaults, and NoFillBytes a sixteenth of
+	// DefaultCacheSize). A session may override the mode with
 	// SET strata_access = 'planned' | 'naive' | 'default'.
 	Access planner.Options
 	// MaxTxnBytes bounds the writes one transaction holds (they live in
@@ -47,8 +40,8 @@ type Options struct {
 // machine that has a few GiB, with an error instead of the process killed.
 const DefaultMaxTxnBytes = 1 << 30
 
-// DefaultCacheSize is the block cache of a store whose options do not set
-// one: rows are read at random far more than an engine benchmark's keys, and
+// DefaultCacheSize is the block cache an engine opened for a store should
+// have unless told otherwise: rows are read at random far more than an engine benchmark's keys, and
 // a miss costs a read and a decompression, so a SQL database keeps more
 // blocks than the engine's bare default (InnoDB's buffer pool defaults to
 // 128 MiB too).
@@ -57,9 +50,11 @@ const DefaultCacheSize = 128 << 20
 // Store is an open SQL database: the GMS backend over one engine
 // directory. It is safe for concurrent use by many sessions.
 type Store struct {
-	db   *kv.DB
-	opts Options
-	wo   *kv.WriteOptions
+	engine storage.Engine
+	// sizes and engineStats are engine's optional parts; nil without them.
+	sizes       storage.SizeEstimator
+	engineStats storage.StatsSource
+	opts        Options
 
 	provider *Provider
 	defs     defCache
@@ -84,27 +79,16 @@ type Store struct {
 	closed     atomic.Bool
 }
 
-// Open opens (creating if needed) the store in directory dir.
-func Open(dir string, opts *Options) (*Store, error) {
+// New opens a store over e, creating its catalog when e holds none. The
+// store owns e from then on: Close closes it, also when New fails.
+func New(e storage.Engine, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	kvOpts := o.KV.Clone()
-	if kvOpts.Cache == nil && kvOpts.CacheSize == 0 {
-		kvOpts.CacheSize = DefaultCacheSize
-	}
-	db, err := kv.Open(dir, kvOpts)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: open %s: %w", dir, err)
-	}
 	if o.Access.NoFillBytes == 0 {
 		// A scan of a sixteenth of the block cache or more reads past it.
-		c := kvOpts.CacheSize
-		if kvOpts.Cache != nil {
-			c = kvOpts.Cache.Capacity()
-		}
-		o.Access.NoFillBytes = max(c/16, 1)
+		o.Access.NoFillBytes = DefaultCacheSize / 16
 	}
 	switch {
 	case o.MaxTxnBytes == 0:
@@ -112,14 +96,13 @@ func Open(dir string, opts *Options) (*Store, error) {
 	case o.MaxTxnBytes < 0:
 		o.MaxTxnBytes = math.MaxInt64
 	}
-	s := &Store{db: db, opts: o, wo: kv.Sync}
-	if o.NoSync {
-		s.wo = kv.NoSync
-	}
-	s.autoinc = autoIncs{db: db, wo: s.wo}
+	s := &Store{engine: e, opts: o}
+	s.sizes, _ = e.(storage.SizeEstimator)
+	s.engineStats, _ = e.(storage.StatsSource)
+	s.autoinc = autoIncs{engine: e}
 	s.provider = &Provider{store: s, procs: sql.NewExternalStoredProcedureRegistry()}
 	if err := s.load(); err != nil {
-		_ = db.Close()
+		_ = e.Close()
 		return nil, err
 	}
 	return s, nil
@@ -128,10 +111,10 @@ func Open(dir string, opts *Options) (*Store, error) {
 // load checks the store format and reads the set of live tables and the
 // ID allocators.
 func (s *Store) load() error {
-	v, err := s.db.Get(metaKey(metaFormat), nil)
+	v, err := s.engine.Latest().Get(metaKey(metaFormat), nil)
 	switch {
-	case errors.Is(err, kv.ErrNotFound):
-		if err := s.db.Set(metaKey(metaFormat), []byte{storeFormat}, kv.Sync); err != nil {
+	case errors.Is(err, storage.ErrNotFound):
+		if err := writeNow(s.engine, metaKey(metaFormat), []byte{storeFormat}, true); err != nil {
 			return wrapf(err, "sqlstore: writing the format")
 		}
 	case err != nil:
@@ -141,7 +124,7 @@ func (s *Store) load() error {
 	}
 	s.live = make(map[uint64]bool)
 	lower := []byte{prefixCatalog, kindTable}
-	it, err := s.db.NewIter(&kv.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	it, err := s.engine.Latest().NewIter(&storage.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
 	if err != nil {
 		return wrapf(err, "sqlstore: reading the catalog")
 	}
@@ -160,10 +143,10 @@ func (s *Store) load() error {
 		return wrapf(err, "sqlstore: reading the catalog")
 	}
 	_ = it.Close()
-	if s.tableIDs, err = newAllocator(s.db, s.wo, metaKey(metaTableID), 16, max(maxID+1, 1)); err != nil {
+	if s.tableIDs, err = newAllocator(s.engine, metaKey(metaTableID), 16, max(maxID+1, 1)); err != nil {
 		return err
 	}
-	if s.rowIDs, err = newAllocator(s.db, s.wo, metaKey(metaRowID), 4096, 1); err != nil {
+	if s.rowIDs, err = newAllocator(s.engine, metaKey(metaRowID), 4096, 1); err != nil {
 		return err
 	}
 	return nil
@@ -176,7 +159,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	err := errors.Join(s.autoinc.flush(), s.tableIDs.flush(), s.rowIDs.flush())
-	if cerr := s.db.Close(); cerr != nil {
+	if cerr := s.engine.Close(); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
 	if err != nil {
@@ -185,9 +168,30 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// DB returns the underlying engine, for statistics and tools. Writing to it
-// directly bypasses the catalog and transactions.
-func (s *Store) DB() *kv.DB { return s.db }
+// writeNow writes key (a nil value: deletes it) in a transaction of its
+// own, committed at once (durable: synced whatever the engine's options):
+// the store's own records that live outside transactions (counters,
+// accounts, the format). Their writers hold a lock per key, so the commit
+// finds no conflict.
+func writeNow(e storage.Engine, key, value []byte, durable bool) error {
+	tx, err := e.Begin()
+	if err != nil {
+		return err
+	}
+	if durable {
+		tx.SetDurable()
+	}
+	if value == nil {
+		err = tx.Delete(key)
+	} else {
+		err = tx.Set(key, value)
+	}
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
 
 // Provider returns the database provider to hand to GMS.
 func (s *Store) Provider() *Provider { return s.provider }

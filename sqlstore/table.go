@@ -8,8 +8,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/planner"
+	"github.com/strata-db/strata/storage"
 )
 
 var (
@@ -397,7 +397,7 @@ func (t *Table) count(ctx *sql.Context) (rows, bytes int64, exact bool, err erro
 	tx, release := t.store.view(ctx)
 	defer release()
 	id := t.def.id
-	seq := tx.snap.Seq()
+	seq := tx.tx.StartVersion()
 	rows, bytes, exact = t.store.counters.committed(id, seq)
 	if !exact && !t.store.counters.isKnown(id) {
 		// First use since Open: count the snapshot's rows once.
@@ -421,18 +421,21 @@ func (t *Table) count(ctx *sql.Context) (rows, bytes int64, exact bool, err erro
 // the whole table to plan itself.
 func (t *Table) approximateCount() error {
 	prefix := appendIndexPrefix(nil, t.def.id, primaryIndexID)
-	est, err := t.store.db.EstimateRange(prefix, prefixEnd(prefix))
+	if t.store.sizes == nil {
+		return nil
+	}
+	keys, bytes, err := t.store.sizes.EstimateRange(prefix, prefixEnd(prefix))
 	if err != nil {
 		return wrapf(err, "sqlstore: estimating the size of %s", t.def.name)
 	}
-	t.store.counters.approximate(t.def.id, est.Keys, est.Bytes)
+	t.store.counters.approximate(t.def.id, keys, bytes)
 	return nil
 }
 
 // countSnapshot counts the committed rows a transaction's snapshot sees.
 func (t *Table) countSnapshot(tx *txn) (rows, bytes int64, err error) {
 	prefix := appendIndexPrefix(nil, t.def.id, primaryIndexID)
-	it, err := t.store.db.NewIter(&kv.IterOptions{ReadOptions: *tx.readOpts(), LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	it, err := tx.tx.Snapshot().NewIter(&storage.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
 		return 0, 0, wrapf(err, "sqlstore: counting %s", t.def.name)
 	}

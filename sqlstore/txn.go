@@ -11,46 +11,37 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	goerrors "gopkg.in/src-d/go-errors.v1"
 
-	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/storage"
 )
 
 var _ sql.Transaction = (*txn)(nil)
 
-// txn is a transaction: a snapshot of the store and an indexed batch of the
-// transaction's own writes over it. Reads see the snapshot plus the batch;
-// commit applies the batch atomically if no other transaction committed a
-// write to one of its keys after the snapshot (kv.Batch.CommitIfNoConflict).
+// txn is a transaction: an engine transaction (storage.Txn), a snapshot of
+// the store with a buffer of the transaction's own writes over it. Reads see
+// the snapshot plus the writes; commit applies them atomically if no other
+// transaction committed a write to one of its keys after the snapshot.
 //
 // A txn belongs to one session and is used by one statement at a time, but
 // GMS may pull rows, write and close iterators from different goroutines (in
 // sequence), so the little shared state it has is guarded by mu.
 //
-// Statement atomicity: the session marks the batch at the start of every
-// statement (beginStatement) and every table editor marks it again at
+// Statement atomicity: the session marks the writes at the start of every
+// statement (beginStatement) and every table editor marks them again at
 // StatementBegin; a failed statement, or a failed row of INSERT IGNORE, rolls
-// the batch back to its mark (kv.Batch.RollbackTo). Row-count deltas, table
-// creations and drops and post-commit work are logged in slices that roll
-// back with the batch.
+// the writes back to the mark (storage.Txn.RollbackTo). Row-count deltas,
+// table creations and drops and post-commit work are logged in slices that
+// roll back with the writes.
 type txn struct {
 	store    *Store
 	sess     *Session // nil for internal read-only views
 	readOnly bool
-	snap     *kv.Snapshot
-	// batch holds every write of the transaction: point reads (uniqueness
-	// checks, the catalog) go through it, and commit applies it.
-	batch *kv.Batch
-	// view holds the writes up to the last statement boundary, for scans
-	// (stmtview.go); nil until a scan needs writes in it.
-	view *kv.Batch
-	// ops logs every write in order; ops[:boundary] precede the last
-	// statement boundary and ops[:synced] are in view.
-	ops      []int
+	// tx holds every write of the transaction: point reads (uniqueness
+	// checks, the catalog) read through it, and commit applies it. Scans
+	// read its views (stmtview.go).
+	tx storage.Txn
+	// boundary is the position (write count) of the last statement
+	// boundary.
 	boundary int
-	synced   int
-	// oldView caches a view at an earlier boundary (oldViewAt) for a
-	// cursor; a rollback drops it.
-	oldView   *kv.Batch
-	oldViewAt int
 
 	mu   sync.Mutex
 	done bool
@@ -69,7 +60,7 @@ type txn struct {
 	// nil until the first write: most transactions only read.
 	written map[uint64]struct{}
 	// guards are key ranges the commit checks like the keys it writes
-	// (kv.Batch.Guard): it fails if another transaction wrote in one
+	// (storage.Txn.Guard): it fails if another transaction wrote in one
 	// after the snapshot. guarded holds the tables whose catalog record
 	// is among them.
 	guards  []keyRange
@@ -81,7 +72,7 @@ type txn struct {
 	dropped []uint64 // table IDs made dead by this transaction
 	// checks run at commit, with other commits excluded, against the latest
 	// committed state plus this transaction's writes.
-	checks []func(r kv.Reader) error
+	checks []func(r storage.Reader) error
 	// after runs after a successful commit.
 	after []func()
 
@@ -108,11 +99,7 @@ type savepoint struct {
 
 // txnMark is a position in the transaction to roll back to.
 type txnMark struct {
-	batch   kv.BatchMark
-	count   int // batch.Count() at the mark
-	ops     int
-	view    kv.BatchMark // when synced > 0
-	synced  int
+	count   int // tx.Count() at the mark
 	deltas  int
 	created int
 	dropped int
@@ -122,19 +109,19 @@ type txnMark struct {
 }
 
 func (s *Store) beginTxn(readOnly bool) *txn {
-	t := &txn{
-		store:    s,
-		readOnly: readOnly,
-		snap:     s.db.NewSnapshot(),
-		batch:    s.db.NewIndexedBatch(),
+	tx, err := s.engine.Begin()
+	if err != nil {
+		// Every use of the transaction reports err (a closed engine).
+		tx = brokenTxn{err: wrapf(err, "sqlstore: beginning a transaction")}
 	}
+	t := &txn{store: s, readOnly: readOnly, tx: tx}
 	t.stmt = t.mark()
 	return t
 }
 
 // String implements sql.Transaction.
 func (t *txn) String() string {
-	return fmt.Sprintf("sqlstore txn at seq %d (%d writes)", t.snap.Seq(), t.batch.Count())
+	return fmt.Sprintf("sqlstore txn at version %d (%d writes)", t.tx.StartVersion(), t.tx.Count())
 }
 
 // IsReadOnly implements sql.Transaction.
@@ -148,16 +135,11 @@ func (t *txn) mark() txnMark {
 }
 
 func (t *txn) markLocked() txnMark {
-	m := txnMark{
-		batch: t.batch.Mark(), count: t.batch.Count(),
-		ops: len(t.ops), synced: t.synced,
+	return txnMark{
+		count:  t.tx.Count(),
 		deltas: len(t.deltas), created: len(t.created), dropped: len(t.dropped),
 		checks: len(t.checks), after: len(t.after), valid: true,
 	}
-	if t.view != nil {
-		m.view = t.view.Mark()
-	}
-	return m
 }
 
 // rollbackTo undoes everything done since m. A mark that lies beyond the
@@ -165,35 +147,24 @@ func (t *txn) markLocked() txnMark {
 func (t *txn) rollbackTo(m txnMark) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.done || !m.valid || m.count > t.batch.Count() || m.deltas > len(t.deltas) {
+	if t.done || !m.valid || m.count > t.tx.Count() || m.deltas > len(t.deltas) {
 		return nil
 	}
-	if m.count == t.batch.Count() && m.ops == len(t.ops) && m.deltas == len(t.deltas) && m.checks == len(t.checks) &&
+	if m.count == t.tx.Count() && m.deltas == len(t.deltas) && m.checks == len(t.checks) &&
 		m.after == len(t.after) && m.created == len(t.created) && m.dropped == len(t.dropped) {
 		return nil
 	}
-	// Iterators that can see entries past the mark read the batch's buffer
-	// at offsets the rollback frees; they reopen on their next move.
-	viewRollback := t.synced > m.synced
+	// Iterators that see writes past the mark must not be used again (the
+	// contract of storage.Txn.RollbackTo); they reopen on their next move.
 	for it := range t.iters {
-		if (it.onView && viewRollback && it.batchCount > m.synced) || (!it.onView && it.batchCount > m.count) {
+		if it.fixed == nil && it.writes > m.count {
 			it.invalidate()
 		}
 	}
-	if err := t.batch.RollbackTo(m.batch); err != nil {
+	if err := t.tx.RollbackTo(m.count); err != nil {
 		return fmt.Errorf("sqlstore: statement rollback: %w", err)
 	}
-	t.ops = t.ops[:m.ops]
-	t.boundary = min(t.boundary, m.ops)
-	t.oldView = nil
-	if viewRollback {
-		if m.synced == 0 {
-			t.view = nil
-		} else if err := t.view.RollbackTo(m.view); err != nil {
-			return fmt.Errorf("sqlstore: statement rollback: %w", err)
-		}
-		t.synced = m.synced
-	}
+	t.boundary = min(t.boundary, m.count)
 	t.deltas = t.deltas[:m.deltas]
 	t.created = t.created[:min(m.created, len(t.created))]
 	t.dropped = t.dropped[:min(m.dropped, len(t.dropped))]
@@ -233,11 +204,6 @@ func (t *txn) checkWritable() error {
 	return nil
 }
 
-// readOpts returns the read options of the transaction's snapshot.
-func (t *txn) readOpts() *kv.ReadOptions {
-	return &kv.ReadOptions{Snapshot: t.snap}
-}
-
 // catalogVersion returns the catalog version the transaction reads (see
 // catalogCache); ok is false when it reads an older catalog or one it
 // changed itself, and for a nil or finished transaction.
@@ -248,7 +214,7 @@ func (t *txn) catalogVersion() (v uint64, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v = t.store.catalog.version.Load()
-	return v, !t.done && !t.ddl && t.snap.Seq() >= v
+	return v, !t.done && !t.ddl && t.tx.StartVersion() >= v
 }
 
 // get reads key as the transaction sees it; found is false when absent.
@@ -262,15 +228,15 @@ func (t *txn) get(key []byte) (value []byte, found bool, err error) {
 	useCache := !t.ddl && cacheableCatalogKey(key)
 	var version uint64
 	if useCache {
-		if e, ok := cache.lookup(key, t.snap.Seq()); ok {
+		if e, ok := cache.lookup(key, t.tx.StartVersion()); ok {
 			return e.value, e.found, nil
 		}
 		version = cache.version.Load()
 	}
-	v, err := t.batch.Get(key, t.readOpts())
-	if errors.Is(err, kv.ErrNotFound) {
+	v, err := t.tx.Get(key, nil)
+	if errors.Is(err, storage.ErrNotFound) {
 		if useCache {
-			cache.add(key, catalogEntry{}, t.snap.Seq(), version)
+			cache.add(key, catalogEntry{}, t.tx.StartVersion(), version)
 		}
 		return nil, false, nil
 	}
@@ -278,7 +244,7 @@ func (t *txn) get(key []byte) (value []byte, found bool, err error) {
 		return nil, false, err
 	}
 	if useCache {
-		cache.add(key, catalogEntry{value: v, found: true}, t.snap.Seq(), version)
+		cache.add(key, catalogEntry{value: v, found: true}, t.tx.StartVersion(), version)
 	}
 	return v, true, nil
 }
@@ -291,7 +257,7 @@ var errTxnTooLarge = goerrors.NewKind("Multi-statement transaction required more
 // the transaction past the store's bound. Writes of a statement that
 // changed the schema are not bounded (see Options.MaxTxnBytes).
 func (t *txn) checkSize(n int) error {
-	if max := t.store.opts.MaxTxnBytes; int64(t.batch.Len())+int64(n) > max && !t.stmtDDL {
+	if max := t.store.opts.MaxTxnBytes; int64(t.tx.Len())+int64(n) > max && !t.stmtDDL {
 		return errTxnTooLarge.New(max)
 	}
 	return nil
@@ -306,12 +272,7 @@ func (t *txn) set(key, value []byte) error {
 	if err := t.checkSize(len(key) + len(value)); err != nil {
 		return err
 	}
-	off := t.batch.Len()
-	if err := t.batch.Set(key, value); err != nil {
-		return err
-	}
-	t.ops = append(t.ops, off)
-	return nil
+	return t.tx.Set(key, value)
 }
 
 func (t *txn) del(key []byte) error {
@@ -323,12 +284,7 @@ func (t *txn) del(key []byte) error {
 	if err := t.checkSize(len(key)); err != nil {
 		return err
 	}
-	off := t.batch.Len()
-	if err := t.batch.Delete(key); err != nil {
-		return err
-	}
-	t.ops = append(t.ops, off)
-	return nil
+	return t.tx.Delete(key)
 }
 
 func (t *txn) deleteRange(start, end []byte) error {
@@ -337,12 +293,7 @@ func (t *txn) deleteRange(start, end []byte) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	off := t.batch.Len()
-	if err := t.batch.DeleteRange(start, end); err != nil {
-		return err
-	}
-	t.ops = append(t.ops, off)
-	return nil
+	return t.tx.DeleteRange(start, end)
 }
 
 // setCatalog writes a catalog entry and makes the transaction a DDL one.
@@ -454,7 +405,7 @@ func (t *txn) tableDropped(id uint64) {
 	t.mu.Unlock()
 }
 
-func (t *txn) addCheck(f func(r kv.Reader) error) {
+func (t *txn) addCheck(f func(r storage.Reader) error) {
 	t.mu.Lock()
 	t.checks = append(t.checks, f)
 	t.mu.Unlock()
@@ -477,7 +428,7 @@ func (t *txn) commit() error {
 	t.done = true
 	t.mu.Unlock()
 	defer t.release()
-	if t.batch.Empty() {
+	if t.tx.Count() == 0 {
 		return nil
 	}
 	s := t.store
@@ -507,8 +458,9 @@ func (t *txn) commit() error {
 				delete(live, id)
 			}
 		}
+		cur := t.tx.Current()
 		for _, chk := range t.checks {
-			if err := chk(t.batch); err != nil {
+			if err := chk(cur); err != nil {
 				return toSQLError(err)
 			}
 		}
@@ -524,15 +476,15 @@ func (t *txn) commit() error {
 		// No reader may use the cached catalog while this commit lands: a
 		// snapshot taken right after it must not see the old entries.
 		s.catalog.invalidate(math.MaxUint64)
-		defer func() { s.catalog.invalidate(s.db.LastSeq()) }()
+		defer func() { s.catalog.invalidate(s.engine.LastVersion()) }()
 	}
 	for _, g := range t.guards {
-		t.batch.Guard(g.start, g.end)
+		t.tx.Guard(g.start, g.end)
 	}
 	tables := t.deltaTables()
 	s.counters.beginCommit(tables)
-	err := t.batch.CommitIfNoConflict(t.snap, s.wo)
-	s.counters.endCommit(tables, t.deltas, err == nil, s.db.LastSeq)
+	err := t.tx.Commit()
+	s.counters.endCommit(tables, t.deltas, err == nil, s.engine.LastVersion)
 	if err != nil {
 		return toSQLError(wrapf(err, "sqlstore: commit"))
 	}
@@ -580,10 +532,11 @@ func (t *txn) idle() bool {
 	return len(t.iters) == 0 && t.editing <= 0 && t.readers <= 0
 }
 
-// release frees the snapshot. The batch is left to the garbage collector
-// rather than closed, because an iterator GMS never closed may still read it.
+// release ends the engine transaction (after a commit, harmlessly) and
+// tells the session. Iterators GMS never closed may still read the
+// snapshot (storage.Txn.Snapshot outlives the transaction).
 func (t *txn) release() {
-	_ = t.snap.Close()
+	_ = t.tx.Rollback()
 	if t.sess != nil {
 		t.sess.finished(t)
 	}
@@ -649,3 +602,25 @@ func lastIndex(s []uint64, v uint64) int {
 	}
 	return -1
 }
+
+// brokenTxn stands for an engine transaction that could not begin: every
+// use reports why.
+type brokenTxn struct{ err error }
+
+func (b brokenTxn) Get([]byte, *storage.ReadOptions) ([]byte, error)       { return nil, b.err }
+func (b brokenTxn) NewIter(*storage.IterOptions) (storage.Iterator, error) { return nil, b.err }
+func (b brokenTxn) Snapshot() storage.Reader                               { return b }
+func (b brokenTxn) Current() storage.Reader                                { return b }
+func (b brokenTxn) StartVersion() uint64                                   { return 0 }
+func (b brokenTxn) Set([]byte, []byte) error                               { return b.err }
+func (b brokenTxn) Delete([]byte) error                                    { return b.err }
+func (b brokenTxn) DeleteRange([]byte, []byte) error                       { return b.err }
+func (b brokenTxn) Count() int                                             { return 0 }
+func (b brokenTxn) Len() int                                               { return 0 }
+func (b brokenTxn) RollbackTo(int) error                                   { return b.err }
+func (b brokenTxn) ViewAt(int) (storage.Reader, error)                     { return nil, b.err }
+func (b brokenTxn) AdvanceView(int) (storage.Reader, error)                { return nil, b.err }
+func (b brokenTxn) SetDurable()                                            {}
+func (b brokenTxn) Guard([]byte, []byte)                                   {}
+func (b brokenTxn) Commit() error                                          { return b.err }
+func (b brokenTxn) Rollback() error                                        { return nil }

@@ -12,7 +12,7 @@ import (
 // 1197, rolled back; the transaction's earlier statements stay and
 // commit, and schema changes are not bounded.
 func TestTxnSizeBound(t *testing.T) {
-	d := newTestDBWith(t, &Options{NoSync: true, MaxTxnBytes: 64 << 10})
+	d := newTestDBWith(t, &testOptions{NoSync: true, Options: Options{MaxTxnBytes: 64 << 10}})
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(200))")
 	count := func() string { return fmt.Sprint(d.exec("SELECT COUNT(*) FROM t")) }
 

@@ -3,7 +3,7 @@ package sqlstore
 import (
 	"errors"
 
-	"github.com/strata-db/strata/kv"
+	"github.com/strata-db/strata/storage"
 )
 
 // metaUsers is the meta key of the MySQL server's accounts and grants: the
@@ -18,8 +18,8 @@ func (s *Store) Users() ([]byte, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
-	v, err := s.db.Get(metaKey(metaUsers), nil)
-	if errors.Is(err, kv.ErrNotFound) {
+	v, err := s.engine.Latest().Get(metaKey(metaUsers), nil)
+	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -29,12 +29,12 @@ func (s *Store) Users() ([]byte, error) {
 }
 
 // SetUsers persists the MySQL server's accounts and grants durably (synced
-// whatever Options.NoSync says: a changed password must survive a crash).
+// whatever the engine's options say: a changed password must survive a crash).
 func (s *Store) SetUsers(data []byte) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	if err := s.db.Set(metaKey(metaUsers), data, kv.Sync); err != nil {
+	if err := writeNow(s.engine, metaKey(metaUsers), data, true); err != nil {
 		return wrapf(err, "sqlstore: saving the users")
 	}
 	return nil

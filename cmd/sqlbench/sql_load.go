@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/kv/vfs"
-	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // sqlLoadBatch is the number of rows per INSERT of the bulk load.
@@ -101,11 +101,11 @@ func sqlLoad(ctx context.Context, db *sql.DB, cfg *sqlConfig, progress io.Writer
 // compacts it: the memtable is flushed and the tree settled, as sysbench's
 // prepare step leaves a server before a run.
 func sqlCompact(dir string) error {
-	s, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: true})
+	s, db, err := kvstore.Open(dir, &kvstore.Options{NoSync: true})
 	if err != nil {
 		return err
 	}
-	err = s.DB().Compact(nil, nil)
+	err = db.Compact(nil, nil)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

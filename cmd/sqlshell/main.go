@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // Exit codes.
@@ -159,7 +160,7 @@ func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, error
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the data folder: %w", err)
 	}
-	st, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: noSync, KV: &kv.Options{Logger: engineLog{out}}})
+	st, _, err := kvstore.Open(dir, &kvstore.Options{NoSync: noSync, KV: &kv.Options{Logger: engineLog{out}}})
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}

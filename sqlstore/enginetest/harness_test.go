@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // harness implements enginetest.Harness and the optional harness
@@ -58,7 +59,7 @@ func (h *harness) Setup(scripts ...[]setup.SetupScript) {
 func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
 	dir, err := os.MkdirTemp(tempBase(), "sqlstore-enginetest-")
 	require.NoError(t, err)
-	s, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: true})
+	s, _, err := kvstore.Open(dir, &kvstore.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = s.Close()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/kv/vfs"
-	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // failRecorder is a testing.TB whose failures are recorded instead of
@@ -81,7 +81,7 @@ func TestCheckBankCatches(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := openStore("/db", &sqlstore.Options{NoSync: true, KV: &kv.Options{FS: vfs.NewMem()}})
+			st, err := openStore("/db", &kvstore.Options{NoSync: true, KV: &kv.Options{FS: vfs.NewMem()}})
 			require.NoError(t, err)
 			defer st.s.Close()
 			require.NoError(t, bankSetup(st))

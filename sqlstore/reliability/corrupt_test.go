@@ -13,7 +13,7 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/kv/table"
 	"github.com/strata-db/strata/kv/vfs"
-	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // The corruption tests damage one byte of the table file that holds the
@@ -25,10 +25,10 @@ import (
 
 const corruptRows = 400
 
-func corruptOptions() *sqlstore.Options {
+func corruptOptions() *kvstore.Options {
 	// No compactions of their own: the three flushes below stay three
 	// files, one per table.
-	return &sqlstore.Options{NoSync: true, KV: &kv.Options{L0CompactionTrigger: 10, L0SlowdownWritesTrigger: 20, L0StopWritesTrigger: 30}}
+	return &kvstore.Options{NoSync: true, KV: &kv.Options{L0CompactionTrigger: 10, L0SlowdownWritesTrigger: 20, L0StopWritesTrigger: 30}}
 }
 
 func corruptValue(table string, i int) string {
@@ -51,7 +51,7 @@ func corruptFixture(t *testing.T) (dir, ledgerSST, journalSST string) {
 	} {
 		mustQuery(t, st, ctx, q)
 	}
-	require.NoError(t, st.s.DB().Flush())
+	require.NoError(t, st.db.Flush())
 	for _, tbl := range []string{"ledger", "journal"} {
 		for lo := 0; lo < corruptRows; lo += 100 {
 			var vals []string
@@ -60,7 +60,7 @@ func corruptFixture(t *testing.T) (dir, ledgerSST, journalSST string) {
 			}
 			mustQuery(t, st, ctx, fmt.Sprintf("INSERT INTO c.%s VALUES %s", tbl, strings.Join(vals, ", ")))
 		}
-		require.NoError(t, st.s.DB().Flush())
+		require.NoError(t, st.db.Flush())
 	}
 	require.NoError(t, st.s.Close())
 
@@ -222,7 +222,7 @@ func TestCorruptTableFile(t *testing.T) {
 				check("queries")
 				// A compaction reads the damaged file: it must fail rather
 				// than write a table without the damaged block's rows.
-				if err := st.s.DB().Compact(nil, nil); err != nil {
+				if err := st.db.Compact(nil, nil); err != nil {
 					requireNamesFile(t, err, ledgerFile, "compaction")
 				}
 				check("after the compaction")

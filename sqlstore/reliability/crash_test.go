@@ -20,6 +20,7 @@ import (
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 var (
@@ -72,7 +73,7 @@ func TestCrashChild(t *testing.T) {
 	if !ok || err != nil {
 		fail("bad %s=%q", crashChildEnv, env)
 	}
-	st, err := openStore(dir, &sqlstore.Options{KV: crashKV()})
+	st, err := openStore(dir, &kvstore.Options{KV: crashKV()})
 	if err != nil {
 		fail("open: %v", err)
 	}
@@ -195,7 +196,7 @@ func TestCrashSQL(t *testing.T) {
 			killedEarly++
 		}
 
-		st, err := openStore(dir, &sqlstore.Options{KV: crashKV(), NoSync: true})
+		st, err := openStore(dir, &kvstore.Options{KV: crashKV(), NoSync: true})
 		require.NoError(t, err, "round %d: open after the kill", round)
 		n := checkBank(t, st, l)
 		require.NoError(t, st.s.Close())

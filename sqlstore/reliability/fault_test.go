@@ -18,6 +18,7 @@ import (
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/kv/vfs/errorfs"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 var (
@@ -141,7 +142,7 @@ func runFaultSchedule(t *testing.T, seed uint64) (res scheduleResult) {
 	mem := vfs.NewMem()
 	efs := errorfs.Wrap(mem, seed)
 	open := func(what string) *store {
-		st, err := openStore("/db", &sqlstore.Options{KV: faultKV(efs)})
+		st, err := openStore("/db", &kvstore.Options{KV: faultKV(efs)})
 		if err != nil && strings.Contains(err.Error(), "but a newer log follows") {
 			// The bug TestFaultTornLogAfterResume shows. Salvage, as a user
 			// would, and check that nothing acknowledged was lost even so.
@@ -149,7 +150,7 @@ func runFaultSchedule(t *testing.T, seed uint64) (res scheduleResult) {
 			t.Logf("%s: the known bug of TestFaultTornLogAfterResume: %v; reopening with WALRecoverySkipCorrupt", what, err)
 			o := faultKV(efs)
 			o.WALRecovery = kv.WALRecoverySkipCorrupt
-			st, err = openStore("/db", &sqlstore.Options{KV: o})
+			st, err = openStore("/db", &kvstore.Options{KV: o})
 		}
 		require.NoError(t, err, "%s: open", what)
 		return st
@@ -205,8 +206,8 @@ func runFaultSchedule(t *testing.T, seed uint64) (res scheduleResult) {
 					return
 				case <-time.After(time.Millisecond):
 				}
-				if st.s.DB().BackgroundError() != nil {
-					_ = st.s.DB().Resume()
+				if st.db.BackgroundError() != nil {
+					_ = st.db.Resume()
 					n++
 				}
 			}
@@ -250,7 +251,7 @@ func runFaultSchedule(t *testing.T, seed uint64) (res scheduleResult) {
 		// Recover: resume and check live, or lose power and reopen.
 		how := "power loss"
 		if rng.IntN(3) == 0 && round < rounds-1 {
-			if err := st.s.DB().Resume(); err == nil && st.s.DB().BackgroundError() == nil {
+			if err := st.db.Resume(); err == nil && st.db.BackgroundError() == nil {
 				how = "resume"
 			} else {
 				t.Logf("round %d: resume failed (%v); power loss instead", round, err)
@@ -336,7 +337,7 @@ func TestDiskFull(t *testing.T) {
 			efs := errorfs.Wrap(mem, uint64(i+1))
 			o := faultKV(efs)
 			o.ResumeInterval = 5 * time.Millisecond
-			st, err := openStore("/db", &sqlstore.Options{KV: o})
+			st, err := openStore("/db", &kvstore.Options{KV: o})
 			require.NoError(t, err)
 			defer func() { _ = st.s.Close() }()
 			require.NoError(t, bankSetup(st))
@@ -390,7 +391,7 @@ func TestDiskFull(t *testing.T) {
 
 			// Space is freed: the database resumes by itself.
 			efs.SetRules()
-			eventually(t, "the database resumes once space is freed", func() bool { return st.s.DB().BackgroundError() == nil })
+			eventually(t, "the database resumes once space is freed", func() bool { return st.db.BackgroundError() == nil })
 			for range 50 {
 				require.NoError(t, do())
 			}
@@ -400,7 +401,7 @@ func TestDiskFull(t *testing.T) {
 			// A power loss after the resume loses nothing acknowledged.
 			crashed := mem.CrashClone(vfs.CrashOptions{})
 			require.NoError(t, st.s.Close())
-			st, err = openStore("/db", &sqlstore.Options{KV: faultKV(crashed)})
+			st, err = openStore("/db", &kvstore.Options{KV: faultKV(crashed)})
 			require.NoError(t, err)
 			checkBank(t, st, l)
 			require.Len(t, mustQuery(t, st, st.session("bank"), "SHOW TABLES LIKE 'more'"), 1)

@@ -17,6 +17,7 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // FuzzSQL runs scripts of SQL statements through an embedded engine: the
@@ -202,7 +203,7 @@ func fuzzImage() (*vfs.MemFS, error) {
 	fuzzBase.once.Do(func() {
 		fs := vfs.NewMem()
 		fuzzBase.fs, fuzzBase.err = fs, func() error {
-			st, err := openStore(fuzzDir, &sqlstore.Options{KV: &kv.Options{FS: fs}})
+			st, err := openStore(fuzzDir, &kvstore.Options{KV: &kv.Options{FS: fs}})
 			if err != nil {
 				return err
 			}
@@ -226,7 +227,7 @@ func fuzzImage() (*vfs.MemFS, error) {
 }
 
 func fuzzOpen(fs vfs.FS) (*store, error) {
-	return openStore(fuzzDir, &sqlstore.Options{NoSync: true, KV: &kv.Options{FS: fs, MemtableSize: 256 << 10, CacheSize: 256 << 10}})
+	return openStore(fuzzDir, &kvstore.Options{NoSync: true, KV: &kv.Options{FS: fs, MemtableSize: 256 << 10, CacheSize: 256 << 10}})
 }
 
 // fuzzClose closes the engine (its background threads) and the store.

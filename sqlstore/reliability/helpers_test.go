@@ -32,21 +32,25 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
-// store is an open sqlstore.Store with one engine.
+// store is an open sqlstore.Store with one engine, and the kv database
+// under it.
 type store struct {
-	s *sqlstore.Store
-	e *sqle.Engine
+	s  *sqlstore.Store
+	e  *sqle.Engine
+	db *kv.DB
 }
 
-func openStore(dir string, o *sqlstore.Options) (*store, error) {
-	s, err := sqlstore.Open(dir, o)
+func openStore(dir string, o *kvstore.Options) (*store, error) {
+	s, db, err := kvstore.Open(dir, o)
 	if err != nil {
 		return nil, err
 	}
-	return &store{s: s, e: s.NewEngine()}, nil
+	return &store{s: s, e: s.NewEngine(), db: db}, nil
 }
 
 // session returns a new session's context with db as its database.

@@ -17,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/kvstore"
 )
 
 // harness implements logictest.Harness over a fresh store per file.
@@ -40,7 +41,7 @@ func (h *harness) Init() error {
 	if err != nil {
 		return err
 	}
-	s, err := sqlstore.Open(dir, &sqlstore.Options{NoSync: true})
+	s, _, err := kvstore.Open(dir, &kvstore.Options{NoSync: true})
 	if err != nil {
 		return err
 	}
