@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"math"
+	"math/big"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -9,6 +11,7 @@ import (
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
 
@@ -132,7 +135,7 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 				case isUint64(colType):
 					// Exactly, not through GMS's float64 (bigint.go);
 					// beyond the type, its largest value.
-					v, _, _ = exactInteger(colType, d)
+					v, _, _ = mysqlcompat.ExactInteger(colType, d)
 				}
 			}
 		}
@@ -355,4 +358,21 @@ func convertsExactly(ctx *sql.Context, typ, precise sql.Type, v any) bool {
 	}
 	c, err := precise.Compare(ctx, pv, cv)
 	return err == nil && c == 0
+}
+
+// maxUint64 is math.MaxUint64 as a DECIMAL.
+var maxUint64 = decimal.NewFromBigInt(new(big.Int).SetUint64(math.MaxUint64), 0)
+
+// isUint64 reports whether typ is BIGINT UNSIGNED.
+func isUint64(typ sql.Type) bool { return typ.Type() == sqltypes.Uint64 }
+
+// asDecimal returns v as a DECIMAL, as GMS converts it; ok is false when
+// it does not convert.
+func asDecimal(ctx *sql.Context, v any) (d decimal.Decimal, ok bool) {
+	x, _, err := types.InternalDecimalType.Convert(ctx, v)
+	if err != nil {
+		return decimal.Decimal{}, false
+	}
+	d, ok = x.(decimal.Decimal)
+	return d, ok
 }

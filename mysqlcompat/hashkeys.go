@@ -1,7 +1,9 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -119,9 +121,9 @@ func (k *hashKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if k.form == keyAsDouble {
 		switch x := v.(type) {
 		case string:
-			return numericPrefix(x), nil
+			return NumericPrefix(x), nil
 		case []byte:
-			return numericPrefix(string(x)), nil
+			return NumericPrefix(string(x)), nil
 		}
 		f, _, err := types.Float64.Convert(ctx, v)
 		if err != nil {
@@ -132,7 +134,7 @@ func (k *hashKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if d, ok := asDecimal(ctx, v); ok {
 		return d.String(), nil // the shortest text: 2.000 and 2 are "2"
 	}
-	return nil, fmt.Errorf("sqlstore: hash join key %v is not a number", v)
+	return nil, fmt.Errorf("mysqlcompat: hash join key %v is not a number", v)
 }
 
 // Type implements sql.Expression: the type of the map keys.
@@ -166,4 +168,41 @@ func (k *hashKey) String() string { return k.e.String() }
 // DebugString implements sql.DebugStringer.
 func (k *hashKey) DebugString() string {
 	return fmt.Sprintf("hashKey(%s, %d)", sql.DebugString(k.e), k.form)
+}
+
+// NumericPrefix is the double MySQL reads from a string compared with a
+// number: the longest prefix that is a number, after leading spaces ("2abc"
+// is 2, "abc" is 0, " 1e1x" is 10).
+func NumericPrefix(s string) float64 {
+	s = strings.TrimLeft(s, " \t\n\r")
+	end, digits := 0, false
+	if end < len(s) && (s[end] == '+' || s[end] == '-') {
+		end++
+	}
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end, digits = end+1, true
+	}
+	if end < len(s) && s[end] == '.' {
+		end++
+		for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+			end, digits = end+1, true
+		}
+	}
+	if !digits {
+		return 0
+	}
+	if end < len(s) && (s[end] == 'e' || s[end] == 'E') {
+		e := end + 1
+		if e < len(s) && (s[e] == '+' || s[e] == '-') {
+			e++
+		}
+		if e < len(s) && s[e] >= '0' && s[e] <= '9' {
+			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+				e++
+			}
+			end = e
+		}
+	}
+	f, _ := strconv.ParseFloat(s[:end], 64) // out of range: ±Inf, which no column holds
+	return f
 }

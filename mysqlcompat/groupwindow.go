@@ -1,9 +1,10 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -626,4 +627,16 @@ func isLiteral(e ast.Expr) bool {
 // elsewhere by identity, which ReplaceExpr relies on.
 func isPointer(e ast.Expr) bool {
 	return reflect.TypeOf(e).Kind() == reflect.Pointer && !isLiteral(e)
+}
+
+// containsFold reports whether s contains the lower-case ASCII sub, in any
+// case, without allocating.
+func containsFold(s, sub string) bool {
+	first := sub[0]
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == first && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"fmt"
@@ -28,11 +28,8 @@ import (
 // goes through a rangeChecked value, which fails the same way; under
 // IGNORE it keeps the clamped value, as MySQL does, with MySQL's warning.
 //
-// Simple UPDATEs and INSERTs skip most of GMS's analyzer (the
-// node-specific batches of analyzer.getBatchesForNode); the rules of
-// analyzer.OnceAfterAll run for every statement, and for the body of each
-// trigger, whose SET NEW.col = ... is analyzed on its own. The rule runs
-// there (rules.go).
+// The rule is one of the value rules (install.go), which reach simple
+// UPDATEs and INSERTs, and trigger bodies (SET NEW.col = ...), too.
 
 // checkAssignments wraps the value of each assignment to a numeric column
 // in a rangeChecked.
@@ -105,7 +102,7 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	typ := r.col.Type()
 	if isBigInt(typ) {
-		if x, inRange, ok := exactInteger(typ, v); ok {
+		if x, inRange, ok := ExactInteger(typ, v); ok {
 			switch {
 			case inRange:
 				return x, nil

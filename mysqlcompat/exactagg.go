@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"fmt"
@@ -41,7 +41,7 @@ import (
 // GMS (which sums a DATETIME as its Unix time where MySQL sums the number
 // its digits spell: a difference left as it is).
 //
-// So an analyzer rule (rules.go) replaces each SUM and AVG of a GROUP BY
+// So an analyzer rule (install.go) replaces each SUM and AVG of a GROUP BY
 // or a window with an exactAgg of the right type, which sums integers in
 // 128 bits and decimals exactly, and retypes the columns that read its
 // result above the GROUP BY, through derived tables and unions: GMS typed
@@ -511,6 +511,13 @@ func integerDigits(t sql.Type) int {
 		}
 	}
 	return 0
+}
+
+// IsExactAggregate reports whether e is a SUM or AVG this package put in
+// place of GMS's, which aggregates the same rows.
+func IsExactAggregate(e sql.Expression) bool {
+	_, ok := e.(*exactAgg)
+	return ok
 }
 
 // exactAgg is SUM or AVG typed as MySQL types it: exact (DECIMAL) over

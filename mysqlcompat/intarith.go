@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"math"
@@ -35,7 +35,7 @@ import (
 // UNSIGNED and -5 * 200 was BIGINT UNSIGNED, out of range, where MySQL's
 // literal 200 is a signed BIGINT (intliteral.go).
 //
-// So an analyzer rule (rules.go) replaces each +, -, *, DIV and % of two
+// So an analyzer rule (install.go) replaces each +, -, *, DIV and % of two
 // integer operands, and each unary minus of one, with a version that
 // computes on 64-bit magnitudes with the carry checked, types the result
 // as MySQL does (BIGINT, or BIGINT UNSIGNED: for + - * DIV when either
@@ -43,8 +43,8 @@ import (
 // NO_UNSIGNED_SUBTRACTION, and for % when the dividend is) and allocates
 // nothing.
 
-// errIntOutOfRange is MySQL's 1690 for an integer result outside its type.
-var errIntOutOfRange = goerrors.NewKind("%s value is out of range in '%s'")
+// ErrIntOutOfRange is MySQL's 1690 for an integer result outside its type.
+var ErrIntOutOfRange = goerrors.NewKind("%s value is out of range in '%s'")
 
 // checkIntArithmetic replaces integer +, -, *, DIV, % and unary minus with
 // intArith, intDiv, intMod and intNeg.
@@ -126,7 +126,7 @@ func bigintType(unsigned bool) sql.Type {
 func bigintResult(z signedMag, ok, unsigned bool, expr sql.Expression) (any, error) {
 	if unsigned {
 		if !ok || (z.neg && z.abs != 0) {
-			return nil, errIntOutOfRange.New("BIGINT UNSIGNED", expr.String())
+			return nil, ErrIntOutOfRange.New("BIGINT UNSIGNED", expr.String())
 		}
 		return z.abs, nil
 	}
@@ -137,7 +137,7 @@ func bigintResult(z signedMag, ok, unsigned bool, expr sql.Expression) (any, err
 	case z.neg && z.abs <= 1<<63:
 		return int64(-z.abs), nil // -(2^63) wraps to MinInt64, as it should
 	}
-	return nil, errIntOutOfRange.New("BIGINT", expr.String())
+	return nil, ErrIntOutOfRange.New("BIGINT", expr.String())
 }
 
 // evalOperands evaluates the two operands of a binary integer operation;
@@ -322,7 +322,7 @@ func (n *intNeg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	z := x.negate()
 	if !z.neg && z.abs > math.MaxInt64 {
 		// MySQL's form of the expression: -(x).
-		return nil, errIntOutOfRange.New("BIGINT", "-("+n.Child.String()+")")
+		return nil, ErrIntOutOfRange.New("BIGINT", "-("+n.Child.String()+")")
 	}
 	return bigintResult(z, true, false, n)
 }

@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"math"
@@ -31,7 +31,7 @@ import (
 // the statement so far, the cut one included (MySQL's row_count, which its
 // groups share: one group of 6 values cut at the 6th says "Row 6").
 //
-// An analyzer rule (chained after exactJoinKeys at the end of the once-after batch, so
+// An analyzer rule (AfterJoinsRule, at the end of the once-after batch, so
 // that it also runs for subqueries, which that batch finalizes) replaces
 // each GMS GroupConcat that is not a window function with a groupConcat,
 // whose buffer does as MySQL does:
@@ -43,10 +43,10 @@ import (
 //     with DISTINCT MySQL appends the distinct values in the order of the
 //     arguments (it walks its set of seen values), so those keep their
 //     values, and their sort keys, until the group ends. What they keep is
-//     charged to the statement's memory account (memquota.go), so such a
-//     group is bounded by strata_mem_quota_query instead. DISTINCT compares
-//     the arguments as GMS's grouping does: by collation weights for
-//     strings, hashed.
+//     charged to the statement's memory account (memory.go), so such a
+//     group is bounded by the session's memory quota instead (Strata's
+//     strata_mem_quota_query). DISTINCT compares the arguments as GMS's
+//     grouping does: by collation weights for strings, hashed.
 //
 // A NULL argument skips the row, and a group with no value left is NULL.
 // The result is VARCHAR(group_concat_max_len), or TEXT when that is larger
@@ -118,7 +118,7 @@ func sessionGroupConcatMaxLen(ctx *sql.Context) uint64 {
 	if err != nil {
 		return 1024
 	}
-	if n, ok := asInt64(v); ok {
+	if n, ok := IntValue(v); ok {
 		return uint64(max(n, 4))
 	}
 	return 1024

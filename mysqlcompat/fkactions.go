@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"

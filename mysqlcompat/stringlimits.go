@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"fmt"
@@ -29,10 +29,10 @@ import (
 // against the length times the character set's longest character, a
 // bound that refuses some results that would fit.
 //
-// The Store's Provider resolves these names before GMS's built-in
-// registry (analyzer.Catalog.Function asks the database provider first),
-// so each engine over a Store uses them and GMS's package state is left
-// alone. INSERT(str, pos, len, newstr), which GMS lacks, is here too.
+// A database provider resolves these names (Function) before GMS's
+// built-in registry (analyzer.Catalog.Function asks the provider first),
+// so each engine whose provider does uses them and GMS's package state is
+// left alone. INSERT(str, pos, len, newstr), which GMS lacks, is here too.
 
 // maxAllowedPacketVar is the session variable the results are bounded by.
 const maxAllowedPacketVar = "max_allowed_packet"
@@ -45,7 +45,7 @@ const erWarnAllowedPacketOverflowed = 1301
 // no longer fits whatever the session's value, so the variable is not read.
 const minMaxAllowedPacket = 1024
 
-// boundedStringFunctions are the functions the Provider puts before GMS's.
+// boundedStringFunctions are the functions Function puts before GMS's.
 var boundedStringFunctions = map[string]sql.Function{
 	"repeat":    sql.Function2{Name: "repeat", Fn: newBoundedRepeat},
 	"space":     sql.Function1{Name: "space", Fn: newBoundedSpace},
@@ -57,12 +57,11 @@ var boundedStringFunctions = map[string]sql.Function{
 	"insert":    sql.Function4{Name: "insert", Fn: newInsertString},
 }
 
-var _ sql.FunctionProvider = (*Provider)(nil)
-
-// Function implements sql.FunctionProvider: the functions this package
-// defines in place of GMS's (boundedStringFunctions). Names come lower
-// case.
-func (p *Provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
+// Function returns the function this package defines in place of GMS's
+// built-in of that name (boundedStringFunctions), for a database
+// provider's sql.FunctionProvider: GMS's analyzer asks the provider before
+// its own registry, so the functions are per engine. Names come lower case.
+func Function(name string) (sql.Function, bool) {
 	f, ok := boundedStringFunctions[name]
 	return f, ok
 }
@@ -88,7 +87,7 @@ func resultFits(ctx *sql.Context, fn string, size int64) bool {
 func maxAllowedPacket(ctx *sql.Context) int64 {
 	if ctx != nil && ctx.Session != nil {
 		if v, err := ctx.GetSessionVariable(ctx, maxAllowedPacketVar); err == nil {
-			if n, ok := asInt64(v); ok {
+			if n, ok := IntValue(v); ok {
 				return n
 			}
 		}
@@ -96,8 +95,8 @@ func maxAllowedPacket(ctx *sql.Context) int64 {
 	return 1 << 30
 }
 
-// asInt64 returns an integer variable's value.
-func asInt64(v any) (int64, bool) {
+// IntValue returns an integer variable's value.
+func IntValue(v any) (int64, bool) {
 	switch n := v.(type) {
 	case int64:
 		return n, true
@@ -128,7 +127,7 @@ func evalString(ctx *sql.Context, e sql.Expression, row sql.Row) (s string, null
 	if err != nil || v == nil {
 		return "", true, err
 	}
-	if s, err = valueString(ctx, v); err != nil {
+	if s, err = ValueText(ctx, v); err != nil {
 		return "", true, err
 	}
 	return s, false, nil
@@ -566,4 +565,20 @@ func (f *insertString) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	b.WriteString(ins)
 	b.WriteString(s[end:])
 	return b.String(), nil
+}
+
+// ValueText returns v as text, as CONCAT and GROUP_CONCAT append it.
+func ValueText(ctx *sql.Context, v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case []byte:
+		return string(v), nil
+	}
+	c, _, err := types.LongText.Convert(ctx, v)
+	if err != nil || c == nil {
+		return "", err
+	}
+	s, _, err := sql.Unwrap[string](ctx, c)
+	return s, err
 }

@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ import (
 //
 // The iterator takes the schema it compares under from the UPDATE's target
 // (plan.GetUpdatable), which returns the first node of the UPDATE's child
-// tree that is itself an updatable table. So an analyzer rule (rules.go) puts an
+// tree that is itself an updatable table. So an analyzer rule (install.go) puts an
 // exactUpdate over the child of every single-table UPDATE of a table with
 // collated string columns: a node that runs the child unchanged and is the
 // target GMS finds, with the target's updater and a schema whose string
@@ -184,11 +184,11 @@ func (e *exactUpdate) WithChildren(children ...sql.Node) (sql.Node, error) {
 // Partitions and PartitionRows make an exactUpdate a sql.Table, as the
 // update iterator requires; nothing reads it as one.
 func (e *exactUpdate) Partitions(*sql.Context) (sql.PartitionIter, error) {
-	return nil, fmt.Errorf("sqlstore: an UPDATE's target is not read as a table")
+	return nil, fmt.Errorf("mysqlcompat: an UPDATE's target is not read as a table")
 }
 
 func (e *exactUpdate) PartitionRows(*sql.Context, sql.Partition) (sql.RowIter, error) {
-	return nil, fmt.Errorf("sqlstore: an UPDATE's target is not read as a table")
+	return nil, fmt.Errorf("mysqlcompat: an UPDATE's target is not read as a table")
 }
 
 // exactUpdater is a table's updater behind exactUpdate.

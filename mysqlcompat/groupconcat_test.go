@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat_test
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // TestGroupConcatSpec runs testdata/group_concat: GROUP_CONCAT cut to
@@ -35,7 +37,7 @@ func TestGroupConcatSpec(t *testing.T) {
 		case "types":
 			stmt := strings.TrimSpace(td.Input)
 			ctx := d.ctx.WithQuery(stmt)
-			sch, iter, err := Query(ctx, d.e, stmt, nil, nil)
+			sch, iter, err := sqlstore.Query(ctx, d.e, stmt, nil, nil)
 			require.NoError(t, err, stmt)
 			_, err = sql.RowIterToRows(ctx, iter)
 			require.NoError(t, err, stmt)

@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat_test
 
 import (
 	"fmt"
@@ -7,40 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/stretchr/testify/require"
 )
-
-// queryTyped runs q and returns its rows, as a client reads their text, and
-// its columns' types.
-func (d *testDB) queryTyped(q string) (string, []string) {
-	d.t.Helper()
-	ctx := d.ctx.WithQuery(q)
-	sch, iter, _, err := d.e.Query(ctx, q)
-	require.NoError(d.t, err, q)
-	rows, err := sql.RowIterToRows(ctx, iter)
-	require.NoError(d.t, err, q)
-	for _, row := range rows {
-		for i, v := range row {
-			if _, ok := v.(types.OkResult); ok || v == nil {
-				continue
-			}
-			text, err := sch[i].Type.SQL(ctx, nil, v)
-			require.NoError(d.t, err, q)
-			row[i] = text.ToString()
-		}
-	}
-	var typs []string
-	for _, c := range sch {
-		typ := c.Type.String()
-		if c.Nullable {
-			typ += " null"
-		}
-		typs = append(typs, typ)
-	}
-	return fmt.Sprint(rows), typs
-}
 
 // queryRows is a query and the rows queryTyped should return for it.
 type queryRows struct{ q, rows string }

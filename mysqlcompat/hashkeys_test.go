@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat_test
 
 import (
 	"fmt"

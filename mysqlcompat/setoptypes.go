@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"reflect"
@@ -50,13 +50,13 @@ import (
 // does not export the rule's id, so it is found by its name. The batch's
 // rules are GMS's shared slice: the wrapped rule goes into a copy.
 func installSetOpTypes(a *analyzer.Analyzer) {
-	found := wrapRule(a, func(id analyzer.RuleId) bool { return id.String() == "finalizeUnions" }, func(finalize analyzer.RuleFunc) analyzer.RuleFunc {
-		return chainRules(finalize, mergeSetOpTypesRule)
+	found := WrapRule(a, func(id analyzer.RuleId) bool { return id.String() == "finalizeUnions" }, func(finalize analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(finalize, mergeSetOpTypesRule)
 	})
 	if !found {
 		// Another GMS: a rule of its own, last of the batch after the
 		// default rules.
-		addRule(a, "once-after", analyzer.Rule{Id: setOpTypes, Apply: mergeSetOpTypesRule})
+		AddRule(a, "once-after", analyzer.Rule{Id: SetOpTypesRule, Apply: mergeSetOpTypesRule})
 	}
 }
 
@@ -65,9 +65,11 @@ func mergeSetOpTypesRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 	return mergeSetOpTypes(n, qFlags)
 }
 
-// setOpTypes names mergeSetOpTypes among GMS's analyzer rules when it runs
-// as a rule of its own.
-const setOpTypes analyzer.RuleId = 10_003
+// SetOpTypesRule names mergeSetOpTypes among GMS's analyzer rules when it
+// runs as a rule of its own. This package's rule ids (AfterJoinsRule too)
+// are above GMS's; another package's rules in the same engine need ids
+// of their own.
+const SetOpTypesRule analyzer.RuleId = 10_003
 
 // mergeSetOpTypes converts the sides of each set operation in n whose
 // columns differ as a DECIMAL differs from an integer, a float or another

@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ import (
 // rounds to an integer and fails with 1264 when the result is out of range
 // (under IGNORE: stores the nearest end, with a warning).
 //
-// exactInteger does that conversion exactly, for DECIMALs and for strings
+// ExactInteger does that conversion exactly, for DECIMALs and for strings
 // that hold a number (others are left to GMS, which truncates or fails as
 // before). It is applied to every value assigned to a BIGINT or BIGINT
 // UNSIGNED column by UPDATE (rangeChecked), and to the VALUES of an INSERT
@@ -61,12 +61,12 @@ func asDecimal(ctx *sql.Context, v any) (d decimal.Decimal, ok bool) {
 	return d, ok
 }
 
-// exactInteger converts v, bound for a column of the type typ (BIGINT or
+// ExactInteger converts v, bound for a column of the type typ (BIGINT or
 // BIGINT UNSIGNED), when it is a DECIMAL or a string that holds a number:
 // rounded half away from zero, it returns the int64 or uint64 and true
 // when in range, the nearest end and false when not. ok is false for other
 // values, which GMS converts well enough.
-func exactInteger(typ sql.Type, v any) (x any, inRange, ok bool) {
+func ExactInteger(typ sql.Type, v any) (x any, inRange, ok bool) {
 	var d decimal.Decimal
 	switch t := v.(type) {
 	case decimal.Decimal:
@@ -170,7 +170,7 @@ func checkBigIntInserts(ins *plan.InsertInto) (sql.Node, transform.TreeIdentity,
 }
 
 // bigIntChecked is a value bound for the column col of the type typ
-// (BIGINT or BIGINT UNSIGNED), converted by exactInteger: out of range it
+// (BIGINT or BIGINT UNSIGNED), converted by ExactInteger: out of range it
 // fails with 1264, or under ignore becomes the nearest end with MySQL's
 // warning.
 type bigIntChecked struct {
@@ -188,7 +188,7 @@ func (u *bigIntChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return v, err
 	}
-	x, inRange, ok := exactInteger(u.typ, v)
+	x, inRange, ok := ExactInteger(u.typ, v)
 	switch {
 	case !ok:
 		return v, nil

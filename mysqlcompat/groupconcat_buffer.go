@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"hash/maphash"
@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // groupConcatBuffer is one group of a groupConcat (groupconcat.go).
@@ -29,7 +28,7 @@ type groupConcatBuffer struct {
 	seen  map[uint64]struct{}
 	hash  maphash.Hash
 
-	acct       *memAccount
+	acct       MemoryAccount
 	charged    int64 // on acct, given back by Dispose
 	outCharged int64 // of charged, for out's capacity
 }
@@ -51,7 +50,7 @@ const (
 // Update appends row's value, or keeps it until Eval.
 func (b *groupConcatBuffer) Update(ctx *sql.Context, row sql.Row) error {
 	if b.acct == nil {
-		b.acct = memAccountOf(ctx)
+		b.acct = memoryAccountOf(ctx)
 	}
 	if b.keep {
 		return b.keepRow(ctx, row)
@@ -136,7 +135,7 @@ func (b *groupConcatBuffer) keepRow(ctx *sql.Context, row sql.Row) error {
 			}
 		}
 	}
-	charge += rowBytes(keys)
+	charge += RowBytes(keys)
 	b.kept = append(b.kept, keptValue{keys: keys, val: val})
 	return b.charge(ctx, charge)
 }
@@ -277,13 +276,13 @@ func (b *groupConcatBuffer) charge(ctx *sql.Context, n int64) error {
 		return nil
 	}
 	b.charged += n
-	return b.acct.charge(ctx, n)
+	return b.acct.Charge(ctx, n)
 }
 
 // Dispose gives back what the group charged.
 func (b *groupConcatBuffer) Dispose() {
 	if b.acct != nil {
-		b.acct.release(b.charged)
+		b.acct.Release(b.charged)
 		b.charged = 0
 	}
 	b.out, b.kept, b.seen, b.vals, b.parts = nil, nil, nil, nil, nil
@@ -309,34 +308,18 @@ func appendValue(ctx *sql.Context, dst []byte, v any, limit int) ([]byte, error)
 	case []byte:
 		return appendCapped(dst, v, limit), nil
 	}
-	s, err := valueString(ctx, v)
+	s, err := ValueText(ctx, v)
 	if err != nil {
 		return dst, err
 	}
 	return appendCapped(dst, s, limit), nil
 }
 
-// valueString returns v as GROUP_CONCAT appends it.
-func valueString(ctx *sql.Context, v any) (string, error) {
-	switch v := v.(type) {
-	case string:
-		return v, nil
-	case []byte:
-		return string(v), nil
-	}
-	c, _, err := types.LongText.Convert(ctx, v)
-	if err != nil || c == nil {
-		return "", err
-	}
-	s, _, err := sql.Unwrap[string](ctx, c)
-	return s, err
-}
-
 // concatValues returns the values of a row's arguments as text, joined,
 // and sets parts to them one by one.
 func concatValues(ctx *sql.Context, vals sql.Row, parts []string) (string, error) {
 	for i, v := range vals {
-		s, err := valueString(ctx, v)
+		s, err := ValueText(ctx, v)
 		if err != nil {
 			return "", err
 		}

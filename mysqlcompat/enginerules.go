@@ -1,4 +1,4 @@
-package sqlstore
+package mysqlcompat
 
 import (
 	"slices"
@@ -9,17 +9,18 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// How Configure puts this package's rules into an engine's analyzer.
+// How Install puts this package's rules into an engine's analyzer, and how
+// another package that adds rules to the same engine can do the same.
 //
 // An analyzer's batches hold GMS's package-level rule slices, which every
 // analyzer shares: a rule goes into a copy of its batch's slice, never into
 // the shared one. And GMS formats the name of every rule it runs, which for
 // an id it does not know costs each statement a few allocations; so the
-// rules run inside rules GMS knows (wrapRule) or chained behind one of this
-// package's (chainRules), never as many rules of their own.
+// rules run inside rules GMS knows (WrapRule) or chained behind one of this
+// package's (ChainRules), never as many rules of their own.
 
-// addRule appends r to a's batch named desc.
-func addRule(a *analyzer.Analyzer, desc string, r analyzer.Rule) {
+// AddRule appends r to a's batch named desc.
+func AddRule(a *analyzer.Analyzer, desc string, r analyzer.Rule) {
 	for _, b := range a.Batches {
 		if b.Desc == desc {
 			b.Rules = append(slices.Clip(b.Rules), r)
@@ -27,9 +28,9 @@ func addRule(a *analyzer.Analyzer, desc string, r analyzer.Rule) {
 	}
 }
 
-// wrapRule replaces the first rule of a whose id matches by wrap of it,
+// WrapRule replaces the first rule of a whose id matches by wrap of it,
 // and reports whether there was one.
-func wrapRule(a *analyzer.Analyzer, match func(analyzer.RuleId) bool, wrap func(analyzer.RuleFunc) analyzer.RuleFunc) bool {
+func WrapRule(a *analyzer.Analyzer, match func(analyzer.RuleId) bool, wrap func(analyzer.RuleFunc) analyzer.RuleFunc) bool {
 	for _, b := range a.Batches {
 		for i, r := range b.Rules {
 			if !match(r.Id) {
@@ -44,9 +45,9 @@ func wrapRule(a *analyzer.Analyzer, match func(analyzer.RuleId) bool, wrap func(
 	return false
 }
 
-// chainRules returns a rule that applies fs in turn, each to the plan the
+// ChainRules returns a rule that applies fs in turn, each to the plan the
 // one before returned.
-func chainRules(fs ...analyzer.RuleFunc) analyzer.RuleFunc {
+func ChainRules(fs ...analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		same := transform.SameTree
 		for _, f := range fs {
