@@ -30,6 +30,9 @@ import (
 //
 // The rule is one of the value rules (install.go), which reach simple
 // UPDATEs and INSERTs, and trigger bodies (SET NEW.col = ...), too.
+//
+// Targets GMS v0.20.0. Without it, TestAssignOutOfRange and
+// TestTriggerAssignOutOfRange fail.
 
 // checkAssignments wraps the value of each assignment to a numeric column
 // in a rangeChecked.

@@ -35,6 +35,9 @@ import (
 // UNSIGNED column by UPDATE (rangeChecked), and to the VALUES of an INSERT
 // or REPLACE (below): the result is an int64 or uint64, which GMS's
 // conversion leaves alone. An INSERT ... SELECT is not covered.
+//
+// Targets GMS v0.20.0. Without it, TestBigIntFromString and
+// TestUnsignedFromDecimal fail.
 
 // maxUint64 is math.MaxUint64 as a DECIMAL; minInt64 and maxInt64 are
 // BIGINT's ends.

@@ -50,6 +50,8 @@ import (
 // (SUM(x) OVER ...) are replaced alike; they compute through
 // exactWindowSum. The sides of a UNION are matched by mergeSetOpTypes
 // (setoptypes.go).
+//
+// Targets GMS v0.20.0. Without it, TestExactSumAndAvg fails.
 
 // exactAggregates replaces the SUM and AVG of each GroupBy and Window with
 // exactAgg and retypes the GetFields that read them.

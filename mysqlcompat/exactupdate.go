@@ -29,6 +29,9 @@ import (
 // columns compare bytes. The count of changed rows uses the same schema,
 // so it counts such a change too. A multi-table UPDATE ... JOIN compares
 // under its join's schema, which exactUpdateJoin makes exact alike.
+//
+// Targets GMS v0.20.0. Without it, TestUpdateCollationEqual and
+// TestUpdateJoinCollationEqual fail.
 
 // compareUpdatesExactly puts an exactUpdate over the child of each UPDATE
 // whose target has a collated string column.

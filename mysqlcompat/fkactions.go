@@ -13,6 +13,9 @@ import (
 // check), which the engine's parser wrapper (windowParser) is not; so a
 // rule refuses them again, at the end of the analysis of a CREATE TABLE or
 // ALTER TABLE, with GMS's error.
+//
+// Targets GMS v0.20.0. Without it, sqlstore/enginetest's
+// TestGMS/ForeignKeys (script "SET DEFAULT not supported") fails.
 
 // refuseSetDefault fails a CREATE TABLE or ALTER TABLE that defines a
 // foreign key with a SET DEFAULT action.

@@ -54,6 +54,9 @@ import (
 // MySQL types it; the variable is read when the statement is analyzed, as
 // MySQL reads it when it resolves the statement. (CREATE TABLE ... SELECT
 // types its columns before this rule runs, and keeps GMS's type.)
+//
+// Targets GMS v0.20.0. Without it, TestGroupConcatSpec
+// (testdata/group_concat) fails.
 
 // groupConcatMaxLenVar is the session variable that bounds a result.
 const groupConcatMaxLenVar = "group_concat_max_len"

@@ -308,7 +308,7 @@ func appendValue(ctx *sql.Context, dst []byte, v any, limit int) ([]byte, error)
 	case []byte:
 		return appendCapped(dst, v, limit), nil
 	}
-	s, err := ValueText(ctx, v)
+	s, err := valueText(ctx, v)
 	if err != nil {
 		return dst, err
 	}
@@ -319,7 +319,7 @@ func appendValue(ctx *sql.Context, dst []byte, v any, limit int) ([]byte, error)
 // and sets parts to them one by one.
 func concatValues(ctx *sql.Context, vals sql.Row, parts []string) (string, error) {
 	for i, v := range vals {
-		s, err := ValueText(ctx, v)
+		s, err := valueText(ctx, v)
 		if err != nil {
 			return "", err
 		}

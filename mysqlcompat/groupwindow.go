@@ -47,6 +47,8 @@ import (
 //
 // Only statements whose text contains OVER or GROUP are examined, so no
 // other statement pays for more than that scan.
+//
+// Targets GMS v0.20.0. Without it, TestWindowsOverGroups fails.
 
 // groupedTable is the derived table's name; groupedColumn names its
 // columns. Both start with "__" so that they cannot meet a user's

@@ -30,6 +30,8 @@ import (
 // does), and otherwise, when a side is a DECIMAL, the decimal's shortest
 // text ("2" for 2.000 and 2). Multi-column keys are wrapped column by
 // column.
+//
+// Targets GMS v0.20.0. Without it, TestHashJoinKeys fails.
 
 // keyForm is how a hashKey turns a value into a map key.
 type keyForm uint8

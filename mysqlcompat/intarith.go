@@ -42,6 +42,9 @@ import (
 // operand is unsigned, but for - not under the SQL mode
 // NO_UNSIGNED_SUBTRACTION, and for % when the dividend is) and allocates
 // nothing.
+//
+// Targets GMS v0.20.0. Without it, TestIntArithMySQL
+// (testdata/intarith_mysql) and TestIntegerArithmeticSQL fail.
 
 // ErrIntOutOfRange is MySQL's 1690 for an integer result outside its type.
 var ErrIntOutOfRange = goerrors.NewKind("%s value is out of range in '%s'")

@@ -23,6 +23,9 @@ import (
 // (search.go, inexact.go) are built on it, and its value is the same. The
 // integer operations of intarith.go ask unsignedOperand instead of the
 // operand's type.
+//
+// Targets GMS v0.20.0. Without it, TestIntLiteralArithmeticStatements
+// fails.
 
 // unsignedOperand reports whether e is unsigned as an operand of integer
 // arithmetic: its type is unsigned, and it is not a literal GMS typed

@@ -50,8 +50,8 @@ const (
 	boxedBytes     = 8       // what a boxed number points to
 )
 
-// RowBytes estimates the memory a buffered row holds. It allocates
-// nothing.
+// RowBytes estimates the memory a buffered row holds, as charged to a
+// MemoryAccount. It allocates nothing.
 func RowBytes(row sql.Row) int64 {
 	n := int64(rowHeaderBytes + valueBytes*len(row))
 	for _, v := range row {

@@ -43,6 +43,8 @@ import (
 // MySQL's type instead: DOUBLE when either is a float, DECIMAL(20,0) for
 // BIGINT and BIGINT UNSIGNED (MySQL's promotion), and the wider signed
 // integer for the others (see unionIntType).
+//
+// Targets GMS v0.20.0. Without it, TestUnionNumberTypes fails.
 
 // installSetOpTypes makes a's finalizeUnions rule merge the sides' types
 // after it analyzes them: under finalizeUnions's id, as a rule of its own

@@ -33,6 +33,9 @@ import (
 // built-in registry (analyzer.Catalog.Function asks the provider first),
 // so each engine whose provider does uses them and GMS's package state is
 // left alone. INSERT(str, pos, len, newstr), which GMS lacks, is here too.
+//
+// Targets GMS v0.20.0. Without it, TestStringLimitsSpec
+// (testdata/string_limits) fails.
 
 // maxAllowedPacketVar is the session variable the results are bounded by.
 const maxAllowedPacketVar = "max_allowed_packet"
@@ -57,10 +60,11 @@ var boundedStringFunctions = map[string]sql.Function{
 	"insert":    sql.Function4{Name: "insert", Fn: newInsertString},
 }
 
-// Function returns the function this package defines in place of GMS's
-// built-in of that name (boundedStringFunctions), for a database
-// provider's sql.FunctionProvider: GMS's analyzer asks the provider before
-// its own registry, so the functions are per engine. Names come lower case.
+// Function returns the function of that name this package defines in
+// place of GMS's built-in (REPEAT, SPACE, LPAD, RPAD, CONCAT, CONCAT_WS,
+// REPLACE, and INSERT, which GMS lacks), for a database provider's
+// sql.FunctionProvider: GMS's analyzer asks the provider before its own
+// registry, so the functions are per engine. Names come lower case.
 func Function(name string) (sql.Function, bool) {
 	f, ok := boundedStringFunctions[name]
 	return f, ok
@@ -95,7 +99,8 @@ func maxAllowedPacket(ctx *sql.Context) int64 {
 	return 1 << 30
 }
 
-// IntValue returns an integer variable's value.
+// IntValue returns the value of an integer system variable as an int64
+// (a uint64 past math.MaxInt64 as math.MaxInt64).
 func IntValue(v any) (int64, bool) {
 	switch n := v.(type) {
 	case int64:
@@ -127,7 +132,7 @@ func evalString(ctx *sql.Context, e sql.Expression, row sql.Row) (s string, null
 	if err != nil || v == nil {
 		return "", true, err
 	}
-	if s, err = ValueText(ctx, v); err != nil {
+	if s, err = valueText(ctx, v); err != nil {
 		return "", true, err
 	}
 	return s, false, nil
@@ -567,8 +572,8 @@ func (f *insertString) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return b.String(), nil
 }
 
-// ValueText returns v as text, as CONCAT and GROUP_CONCAT append it.
-func ValueText(ctx *sql.Context, v any) (string, error) {
+// valueText returns v as text, as CONCAT and GROUP_CONCAT append it.
+func valueText(ctx *sql.Context, v any) (string, error) {
 	switch v := v.(type) {
 	case string:
 		return v, nil

@@ -31,6 +31,8 @@ import (
 // compares through the column's type, which takes either. An aggregate
 // without a frame gets peersFrame, which ends each row's frame after its
 // last peer.
+//
+// Targets GMS v0.20.0. Without it, TestWindowPeers fails.
 
 // windowPeers returns exprs, a Window node's expressions, with the window
 // definitions fixed as above; ok is false when nothing changed.

@@ -32,7 +32,7 @@ import (
 // So the flags are set again from what the statement itself is, at the end
 // of its analysis: the rule that tracks the process, the last one every
 // statement's analysis runs, first calls correctCommitFlags. Store.Configure
-// wraps GMS's rule in the engine's own batch (enginerules.go), so no rule
+// wraps GMS's rule in the engine's own batch (mysqlcompat.WrapRule), so no rule
 // name is formatted for it and other engines are
 // left alone. A rule that runs again for a nested analysis (a trigger or
 // procedure body) runs before the outer one, which has the last word.
