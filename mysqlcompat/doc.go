@@ -56,4 +56,10 @@
 // GMS analyzes with fixed rule batches of its own (install.go):
 // TestSimpleStatementsValueRules. TestStockEngineUnchanged checks that an
 // engine without Install is stock GMS.
+//
+// The corrections that need a storage backend's tables, indexes, sessions
+// or transactions (lookups over literals an index cannot hold, join keys,
+// prefix-length indexes, RENAME across databases, implicit commits,
+// procedures in the caller's transaction, the statement memory quota) are
+// package sqlstore's; docs/architecture.md lists them with these.
 package mysqlcompat

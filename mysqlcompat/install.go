@@ -15,8 +15,9 @@ import (
 //
 // final are rules of the caller's that must see the plan of every
 // statement as the value rules do (below): they run after them, in turn,
-// at the end of every analysis and on the plans of GMS's fixed batches.
-// Each must leave a plan it has rewritten as it is.
+// at the end of every analysis and on the plans of GMS's fixed batches,
+// where they get no scope and no query flags. Each must leave a plan it
+// has rewritten as it is.
 //
 // Install wraps the exec builder e has: a builder installed afterwards
 // that builds whole trees itself (rowexec.NewOverrideBuilder) would hide
@@ -26,19 +27,19 @@ import (
 // resolves them (Function).
 func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	a := e.Analyzer
-	installSetOpTypes(a) // UNION sides typed as MySQL merges them (setoptypes.go)
-	// After the joins are planned (optimizeJoins, in the once-after batch,
-	// which also finalizes subqueries): GROUP_CONCAT bounded by
-	// group_concat_max_len (groupconcat.go).
-	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: replaceGroupConcat})
-	rules := slices.Clip(append([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys}, final...))
+	// At the end of the once-after batch, after GMS analyzed the sides of
+	// set operations and planned the joins (that batch also finalizes
+	// subqueries): UNION sides typed as MySQL merges them (setoptypes.go),
+	// and GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go).
+	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat)})
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
 	// rule before process tracking, as the rule selectors of nested
 	// analyses (subqueries, procedure bodies) skip process tracking.
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.QuoteDefaultColumnValueNamesId }, func(quote analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(append([]analyzer.RuleFunc{quote}, append(rules, refuseSetDefault)...)...)
+		return ChainRules(slices.Concat([]analyzer.RuleFunc{quote}, rules, []analyzer.RuleFunc{refuseSetDefault})...)
 	})
 	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
 	// Window functions over grouped rows are rewritten after parsing
@@ -48,9 +49,10 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 }
 
 // AfterJoinsRule names the rule Install adds at the end of the once-after
-// batch, after GMS plans the joins. Another package's rules that belong
-// there can run inside it (WrapRule), rather than as rules whose ids GMS
-// does not know, which cost each statement the formatting of their names.
+// batch, after GMS plans the joins: the one id this package gives a rule,
+// above GMS's. Another package's rules that belong there can run inside it
+// (WrapRule), rather than as rules whose ids GMS does not know, which cost
+// each statement the formatting of their names.
 const AfterJoinsRule analyzer.RuleId = 10_001
 
 // Analyzer rules of values

@@ -20,9 +20,9 @@ import (
 // so -5 * 200 was out of range where MySQL gives -1000.
 //
 // The literal itself keeps GMS's type: comparisons and index lookups
-// (search.go, inexact.go) are built on it, and its value is the same. The
-// integer operations of intarith.go ask unsignedOperand instead of the
-// operand's type.
+// (a storage backend's, such as sqlstore's search.go and inexact.go) are
+// built on it, and its value is the same. The integer operations of
+// intarith.go ask unsignedOperand instead of the operand's type.
 //
 // Targets GMS v0.20.0. Without it, TestIntLiteralArithmeticStatements
 // fails.

@@ -21,8 +21,9 @@ import (
 // checks that the sides still match. A side whose SUM became DECIMAL(32,0)
 // no longer matches a side whose SUM of a float stayed DOUBLE, or one whose
 // SUM of a DECIMAL(10,2) became DECIMAL(32,2). mergeSetOpTypes runs after
-// the sides are analyzed, before the check, and converts both sides of
-// such a column to the type MySQL gives it:
+// the sides are analyzed (GMS's finalizeUnions), before the check (the
+// validation batch): in AfterJoinsRule, at the end of the once-after batch.
+// It converts both sides of such a column to the type MySQL gives it:
 //
 //	DECIMAL and DECIMAL   DECIMAL wide enough for the integer digits and
 //	                      the scale of both
@@ -46,32 +47,10 @@ import (
 //
 // Targets GMS v0.20.0. Without it, TestUnionNumberTypes fails.
 
-// installSetOpTypes makes a's finalizeUnions rule merge the sides' types
-// after it analyzes them: under finalizeUnions's id, as a rule of its own
-// would cost each statement the formatting of an unknown rule's name. GMS
-// does not export the rule's id, so it is found by its name. The batch's
-// rules are GMS's shared slice: the wrapped rule goes into a copy.
-func installSetOpTypes(a *analyzer.Analyzer) {
-	found := WrapRule(a, func(id analyzer.RuleId) bool { return id.String() == "finalizeUnions" }, func(finalize analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(finalize, mergeSetOpTypesRule)
-	})
-	if !found {
-		// Another GMS: a rule of its own, last of the batch after the
-		// default rules.
-		AddRule(a, "once-after", analyzer.Rule{Id: SetOpTypesRule, Apply: mergeSetOpTypesRule})
-	}
-}
-
 // mergeSetOpTypesRule is mergeSetOpTypes as a rule.
 func mergeSetOpTypesRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return mergeSetOpTypes(n, qFlags)
 }
-
-// SetOpTypesRule names mergeSetOpTypes among GMS's analyzer rules when it
-// runs as a rule of its own. This package's rule ids (AfterJoinsRule too)
-// are above GMS's; another package's rules in the same engine need ids
-// of their own.
-const SetOpTypesRule analyzer.RuleId = 10_003
 
 // mergeSetOpTypes converts the sides of each set operation in n whose
 // columns differ as a DECIMAL differs from an integer, a float or another

@@ -43,6 +43,9 @@ import (
 // so binding them sets no DDL flag. A PREPARE keeps its transaction out of
 // the commit instead, in the engine's exec builder, as does a CALL, whose
 // body GMS runs outside the caller's transaction (nestedtxn.go).
+//
+// Targets GMS v0.20.0. Without it, TestImplicitCommitSpec
+// (testdata/implicit_commit) fails.
 
 // correctCommitFlagsRule is correctCommitFlags as a rule, which
 // Store.Configure runs just before GMS tracks the process.

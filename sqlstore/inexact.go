@@ -31,6 +31,9 @@ import (
 // inclusive (a superset of the rows), and every conjunct kept in a filter,
 // which GMS evaluates row by row with the literal's own value. Without a
 // conjunct on the first column of an index it reads the whole primary key.
+//
+// Targets GMS v0.20.0. Without it, TestLiteralsIndexCannotHold and
+// TestFractionalBounds fail.
 
 // inexactLookup returns the lookup for exprs when one of them compares an
 // indexed column with a literal that the column's type does not hold
@@ -133,8 +136,9 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 				case d.Sign() < 0:
 					v = 0
 				case isUint64(colType):
-					// Exactly, not through GMS's float64 (bigint.go);
-					// beyond the type, its largest value.
+					// Exactly, not through GMS's float64
+					// (mysqlcompat/bigint.go); beyond the type, its
+					// largest value.
 					v, _, _ = mysqlcompat.ExactInteger(colType, d)
 				}
 			}
@@ -288,7 +292,7 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 			if _, isStr := v.(string); !isStr {
 				// GMS converts a number into BIGINT UNSIGNED through a
 				// float64, which loses the low digits of large values
-				// and rounds fractions near them (see bigint.go).
+				// and rounds fractions near them (see mysqlcompat/bigint.go).
 				return dv.IsInteger() && !dv.IsNegative() && dv.LessThanOrEqual(maxExactFloat)
 			}
 			return dv.IsInteger() && !dv.IsNegative() && !dv.GreaterThan(maxUint64)

@@ -42,6 +42,8 @@ import (
 // found again (stringkeys.go: recheckNullSafeKeys). A string column probed by
 // a number is another matter, one value matching many texts: such a join
 // does without the index (stringkeys.go).
+//
+// Targets GMS v0.20.0. Without it, TestLookupJoinKeysExact fails.
 
 // exactJoinKeys is a post-analysis rule: it wraps the lookup-join keys that
 // the index columns do not contain (see above).

@@ -61,6 +61,8 @@ import (
 // interface per value, the bytes of strings and byte slices. They count
 // rows, not the operators' own overhead, so a quota is a bound on the
 // order of the memory a statement takes, not an exact one.
+//
+// Targets GMS v0.20.0. Without it, TestMemQuota and TestMemQuotaTopN fail.
 
 // memQuotaVar is the session variable with the quota, in bytes.
 const memQuotaVar = "strata_mem_quota_query"
@@ -435,8 +437,8 @@ const aggBufferBytes = 64
 // The expression is its one child, so that what walks the plan's
 // expressions reaches it and what replaces it stays under the quota:
 // GMS's assignExecIndexes, which indexes its columns anew when the
-// statement around a derived table is analyzed; exactAggregates, which
-// replaces a SUM and records the type of an exactAgg.
+// statement around a derived table is analyzed; mysqlcompat's exact
+// aggregates, which replace a SUM and record the type of their own.
 type quotaAgg struct {
 	sql.Expression
 	n int
