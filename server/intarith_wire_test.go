@@ -12,7 +12,7 @@ import (
 // unsigned, in the text protocol and for a prepared statement (whose
 // arguments the server hands GMS as literals). A literal of 128 to 255,
 // 32768 to 65535 or 2^31 to 2^32-1 made the result BIGINT UNSIGNED, and
-// -5 * 208 failed with 1690 (sqlstore/intliteral.go).
+// -5 * 208 failed with 1690 (mysqlcompat/intliteral.go).
 func TestIntArithColumnTypes(t *testing.T) {
 	s := testServer(t, Config{Password: "pw"})
 	db := client(t, s.Addr(), "root", "pw", "")

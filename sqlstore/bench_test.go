@@ -59,6 +59,22 @@ func BenchmarkPointSelect(b *testing.B) {
 	}
 }
 
+func BenchmarkPointUpdate(b *testing.B) {
+	d := benchDB(b, 100000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d.exec(fmt.Sprintf("UPDATE b SET k = %d WHERE id = %d", i%1000, (i*7919)%100000))
+	}
+}
+
+func BenchmarkPointDelete(b *testing.B) {
+	d := benchDB(b, 100000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d.exec(fmt.Sprintf("DELETE FROM b WHERE id = %d", (i*7919)%100000))
+	}
+}
+
 func BenchmarkSecondaryLookup(b *testing.B) {
 	d := benchDB(b, 100000)
 	b.ResetTimer()

@@ -8,8 +8,9 @@
 //
 // New opens a Store over a storage.Engine (package kvstore opens one over
 // the embedded engine, package kv, in a directory); Store.NewEngine returns a GMS engine
-// over it (with this package's statistics provider) and Store.NewContext a
-// query context with a fresh Session. Store.Provider is the
+// over it (with this package's statistics provider, and the corrections of
+// GMS: package mysqlcompat's and this package's own, Store.Configure) and
+// Store.NewContext a query context with a fresh Session. Store.Provider is the
 // sql.MutableDatabaseProvider for callers that build their own engine (the
 // MySQL server, the database/sql driver); they must build sessions with
 // Store.NewSession, because transactions live on the session. MySQLError

@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	goerrors "gopkg.in/src-d/go-errors.v1"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // errorKind is a GMS error kind that GMS's own mapping (sql.CastSQLError)
@@ -39,7 +41,7 @@ var errorKinds = []*errorKind{
 	{kind: types.ErrLengthBeyondLimit, num: mysql.ERDataTooLong, state: "22001", message: dataTooLong},
 	{kind: sql.ErrValueOutOfRange, num: mysql.ERWarnDataOutOfRange, state: "22003", message: prefixed("Out of range value")},
 	{kind: types.ErrConvertToDecimalLimit, num: mysql.ERWarnDataOutOfRange, state: "22003", message: strings.TrimSpace},
-	{kind: errIntOutOfRange, num: mysql.ERDataOutOfRange, state: "22003"},
+	{kind: mysqlcompat.ErrIntOutOfRange, num: mysql.ERDataOutOfRange, state: "22003"},
 	{kind: errTxnTooLarge, num: 1197, state: mysql.SSUnknownSQLState}, // ER_TRANS_CACHE_FULL
 	{kind: sql.ErrColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrTableColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
@@ -63,6 +64,11 @@ func (e *explainedScan) DebugString() string {
 	return plan.TableDebugString(e.Table, "access: "+e.access)
 }
 
+// explainScansRule is explainScans as an analyzer rule.
+func explainScansRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return explainScans(ctx, n)
+}
+
 // explainScans wraps the tables n reads by full scans in explainedScans
 // when ctx's statement is an EXPLAIN of a query.
 func explainScans(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
@@ -89,7 +95,13 @@ func explainScans(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentit
 		if !ok || slices.Contains(written, n) {
 			return n, transform.SameTree, nil
 		}
-		t, ok := rt.Table.(*Table)
+		tbl := rt.Table
+		if pt, ok := tbl.(*plan.ProcessTable); ok {
+			// A statement of GMS's fixed batches, process tracking
+			// included, reaches the rule when its plan is built.
+			tbl = pt.Underlying()
+		}
+		t, ok := tbl.(*Table)
 		if !ok {
 			return n, transform.SameTree, nil
 		}

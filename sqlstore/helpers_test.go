@@ -2,11 +2,13 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/stretchr/testify/require"
 )
 
@@ -107,4 +109,34 @@ func insertValues(into string, from, to int, row func(i int) string) string {
 		sb.WriteString(row(i))
 	}
 	return sb.String()
+}
+
+// queryTyped runs q and returns its rows, as a client reads their text, and
+// its columns' types.
+func (d *testDB) queryTyped(q string) (string, []string) {
+	d.t.Helper()
+	ctx := d.ctx.WithQuery(q)
+	sch, iter, _, err := d.e.Query(ctx, q)
+	require.NoError(d.t, err, q)
+	rows, err := sql.RowIterToRows(ctx, iter)
+	require.NoError(d.t, err, q)
+	for _, row := range rows {
+		for i, v := range row {
+			if _, ok := v.(types.OkResult); ok || v == nil {
+				continue
+			}
+			text, err := sch[i].Type.SQL(ctx, nil, v)
+			require.NoError(d.t, err, q)
+			row[i] = text.ToString()
+		}
+	}
+	var typs []string
+	for _, c := range sch {
+		typ := c.Type.String()
+		if c.Nullable {
+			typ += " null"
+		}
+		typs = append(typs, typ)
+	}
+	return fmt.Sprint(rows), typs
 }

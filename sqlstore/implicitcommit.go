@@ -32,7 +32,7 @@ import (
 // So the flags are set again from what the statement itself is, at the end
 // of its analysis: the rule that tracks the process, the last one every
 // statement's analysis runs, first calls correctCommitFlags. Store.Configure
-// wraps GMS's rule in the engine's own batch (enginerules.go), so no rule
+// wraps GMS's rule in the engine's own batch (mysqlcompat.WrapRule), so no rule
 // name is formatted for it and other engines are
 // left alone. A rule that runs again for a nested analysis (a trigger or
 // procedure body) runs before the outer one, which has the last word.
@@ -43,6 +43,9 @@ import (
 // so binding them sets no DDL flag. A PREPARE keeps its transaction out of
 // the commit instead, in the engine's exec builder, as does a CALL, whose
 // body GMS runs outside the caller's transaction (nestedtxn.go).
+//
+// Targets GMS v0.20.0. Without it, TestImplicitCommitSpec
+// (testdata/implicit_commit) fails.
 
 // correctCommitFlagsRule is correctCommitFlags as a rule, which
 // Store.Configure runs just before GMS tracks the process.

@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"math"
+	"math/big"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -9,6 +11,7 @@ import (
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
 
@@ -28,6 +31,9 @@ import (
 // inclusive (a superset of the rows), and every conjunct kept in a filter,
 // which GMS evaluates row by row with the literal's own value. Without a
 // conjunct on the first column of an index it reads the whole primary key.
+//
+// Targets GMS v0.20.0. Without it, TestLiteralsIndexCannotHold and
+// TestFractionalBounds fail.
 
 // inexactLookup returns the lookup for exprs when one of them compares an
 // indexed column with a literal that the column's type does not hold
@@ -130,9 +136,10 @@ func (t *Table) widenedRanges(ctx *sql.Context, ix *indexDef, exprs []sql.Expres
 				case d.Sign() < 0:
 					v = 0
 				case isUint64(colType):
-					// Exactly, not through GMS's float64 (bigint.go);
-					// beyond the type, its largest value.
-					v, _, _ = exactInteger(colType, d)
+					// Exactly, not through GMS's float64
+					// (mysqlcompat/bigint.go); beyond the type, its
+					// largest value.
+					v, _, _ = mysqlcompat.ExactInteger(colType, d)
 				}
 			}
 		}
@@ -285,7 +292,7 @@ func holdsExactly(ctx *sql.Context, typ sql.Type, v any) bool {
 			if _, isStr := v.(string); !isStr {
 				// GMS converts a number into BIGINT UNSIGNED through a
 				// float64, which loses the low digits of large values
-				// and rounds fractions near them (see bigint.go).
+				// and rounds fractions near them (see mysqlcompat/bigint.go).
 				return dv.IsInteger() && !dv.IsNegative() && dv.LessThanOrEqual(maxExactFloat)
 			}
 			return dv.IsInteger() && !dv.IsNegative() && !dv.GreaterThan(maxUint64)
@@ -355,4 +362,21 @@ func convertsExactly(ctx *sql.Context, typ, precise sql.Type, v any) bool {
 	}
 	c, err := precise.Compare(ctx, pv, cv)
 	return err == nil && c == 0
+}
+
+// maxUint64 is math.MaxUint64 as a DECIMAL.
+var maxUint64 = decimal.NewFromBigInt(new(big.Int).SetUint64(math.MaxUint64), 0)
+
+// isUint64 reports whether typ is BIGINT UNSIGNED.
+func isUint64(typ sql.Type) bool { return typ.Type() == sqltypes.Uint64 }
+
+// asDecimal returns v as a DECIMAL, as GMS converts it; ok is false when
+// it does not convert.
+func asDecimal(ctx *sql.Context, v any) (d decimal.Decimal, ok bool) {
+	x, _, err := types.InternalDecimalType.Convert(ctx, v)
+	if err != nil {
+		return decimal.Decimal{}, false
+	}
+	d, ok = x.(decimal.Decimal)
+	return d, ok
 }

@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -14,6 +12,7 @@ import (
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
 
@@ -43,9 +42,8 @@ import (
 // found again (stringkeys.go: recheckNullSafeKeys). A string column probed by
 // a number is another matter, one value matching many texts: such a join
 // does without the index (stringkeys.go).
-
-// exactJoinKeysRule names the rule among GMS's analyzer rules.
-const exactJoinKeysRule analyzer.RuleId = 10_001
+//
+// Targets GMS v0.20.0. Without it, TestLookupJoinKeysExact fails.
 
 // exactJoinKeys is a post-analysis rule: it wraps the lookup-join keys that
 // the index columns do not contain (see above).
@@ -237,51 +235,14 @@ func (e *exactKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	switch x := v.(type) {
 	case string:
-		v = numericPrefix(x)
+		v = mysqlcompat.NumericPrefix(x)
 	case []byte:
-		v = numericPrefix(string(x))
+		v = mysqlcompat.NumericPrefix(string(x))
 	}
 	if !joinKeyHeld(ctx, e.col, v) {
 		return nil, nil
 	}
 	return v, nil
-}
-
-// numericPrefix is the double MySQL reads from a string compared with a
-// number: the longest prefix that is a number, after leading spaces ("2abc"
-// is 2, "abc" is 0, " 1e1x" is 10).
-func numericPrefix(s string) float64 {
-	s = strings.TrimLeft(s, " \t\n\r")
-	end, digits := 0, false
-	if end < len(s) && (s[end] == '+' || s[end] == '-') {
-		end++
-	}
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end, digits = end+1, true
-	}
-	if end < len(s) && s[end] == '.' {
-		end++
-		for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-			end, digits = end+1, true
-		}
-	}
-	if !digits {
-		return 0
-	}
-	if end < len(s) && (s[end] == 'e' || s[end] == 'E') {
-		e := end + 1
-		if e < len(s) && (s[e] == '+' || s[e] == '-') {
-			e++
-		}
-		if e < len(s) && s[e] >= '0' && s[e] <= '9' {
-			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
-				e++
-			}
-			end = e
-		}
-	}
-	f, _ := strconv.ParseFloat(s[:end], 64) // out of range: ±Inf, which no column holds
-	return f
 }
 
 // joinKeyHeld reports whether the integer or decimal type typ holds v

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -18,7 +17,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
-	"github.com/shopspring/decimal"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // The memory quota of a statement
@@ -61,6 +61,8 @@ import (
 // interface per value, the bytes of strings and byte slices. They count
 // rows, not the operators' own overhead, so a quota is a bound on the
 // order of the memory a statement takes, not an exact one.
+//
+// Targets GMS v0.20.0. Without it, TestMemQuota and TestMemQuotaTopN fail.
 
 // memQuotaVar is the session variable with the quota, in bytes.
 const memQuotaVar = "strata_mem_quota_query"
@@ -140,9 +142,9 @@ func (m *memAccount) begin() {
 	m.quota.Store(0)
 }
 
-// charge adds n bytes, and fails when they take the account past the
+// Charge adds n bytes, and fails when they take the account past the
 // quota.
-func (m *memAccount) charge(ctx *sql.Context, n int64) error {
+func (m *memAccount) Charge(ctx *sql.Context, n int64) error {
 	used := m.used.Add(n)
 	q := m.quota.Load()
 	if q == 0 {
@@ -155,8 +157,8 @@ func (m *memAccount) charge(ctx *sql.Context, n int64) error {
 	return nil
 }
 
-// release takes back n bytes charged.
-func (m *memAccount) release(n int64) { m.used.Add(-n) }
+// Release takes back n bytes charged.
+func (m *memAccount) Release(n int64) { m.used.Add(-n) }
 
 // sessionMemQuota returns ctx's session's quota, -1 for none.
 func sessionMemQuota(ctx *sql.Context) int64 {
@@ -164,7 +166,7 @@ func sessionMemQuota(ctx *sql.Context) int64 {
 	if err != nil {
 		return defaultMemQuota
 	}
-	if n, ok := asInt64(v); ok && n > 0 {
+	if n, ok := mysqlcompat.IntValue(v); ok && n > 0 {
 		return n
 	}
 	return -1
@@ -182,36 +184,11 @@ func memAccountOf(ctx *sql.Context) *memAccount {
 	return nil
 }
 
-// Sizes of what holds a row in memory, on 64-bit platforms.
-const (
-	rowHeaderBytes = 24 + 24 // the row's slice header, and its entry in the operator's slice
-	valueBytes     = 16      // an interface
-	boxedBytes     = 8       // what a boxed number points to
-)
+var _ mysqlcompat.MemoryAccounter = (*Session)(nil)
 
-// rowBytes estimates the memory a buffered row holds. It allocates
-// nothing.
-func rowBytes(row sql.Row) int64 {
-	n := int64(rowHeaderBytes + valueBytes*len(row))
-	for _, v := range row {
-		switch v := v.(type) {
-		case nil:
-		case string:
-			n += 16 + int64(len(v))
-		case []byte:
-			n += 24 + int64(len(v))
-		case decimal.Decimal:
-			n += 40
-		case time.Time:
-			n += 24
-		case sql.StringWrapper, sql.BytesWrapper, sql.JSONWrapper:
-			n += 64
-		default:
-			n += boxedBytes
-		}
-	}
-	return n
-}
+// StatementMemory implements mysqlcompat.MemoryAccounter: what the
+// corrections hold (GROUP_CONCAT's values) counts against the quota.
+func (s *Session) StatementMemory() mysqlcompat.MemoryAccount { return &s.mem }
 
 // memQuotaRule returns the memQuota rule for a's statements: it skips the
 // passes over derived tables, subqueries and set operation sides
@@ -427,9 +404,9 @@ func (q *quotaIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := rowBytes(row)
+	n := mysqlcompat.RowBytes(row)
 	q.charged += n
-	if err := q.acct.charge(ctx, n); err != nil {
+	if err := q.acct.Charge(ctx, n); err != nil {
 		return nil, err
 	}
 	return row, nil
@@ -437,7 +414,7 @@ func (q *quotaIter) Next(ctx *sql.Context) (sql.Row, error) {
 
 func (q *quotaIter) Close(ctx *sql.Context) error {
 	if !q.keep {
-		q.acct.release(q.charged)
+		q.acct.Release(q.charged)
 		q.charged = 0
 	}
 	return q.child.Close(ctx)
@@ -460,8 +437,8 @@ const aggBufferBytes = 64
 // The expression is its one child, so that what walks the plan's
 // expressions reaches it and what replaces it stays under the quota:
 // GMS's assignExecIndexes, which indexes its columns anew when the
-// statement around a derived table is analyzed; exactAggregates, which
-// replaces a SUM and records the type of an exactAgg.
+// statement around a derived table is analyzed; mysqlcompat's exact
+// aggregates, which replace a SUM and record the type of their own.
 type quotaAgg struct {
 	sql.Expression
 	n int
@@ -578,8 +555,8 @@ type quotaAggBuffer struct {
 func (b *quotaAggBuffer) Update(ctx *sql.Context, row sql.Row) error {
 	if b.acct == nil {
 		if b.acct = memAccountOf(ctx); b.acct != nil {
-			b.charged = rowBytes(row) + int64(b.n)*aggBufferBytes + groupOverhead
-			if err := b.acct.charge(ctx, b.charged); err != nil {
+			b.charged = mysqlcompat.RowBytes(row) + int64(b.n)*aggBufferBytes + groupOverhead
+			if err := b.acct.Charge(ctx, b.charged); err != nil {
 				return err
 			}
 		}
@@ -589,7 +566,7 @@ func (b *quotaAggBuffer) Update(ctx *sql.Context, row sql.Row) error {
 
 func (b *quotaAggBuffer) Dispose() {
 	if b.acct != nil {
-		b.acct.release(b.charged)
+		b.acct.Release(b.charged)
 		b.charged = 0
 	}
 	b.AggregationBuffer.Dispose()

@@ -139,19 +139,6 @@ func TestMemQuotaNested(t *testing.T) {
 	}
 }
 
-// TestMemQuotaRuleId: the package's analyzer rules have ids of their own
-// (GMS tells rules apart by id in its selectors).
-func TestMemQuotaRuleId(t *testing.T) {
-	seen := map[analyzer.RuleId]string{}
-	for name, id := range map[string]analyzer.RuleId{
-		"exactJoinKeys": exactJoinKeysRule, "valueRules": valueRules, "setOpTypes": setOpTypes,
-	} {
-		other, dup := seen[id]
-		require.False(t, dup, "%s and %s share id %d", name, other, id)
-		seen[id] = name
-	}
-}
-
 // TestMemQuotaNestedPass: memQuota skips the passes in which GMS analyzes
 // a derived table, a subquery expression or a side of a set operation on
 // its own, and runs in a statement's, a procedure's or a trigger's.

@@ -47,6 +47,9 @@ import (
 // Both are done by the exec builder of the engines Store.NewEngine makes
 // (installNestedTxn), so the driver, the shell and the server get them
 // alike.
+//
+// Targets GMS v0.20.0. Without it, server's
+// TestServerCallAndPrepareKeepTransaction fails.
 
 // installNestedTxn makes a build CALL and PREPARE as described above. The
 // nodes it does not handle, and those two after its own step, are built

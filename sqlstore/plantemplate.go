@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
 
@@ -98,11 +99,11 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	transform.InspectExpressions(n, func(x sql.Expression) bool {
 		switch x := x.(type) {
 		case *expression.GetField, *expression.Alias, *expression.Star,
-			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg, *exactAgg, *quotaAgg:
+			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg, *quotaAgg:
 		case *expression.Literal:
 			ok = ok && !equalsArg(x.Value(), args)
 		default:
-			ok = false
+			ok = ok && mysqlcompat.IsExactAggregate(x)
 		}
 		return ok
 	})

@@ -10,6 +10,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/sqlstore/codec"
 	"github.com/strata-db/strata/storage"
 )
@@ -19,6 +21,7 @@ var (
 	_ sql.MutableDatabaseProvider         = (*Provider)(nil)
 	_ sql.CollatedDatabaseProvider        = (*Provider)(nil)
 	_ sql.ExternalStoredProcedureProvider = (*Provider)(nil)
+	_ sql.FunctionProvider                = (*Provider)(nil)
 )
 
 // Provider is the GMS database provider of a Store. Databases are catalog
@@ -30,6 +33,12 @@ type Provider struct {
 	// procs holds stored procedures written in Go (RegisterProcedures),
 	// which are not stored.
 	procs sql.ExternalStoredProcedureRegistry
+}
+
+// Function implements sql.FunctionProvider: the functions package
+// mysqlcompat defines in place of GMS's, for this provider's engines only.
+func (p *Provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
+	return mysqlcompat.Function(name)
 }
 
 // RegisterProcedures adds stored procedures implemented in Go, callable

@@ -16,6 +16,8 @@ import (
 // name). The statement's text still has the qualifiers; a rename they
 // place elsewhere fails with 1235, and the failed statement undoes what
 // GMS did before.
+//
+// Targets GMS v0.20.0. Without it, TestRenameQualified fails.
 func (d *Database) checkRenameQualifiers(ctx *sql.Context, oldName, newName string) error {
 	q := ctx.Query()
 	if !strings.Contains(strings.ToLower(q), "rename") {

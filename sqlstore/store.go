@@ -11,6 +11,8 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/planner"
 	"github.com/strata-db/strata/storage"
 )
@@ -205,33 +207,34 @@ func (s *Store) NewEngine() *sqle.Engine {
 	return e
 }
 
-// Configure installs this package's corrections of GMS on e, an engine
-// over the store's provider, and on nothing else: rules on e's own
-// analyzer, its executor and its parser. NewEngine calls it; an engine
-// built another way (GMS's test harness) gets the same behaviour from it.
-// Call it once per engine, before its first statement.
+// Configure installs GMS's corrections (package mysqlcompat) and this
+// package's own rules on e, an engine over the store's provider, and on
+// nothing else: rules on e's own analyzer, its executor and its parser.
+// NewEngine calls it; an engine built another way (GMS's test harness)
+// gets the same behaviour from it. Call it once per engine, before its
+// first statement.
 func (s *Store) Configure(e *sqle.Engine) {
 	a := e.Analyzer
-	installNestedTxn(a)  // CALL and PREPARE keep the transaction (nestedtxn.go)
-	installSetOpTypes(a) // UNION sides typed as MySQL merges them (setoptypes.go)
-	// After the joins are planned (optimizeJoins, in the once-after batch):
-	// join keys exact (joinkeys.go), then GROUP_CONCAT bounded by
-	// group_concat_max_len (groupconcat.go).
-	addRule(a, "once-after", analyzer.Rule{Id: exactJoinKeysRule, Apply: chainRules(exactJoinKeys, replaceGroupConcat)})
-	// At the end of every analysis, before GMS tracks the process (which
-	// wraps the plan in nodes of its own): SET DEFAULT foreign keys refused
-	// (fkactions.go), buffering operators under the statement's memory
-	// quota (memquota.go), and the commit flags set from what the
-	// statement is (implicitcommit.go).
+	// CALL and PREPARE keep the transaction (nestedtxn.go): an override
+	// builder, which goes in before mysqlcompat wraps the exec builder.
+	installNestedTxn(a)
+	// Full scans show their plans under EXPLAIN (explain.go): with the
+	// value rules, which see every statement's plan.
+	mysqlcompat.Install(e, explainScansRule)
+	// After the joins are planned, in mysqlcompat's rule at the end of the
+	// once-after batch: join keys exact (joinkeys.go).
+	mysqlcompat.WrapRule(a, func(id analyzer.RuleId) bool { return id == mysqlcompat.AfterJoinsRule }, func(after analyzer.RuleFunc) analyzer.RuleFunc {
+		return mysqlcompat.ChainRules(exactJoinKeys, after)
+	})
+	// At the end of a statement's analysis, before GMS tracks the process
+	// (which wraps the plan in nodes of its own): buffering operators under
+	// the statement's memory quota (memquota.go), and the commit flags set
+	// from what the statement is (implicitcommit.go).
 	quota := memQuotaRule(a)
-	wrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.TrackProcessId }, func(track analyzer.RuleFunc) analyzer.RuleFunc {
-		return chainRules(refuseSetDefault, quota, correctCommitFlagsRule, track)
+	mysqlcompat.WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.TrackProcessId }, func(track analyzer.RuleFunc) analyzer.RuleFunc {
+		return mysqlcompat.ChainRules(quota, correctCommitFlagsRule, track)
 	})
 	a.Catalog.StatsProvider = NewStatsProvider()
-	// Window functions over grouped rows are rewritten after parsing
-	// (groupwindow.go); the analyzer's parser reads stored definitions.
-	a.Parser = windowParser{a.Parser}
-	e.Parser = windowParser{e.Parser}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The

@@ -24,6 +24,10 @@ import (
 //
 // The same pass over the planned lookup joins puts back the comparison of
 // each <=> key that the index column cannot hold (recheckNullSafeKeys).
+//
+// Targets GMS v0.20.0. Without it, TestLookupJoinStringIndexNumberKey,
+// TestLookupJoinNullSafeKeyRechecked and TestSemiJoinStringIndexNumberKey
+// fail.
 
 // unindexedStringJoins replaces each lookup join in n whose probe compares
 // a string index column with a number by the join of the same

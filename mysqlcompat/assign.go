@@ -1,0 +1,204 @@
+package mysqlcompat
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
+
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+// Assignments out of a column's range
+//
+// GMS converts the value an UPDATE (or ON DUPLICATE KEY UPDATE) assigns
+// into the column's type and keeps the result whether or not it fit
+// (expression.SetField ignores the conversion's in-range flag): SET i =
+// 3000000000 stores 2147483647 in an INT, SET u = -1 stores 255 in a
+// TINYINT UNSIGNED. INSERT checks the flag and fails with 1264, as MySQL
+// does for both in strict mode. So every assignment to a numeric column
+// goes through a rangeChecked value, which fails the same way; under
+// IGNORE it keeps the clamped value, as MySQL does, with MySQL's warning.
+//
+// The rule is one of the value rules (install.go), which reach simple
+// UPDATEs and INSERTs, and trigger bodies (SET NEW.col = ...), too.
+//
+// Targets GMS v0.20.0. Without it, TestAssignOutOfRange and
+// TestTriggerAssignOutOfRange fail.
+
+// checkAssignments wraps the value of each assignment to a numeric column
+// in a rangeChecked.
+func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	// Most statements assign nothing: a query, a plain INSERT. They pass
+	// without a walk of their tree.
+	switch x := n.(type) {
+	case *plan.Set:
+		// A trigger's SET NEW.col = ..., analyzed on its own; SET of a
+		// variable holds no column and is left as it is.
+	case *plan.InsertInto:
+		ins, same, err := checkBigIntInserts(x)
+		if err != nil || len(x.OnDupExprs) == 0 {
+			return ins, same, err
+		}
+		if same == transform.NewTree {
+			n, _, err := checkAssignments(ctx, a, ins, scope, sel, qFlags)
+			return n, transform.NewTree, err
+		}
+	default:
+		if n.IsReadOnly() {
+			return n, transform.SameTree, nil
+		}
+	}
+	ignore := false
+	transform.Inspect(n, func(n sql.Node) bool {
+		switch n := n.(type) {
+		case *plan.UpdateSource:
+			ignore = ignore || n.Ignore
+		case *plan.InsertInto:
+			ignore = ignore || n.Ignore
+		}
+		return true
+	})
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		set, ok := e.(*expression.SetField)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		col, ok := set.LeftChild.(*expression.GetField)
+		if !ok || !types.IsNumber(col.Type()) {
+			return e, transform.SameTree, nil
+		}
+		switch set.RightChild.(type) {
+		case *rangeChecked, *sql.ColumnDefaultValue, *expression.DefaultColumn:
+			// Checked already; or a column default, which GMS finds by
+			// its type and checks when it is defined.
+			return e, transform.SameTree, nil
+		}
+		return expression.NewSetField(col, &rangeChecked{value: set.RightChild, col: col, ignore: ignore}), transform.NewTree, nil
+	})
+}
+
+// rangeChecked is an assigned value that fails, as a conversion error for
+// the column, when the column's type cannot hold it; with ignore, it is
+// the value clamped into the type instead, and a warning.
+type rangeChecked struct {
+	value  sql.Expression
+	col    *expression.GetField
+	ignore bool
+}
+
+var _ sql.Expression = (*rangeChecked)(nil)
+
+// Eval implements sql.Expression.
+func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := r.value.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	typ := r.col.Type()
+	if isBigInt(typ) {
+		if x, inRange, ok := ExactInteger(typ, v); ok {
+			switch {
+			case inRange:
+				return x, nil
+			case r.ignore:
+				ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
+				return x, nil
+			}
+			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+		}
+	}
+	cv, inRange, err := typ.Convert(ctx, v)
+	if err != nil && types.ErrConvertToDecimalLimit.Is(err) {
+		// A DECIMAL reports its range as an error, not a flag.
+		cv, inRange = decimalEnd(ctx, typ, v), sql.OutOfRange
+	} else if err != nil || inRange != sql.OutOfRange {
+		return v, nil // SetField converts it, or reports the error
+	}
+	if r.ignore {
+		ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
+		return clampInto(ctx, typ, v, cv), nil
+	}
+	return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+}
+
+// Type implements sql.Expression.
+func (r *rangeChecked) Type() sql.Type { return r.value.Type() }
+
+// IsNullable implements sql.Expression.
+func (r *rangeChecked) IsNullable() bool { return r.value.IsNullable() }
+
+// Resolved implements sql.Expression.
+func (r *rangeChecked) Resolved() bool { return r.value.Resolved() }
+
+// Children implements sql.Expression. The column is a child too, so that
+// the analyzer's later renumbering of fields reaches it: its index is
+// where UPDATE IGNORE puts the clamped value.
+func (r *rangeChecked) Children() []sql.Expression { return []sql.Expression{r.value, r.col} }
+
+// WithChildren implements sql.Expression.
+func (r *rangeChecked) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	col, ok := children[len(children)-1].(*expression.GetField)
+	if len(children) != 2 || !ok {
+		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 2)
+	}
+	return &rangeChecked{value: children[0], col: col, ignore: r.ignore}, nil
+}
+
+// String implements sql.Expression: the value as written, so that plans
+// read as before.
+func (r *rangeChecked) String() string { return r.value.String() }
+
+// DebugString implements sql.DebugStringer.
+func (r *rangeChecked) DebugString() string {
+	return fmt.Sprintf("rangeChecked(%s, %s)", sql.DebugString(r.value), r.col.Type())
+}
+
+// clampInto returns v, which the integer type typ cannot hold, as typ's
+// nearest end, as MySQL stores it under IGNORE (GMS's conversion wraps a
+// negative value into an unsigned type instead). For other types it
+// returns cv, GMS's conversion.
+func clampInto(ctx *sql.Context, typ sql.Type, v, cv any) any {
+	lo, hi, ok := codec.IntRange(typ)
+	if !ok {
+		return cv
+	}
+	dv, isDec := asDecimal(ctx, v)
+	if !isDec {
+		return cv
+	}
+	end := any(hi)
+	switch {
+	case dv.Sign() < 0:
+		end = lo
+	case typ.Type() == sqltypes.Uint64:
+		end = uint64(math.MaxUint64)
+	}
+	if c, _, err := typ.Convert(ctx, end); err == nil {
+		return c
+	}
+	return cv
+}
+
+// decimalEnd returns the end of the DECIMAL type typ nearest v, which typ
+// cannot hold: 99.99 for DECIMAL(4,2) and a v above it.
+func decimalEnd(ctx *sql.Context, typ sql.Type, v any) any {
+	dt, ok := typ.(sql.DecimalType)
+	if !ok {
+		return nil
+	}
+	p, sc := int32(dt.Precision()), int32(dt.Scale())
+	end := decimal.New(1, p-sc).Sub(decimal.New(1, -sc))
+	if d, ok := asDecimal(ctx, v); ok && d.Sign() < 0 {
+		end = end.Neg()
+	}
+	return end
+}

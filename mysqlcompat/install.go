@@ -1,0 +1,136 @@
+package mysqlcompat
+
+import (
+	"slices"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+)
+
+// Install puts the corrections into e, and into nothing else: copies of
+// the rule lists of e's analyzer, a wrapper of its exec builder and of its
+// parsers. An engine without Install behaves as GMS does.
+//
+// final are rules of the caller's that must see the plan of every
+// statement as the value rules do (below): they run after them, in turn,
+// at the end of every analysis and on the plans of GMS's fixed batches,
+// where they get no scope and no query flags. Each must leave a plan it
+// has rewritten as it is.
+//
+// Install wraps the exec builder e has: a builder installed afterwards
+// that builds whole trees itself (rowexec.NewOverrideBuilder) would hide
+// the wrapper from the plans it builds, so such builders go in first.
+// Call it once per engine, before its first statement. The string
+// functions are not installed here: the engine's database provider
+// resolves them (Function).
+func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
+	a := e.Analyzer
+	// At the end of the once-after batch, after GMS analyzed the sides of
+	// set operations and planned the joins (that batch also finalizes
+	// subqueries): UNION sides typed as MySQL merges them (setoptypes.go),
+	// and GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go).
+	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat)})
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys}, final)
+	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
+	// run at the end of every analysis, after the triggers and procedures
+	// are applied and before GMS tracks the process. They run inside the
+	// rule before process tracking, as the rule selectors of nested
+	// analyses (subqueries, procedure bodies) skip process tracking.
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.QuoteDefaultColumnValueNamesId }, func(quote analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(slices.Concat([]analyzer.RuleFunc{quote}, rules, []analyzer.RuleFunc{refuseSetDefault})...)
+	})
+	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
+	// Window functions over grouped rows are rewritten after parsing
+	// (groupwindow.go); the analyzer's parser reads stored definitions.
+	a.Parser = windowParser{a.Parser}
+	e.Parser = windowParser{e.Parser}
+}
+
+// AfterJoinsRule names the rule Install adds at the end of the once-after
+// batch, after GMS plans the joins: the one id this package gives a rule,
+// above GMS's. Another package's rules that belong there can run inside it
+// (WrapRule), rather than as rules whose ids GMS does not know, which cost
+// each statement the formatting of their names.
+const AfterJoinsRule analyzer.RuleId = 10_001
+
+// Analyzer rules of values
+//
+// Five rewrites close gaps in how GMS evaluates, compares and applies
+// values: exactAggregates (exactagg.go: SUM and AVG exact and typed as in
+// MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
+// column's range, values bound for BIGINT), compareUpdatesExactly
+// (exactupdate.go: updates that change only letter case),
+// checkIntArithmetic (intarith.go: integer arithmetic exact and typed as
+// in MySQL) and exactHashKeys (hashkeys.go: hash joins over DECIMAL and
+// mixed types). Each leaves a plan it has rewritten as it is. They run
+// inside a rule GMS knows, at the end of every analysis (Install).
+//
+// GMS analyzes a simple INSERT (VALUES of literals), a single-table UPDATE
+// and a single-table DELETE with fixed batches built from its package-level
+// rule lists (analyzer.getBatchesForNode), which an engine's own rule lists
+// do not reach. The plans of those statements get the rules when the
+// engine's exec builder builds them (valueRulesExec). A trigger's body is
+// analyzed on its own, with the engine's rules or those fixed batches; its
+// plan is part of its statement's plan, which gets the rules after the
+// trigger is applied, either way. A procedure's statements are statements
+// of their own.
+
+// valueRulesExec is an engine's exec builder with the value rules applied
+// to the plans GMS analyzed with its fixed batches. It also builds
+// subqueries, for every row of the outer query: a plan that is not a
+// statement costs a type switch.
+type valueRulesExec struct {
+	sql.NodeExecBuilder
+	a     *analyzer.Analyzer
+	rules analyzer.RuleFunc // the value rules and the caller's, chained
+}
+
+// Build implements sql.NodeExecBuilder.
+func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	switch x := n.(type) {
+	case *plan.DescribeQuery:
+		// EXPLAIN: GMS analyzes the statement explained as it would run it.
+		if fixedBatches(x.Query()) {
+			q, _, err := e.rules(ctx, e.a, x.Query(), nil, analyzer.DefaultRuleSelector, nil)
+			if err != nil {
+				return nil, err
+			}
+			n = x.WithQuery(q)
+		}
+	default:
+		if fixedBatches(n) {
+			nn, _, err := e.rules(ctx, e.a, n, nil, analyzer.DefaultRuleSelector, nil)
+			if err != nil {
+				return nil, err
+			}
+			n = nn
+		}
+	}
+	return e.NodeExecBuilder.Build(ctx, n, r)
+}
+
+// fixedBatches reports whether GMS may have analyzed a statement whose
+// plan is n with fixed batches: the conditions of
+// analyzer.getBatchesForNode, as far as analysis keeps them, on the
+// statement under the executors of its AFTER triggers.
+func fixedBatches(n sql.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.TriggerExecutor:
+			n = x.Left()
+		case *plan.InsertInto:
+			return x.LiteralValueSource
+		case *plan.Update:
+			return x.HasSingleRel && !x.IsJoin
+		case *plan.DeleteFrom:
+			// Analysis drops RefsSingleRel (DeleteFrom.WithChildren):
+			// every single-table DELETE gets the rules, some twice,
+			// which leaves their plans as they are.
+			return !x.HasExplicitTargets()
+		default:
+			return false
+		}
+	}
+}
