@@ -31,6 +31,19 @@ type sqlConfig struct {
 	seed       uint64
 	cpuProfile string
 	planner    string // -planner: thresholds for every access mode
+	// txnModes are the strata_txn_mode values (-txn_mode) each workload
+	// runs in, for every access mode; empty: the store's default.
+	txnModes []string
+}
+
+// runMode splits a run's mode, an -access entry with an optional
+// "@txn_mode" suffix (-txn_mode), into the two.
+func runMode(m string) (access, txnMode string) {
+	i := strings.LastIndexByte(m, '@')
+	if i < 0 || strings.Contains(m[i:], ")") {
+		return m, ""
+	}
+	return m[:i], m[i+1:]
 }
 
 // accessMode splits an -access entry, "planned" or
@@ -95,7 +108,8 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		fmt.Fprintln(out, "\nsysbench-style SQL workloads over database/sql against an embedded database.")
 		fmt.Fprintln(out, "Workloads (name[:size]): point_select, in_list[:ids], simple_range[:rows], sum_range[:rows],")
 		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index;")
-		fmt.Fprintln(out, "and, not among the defaults, covered_range[:rows] (a range of k read from k_idx alone).")
+		fmt.Fprintln(out, "and, not among the defaults, covered_range[:rows] (a range of k read from k_idx alone) and")
+		fmt.Fprintln(out, "counter[:rows] (a transaction: SELECT k ... FOR UPDATE, then UPDATE it, on one of the first rows).")
 		fmt.Fprintln(out, "\nflags:")
 		fs.PrintDefaults()
 	}
@@ -117,11 +131,22 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	fs.Int64Var(&c.cacheSize, "cache_size", 0, "block cache bytes; 0 for the store's default (sqlstore.DefaultCacheSize)")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the workloads to this file")
+	var txnModes string
+	fs.StringVar(&txnModes, "txn_mode", "", "comma-separated transaction modes (strata_txn_mode) to run each workload in, for every access mode: pessimistic, optimistic; default: the store's")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	var errs []error
 	var err error
+	for _, m := range strings.Split(txnModes, ",") {
+		switch m = strings.TrimSpace(m); m {
+		case "":
+		case "pessimistic", "optimistic":
+			c.txnModes = append(c.txnModes, m)
+		default:
+			errs = append(errs, fmt.Errorf("-txn_mode: unknown mode %q (pessimistic, optimistic)", m))
+		}
+	}
 	if c.workloads, err = parseSQLWorkloads(workloads); err != nil {
 		errs = append(errs, err)
 	}
@@ -141,6 +166,15 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		default:
 			errs = append(errs, fmt.Errorf("-access: unknown mode %q (want planned, naive or replan, each with optional (thresholds))", a))
 		}
+	}
+	if len(c.txnModes) > 0 {
+		var modes []string
+		for _, a := range c.access {
+			for _, m := range c.txnModes {
+				modes = append(modes, a+"@"+m)
+			}
+		}
+		c.access = modes
 	}
 	if c.rows < 100 {
 		errs = append(errs, fmt.Errorf("-rows=%d: want at least 100", c.rows))

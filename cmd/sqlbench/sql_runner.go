@@ -100,7 +100,7 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 	}
 	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, %d MiB block cache, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
 		c.rows, c.threads, c.duration, cache, blockCache>>20, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
-	fmt.Fprintf(b.stdout, "%-20s %-15s %9s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "cpu_us", "rows/q", "errors")
+	fmt.Fprintf(b.stdout, "%-20s %-20s %9s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "cpu_us", "rows/q", "errors")
 	for _, spec := range c.workloads {
 		q := sqlWorkloads[spec.name].build(b, spec.size)
 		if q.name == "" {
@@ -188,7 +188,7 @@ func (b *sqlBench) report(r *sqlResult, label string, cpuPerQuery time.Duration)
 	if cpuPerQuery > 0 {
 		cpu = fmt.Sprintf("%.1f", us(cpuPerQuery))
 	}
-	fmt.Fprintf(b.stdout, "%-20s %-15s %9.1f %9.1f %9.1f %9.1f %9s %8.1f %7d\n", r.workload, access, r.qps(),
+	fmt.Fprintf(b.stdout, "%-20s %-20s %9.1f %9.1f %9.1f %9.1f %9s %8.1f %7d\n", r.workload, access, r.qps(),
 		us(r.mean()), us(r.percentile(0.95)), us(r.percentile(0.99)), cpu, float64(r.rows)/max(float64(r.queries), 1), r.errors)
 	if !b.cfg.statistics || label != "" {
 		return
@@ -208,6 +208,7 @@ func (b *sqlBench) report(r *sqlResult, label string, cpuPerQuery time.Duration)
 type sqlThread struct {
 	conn *sql.Conn
 	stmt *sql.Stmt
+	then *sql.Stmt // q.then, prepared
 	q    *sqlQuery
 	r    *rand.Rand
 	args []any
@@ -321,19 +322,30 @@ func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed
 		return nil, err
 	}
 	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
-	access, thresholds := accessMode(mode)
+	accessEntry, txnMode := runMode(mode)
+	access, thresholds := accessMode(accessEntry)
 	reuse := "ON"
 	if access == "replan" {
 		access, reuse = "planned", "OFF"
 	}
 	thresholds = strings.Trim(b.cfg.planner+","+thresholds, ",")
-	if _, err := conn.ExecContext(ctx, "SET strata_access = '"+access+"', strata_plan_reuse = "+reuse+", strata_planner = '"+thresholds+"'"); err != nil {
+	set := "SET strata_access = '" + access + "', strata_plan_reuse = " + reuse + ", strata_planner = '" + thresholds + "'"
+	if txnMode != "" {
+		set += ", strata_txn_mode = '" + txnMode + "'"
+	}
+	if _, err := conn.ExecContext(ctx, set); err != nil {
 		t.close()
 		return nil, err
 	}
 	if t.stmt, err = conn.PrepareContext(ctx, q.text); err != nil {
 		t.close()
 		return nil, err
+	}
+	if q.then != "" {
+		if t.then, err = conn.PrepareContext(ctx, q.then); err != nil {
+			t.close()
+			return nil, err
+		}
 	}
 	t.lat = make([]time.Duration, 0, 1<<16)
 	return t, nil
@@ -342,6 +354,9 @@ func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed
 func (t *sqlThread) close() {
 	if t.stmt != nil {
 		_ = t.stmt.Close()
+	}
+	if t.then != nil {
+		_ = t.then.Close()
 	}
 	_ = t.conn.Close()
 }
@@ -400,6 +415,9 @@ func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.T
 // once runs the statement once with fresh arguments and reads its rows.
 func (t *sqlThread) once(ctx context.Context) error {
 	t.q.fill(t.r, t.args)
+	if t.then != nil {
+		return t.readThenWrite(ctx)
+	}
 	if t.q.write {
 		_, err := t.stmt.ExecContext(ctx, t.args...)
 		return err
@@ -431,6 +449,34 @@ func (t *sqlThread) once(ctx context.Context) error {
 		return err
 	}
 	return rs.Close()
+}
+
+// readThenWrite runs q's transaction: its statement reads one row, and
+// q.then writes it with the same arguments.
+func (t *sqlThread) readThenWrite(ctx context.Context) error {
+	tx, err := t.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var v sql.RawBytes
+	rs, err := tx.StmtContext(ctx, t.stmt).QueryContext(ctx, t.args...)
+	if err == nil {
+		for rs.Next() {
+			if err = rs.Scan(&v); err != nil {
+				break
+			}
+			t.rows++
+		}
+		err = errors.Join(err, rs.Err(), rs.Close())
+	}
+	if err == nil {
+		_, err = tx.StmtContext(ctx, t.then).ExecContext(ctx, t.args...)
+	}
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // isConflict reports whether err is a write conflict (MySQL error 1213),

@@ -23,6 +23,9 @@ import (
 //	covered_range:N   SELECT id FROM sbtest WHERE k BETWEEN ? AND ?   (about N rows; k_idx covers it; not a default)
 //	insert            INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)  (new ids)
 //	update_index      UPDATE sbtest SET k = k + 1 WHERE id = ?
+//	counter:N         BEGIN; SELECT k FROM sbtest WHERE id = ? FOR UPDATE;
+//	                  UPDATE sbtest SET k = k + 1 WHERE id = ?; COMMIT
+//	                  (id among the first N rows, default 1: every client on one row; not a default)
 
 // sqlWorkloadDef describes a workload.
 type sqlWorkloadDef struct {
@@ -37,6 +40,9 @@ type sqlQuery struct {
 	text  string
 	nargs int
 	write bool // run with Exec, not Query
+	// then, when set, makes each execution a transaction: text reads,
+	// then then writes, with the same arguments (sqlThread.readThenWrite).
+	then string
 	// fill sets args (len nargs) for one execution.
 	fill func(r *rand.Rand, args []any)
 }
@@ -85,6 +91,16 @@ var sqlWorkloads = map[string]sqlWorkloadDef{
 				args[2] = sbtestString(r, 10)
 				args[3] = sbtestString(r, 5)
 			},
+		}
+	}},
+	"counter": {sized: true, build: func(b *sqlBench, n int) *sqlQuery {
+		n = min(orDefault(n, 1), b.cfg.rows)
+		return &sqlQuery{
+			name:  fmt.Sprintf("counter:%d", n),
+			text:  "SELECT k FROM sbtest WHERE id = ? FOR UPDATE",
+			then:  "UPDATE sbtest SET k = k + 1 WHERE id = ?",
+			nargs: 1, write: true,
+			fill: func(r *rand.Rand, args []any) { args[0] = r.Int64N(int64(n)) + 1 },
 		}
 	}},
 	"update_index": {build: func(b *sqlBench, _ int) *sqlQuery {
