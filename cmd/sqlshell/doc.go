@@ -8,14 +8,32 @@
 // # Shell
 //
 // The shell opens (creating) the store in the data folder and starts in
-// database main (--db). At a terminal it edits lines and keeps a history
-// (~/.strata_history); statements end with ; or \G (vertical output) and
-// may span lines; results are aligned tables with the row count and time;
-// Ctrl-C cancels the running statement (or the one being typed), Ctrl-D,
-// exit or quit leave. Errors read like the mysql client's:
-// ERROR 1146 (42S02): .... Output that is not a terminal is tab-separated
-// like mysql --batch. A script (stdin or -e) stops at the first error,
-// printing the line the failing statement starts on, with exit code 1.
+// database main (--db). At a terminal it edits lines, completes keywords
+// and the current database's table and column names with Tab, and keeps
+// a history (~/.strata_history, created 0600; statements containing
+// IDENTIFIED or PASSWORD are not kept, as the mysql client's histignore
+// default). The prompt names the database (strata [main]>); --prompt
+// and \R take the mysql client's escapes (\d, \u, \h, \D, ...).
+// Statements end with ; or \G (vertical output) and may span lines;
+// results are aligned tables, wide characters by their display width,
+// with the row count and time; Ctrl-C cancels the running statement (or
+// the one being typed), Ctrl-D, exit or quit leave. Errors read like the
+// mysql client's: ERROR 1146 (42S02): .... A syntax error names its line
+// and column inside the statement and the text from there (near '...'),
+// and at a terminal a caret points at it. Output that is not a terminal
+// is tab-separated like mysql --batch. A script (stdin or -e) stops at
+// the first error, printing the line the failing statement starts on,
+// with exit code 1.
+//
+// The shell takes the mysql client's commands (commands.go): \? or help,
+// source FILE or \. FILE, status or \s, use DB or \u DB, \W and \w
+// (warnings after each statement), tee FILE or \T and notee or \t, pager
+// CMD or \P and nopager or \n, \e (edit in $EDITOR), \p, \c, \R, \d,
+// \G, \g, \q. A backslash outside quotes always starts a command; long
+// names count at the start of a line while no statement is being typed,
+// and exit and quit alone on a line even then. An unknown command (\dt,
+// .tables) is answered at once with an error and a hint, and drops the
+// statement being typed, so that nothing of it reaches the next one.
 //
 // # Server
 //
@@ -51,7 +69,10 @@
 //
 // # Files
 //
-// main.go (flags), split.go (statements from lines), session.go (running
-// a statement), format.go (tables, tabs, \G), script.go, shell.go,
-// serve.go (flags of serve, which build a server.Config).
+// main.go (flags), split.go (statements and commands from lines),
+// commands.go (the client commands, and running a script), session.go
+// (running a statement), syntax.go (placing a syntax error), format.go
+// and width.go (tables, tabs, \G), shell.go (the terminal: prompt,
+// Ctrl-C), complete.go, history.go, script.go (input lines), serve.go
+// (flags of serve, which build a server.Config).
 package main

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/strata-db/strata/sqlstore"
 )
@@ -88,7 +87,7 @@ func cell(v *string) string {
 	return *v
 }
 
-func width(s string) int { return utf8.RuneCountInString(s) }
+func width(s string) int { return displayWidth(s) }
 
 // table prints the mysql client's boxed table.
 func (p *printer) table(res *result) {

@@ -61,6 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&vertical, "E", false, "short for --vertical")
 	fs.BoolVar(&noHeader, "skip-column-names", false, "no header line in tab-separated output")
 	fs.BoolVar(&noHeader, "N", false, "short for --skip-column-names")
+	promptFlag := fs.String("prompt", defaultPrompt, "the interactive prompt, with the mysql client's escapes (\\d database, \\u user, ...)")
 	history := fs.String("history", historyDefault(), "the history file of the interactive shell; empty for none")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -98,17 +99,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if vertical {
 			f = formatVertical
 		}
+		sh := &shell{
+			sess: sess, engine: engine, p: p, f: f, stdout: stdout, stderr: stderr,
+			data: *data, sp: newSplitter(), db: *db, prompt: *promptFlag,
+		}
+		defer func() {
+			if sh.tee != nil {
+				_ = sh.tee.Close()
+			}
+		}()
 		if interactive {
 			p.interactive = true
-			return runInteractive(sess, p, f, *data, *db, *history, stdin, stdout, stderr)
+			sh.interactive = true
+			return runInteractive(sh, *history, stdin, stdout, stderr)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
+		sh.newCtx = func() (context.Context, context.CancelFunc) { return ctx, func() {} }
 		src := stdin
 		if *exec != "" {
 			src = strings.NewReader(*exec)
 		}
-		return runScript(ctx, sess, src, p, f, stderr)
+		if !sh.runScript(src) {
+			return exitSQL
+		}
+		return exitOK
 	}()
 	sess.close()
 	if err := engine.Close(); err != nil {
@@ -133,10 +148,16 @@ Flags:
   -E, --vertical        every result vertically, as with \G
   -N, --skip-column-names
                         no header line in tab-separated output
-  --history FILE        history of the interactive shell (default ~/.strata_history)
+  --history FILE        history of the interactive shell (default ~/.strata_history),
+                        created 0600; statements with IDENTIFIED or PASSWORD are not kept
+  --prompt TEXT         the prompt, with the mysql client's escapes: \d database,
+                        \u user, \h host, \D date, \R:\m:\s time, \c counter, \_ space
+                        (default "strata [\d]> ")
 
 SQL piped on stdin runs as a script; the first error stops it with exit
 code 1 and the failing line. Output that is not a terminal is tab-separated.
+The shell takes the mysql client's commands (\? lists them): source FILE,
+status, use DB, tee FILE, pager CMD, \e, \W, \G, \q, ...
 `
 
 func dataDefault() string {

@@ -7,39 +7,39 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chzyer/readline"
 )
 
 const (
-	prompt     = "strata> "
-	contPrompt = "     -> "
+	defaultPrompt = `strata [\d]> `
+	contPrompt    = "     -> "
 )
 
-const shellHelp = `Statements end with ; (or \G to print the result vertically) and may
-span several lines. Ctrl-C cancels the running statement, or the statement
-being typed; Ctrl-D, exit or quit leaves.
+// lineSource is where the interactive shell reads lines: a
+// readline.Instance at a terminal, a transcript in tests.
+type lineSource interface {
+	Readline() (string, error)
+	SetPrompt(string)
+}
 
-  help, \h, ?     this text
-  exit, quit, \q  leave the shell
-  \c              clear the statement being typed
-  USE db;         switch database        SHOW DATABASES; SHOW TABLES;
-  DESCRIBE t;     a table's columns      SHOW CREATE TABLE t\G
-  BEGIN; ... COMMIT; or ROLLBACK;        transactions
-`
-
-// runInteractive is the shell at a terminal: line editing and history,
-// multi-line statements, Ctrl-C to cancel the running statement.
-func runInteractive(sess *session, p *printer, f format, data, db, history string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runInteractive is the shell at a terminal: line editing, history and
+// tab completion, multi-line statements, Ctrl-C to cancel the running
+// statement.
+func runInteractive(sh *shell, historyPath string, stdin io.Reader, stdout, stderr io.Writer) int {
+	sh.completer = newCompleter(sh.engine, func() string { return sh.db })
+	defer sh.completer.close()
 	cfg := &readline.Config{
-		Prompt:                 prompt,
-		HistoryFile:            history,
+		Prompt:                 sh.expandPrompt(),
 		DisableAutoSaveHistory: true,
 		HistorySearchFold:      true,
 		InterruptPrompt:        "^C",
 		EOFPrompt:              "",
+		AutoComplete:           sh.completer,
 	}
 	if in, ok := stdin.(*os.File); ok {
 		cfg.Stdin = in
@@ -56,11 +56,19 @@ func runInteractive(sess *session, p *printer, f format, data, db, history strin
 		return exitUsage
 	}
 	defer rl.Close()
+	h, err := openHistory(historyPath, func(s string) { _ = rl.SaveHistory(s) })
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlshell: history: %v\n", err)
+		h, _ = openHistory("", func(s string) { _ = rl.SaveHistory(s) })
+	}
+	sh.history = h
+	defer h.close()
 
 	// SIGINT arrives while a statement runs (the terminal is not in raw
 	// mode then): it cancels that statement, never the shell.
 	var mu sync.Mutex
 	var cancel context.CancelFunc
+	interrupted := false // a SIGINT cancelled the running statement
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, os.Interrupt)
 	var wg sync.WaitGroup
@@ -71,6 +79,7 @@ func runInteractive(sess *session, p *printer, f format, data, db, history strin
 			mu.Lock()
 			if cancel != nil {
 				cancel()
+				interrupted = true
 			}
 			mu.Unlock()
 		}
@@ -80,76 +89,139 @@ func runInteractive(sess *session, p *printer, f format, data, db, history strin
 		close(sigc)
 		wg.Wait()
 	}()
+	sh.newCtx = func() (context.Context, context.CancelFunc) {
+		ctx, c := context.WithCancel(context.Background())
+		mu.Lock()
+		cancel = c
+		mu.Unlock()
+		return ctx, func() {
+			mu.Lock()
+			cancel = nil
+			if interrupted {
+				// The terminal echoed ^C where the cursor was: what
+				// follows starts on a line of its own.
+				fmt.Fprintln(stdout)
+				interrupted = false
+			}
+			mu.Unlock()
+			c()
+		}
+	}
+	return sh.interact(rl)
+}
 
-	fmt.Fprintf(stdout, "Strata SQL shell. Data folder %s, database %s.\nType help for help; statements end with ;\n\n", data, db)
-	sp := newSplitter()
+// interact reads lines from src until the input ends or a command leaves.
+func (sh *shell) interact(src lineSource) int {
+	fmt.Fprintf(sh.out(), "Strata SQL shell. Data folder %s, database %s.\nType help or \\? for help; statements end with ;\n\n", sh.data, sh.db)
 	var lines []string // the statement being typed, for history
 	for {
-		if sp.pending() {
-			rl.SetPrompt(contPrompt)
+		if sh.sp.pending() {
+			src.SetPrompt(contPrompt)
 		} else {
-			rl.SetPrompt(prompt)
+			src.SetPrompt(sh.expandPrompt())
 		}
-		line, err := rl.Readline()
+		line, err := src.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
-			sp.reset()
+			// Ctrl-C at the prompt drops what was typed.
+			sh.sp.reset()
 			lines = nil
 			continue
 		}
 		if errors.Is(err, io.EOF) {
-			fmt.Fprintln(stdout, "Bye")
+			fmt.Fprintln(sh.out(), "Bye")
 			return exitOK
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "sqlshell: %v\n", err)
+			fmt.Fprintf(sh.stderr, "sqlshell: %v\n", err)
 			return exitUsage
 		}
-		if !sp.pending() {
-			switch strings.TrimRight(strings.TrimSpace(line), ";") {
-			case "":
-				continue
-			case "exit", "quit", `\q`:
-				fmt.Fprintln(stdout, "Bye")
-				return exitOK
-			case "help", `\h`, "?":
-				fmt.Fprint(stdout, shellHelp)
-				continue
-			}
+		if sh.tee != nil {
+			// The tee file holds the session as seen: prompts and input too.
+			fmt.Fprintf(sh.tee, "%s%s\n", sh.expandPrompt(), line)
 		}
-		if strings.HasSuffix(strings.TrimSpace(line), `\c`) {
-			sp.reset()
-			lines = nil
+		if strings.TrimSpace(line) == "" && !sh.sp.pending() {
 			continue
 		}
 		lines = append(lines, line)
-		stmts := sp.add(line)
-		if len(stmts) == 0 {
-			continue
-		}
-		_ = rl.SaveHistory(strings.Join(lines, " "))
-		lines = nil
-		if sp.pending() {
-			lines = append(lines, line) // the rest of the line starts the next statement
-		}
-		for _, st := range stmts {
-			ctx, c := context.WithCancel(context.Background())
-			mu.Lock()
-			cancel = c
-			mu.Unlock()
-			res, err := sess.run(ctx, st.text)
-			mu.Lock()
-			cancel = nil
-			mu.Unlock()
-			c()
-			if err != nil {
-				fmt.Fprintln(stderr, errorLine(err, 0))
-				continue
+		items := sh.sp.add(line)
+		if len(items) > 0 || !sh.sp.pending() {
+			if sh.history != nil {
+				sh.history.add(strings.Join(lines, " "))
 			}
-			sf := f
-			if st.term == termVertical {
-				sf = formatVertical
+			lines = nil
+			if sh.sp.pending() {
+				lines = append(lines, line) // the rest of the line starts the next statement
 			}
-			p.print(res, sf)
+		}
+		sh.runAll(items)
+		if sh.quit {
+			fmt.Fprintln(sh.out(), "Bye")
+			return exitOK
 		}
 	}
+}
+
+// expandPrompt returns the prompt with the mysql client's escapes
+// replaced: \d database, \u user, \h host, \p connection, \D date, \R \m
+// \s time, \Y \y \o \O \w date parts, \c statement counter, \l delimiter,
+// \S ;, \_ space, \n newline, \\ backslash.
+func (sh *shell) expandPrompt() string {
+	p := sh.prompt
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	now := time.Now()
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '\\' || i+1 == len(p) {
+			b.WriteByte(p[i])
+			continue
+		}
+		i++
+		switch p[i] {
+		case 'd':
+			if sh.db == "" {
+				b.WriteString("(none)")
+			} else {
+				b.WriteString(sh.db)
+			}
+		case 'u':
+			b.WriteString("root")
+		case 'h':
+			b.WriteString("localhost")
+		case 'p':
+			b.WriteString("embedded")
+		case 'D':
+			b.WriteString(now.Format("Mon Jan _2 15:04:05 2006"))
+		case 'R':
+			b.WriteString(now.Format("15"))
+		case 'm':
+			b.WriteString(now.Format("04"))
+		case 's':
+			b.WriteString(now.Format("05"))
+		case 'Y':
+			b.WriteString(now.Format("2006"))
+		case 'y':
+			b.WriteString(now.Format("06"))
+		case 'o':
+			b.WriteString(now.Format("1"))
+		case 'O':
+			b.WriteString(now.Format("Jan"))
+		case 'w':
+			b.WriteString(now.Format("Mon"))
+		case 'c':
+			b.WriteString(strconv.Itoa(sh.counter))
+		case 'l':
+			b.WriteString(sh.sp.delim)
+		case 'S':
+			b.WriteByte(';')
+		case '_':
+			b.WriteByte(' ')
+		case 'n':
+			b.WriteByte('\n')
+		default:
+			b.WriteByte(p[i])
+		}
+	}
+	return b.String()
 }

@@ -95,8 +95,8 @@ func TestInteractiveShell(t *testing.T) {
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "history")
 	term := startTerminal(t, "--data", filepath.Join(dir, "data"), "--history", hist)
-	term.expect("Type help for help")
-	term.expect(prompt)
+	term.expect("Type help or")
+	term.expect(mainPrompt)
 
 	// A statement over two lines.
 	term.typeKeys("CREATE TABLE t (id INT PRIMARY KEY,\r")
@@ -129,7 +129,7 @@ func TestInteractiveShell(t *testing.T) {
 	term.typeKeys("SELECT 1,\r")
 	term.expect(contPrompt)
 	term.typeKeys("\x03")
-	term.expect(prompt)
+	term.expect(mainPrompt)
 	term.typeKeys("SELECT 5 AS five;\r")
 	out = term.expect("1 row in set")
 	require.Contains(t, out, "| five |")
@@ -143,7 +143,8 @@ func TestInteractiveShell(t *testing.T) {
 		term.typeKeys("\x03")
 		time.Sleep(100 * time.Millisecond)
 	}
-	term.expect("Query execution was interrupted")
+	out = term.expect("Query execution was interrupted")
+	require.Contains(t, out, "\r\nERROR 1317 (70100)", "the error starts a line of its own after the echoed ^C")
 	term.typeKeys("SELECT COUNT(*) AS n FROM t;\r")
 	term.expect("1 row in set")
 
@@ -163,10 +164,68 @@ func TestInteractiveExit(t *testing.T) {
 		t.Run(word, func(t *testing.T) {
 			dir := t.TempDir()
 			term := startTerminal(t, "--data", dir, "--history", "")
-			term.expect(prompt)
+			term.expect(mainPrompt)
 			term.typeKeys(word + "\r")
 			term.expect("Bye")
 			require.NoError(t, term.cmd.Wait())
 		})
 	}
+}
+
+// mainPrompt is the default prompt in database main.
+const mainPrompt = "strata [main]> "
+
+// TestInteractiveCommands: at a terminal, tab completes keywords and the
+// names of tables and columns, the prompt follows the database, a syntax
+// error shows a caret, an unknown command answers at once, and history
+// stays out of reach of other users and keeps no passwords.
+func TestInteractiveCommands(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history")
+	term := startTerminal(t, "--data", filepath.Join(dir, "data"), "--history", hist)
+	term.expect(mainPrompt)
+	term.typeKeys("CREATE TABLE customers (id INT PRIMARY KEY, city VARCHAR(10));\r")
+	term.expect("Query OK")
+	term.typeKeys("INSERT INTO customers VALUES (1, 'Oslo');\r")
+	term.expect("Query OK")
+
+	// Tab completes a keyword (in the case typed), a table and a column.
+	term.typeKeys("sel\t ci\t FROM custo\t;\r")
+	out := term.expect("1 row in set")
+	require.Contains(t, out, "| Oslo |")
+	require.Contains(t, out, "select city FROM customers;")
+
+	// An unknown command answers at once; the next statement runs.
+	term.typeKeys(".tables\r")
+	term.expect("Unknown command '.tables'. Try SHOW TABLES;")
+	term.typeKeys("SELECT 7 AS seven;\r")
+	term.expect("| seven |")
+
+	// A syntax error points at its place.
+	term.typeKeys("SELECT city\r")
+	term.expect(contPrompt)
+	term.typeKeys("FROM customers WHERE city = = 'x';\r")
+	out = term.expect("^")
+	require.Contains(t, out, "near '= 'x'' at line 2, column 29\r\nFROM customers WHERE city = = 'x'\r\n                            ^")
+
+	// The prompt names the database.
+	term.typeKeys("CREATE DATABASE shop;\r")
+	term.expect("Query OK")
+	term.typeKeys("use shop\r")
+	term.expect("Database changed")
+	term.expect("strata [shop]> ")
+
+	term.typeKeys("CREATE USER bob IDENTIFIED BY 'hunter2';\r")
+	term.expect("ERROR")
+	term.typeKeys("\\q\r")
+	term.expect("Bye")
+	require.NoError(t, term.cmd.Wait())
+
+	fi, err := os.Stat(hist)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	h, err := os.ReadFile(hist)
+	require.NoError(t, err)
+	require.Contains(t, string(h), "select city FROM customers;")
+	require.NotContains(t, string(h), "hunter2")
 }

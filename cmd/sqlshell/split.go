@@ -11,6 +11,7 @@ const (
 	termDelimiter terminator = iota // ; (or the DELIMITER in force)
 	termVertical                    // \G: one column per line
 	termEOF                         // the input ended without a delimiter
+	termCommand                     // a client command (commands.go): text is its name, a space and its argument
 )
 
 // statement is one complete statement of the input.
@@ -26,8 +27,14 @@ type statement struct {
 // end of the line, /* ... */). Comments that are not MySQL's executable
 // /*! ... */ kind (or an optimizer hint, /*+ ... */) are dropped, and
 // leave a space between the tokens they separated (a line comment leaves
-// its line's end). Feed lines in order with add; a splitter is not safe
-// for concurrent use.
+// its line's end). Outside quotes and comments a backslash starts one of
+// the mysql client's commands (\u db, \s, ...), and so does a line that
+// starts with a command's long name (use db, status, ...) or a dot (an
+// unknown command: sqlite3's .tables) while no statement is gathered;
+// exit and quit leave even then. Commands come out in order with the
+// statements, with term termCommand; they leave the statement being
+// gathered as it is, except \c, which drops it. Feed lines in order with
+// add; a splitter is not safe for concurrent use.
 type splitter struct {
 	delim   string
 	buf     strings.Builder
@@ -64,6 +71,11 @@ func (s *splitter) add(line string) []statement {
 		}
 	}
 	var out []statement
+	if s.quote == 0 && !s.comment {
+		if name, arg, ok := longCommand(line, s.pending()); ok {
+			return append(out, statement{text: name + " " + arg, line: s.line, term: termCommand})
+		}
+	}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch {
@@ -101,6 +113,12 @@ func (s *splitter) add(line string) []statement {
 				out = s.emit(out, termDelimiter)
 			}
 			i++
+		case c == '\\':
+			var cmd statement
+			cmd, i = s.backslash(line, i)
+			if cmd.text != "" {
+				out = append(out, cmd)
+			}
 		case c == '\'' || c == '"' || c == '`':
 			s.begin()
 			s.quote = c
@@ -134,6 +152,67 @@ func (s *splitter) add(line string) []statement {
 		s.buf.WriteByte('\n')
 	}
 	return out
+}
+
+// backslash reads the command whose backslash is line[i] and returns it
+// (text "" when the splitter carried it out itself) and the index of its
+// last byte. A command with an argument takes the rest of the line.
+func (s *splitter) backslash(line string, i int) (statement, int) {
+	cmd := statement{line: s.line, term: termCommand}
+	if i+1 == len(line) {
+		cmd.text = `\`
+		return cmd, i
+	}
+	c := line[i+1]
+	name := `\` + string(c)
+	if c == 'd' && i+2 < len(line) && isWordByte(line[i+2]) {
+		// \dt, \d+: psql's commands, not \d with an argument.
+		j := i + 2
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != ';' {
+			j++
+		}
+		cmd.text = line[i:j] + " "
+		return cmd, j - 1
+	}
+	switch c {
+	case 'c':
+		s.buf.Reset()
+		s.start = 0
+		return statement{}, i + 1
+	case 'd':
+		arg := strings.TrimSpace(line[i+2:])
+		if arg != "" {
+			s.delim = arg
+			return statement{}, len(line)
+		}
+		cmd.text = name + " "
+		return cmd, len(line)
+	}
+	switch c := commandByName(name); {
+	case c == nil:
+		// An unknown command fails at once; the statement being typed
+		// and the rest of the line go with it, so that neither turns
+		// the next statement into a syntax error.
+		s.buf.Reset()
+		s.start = 0
+		cmd.text = name + " "
+		return cmd, len(line)
+	case c.arg:
+		arg := line[i+2:]
+		if name == `\R` {
+			arg = strings.TrimLeft(arg, " \t") // a prompt may end in spaces
+		} else {
+			arg = strings.TrimSpace(arg)
+		}
+		cmd.text = name + " " + arg
+		return cmd, len(line)
+	}
+	cmd.text = name + " "
+	return cmd, i + 1
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '+' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }
 
 // endsInSpace reports whether b's text ends in white space.

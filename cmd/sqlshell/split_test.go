@@ -32,6 +32,20 @@ func TestSplitter(t *testing.T) {
 		{"comment at the start", "/* c */SELECT 1;", []statement{{"SELECT 1", 1, termDelimiter}}},
 		{"line comments end their line", "SELECT 1-- c\nAS x# d\n, 2;", []statement{{"SELECT 1\nAS x\n, 2", 1, termDelimiter}}},
 		{"executable comment kept inline", "SELECT 1/*!AS x*/;", []statement{{"SELECT 1/*!AS x*/", 1, termDelimiter}}},
+		{"command", "\\s", []statement{{"\\s ", 1, termCommand}}},
+		{"command with an argument", "\\u  shop ", []statement{{"\\u shop", 1, termCommand}}},
+		{"command inside a statement", "SELECT 1 \\s\n;", []statement{{"\\s ", 1, termCommand}, {"SELECT 1", 1, termDelimiter}}},
+		{"backslash in quotes", "SELECT '\\s';", []statement{{"SELECT '\\s'", 1, termDelimiter}}},
+		{"long command", "status;", []statement{{"\\s ", 1, termCommand}}},
+		{"long command with an argument", "use shop;", []statement{{"\\u shop", 1, termCommand}}},
+		{"use with more on the line is SQL", "use shop; SELECT 1;", []statement{{"use shop", 1, termDelimiter}, {"SELECT 1", 1, termDelimiter}}},
+		{"long name inside a statement", "SELECT\nstatus;", []statement{{"SELECT\nstatus", 1, termDelimiter}}},
+		{"quit inside a statement", "SELECT 1,\nquit", []statement{{"\\q ", 2, termCommand}, {"SELECT 1,", 1, termEOF}}},
+		{"unknown command drops the statement", "SELECT 1 \\z more\nSELECT 2;", []statement{{"\\z ", 1, termCommand}, {"SELECT 2", 2, termDelimiter}}},
+		{"psql command", "\\dt", []statement{{"\\dt ", 1, termCommand}}},
+		{"dot command", ".tables", []statement{{".tables ", 1, termCommand}}},
+		{"clear", "SELECT 1 \\c SELECT 2;", []statement{{"SELECT 2", 1, termDelimiter}}},
+		{"delimiter command", "\\d //\nSELECT 1; SELECT 2//", []statement{{"SELECT 1; SELECT 2", 2, termDelimiter}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,2 @@
+-- run by source.txt
+INSERT INTO t SELECT COUNT(*) + 1 FROM t;
