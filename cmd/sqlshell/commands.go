@@ -326,10 +326,16 @@ func isQuery(q string) bool {
 // command failed.
 func (sh *shell) command(name, arg string, line int) bool {
 	switch name {
-	case `\?`, `\h`:
+	case `\?`:
 		fmt.Fprint(sh.out(), shellHelp())
 	case `\q`:
 		sh.quit = true
+	case `\c`:
+		// clear at the start of a line: nothing is being typed.
+	case `\g`, `\G`:
+		// go or ego at the start of a line: nothing is being typed.
+		sh.fail(line, "No query specified")
+		return false
 	case `\p`:
 		fmt.Fprintln(sh.out(), "--------------")
 		fmt.Fprintln(sh.out(), strings.TrimSpace(sh.sp.buf.String()))

@@ -165,6 +165,9 @@ func (s *splitter) backslash(line string, i int) (statement, int) {
 	}
 	c := line[i+1]
 	name := `\` + string(c)
+	if c == 'h' {
+		name = `\?` // mysql's other name for help
+	}
 	if c == 'd' && i+2 < len(line) && isWordByte(line[i+2]) {
 		// \dt, \d+: psql's commands, not \d with an argument.
 		j := i + 2

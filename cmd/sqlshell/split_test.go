@@ -42,6 +42,8 @@ func TestSplitter(t *testing.T) {
 		{"long name inside a statement", "SELECT\nstatus;", []statement{{"SELECT\nstatus", 1, termDelimiter}}},
 		{"quit inside a statement", "SELECT 1,\nquit", []statement{{"\\q ", 2, termCommand}, {"SELECT 1,", 1, termEOF}}},
 		{"unknown command drops the statement", "SELECT 1 \\z more\nSELECT 2;", []statement{{"\\z ", 1, termCommand}, {"SELECT 2", 2, termDelimiter}}},
+		{"help", "\\h", []statement{{"\\? ", 1, termCommand}}},
+		{"go without a statement", "go", []statement{{"\\g ", 1, termCommand}}},
 		{"psql command", "\\dt", []statement{{"\\dt ", 1, termCommand}}},
 		{"dot command", ".tables", []statement{{".tables ", 1, termCommand}}},
 		{"clear", "SELECT 1 \\c SELECT 2;", []statement{{"SELECT 2", 1, termDelimiter}}},
