@@ -118,5 +118,16 @@ func (e syntaxErr) caret() string {
 	if n := e.col - 1; n <= utf8.RuneCountInString(prefix) {
 		prefix = string([]rune(prefix)[:n])
 	}
-	return e.src + "\n" + strings.Repeat(" ", displayWidth(prefix)) + "^"
+	var b strings.Builder
+	b.WriteString(e.src)
+	b.WriteByte('\n')
+	for _, r := range prefix {
+		if r == '\t' {
+			b.WriteByte('\t') // a tab reaches the same column above and below
+			continue
+		}
+		b.WriteString(strings.Repeat(" ", displayWidth(string(r))))
+	}
+	b.WriteByte('^')
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,4 +22,9 @@ func TestDisplayWidth(t *testing.T) {
 	} {
 		require.Equal(t, want, displayWidth(s), "%q", s)
 	}
+}
+
+func TestSyntaxErrorCaret(t *testing.T) {
+	e := syntaxErr{src: "\tWHERE 漢 = = 1", col: 12} // the second =
+	require.Equal(t, "\tWHERE 漢 = = 1\n\t"+strings.Repeat(" ", 11)+"^", e.caret())
 }
