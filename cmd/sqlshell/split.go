@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // terminator says how a statement ended, which picks its output format.
@@ -33,7 +34,7 @@ type statement struct {
 // unknown command: sqlite3's .tables) while no statement is gathered;
 // exit and quit leave even then. Commands come out in order with the
 // statements, with term termCommand; they leave the statement being
-// gathered as it is, except \c, which drops it. Feed lines in order with
+// gathered as it is, except \c and an unknown command, which drop it. Feed lines in order with
 // add; a splitter is not safe for concurrent use.
 type splitter struct {
 	delim   string
@@ -160,10 +161,13 @@ func (s *splitter) add(line string) []statement {
 func (s *splitter) backslash(line string, i int) (statement, int) {
 	cmd := statement{line: s.line, term: termCommand}
 	if i+1 == len(line) {
-		cmd.text = `\`
-		return cmd, i
+		return s.unknown(cmd, `\`), len(line)
 	}
 	c := line[i+1]
+	if c >= utf8.RuneSelf {
+		_, size := utf8.DecodeRuneInString(line[i+1:])
+		return s.unknown(cmd, line[i:i+1+size]), len(line)
+	}
 	name := `\` + string(c)
 	if c == 'h' {
 		name = `\?` // mysql's other name for help
@@ -171,11 +175,10 @@ func (s *splitter) backslash(line string, i int) (statement, int) {
 	if c == 'd' && i+2 < len(line) && isWordByte(line[i+2]) {
 		// \dt, \d+: psql's commands, not \d with an argument.
 		j := i + 2
-		for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != ';' {
+		for j < len(line) && isWordByte(line[j]) {
 			j++
 		}
-		cmd.text = line[i:j] + " "
-		return cmd, j - 1
+		return s.unknown(cmd, line[i:j]), len(line)
 	}
 	switch c {
 	case 'c':
@@ -193,13 +196,7 @@ func (s *splitter) backslash(line string, i int) (statement, int) {
 	}
 	switch c := commandByName(name); {
 	case c == nil:
-		// An unknown command fails at once; the statement being typed
-		// and the rest of the line go with it, so that neither turns
-		// the next statement into a syntax error.
-		s.buf.Reset()
-		s.start = 0
-		cmd.text = name + " "
-		return cmd, len(line)
+		return s.unknown(cmd, name), len(line)
 	case c.arg:
 		arg := line[i+2:]
 		if name == `\R` {
@@ -212,6 +209,16 @@ func (s *splitter) backslash(line string, i int) (statement, int) {
 	}
 	cmd.text = name + " "
 	return cmd, i + 1
+}
+
+// unknown returns the unknown command name, which fails at once: the
+// statement being typed and the rest of the line go with it, so that
+// neither turns the next statement into a syntax error.
+func (s *splitter) unknown(cmd statement, name string) statement {
+	s.buf.Reset()
+	s.start = 0
+	cmd.text = name + " "
+	return cmd
 }
 
 func isWordByte(c byte) bool {

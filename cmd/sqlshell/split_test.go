@@ -45,6 +45,8 @@ func TestSplitter(t *testing.T) {
 		{"help", "\\h", []statement{{"\\? ", 1, termCommand}}},
 		{"go without a statement", "go", []statement{{"\\g ", 1, termCommand}}},
 		{"psql command", "\\dt", []statement{{"\\dt ", 1, termCommand}}},
+		{"psql command drops the statement", "SELECT 1 \\d+ t;\nSELECT 2;", []statement{{"\\d+ ", 1, termCommand}, {"SELECT 2", 2, termDelimiter}}},
+		{"lone backslash", "SELECT 1 \\", []statement{{"\\ ", 1, termCommand}}},
 		{"dot command", ".tables", []statement{{".tables ", 1, termCommand}}},
 		{"clear", "SELECT 1 \\c SELECT 2;", []statement{{"SELECT 2", 1, termDelimiter}}},
 		{"delimiter command", "\\d //\nSELECT 1; SELECT 2//", []statement{{"SELECT 1; SELECT 2", 2, termDelimiter}}},
