@@ -116,7 +116,7 @@ func (sh *shell) interact(src lineSource) int {
 	var lines []string // the statement being typed, for history
 	for {
 		if sh.sp.pending() {
-			src.SetPrompt(contPrompt)
+			src.SetPrompt(continuation(sh.sp))
 		} else {
 			src.SetPrompt(sh.expandPrompt())
 		}
@@ -159,6 +159,19 @@ func (sh *shell) interact(src lineSource) int {
 			return exitOK
 		}
 	}
+}
+
+// continuation returns the prompt of a statement's next line, which says
+// what is open, as the mysql client's does: a quote ('> "> `>), a
+// comment (/*>) or only the statement (->).
+func continuation(sp *splitter) string {
+	switch {
+	case sp.quote != 0:
+		return "     " + string(sp.quote) + "> "
+	case sp.comment:
+		return "    /*> "
+	}
+	return contPrompt
 }
 
 // expandPrompt returns the prompt with the mysql client's escapes

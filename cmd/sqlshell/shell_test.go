@@ -182,6 +182,8 @@ const mainPrompt = "strata [main]> "
 func TestInteractiveCommands(t *testing.T) {
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "history")
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", "sed -i s/1/42/")
 	term := startTerminal(t, "--data", filepath.Join(dir, "data"), "--history", hist)
 	term.expect(mainPrompt)
 	term.typeKeys("CREATE TABLE customers (id INT PRIMARY KEY, city VARCHAR(10));\r")
@@ -214,6 +216,23 @@ func TestInteractiveCommands(t *testing.T) {
 	term.typeKeys("use shop\r")
 	term.expect("Database changed")
 	term.expect("strata [shop]> ")
+
+	// The continuation prompt says what is open.
+	term.typeKeys("SELECT 'a\r")
+	term.expect("     '> ")
+	term.typeKeys("b' AS s /* c\r")
+	term.expect("    /*> ")
+	term.typeKeys("*/;\r")
+	term.expect("1 row in set")
+
+	// \e edits the statement being typed in $EDITOR (a sed here).
+	term.typeKeys("SELECT 1 AS e\r")
+	term.expect(contPrompt)
+	term.typeKeys("\\e\r")
+	term.expect("SELECT 42 AS e")
+	term.typeKeys(";\r")
+	out = term.expect("1 row in set")
+	require.Contains(t, out, "| 42 |")
 
 	term.typeKeys("CREATE USER bob IDENTIFIED BY 'hunter2';\r")
 	term.expect("ERROR")
