@@ -42,6 +42,8 @@
 //     TestIntLiteralArithmeticStatements.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types meet
 //     as MySQL compares them. TestHashJoinKeys.
+//   - MIN and MAX of a primary key (minmaxkey.go): one row, NULL over no
+//     rows, read through the primary index. TestMinMaxKeyOverNoRows.
 //   - large string values (stringlimits.go): REPEAT, SPACE, LPAD, RPAD,
 //     CONCAT, CONCAT_WS, REPLACE and INSERT() return NULL with warning
 //     1301 past max_allowed_packet. TestStringLimitsSpec.

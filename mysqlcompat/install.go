@@ -30,8 +30,9 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// At the end of the once-after batch, after GMS analyzed the sides of
 	// set operations and planned the joins (that batch also finalizes
 	// subqueries): UNION sides typed as MySQL merges them (setoptypes.go),
-	// and GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go).
-	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat)})
+	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
+	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
+	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
 	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
@@ -40,6 +41,12 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// analyses (subqueries, procedure bodies) skip process tracking.
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.QuoteDefaultColumnValueNamesId }, func(quote analyzer.RuleFunc) analyzer.RuleFunc {
 		return ChainRules(slices.Concat([]analyzer.RuleFunc{quote}, rules, []analyzer.RuleFunc{refuseSetDefault})...)
+	})
+	// MIN and MAX of a primary key answer one row over no rows
+	// (minmaxkey.go): before GMS's replaceAgg, in the once-before batch,
+	// inside a rule GMS knows.
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(validate, minMaxKeyRows)
 	})
 	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
 	// Window functions over grouped rows are rewritten after parsing
