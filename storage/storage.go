@@ -241,10 +241,23 @@ type LockOptions struct {
 // Locker is a Txn that takes key locks held until it ends (pessimistic
 // transactions, SELECT ... FOR UPDATE). Callers find it by type
 // assertion; without it they rely on Guard and Commit's conflict check.
+//
+// Locks and commits: a transaction that locks a key and then reads it at
+// the latest state (Current) reads the last commit that wrote it, and no
+// other transaction commits a write to it until this one ends: a
+// pessimistic writer waits for the lock, and an optimistic transaction's
+// Commit fails with ErrConflict on a key another transaction holds locked.
 type Locker interface {
 	// LockKeys locks keys in mode o.Mode, waiting as o says. It returns
 	// an error wrapping ErrLockWaitTimeout, ErrDeadlock or
-	// ErrLockNotAvailable when a lock cannot be had; locks granted before
-	// the failure stay held.
+	// ErrLockNotAvailable when a lock cannot be had, or the context's
+	// error when ctx ended the wait; locks granted before the failure stay
+	// held. Locks are released when the transaction ends, not before.
 	LockKeys(ctx context.Context, o LockOptions, keys ...[]byte) error
+	// SetPessimistic makes Commit check the keys the transaction writes
+	// for commits made after its last granted lock (its for-update
+	// version) instead of after its snapshot: the caller locks every row it
+	// writes before reading it at the latest state. Guarded ranges are
+	// still checked against the snapshot. Call it before the first write.
+	SetPessimistic()
 }

@@ -1,0 +1,136 @@
+package kv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/lock"
+	"github.com/strata-db/strata/storage"
+)
+
+// Key locks of an Engine's transactions (storage.Locker).
+//
+// An Engine keeps one lock table (package lock); a transaction becomes an
+// owner in it at its first lock and releases everything when it ends, after
+// its commit is visible, so that a transaction granted a lock afterwards
+// reads the commit.
+//
+// Commit rules:
+//
+//   - An optimistic transaction locks (without waiting) every key it writes
+//     for the duration of its commit, and fails with ErrConflict when
+//     another transaction holds one: it never overwrites a key a pessimistic
+//     transaction locked and may have read at the latest. Its snapshot check
+//     stays as it was.
+//   - A pessimistic transaction (SetPessimistic) checks the keys it writes
+//     against its for-update version, the last version visible when it was
+//     last granted a lock, not against its snapshot: the caller locks each
+//     row before reading it at the latest, and a key locked at version v
+//     cannot be written by anyone else after v (a pessimistic writer waits
+//     for the lock, an optimistic one fails on it, and a commit holding it
+//     is visible before it is released). A key written without a lock is
+//     still checked against that version. Guarded ranges are checked
+//     against the snapshot.
+
+// DefaultLockWait bounds a lock wait when storage.LockOptions.Wait is zero:
+// InnoDB's default innodb_lock_wait_timeout.
+const DefaultLockWait = 50 * time.Second
+
+var (
+	_ storage.Locker = (*engineTxn)(nil)
+)
+
+// LockOwnerID returns the ID the transaction has in the engine's lock table
+// (LockWaits, Locks): unique among the engine's transactions.
+func (t *engineTxn) LockOwnerID() uint64 { return t.id }
+
+// SetPessimistic implements storage.Locker.
+func (t *engineTxn) SetPessimistic() { t.pessimistic = true }
+
+// LockKeys implements storage.Locker.
+func (t *engineTxn) LockKeys(ctx context.Context, o storage.LockOptions, keys ...[]byte) error {
+	if t.done {
+		return errors.New("kv: transaction already finished")
+	}
+	mode := lock.Exclusive
+	if o.Mode == storage.LockShared {
+		mode = lock.Shared
+	}
+	wait := o.Wait
+	switch {
+	case o.NoWait:
+		wait = 0
+	case wait <= 0:
+		wait = DefaultLockWait
+	}
+	own := t.lockOwner()
+	for _, k := range keys {
+		if err := own.Lock(ctx, k, mode, wait); err != nil {
+			return lockError(err)
+		}
+	}
+	// Read after the grants: every commit that held one of these locks
+	// before is visible at this version.
+	t.forUpdate = base.SeqNum(t.e.db.LastSeq())
+	return nil
+}
+
+// lockOwner returns the transaction's owner in the lock table, made at the
+// first use.
+func (t *engineTxn) lockOwner() *lock.Owner {
+	if t.owner == nil {
+		t.owner = t.e.locks.NewOwner(t.id)
+	}
+	return t.owner
+}
+
+// lockWrites locks every key of the batch exclusively without waiting, for
+// an optimistic commit: ErrConflict when another transaction holds one.
+func (t *engineTxn) lockWrites() error {
+	own := t.lockOwner()
+	return forEachEntry(t.batch.data[batchHeaderLen:], func(kind base.Kind, key, _ []byte) error {
+		if kind == base.KindRangeDelete {
+			return nil
+		}
+		err := own.Lock(context.Background(), key, lock.Exclusive, 0)
+		if err == nil {
+			return nil
+		}
+		var le *lock.Error
+		if errors.As(err, &le) && errors.Is(err, lock.ErrNotAvailable) {
+			return fmt.Errorf("%w: key %q is locked by transaction %d", ErrConflict, key, le.Blocker)
+		}
+		return err
+	})
+}
+
+// releaseLocks releases the transaction's locks.
+func (t *engineTxn) releaseLocks() {
+	if t.owner != nil {
+		t.owner.ReleaseAll()
+	}
+}
+
+// lockError maps a lock table error onto the contract's errors; a context's
+// error passes through.
+func lockError(err error) error {
+	switch {
+	case errors.Is(err, lock.ErrTimeout):
+		return fmt.Errorf("kv: %w: %w", storage.ErrLockWaitTimeout, err)
+	case errors.Is(err, lock.ErrDeadlock):
+		return fmt.Errorf("kv: %w: %w", storage.ErrDeadlock, err)
+	case errors.Is(err, lock.ErrNotAvailable):
+		return fmt.Errorf("kv: %w: %w", storage.ErrLockNotAvailable, err)
+	}
+	return fmt.Errorf("kv: lock: %w", err)
+}
+
+// LockWaits returns who waits for whom in the engine's lock table, by the
+// transactions' LockOwnerID.
+func (e *Engine) LockWaits() []lock.Wait { return e.locks.Waits() }
+
+// Locks returns the locks held and asked for in the engine's lock table.
+func (e *Engine) Locks() []lock.Held { return e.locks.Locks() }
