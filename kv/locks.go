@@ -50,9 +50,32 @@ func (t *engineTxn) LockOwnerID() uint64 { return t.id }
 // SetPessimistic implements storage.Locker.
 func (t *engineTxn) SetPessimistic() { t.pessimistic = true }
 
+// LatestView implements storage.Locker.
+func (t *engineTxn) LatestView() storage.Reader { return (*latestViewReader)(t) }
+
+// latestViewReader reads a transaction's shared view (AdvanceView) over the
+// latest committed state.
+type latestViewReader engineTxn
+
+// writes returns the shared view's batch, nil when it holds no writes.
+func (r *latestViewReader) writes() *Batch {
+	if r.view == nil || r.synced == 0 {
+		return nil
+	}
+	return r.view.b
+}
+
+func (r *latestViewReader) Get(key []byte, o *storage.ReadOptions) ([]byte, error) {
+	return batchGet(r.e.db, r.writes(), nil, key, o)
+}
+
+func (r *latestViewReader) NewIter(o *storage.IterOptions) (storage.Iterator, error) {
+	return batchNewIter(r.e.db, r.writes(), nil, o)
+}
+
 // LockKeys implements storage.Locker.
 func (t *engineTxn) LockKeys(ctx context.Context, o storage.LockOptions, keys ...[]byte) error {
-	if t.done {
+	if t.ended.Load() {
 		return errors.New("kv: transaction already finished")
 	}
 	mode := lock.Exclusive
@@ -71,6 +94,12 @@ func (t *engineTxn) LockKeys(ctx context.Context, o storage.LockOptions, keys ..
 		if err := own.Lock(ctx, k, mode, wait); err != nil {
 			return lockError(err)
 		}
+	}
+	if t.ended.Load() {
+		// Rolled back while waiting (a session ending under a statement):
+		// release what was granted after the release.
+		own.ReleaseAll()
+		return errors.New("kv: transaction already finished")
 	}
 	// Read after the grants: every commit that held one of these locks
 	// before is visible at this version.
@@ -107,8 +136,10 @@ func (t *engineTxn) lockWrites() error {
 	})
 }
 
-// releaseLocks releases the transaction's locks.
+// releaseLocks releases the transaction's locks. A LockKeys still waiting
+// on another goroutine sees ended once granted and releases its grant.
 func (t *engineTxn) releaseLocks() {
+	t.ended.Store(true)
 	if t.owner != nil {
 		t.owner.ReleaseAll()
 	}

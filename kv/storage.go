@@ -263,6 +263,7 @@ type engineTxn struct {
 	// holds its locks (nil until the first), forUpdate is the version
 	// visible after its last grant.
 	id          uint64
+	ended       atomic.Bool // set before the locks are released
 	owner       *lock.Owner
 	pessimistic bool
 	forUpdate   base.SeqNum

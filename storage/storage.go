@@ -260,4 +260,9 @@ type Locker interface {
 	// writes before reading it at the latest state. Guarded ranges are
 	// still checked against the snapshot. Call it before the first write.
 	SetPessimistic()
+	// LatestView returns a reader of the latest committed state plus the
+	// writes of the shared view (AdvanceView), following the view as it
+	// moves: what a statement that locked a row reads it with, so that it
+	// sees the last commit but not its own writes.
+	LatestView() Reader
 }

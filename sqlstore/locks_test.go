@@ -1,0 +1,244 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/stretchr/testify/require"
+)
+
+// lq runs q in ctx with q as the statement's text, as Conn and the server
+// give it.
+func lq(d *testDB, ctx *sql.Context, q string) ([]sql.Row, error) {
+	return query(d.e, ctx.WithQuery(q), q)
+}
+
+// sqlErrNum returns the MySQL error number of err, 0 for nil.
+func sqlErrNum(err error) int {
+	if err == nil {
+		return 0
+	}
+	return MySQLError(err).Num
+}
+
+// TestCounterPessimistic runs the read-modify-write counter of issue 31:
+// clients each commit BEGIN; SELECT v ... FOR UPDATE; UPDATE ... v = v + 1;
+// COMMIT. Every transaction waits for the row instead of failing: the
+// counter ends at the number of commits, with no error.
+func TestCounterPessimistic(t *testing.T) {
+	for _, clients := range []int{8, 32} {
+		t.Run(fmt.Sprint(clients), func(t *testing.T) {
+			const each = 50
+			d := newTestDB(t)
+			d.exec("CREATE TABLE c (id INT PRIMARY KEY, v INT)")
+			d.exec("INSERT INTO c VALUES (1, 0)")
+			var wg sync.WaitGroup
+			errs := make(chan error, clients)
+			for range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx := d.newCtx()
+					for range each {
+						for _, q := range []string{"BEGIN", "SELECT v FROM c WHERE id = 1 FOR UPDATE", "UPDATE c SET v = v + 1 WHERE id = 1", "COMMIT"} {
+							if _, err := lq(d, ctx, q); err != nil {
+								errs <- fmt.Errorf("%s: %w", q, err)
+								return
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				require.NoError(t, err)
+			}
+			require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT v FROM c WHERE id = 1"))
+		})
+	}
+}
+
+// TestCounterAutocommitPessimistic: autocommit UPDATE c SET v = v + 1 from
+// many sessions all succeed at once, without reruns.
+func TestCounterAutocommitPessimistic(t *testing.T) {
+	const clients, each = 8, 50
+	d := newTestDB(t)
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, v INT, KEY kv (v))")
+	d.exec("INSERT INTO c VALUES (1, 0)")
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := d.newCtx()
+			for range each {
+				if _, err := lq(d, ctx, "UPDATE c SET v = v + 1 WHERE id = 1"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT v FROM c WHERE id = 1"))
+	require.Equal(t, []sql.Row{{int64(1)}}, d.exec("SELECT COUNT(*) FROM c WHERE v = 400"))
+}
+
+// lockSessions returns n sessions of d in open transactions.
+func lockSessions(t *testing.T, d *testDB, n int) []*sql.Context {
+	t.Helper()
+	out := make([]*sql.Context, n)
+	for i := range out {
+		out[i] = d.newCtx()
+		_, err := lq(d, out[i], "BEGIN")
+		require.NoError(t, err)
+	}
+	return out
+}
+
+// TestDeadlocks: cycles of two and three transactions each waiting for a
+// row the next holds give exactly one 1213, whose transaction is rolled
+// back; the others go on and commit.
+func TestDeadlocks(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			d := newTestDB(t)
+			d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+			d.exec("INSERT INTO t VALUES (0, 0), (1, 0), (2, 0)")
+			ctxs := lockSessions(t, d, n)
+			for i, ctx := range ctxs {
+				_, err := lq(d, ctx, fmt.Sprintf("UPDATE t SET v = v + 1 WHERE id = %d", i))
+				require.NoError(t, err)
+			}
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i, ctx := range ctxs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = lq(d, ctx, fmt.Sprintf("UPDATE t SET v = v + 10 WHERE id = %d", (i+1)%n))
+					if errs[i] == nil {
+						_, errs[i] = lq(d, ctx, "COMMIT")
+					} else {
+						_, _ = lq(d, ctx, "ROLLBACK")
+					}
+				}()
+				// Each waits before the next asks, so that the last one
+				// closes the cycle.
+				time.Sleep(50 * time.Millisecond)
+			}
+			wg.Wait()
+			deadlocks := 0
+			victim := -1
+			for i, err := range errs {
+				switch sqlErrNum(err) {
+				case 0:
+				case mysql.ERLockDeadlock:
+					deadlocks++
+					victim = i
+				default:
+					t.Fatalf("session %d: %v", i, err)
+				}
+			}
+			require.Equal(t, 1, deadlocks)
+			// The victim's first update was rolled back with it.
+			want := 0
+			for i := range n {
+				if i != victim {
+					want += 1 + 10
+				}
+			}
+			require.Equal(t, []sql.Row{{int64(want)}}, d.exec("SELECT CAST(SUM(v) AS SIGNED) FROM t"))
+		})
+	}
+}
+
+// TestLockWaitTimeout: a wait longer than innodb_lock_wait_timeout fails
+// the statement with 1205 and keeps the transaction and its locks.
+func TestLockWaitTimeout(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, 0), (2, 0)")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "UPDATE t SET v = 1 WHERE id = 1")
+	require.NoError(t, err)
+	_, err = lq(d, b, "SET innodb_lock_wait_timeout = 1")
+	require.NoError(t, err)
+	_, err = lq(d, b, "UPDATE t SET v = 2 WHERE id = 2")
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = lq(d, b, "UPDATE t SET v = 2 WHERE id = 1")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	require.GreaterOrEqual(t, time.Since(start), time.Second)
+	// b's transaction goes on, with its lock on row 2.
+	_, err = lq(d, a, "SET innodb_lock_wait_timeout = 1")
+	require.NoError(t, err)
+	_, err = lq(d, a, "SELECT * FROM t WHERE id = 2 FOR UPDATE")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1), int32(1)}, {int32(2), int32(2)}}, d.exec("SELECT * FROM t ORDER BY id"))
+}
+
+// TestSkipLockedAndCancel: FOR UPDATE SKIP LOCKED skips locked rows, and a
+// cancelled statement stops waiting.
+func TestSkipLockedAndCancel(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, 0), (2, 0), (3, 0)")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "SELECT * FROM t WHERE id = 2 FOR UPDATE")
+	require.NoError(t, err)
+	rows, err := lq(d, b, "SELECT id FROM t FOR UPDATE SKIP LOCKED")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1)}, {int32(3)}}, rows)
+
+	cctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = lq(d, b.WithContext(cctx), "UPDATE t SET v = 1 WHERE id = 2")
+	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+}
+
+// TestInsertWaitsForInsert: an insert of a key another transaction inserted
+// and has not committed waits, then fails with 1062 once it commits.
+func TestInsertWaitsForInsert(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY ku (u))")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "INSERT INTO t VALUES (1, 10)")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "INSERT INTO t VALUES (2, 10)")
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	err = <-done
+	require.Equal(t, mysql.ERDupEntry, sqlErrNum(err), "%v", err)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1), int32(10)}}, d.exec("SELECT * FROM t"))
+}
