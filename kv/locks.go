@@ -40,12 +40,13 @@ import (
 const DefaultLockWait = 50 * time.Second
 
 var (
-	_ storage.Locker = (*engineTxn)(nil)
+	_ storage.Locker        = (*engineTxn)(nil)
+	_ storage.LockInspector = (*Engine)(nil)
 )
 
-// LockOwnerID returns the ID the transaction has in the engine's lock table
-// (LockWaits, Locks): unique among the engine's transactions.
-func (t *engineTxn) LockOwnerID() uint64 { return t.id }
+// LockID implements storage.Locker: the transaction's owner ID in the
+// engine's lock table, unique among the engine's transactions.
+func (t *engineTxn) LockID() uint64 { return t.id }
 
 // SetPessimistic implements storage.Locker.
 func (t *engineTxn) SetPessimistic() { t.pessimistic = true }
@@ -159,9 +160,26 @@ func lockError(err error) error {
 	return fmt.Errorf("kv: lock: %w", err)
 }
 
-// LockWaits returns who waits for whom in the engine's lock table, by the
-// transactions' LockOwnerID.
-func (e *Engine) LockWaits() []lock.Wait { return e.locks.Waits() }
+// LockWaits implements storage.LockInspector.
+func (e *Engine) LockWaits() []storage.LockWait {
+	ws := e.locks.Waits()
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]storage.LockWait, len(ws))
+	for i, w := range ws {
+		out[i] = storage.LockWait{Waiter: w.Waiter, Blocker: w.Blocker, Mode: storageMode(w.Mode),
+			BlockerMode: storageMode(w.BlockerMode), BlockerWaits: w.BlockerWaits, Since: w.Since, Key: w.Key}
+	}
+	return out
+}
+
+func storageMode(m lock.Mode) storage.LockMode {
+	if m == lock.Shared {
+		return storage.LockShared
+	}
+	return storage.LockExclusive
+}
 
 // Locks returns the locks held and asked for in the engine's lock table.
 func (e *Engine) Locks() []lock.Held { return e.locks.Locks() }

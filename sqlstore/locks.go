@@ -127,6 +127,7 @@ func (t *txn) setMode(ctx *sql.Context) {
 	l.SetPessimistic()
 	t.locker = l
 	t.lockWait = sessionLockWait(ctx)
+	t.store.locks.add(l.LockID(), t)
 }
 
 // Optimistic reports whether a statement run now in ctx runs in an

@@ -242,3 +242,38 @@ func TestInsertWaitsForInsert(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []sql.Row{{int32(1), int32(10)}}, d.exec("SELECT * FROM t"))
 }
+
+// TestLockWaitsView: CALL strata_lock_waits() shows a waiting statement's
+// connection, the one it waits for, and the row, by table, index and key.
+func TestLockWaitsView(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (7, 0)")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "UPDATE t SET v = 1 WHERE id = 7")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "SELECT * FROM t WHERE id = 7 LOCK IN SHARE MODE")
+		done <- err
+	}()
+	var rows []sql.Row
+	require.Eventually(t, func() bool {
+		rows = d.exec("CALL strata_lock_waits()")
+		return len(rows) == 1
+	}, 5*time.Second, 10*time.Millisecond)
+	r := rows[0]
+	require.Equal(t, b.Session.ID(), r[0])
+	require.Equal(t, "S", r[1])
+	require.Equal(t, a.Session.ID(), r[2])
+	require.Equal(t, "X", r[3])
+	require.Equal(t, false, r[4])
+	require.Equal(t, []any{"mydb.t", "PRIMARY", "7"}, []any(r[6:]))
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-done)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+	require.Empty(t, d.exec("CALL strata_lock_waits()"))
+}

@@ -57,6 +57,7 @@ type Store struct {
 	opts        Options
 
 	provider *Provider
+	locks    lockRegistry // open pessimistic transactions (lockview.go)
 	defs     defCache
 	catalog  catalogCache
 	counters rowCounters
@@ -101,6 +102,7 @@ func New(e storage.Engine, opts *Options) (*Store, error) {
 	s.engineStats, _ = e.(storage.StatsSource)
 	s.autoinc = autoIncs{engine: e}
 	s.provider = &Provider{store: s, procs: sql.NewExternalStoredProcedureRegistry()}
+	s.provider.RegisterProcedures(lockWaitsProcedure(s))
 	if err := s.load(); err != nil {
 		_ = e.Close()
 		return nil, err

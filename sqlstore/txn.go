@@ -544,6 +544,9 @@ func (t *txn) idle() bool {
 // snapshot (storage.Txn.Snapshot outlives the transaction).
 func (t *txn) release() {
 	_ = t.tx.Rollback()
+	if t.locker != nil {
+		t.store.locks.remove(t.locker.LockID())
+	}
 	if t.sess != nil {
 		t.sess.finished(t)
 	}

@@ -260,9 +260,33 @@ type Locker interface {
 	// writes before reading it at the latest state. Guarded ranges are
 	// still checked against the snapshot. Call it before the first write.
 	SetPessimistic()
+	// LockID names the transaction in the engine's LockWaits.
+	LockID() uint64
 	// LatestView returns a reader of the latest committed state plus the
 	// writes of the shared view (AdvanceView), following the view as it
 	// moves: what a statement that locked a row reads it with, so that it
 	// sees the last commit but not its own writes.
 	LatestView() Reader
+}
+
+// LockWait is one transaction waiting for a lock another holds, or asked
+// for earlier, on a key.
+type LockWait struct {
+	// Waiter and Blocker are the transactions' Locker.LockID.
+	Waiter, Blocker uint64
+	// Mode is what the waiter asked for, BlockerMode what the blocker holds
+	// or asked for; BlockerWaits is set when the blocker's request is
+	// queued, not granted.
+	Mode, BlockerMode LockMode
+	BlockerWaits      bool
+	// Since is when the waiter began to wait.
+	Since time.Time
+	Key   []byte
+}
+
+// LockInspector is an Engine that lists who waits for whom on key locks
+// (what performance_schema.data_lock_waits shows in MySQL). Callers find it
+// by type assertion.
+type LockInspector interface {
+	LockWaits() []LockWait
 }
