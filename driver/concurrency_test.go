@@ -66,8 +66,9 @@ func worker(db *sql.DB, ins *sql.Stmt, g, n int) error {
 	return nil
 }
 
-// increment adds one to the counter in a transaction, retrying on
-// conflicts (MySQL error 1213) as an application would.
+// increment adds one to the counter in a transaction, reading it FOR UPDATE
+// as a MySQL application must (a plain read sees the snapshot), and
+// retrying on 1213 (a conflict in optimistic mode, a deadlock).
 func increment(db *sql.DB) error {
 	for {
 		tx, err := db.Begin()
@@ -75,7 +76,7 @@ func increment(db *sql.DB) error {
 			return err
 		}
 		var n int
-		if err := tx.QueryRow("SELECT n FROM counter WHERE id = 1").Scan(&n); err != nil {
+		if err := tx.QueryRow("SELECT n FROM counter WHERE id = 1 FOR UPDATE").Scan(&n); err != nil {
 			_ = tx.Rollback()
 			return err
 		}

@@ -277,3 +277,49 @@ func TestLockWaitsView(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, d.exec("CALL strata_lock_waits()"))
 }
+
+func TestHideLockClauses(t *testing.T) {
+	for q, want := range map[string]string{
+		"SELECT 1":                                      "SELECT 1",
+		"SELECT * FROM t FOR SHARE":                     "SELECT * FROM t /*     */",
+		"SELECT * FROM t FOR UPDATE NOWAIT":             "SELECT * FROM t FOR UPDATE /*  */",
+		"select * from t for share nowait":              "select * from t /*     */ /*  */",
+		"SELECT * FROM t FOR SHARE SKIP LOCKED":         "SELECT * FROM t /*     */ /*       */",
+		"SELECT 'for share nowait' FROM t FOR UPDATE":   "SELECT 'for share nowait' FROM t FOR UPDATE",
+		"SELECT nowait FROM t /* for share */":          "SELECT nowait FROM t /* for share */",
+		"SELECT * FROM t FOR UPDATE SKIP LOCKED":        "SELECT * FROM t FOR UPDATE SKIP LOCKED",
+		"SELECT \"a\\\" for share\" FROM t FOR\nSHARE;": "SELECT \"a\\\" for share\" FROM t /*     */;",
+	} {
+		got := hideLockClauses(q)
+		require.Equal(t, want, got, q)
+		require.Len(t, got, len(q))
+	}
+	require.Zero(t, testing.AllocsPerRun(100, func() { hideLockClauses("SELECT * FROM t WHERE id = 1 FOR UPDATE") }))
+}
+
+// TestNowaitAndForShare: NOWAIT fails at once with 3572 on a locked row;
+// FOR SHARE takes shared locks, which other shared locks do not wait for.
+func TestNowaitAndForShare(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, 0), (2, 0)")
+	ctxs := lockSessions(t, d, 3)
+	a, b, c := ctxs[0], ctxs[1], ctxs[2]
+	_, err := lq(d, a, "SELECT * FROM t WHERE id = 1 FOR SHARE")
+	require.NoError(t, err)
+	_, err = lq(d, b, "SELECT * FROM t WHERE id = 1 FOR SHARE NOWAIT")
+	require.NoError(t, err)
+	_, err = lq(d, c, "SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT")
+	require.Equal(t, erLockNowait, sqlErrNum(err), "%v", err)
+	_, err = lq(d, c, "UPDATE t SET v = 5 WHERE id = 2")
+	require.NoError(t, err)
+	_, err = lq(d, a, "SELECT * FROM t FOR SHARE NOWAIT")
+	require.Equal(t, erLockNowait, sqlErrNum(err), "%v", err)
+	rows, err := lq(d, a, "SELECT id FROM t FOR SHARE SKIP LOCKED")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1)}}, rows)
+	for _, ctx := range ctxs {
+		_, err = lq(d, ctx, "COMMIT")
+		require.NoError(t, err)
+	}
+}

@@ -232,8 +232,9 @@ func (s *Store) Configure(e *sqle.Engine) {
 	a.Catalog.StatsProvider = NewStatsProvider()
 	// Window functions over grouped rows are rewritten after parsing
 	// (groupwindow.go); the analyzer's parser reads stored definitions.
-	a.Parser = windowParser{a.Parser}
-	e.Parser = windowParser{e.Parser}
+	// Locking clauses vitess refuses are hidden from it (lockclause.go).
+	a.Parser = lockClauseParser{windowParser{a.Parser}}
+	e.Parser = lockClauseParser{windowParser{e.Parser}}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The
