@@ -72,8 +72,8 @@ func hideLockClauses(query string) string {
 		return query
 	}
 	b := []byte(query)
-	var prev, prevEnd = "", 0 // the last word and where it ended
-	var prev2 string          // the word before it
+	prev, prevEnd := "", 0 // the last word and where it ended
+	prev2 := ""            // the word before it
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch {
@@ -143,8 +143,9 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$' || c >= 0x80
 }
 
-// skipQuoted returns the index after the quoted text starting at b[i],
-// whose quote ends it when doubled or escaped with a backslash ('' and "").
+// skipQuoted returns the index after the quoted text starting at b[i]: its
+// quote character ends it unless doubled, or escaped with a backslash in a
+// string literal.
 func skipQuoted(b []byte, i int) int {
 	q := b[i]
 	for i++; i < len(b); i++ {
