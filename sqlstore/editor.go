@@ -382,10 +382,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return err
 	}
 	if e.def.keyless {
-		if err := e.deleteKeyless(ctx, old); err != nil {
-			return err
-		}
-		return e.insertKeyless(ctx, new)
+		return e.updateKeyless(ctx, old, new)
 	}
 	oldKey, err := e.primaryKey(old)
 	if err != nil {
@@ -491,14 +488,47 @@ func (e *editor) insertKeyless(ctx *sql.Context, row sql.Row) error {
 }
 
 func (e *editor) deleteKeyless(ctx *sql.Context, row sql.Row) error {
-	h, err := e.hiddenHash(row)
+	_, err := e.removeKeyless(ctx, row)
+	return err
+}
+
+// updateKeyless replaces a stored row equal to old by new under the same
+// row ID, as InnoDB keeps a row's hidden ID: a transaction waiting to lock
+// the row finds it again under its ID. Without such a row it inserts new.
+func (e *editor) updateKeyless(ctx *sql.Context, old, new sql.Row) error {
+	pk, err := e.removeKeyless(ctx, old)
 	if err != nil {
 		return err
 	}
-	prefix := e.hashKey(nil, h, nil)
-	it, err := e.tx.newIter(prefix, prefixEnd(prefix))
+	if pk == nil {
+		return e.insertKeyless(ctx, new)
+	}
+	h, err := e.hiddenHash(new)
 	if err != nil {
 		return err
+	}
+	if err := e.checkUnique(ctx, new, nil); err != nil {
+		return err
+	}
+	key := appendIndexPrefix(nil, e.def.id, primaryIndexID)
+	key = append(key, pk...)
+	if err := e.put(new, pk, key); err != nil {
+		return err
+	}
+	return e.tx.set(e.hashKey(nil, h, pk), nil)
+}
+
+// removeKeyless deletes the first stored row equal to row, with its index
+// and hash entries, and returns its row ID key (nil when there is none).
+func (e *editor) removeKeyless(ctx *sql.Context, row sql.Row) ([]byte, error) {
+	h, err := e.hiddenHash(row)
+	if err != nil {
+		return nil, err
+	}
+	prefix := e.hashKey(nil, h, nil)
+	it, err := e.tx.newHashIter(prefix, prefixEnd(prefix))
+	if err != nil {
+		return nil, err
 	}
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
@@ -506,25 +536,25 @@ func (e *editor) deleteKeyless(ctx *sql.Context, row sql.Row) error {
 		key := appendIndexPrefix(nil, e.def.id, primaryIndexID)
 		key = append(key, pk...)
 		if err := e.tx.lockRowKey(ctx, key); err != nil {
-			return err
+			return nil, err
 		}
 		stored, v, found, err := e.getRow(key)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !found || !rowsEqual(stored, row) {
 			continue
 		}
 		hk := append([]byte(nil), it.Key()...)
 		if err := it.Close(); err != nil {
-			return err
+			return nil, err
 		}
 		if err := e.remove(stored, pk, key, len(v)); err != nil {
-			return err
+			return nil, err
 		}
-		return e.tx.del(hk)
+		return pk, e.tx.del(hk)
 	}
-	return it.Error()
+	return nil, it.Error()
 }
 
 // rowsEqual reports whether two rows hold the same values exactly (not

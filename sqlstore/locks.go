@@ -219,6 +219,33 @@ func (t *txn) getRowValue(key []byte) ([]byte, bool, error) {
 	return v, true, nil
 }
 
+// keyIter is what a delete by value reads a hash index through.
+type keyIter interface {
+	First() bool
+	Next() bool
+	Key() []byte
+	Error() error
+	Close() error
+}
+
+// newHashIter returns an iterator over [lower, upper) of a keyless table's
+// hash index for a delete by value: in a pessimistic transaction over the
+// latest state plus every write (the row to delete was read at the latest,
+// and its entry may be newer than the snapshot), else as the transaction
+// sees it.
+func (t *txn) newHashIter(lower, upper []byte) (keyIter, error) {
+	if t.locker == nil {
+		it, err := t.newIter(lower, upper)
+		if err != nil {
+			return nil, err
+		}
+		return it, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.tx.Current().NewIter(&storage.IterOptions{LowerBound: lower, UpperBound: upper})
+}
+
 // rowLocker locks the rows a row iterator reaches and reads them again at
 // the latest state (see above).
 type rowLocker struct {

@@ -323,3 +323,34 @@ func TestNowaitAndForShare(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestKeylessCounterPessimistic: concurrent updates of a row of a keyless
+// table find the row by its latest values, so it is neither lost nor
+// duplicated.
+func TestKeylessCounterPessimistic(t *testing.T) {
+	const clients, each = 8, 25
+	d := newTestDB(t)
+	d.exec("CREATE TABLE k (a INT, v INT)")
+	d.exec("INSERT INTO k VALUES (1, 0), (2, 0)")
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := d.newCtx()
+			for range each {
+				if _, err := lq(d, ctx, "UPDATE k SET v = v + 1 WHERE a = 1"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []sql.Row{{int32(1), int32(clients * each)}, {int32(2), int32(0)}}, d.exec("SELECT * FROM k ORDER BY a"))
+}
