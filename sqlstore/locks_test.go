@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -353,4 +354,41 @@ func TestKeylessCounterPessimistic(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, []sql.Row{{int32(1), int32(clients * each)}, {int32(2), int32(0)}}, d.exec("SELECT * FROM k ORDER BY a"))
+}
+
+// TestLockedReadRechecksIndex: a row reached through a secondary index is
+// checked again after the wait; if the committed change moved it out of the
+// lookup's range it is skipped (also where the index covers the query).
+func TestLockedReadRechecksIndex(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, v INT, KEY kk (k))")
+	d.exec("INSERT INTO t VALUES (1, 1, 0), (2, 1, 0)")
+	for _, q := range []string{"UPDATE t SET v = 9 WHERE k = 1", "SELECT id FROM t WHERE k = 1 FOR UPDATE"} {
+		d.exec("UPDATE t SET k = 1, v = 0")
+		ctxs := lockSessions(t, d, 2)
+		a, b := ctxs[0], ctxs[1]
+		_, err := lq(d, a, "UPDATE t SET k = 2 WHERE id = 1")
+		require.NoError(t, err)
+		type result struct {
+			rows []sql.Row
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			rows, err := lq(d, b, q)
+			done <- result{rows, err}
+		}()
+		time.Sleep(50 * time.Millisecond)
+		_, err = lq(d, a, "COMMIT")
+		require.NoError(t, err)
+		r := <-done
+		require.NoError(t, r.err, q)
+		_, err = lq(d, b, "COMMIT")
+		require.NoError(t, err)
+		if strings.HasPrefix(q, "SELECT") {
+			require.Equal(t, []sql.Row{{int32(2)}}, r.rows, q)
+		} else {
+			require.Equal(t, []sql.Row{{int32(1), int32(2), int32(0)}, {int32(2), int32(1), int32(9)}}, d.exec("SELECT * FROM t ORDER BY id"), q)
+		}
+	}
 }
