@@ -197,11 +197,13 @@ func TestServerAutocommitCounter(t *testing.T) {
 	}
 	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
 
-	// In a transaction the conflict is the client's.
+	// In an optimistic transaction the conflict is the client's.
 	ctx := context.Background()
 	c1, err := db.Conn(ctx)
 	require.NoError(t, err)
 	defer c1.Close()
+	_, err = c1.ExecContext(ctx, "SET strata_txn_mode = 'optimistic'")
+	require.NoError(t, err)
 	_, err = c1.ExecContext(ctx, "BEGIN")
 	require.NoError(t, err)
 	_, err = c1.ExecContext(ctx, "UPDATE c SET n = n + 1 WHERE id = 1")
@@ -211,6 +213,26 @@ func TestServerAutocommitCounter(t *testing.T) {
 	_, err = c1.ExecContext(ctx, "COMMIT")
 	require.Equal(t, uint16(1213), mysqlNumber(err), "%v", err)
 	require.Equal(t, []int{workers*each + 1}, queryInts(t, db, "SELECT n FROM c"))
+
+	// In a pessimistic one (the default) the autocommit write waits for
+	// the transaction, then adds to its commit.
+	c2, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer c2.Close()
+	_, err = c2.ExecContext(ctx, "BEGIN")
+	require.NoError(t, err)
+	_, err = c2.ExecContext(ctx, "UPDATE c SET n = n + 1 WHERE id = 1")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Exec("UPDATE c SET n = n + 1 WHERE id = 1")
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	_, err = c2.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-done)
+	require.Equal(t, []int{workers*each + 3}, queryInts(t, db, "SELECT n FROM c"))
 }
 
 func transfer(db *sql.DB, from, to, amount int) error {
