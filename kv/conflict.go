@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -44,7 +45,8 @@ func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, wo *WriteOp
 				return err
 			}
 			if newer {
-				return fmt.Errorf("%w: a key in [%q, %q) was written after the snapshot at %d", ErrConflict, g.start, g.end, snap.seq)
+				return &storage.ConflictError{Key: g.start, End: g.end,
+					Err: fmt.Errorf("%w: a key in [%q, %q) was written after the snapshot at %d", ErrConflict, g.start, g.end, snap.seq)}
 			}
 		}
 		return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
@@ -56,7 +58,8 @@ func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, wo *WriteOp
 				return err
 			}
 			if seq > keysAfter {
-				return fmt.Errorf("%w: key %q was written at %d, after version %d", ErrConflict, key, seq, keysAfter)
+				return &storage.ConflictError{Key: bytes.Clone(key),
+					Err: fmt.Errorf("%w: key %q was written at %d, after version %d", ErrConflict, key, seq, keysAfter)}
 			}
 			return nil
 		})

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -131,7 +132,8 @@ func (t *engineTxn) lockWrites() error {
 		}
 		var le *lock.Error
 		if errors.As(err, &le) && errors.Is(err, lock.ErrNotAvailable) {
-			return fmt.Errorf("%w: key %q is locked by transaction %d", ErrConflict, key, le.Blocker)
+			return &storage.ConflictError{Key: bytes.Clone(key),
+				Err: fmt.Errorf("%w: key %q is locked by transaction %d", ErrConflict, key, le.Blocker)}
 		}
 		return err
 	})

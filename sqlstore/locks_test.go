@@ -392,3 +392,25 @@ func TestLockedReadRechecksIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictNamesRow: an optimistic commit that loses a conflict names
+// the row's table, index and key values, not the key's bytes.
+func TestConflictNamesRow(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10), v INT)")
+	d.exec("INSERT INTO t VALUES (7, 'x', 0)")
+	ctxs := lockSessions(t, d, 1)
+	a := ctxs[0]
+	_, err := lq(d, a, "ROLLBACK")
+	require.NoError(t, err)
+	_, err = lq(d, a, "SET strata_txn_mode = 'optimistic'")
+	require.NoError(t, err)
+	_, err = lq(d, a, "BEGIN")
+	require.NoError(t, err)
+	_, err = lq(d, a, "UPDATE t SET v = 1 WHERE id = 7")
+	require.NoError(t, err)
+	d.exec("UPDATE t SET v = 2 WHERE id = 7")
+	_, err = lq(d, a, "COMMIT")
+	require.Equal(t, mysql.ERLockDeadlock, sqlErrNum(err), "%v", err)
+	require.Contains(t, MySQLError(err).Message, "table mydb.t, index PRIMARY, key '7'")
+}

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -222,4 +223,28 @@ func lockWaitsProcedure(s *Store) sql.ExternalStoredProcedureDetails {
 		},
 		ReadOnly: true,
 	}
+}
+
+// nameConflict returns a lost write conflict whose key the engine reported
+// (storage.ConflictError) as this package's ErrConflict naming the row's
+// table, index and key values instead of the key's bytes; err itself for
+// another error or a key outside the tables.
+func (s *Store) nameConflict(err error) error {
+	var ce *storage.ConflictError
+	if !errors.As(err, &ce) || len(ce.Key) == 0 {
+		return err
+	}
+	ctx := sql.NewEmptyContext()
+	defs, derr := s.tablesByID(ctx)
+	if derr != nil {
+		return err
+	}
+	table, index, key := describeKey(ctx, defs, ce.Key)
+	if table == "" || index == "" {
+		return err
+	}
+	if ce.End != nil {
+		return fmt.Errorf("%w: rows of table %s read by this transaction (index %s, from key '%s') were changed", ErrConflict, table, index, key)
+	}
+	return fmt.Errorf("%w: table %s, index %s, key '%s'", ErrConflict, table, index, key)
 }

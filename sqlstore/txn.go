@@ -493,7 +493,7 @@ func (t *txn) commit() error {
 	err := t.tx.Commit()
 	s.counters.endCommit(tables, t.deltas, err == nil, s.engine.LastVersion)
 	if err != nil {
-		return toSQLError(wrapf(err, "sqlstore: commit"))
+		return toSQLError(s.nameConflict(wrapf(err, "sqlstore: commit")))
 	}
 	if t.ddl {
 		s.live = live

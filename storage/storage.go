@@ -29,6 +29,19 @@ var (
 	ErrLockNotAvailable = errors.New("storage: lock not available")
 )
 
+// ConflictError is how an engine may report the key of a lost conflict, so
+// that the caller can name it: errors.As finds it in the error Commit
+// returns, and it wraps the error satisfying errors.Is(err, ErrConflict).
+type ConflictError struct {
+	// Key is the key written, or the start of the guarded range, End its
+	// end (nil for a key).
+	Key, End []byte
+	Err      error
+}
+
+func (e *ConflictError) Error() string { return e.Err.Error() }
+func (e *ConflictError) Unwrap() error { return e.Err }
+
 // ReadOptions tune a read. They never change what it returns: a reader is
 // bound to the state it reads (a snapshot, a transaction, a view).
 type ReadOptions struct {
