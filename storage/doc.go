@@ -34,7 +34,9 @@
 // SizeEstimator and StatsSource on the engine (without them the planner
 // knows less, and the status variables show zeros), Locker on a
 // transaction (key locks for pessimistic transactions; without it the SQL
-// layer runs every transaction optimistically and relies on Guard).
+// layer runs every transaction optimistically and relies on Guard),
+// LockInspector on the engine (who waits for whom), and ConflictError in a
+// failed commit's error (the key, which the SQL layer names as a row).
 //
 // # How the engines map
 //
@@ -62,6 +64,9 @@
 //	                       the grants                                    for-update ts (write conflict if newer)
 //	Locker.SetPessimistic  commit checks keys after the for-update       KVTxn.SetPessimistic(true): prewrite of
 //	                       version, not the snapshot                     locked keys skips the conflict check
+//	Locker.LatestView      the view's batch over the latest state        membuffer over a snapshot at the for-update ts
+//	LockInspector          kv/lock Table.Waits                           TiKV's lock waiter manager (GetLockWaitInfo)
+//	ConflictError          the key of a failed commit check              the key of a WriteConflict error
 //	SizeEstimator          DB.ApproximateSize / EstimateRange            PD region approximate sizes and keys
 //	StatsSource            DB.Stats (kv/stats counters)                  client-go metrics mapped to the counters
 //
