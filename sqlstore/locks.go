@@ -24,7 +24,8 @@ import (
 // until it ends (a statement rollback keeps them):
 //
 //   - UPDATE and DELETE, and SELECT ... FOR UPDATE, lock exclusively every
-//     row their scans reach (by its primary index key), SELECT ... LOCK IN
+//     row their scans reach (INSERT ... SELECT and the statements of an
+//     INSERT's triggers too) (by its primary index key), SELECT ... LOCK IN
 //     SHARE MODE (or FOR SHARE) in shared mode. Having locked a row, the
 //     scan reads it again at the latest committed state plus the
 //     transaction's writes up to the statement's boundary
@@ -157,7 +158,11 @@ func statementLock(ctx *sql.Context, t *txn) (lk rowLock, ok bool) {
 	q := ctx.Query()
 	first, _ := LeadingWords(q)
 	switch {
-	case strings.EqualFold(first, "update"), strings.EqualFold(first, "delete"):
+	case strings.EqualFold(first, "update"), strings.EqualFold(first, "delete"),
+		strings.EqualFold(first, "insert"), strings.EqualFold(first, "replace"):
+		// INSERT and REPLACE scan only in INSERT ... SELECT (whose source
+		// rows InnoDB locks too) and in the statements their triggers run,
+		// which write what they read.
 		lk.opts.Mode = storage.LockExclusive
 	case containsFold(q, "for update"):
 		lk.opts.Mode = storage.LockExclusive

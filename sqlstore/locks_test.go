@@ -414,3 +414,38 @@ func TestConflictNamesRow(t *testing.T) {
 	require.Equal(t, mysql.ERLockDeadlock, sqlErrNum(err), "%v", err)
 	require.Contains(t, MySQLError(err).Message, "table mydb.t, index PRIMARY, key '7'")
 }
+
+// TestTriggerCounterPessimistic: an INSERT whose trigger updates a counter
+// row, from many sessions: the trigger's update waits for the row like any
+// other and none is lost.
+func TestTriggerCounterPessimistic(t *testing.T) {
+	const clients, each = 8, 25
+	d := newTestDB(t)
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	d.exec("INSERT INTO c VALUES (1, 0)")
+	d.exec("CREATE TABLE e (id INT PRIMARY KEY)")
+	d.exec("CREATE TRIGGER count_e AFTER INSERT ON e FOR EACH ROW UPDATE c SET n = n + 1 WHERE id = 1")
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for g := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := d.newCtx()
+			for i := range each {
+				for _, q := range []string{"BEGIN", fmt.Sprintf("INSERT INTO e VALUES (%d)", g*1000+i), "COMMIT"} {
+					if _, err := lq(d, ctx, q); err != nil {
+						errs <- fmt.Errorf("%s: %w", q, err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT n FROM c"))
+}
