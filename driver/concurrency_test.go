@@ -130,3 +130,50 @@ func TestAutocommitCounter(t *testing.T) {
 	}
 	require.EqualValues(t, workers*each, queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
 }
+
+// TestCounterForUpdate: the read-modify-write counter with arguments
+// (prepared plans) in pessimistic transactions, the default: every
+// transaction waits for the row and commits, none fails.
+func TestCounterForUpdate(t *testing.T) {
+	db, _ := openDB(t)
+	db.SetMaxOpenConns(8)
+	mustExec(t, db, "CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	mustExec(t, db, "INSERT INTO c VALUES (1, 0)")
+	const workers, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				tx, err := db.Begin()
+				if err != nil {
+					errs <- err
+					return
+				}
+				var n int
+				if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
+					errs <- err
+					_ = tx.Rollback()
+					return
+				}
+				if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
+					errs <- err
+					_ = tx.Rollback()
+					return
+				}
+				if err := tx.Commit(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, int64(workers*each), queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
+}

@@ -728,3 +728,53 @@ func TestServerKillQuery(t *testing.T) {
 	var v int
 	require.NoError(t, c.QueryRowContext(ctx, "SELECT 1").Scan(&v))
 }
+
+// TestServerCounterForUpdate: the read-modify-write counter of issue 31
+// over the protocol, with server-side prepared statements, in pessimistic
+// transactions: every transaction waits for the row and commits.
+func TestServerCounterForUpdate(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	db.SetMaxOpenConns(8)
+	_, err := db.Exec("CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	require.NoError(t, err)
+	_, err = db.Exec("INSERT INTO c VALUES (1, 0)")
+	require.NoError(t, err)
+	const workers, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				tx, err := db.Begin()
+				if err != nil {
+					errs <- err
+					return
+				}
+				var n int
+				if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
+					errs <- err
+					_ = tx.Rollback()
+					return
+				}
+				if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
+					errs <- err
+					_ = tx.Rollback()
+					return
+				}
+				if err := tx.Commit(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
+}
