@@ -35,6 +35,11 @@ import (
 //     secondary index whose indexed columns moved it out of the lookup's
 //     ranges is skipped. FOR UPDATE SKIP LOCKED skips rows it would wait
 //     for.
+//   - A foreign key check locks the rows it finds (the parent, or the
+//     children of a parent being deleted) in shared mode and reads them at
+//     the latest; it guards nothing: a writer of the parent row waits for
+//     the lock, and a child inserted later checks the parent row under its
+//     own lock.
 //   - The table editor locks the primary key of every row it writes and
 //     every unique secondary key of the rows it inserts or updates before
 //     its duplicate checks, which read the latest state plus the
@@ -139,6 +144,12 @@ func (s *Session) Optimistic(ctx *sql.Context) bool {
 		return t.locker == nil
 	}
 	return !sessionPessimistic(ctx)
+}
+
+// pessimistic reports whether ctx's transaction is pessimistic.
+func pessimistic(ctx *sql.Context) bool {
+	t := txnOf(ctx)
+	return t != nil && t.locker != nil
 }
 
 // rowLock says how a statement locks the rows it reads.
@@ -269,6 +280,11 @@ type rowLocker struct {
 // scan reads (the statement view, or the transaction with every write).
 func newRowLocker(ctx *sql.Context, tx *txn, onView bool) *rowLocker {
 	lk, ok := statementLock(ctx, tx)
+	if !onView && tx != nil && tx.locker != nil {
+		// A foreign key check (the only scan of the transaction's every
+		// write): shared locks on the rows it finds, as InnoDB takes.
+		lk, ok = rowLock{opts: storage.LockOptions{Mode: storage.LockShared, Wait: tx.lockWait}}, true
+	}
 	if !ok {
 		return nil
 	}

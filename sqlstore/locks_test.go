@@ -449,3 +449,48 @@ func TestTriggerCounterPessimistic(t *testing.T) {
 	}
 	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT n FROM c"))
 }
+
+// TestForeignKeyLocks: a child insert and a parent delete wait for each
+// other through the parent row's lock, and the second sees the first's
+// commit: no child without a parent, no spurious conflict.
+func TestForeignKeyLocks(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE p (id INT PRIMARY KEY, v INT)")
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
+	run := func(first, second string, firstCtx, secondCtx *sql.Context) error {
+		_, err := lq(d, firstCtx, first)
+		require.NoError(t, err, first)
+		done := make(chan error, 1)
+		go func() {
+			_, err := lq(d, secondCtx, second)
+			done <- err
+		}()
+		time.Sleep(50 * time.Millisecond)
+		_, err = lq(d, firstCtx, "COMMIT")
+		require.NoError(t, err)
+		err = <-done
+		_, _ = lq(d, secondCtx, "ROLLBACK")
+		return err
+	}
+	d.exec("INSERT INTO p VALUES (1, 0)")
+	ctxs := lockSessions(t, d, 2)
+	err := run("DELETE FROM p WHERE id = 1", "INSERT INTO c VALUES (1, 1)", ctxs[0], ctxs[1])
+	require.Equal(t, mysql.ErNoReferencedRow2, sqlErrNum(err), "%v", err)
+
+	d.exec("INSERT INTO p VALUES (2, 0)")
+	ctxs = lockSessions(t, d, 2)
+	err = run("INSERT INTO c VALUES (2, 2)", "DELETE FROM p WHERE id = 2", ctxs[0], ctxs[1])
+	require.Equal(t, mysql.ERRowIsReferenced2, sqlErrNum(err), "%v", err)
+
+	// A parent updated after the child's snapshot is no conflict.
+	d.exec("INSERT INTO p VALUES (3, 0)")
+	ctxs = lockSessions(t, d, 1)
+	_, err = lq(d, ctxs[0], "SELECT COUNT(*) FROM c")
+	require.NoError(t, err)
+	d.exec("UPDATE p SET v = 1 WHERE id = 3")
+	_, err = lq(d, ctxs[0], "INSERT INTO c VALUES (3, 3)")
+	require.NoError(t, err)
+	_, err = lq(d, ctxs[0], "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(2), int32(2)}, {int32(3), int32(3)}}, d.exec("SELECT * FROM c ORDER BY id"))
+}

@@ -269,13 +269,16 @@ func TestGuardedReads(t *testing.T) {
 	}
 }
 
-// TestForeignKeyRace: a child inserted while another transaction deletes
-// its parent. Each passes its check at its own snapshot; whichever commits
-// second fails with 1213, and no child is left without its parent.
+// TestForeignKeyRace: in optimistic transactions, a child inserted while
+// another transaction deletes its parent. Each passes its check at its own
+// snapshot; whichever commits second fails with 1213, and no child is left
+// without its parent. (TestForeignKeyLocks is the pessimistic counterpart:
+// the second waits.)
 func TestForeignKeyRace(t *testing.T) {
 	for _, childFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("child commits first %v", childFirst), func(t *testing.T) {
 			d, a, b := twoSessions(t)
+			optimistic(t, d, a, b)
 			d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
 			d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
 			d.exec("INSERT INTO p VALUES (1), (2)")
