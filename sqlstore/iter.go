@@ -30,7 +30,7 @@ type txnIter struct {
 	// (locks.go).
 	latest bool
 	at     int // the view boundary to read at; -1: the latest
-	writes int  // the transaction's writes it sees (a position)
+	writes int // the transaction's writes it sees (a position)
 	tune   iterTuning
 	// fixed, when set, is the reader the iterator reads: one that never
 	// changes (access.go), so a rollback never invalidates the iterator.
