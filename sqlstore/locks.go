@@ -23,10 +23,10 @@ import (
 // A pessimistic transaction locks rows as InnoDB does and holds the locks
 // until it ends (a statement rollback keeps them):
 //
-//   - UPDATE and DELETE, and SELECT ... FOR UPDATE, lock exclusively every
-//     row their scans reach (INSERT ... SELECT and the statements of an
-//     INSERT's triggers too) (by its primary index key), SELECT ... LOCK IN
-//     SHARE MODE (or FOR SHARE) in shared mode. Having locked a row, the
+//   - UPDATE, DELETE and SELECT ... FOR UPDATE lock exclusively every row
+//     their scans reach, by its primary index key (so do INSERT ... SELECT
+//     and the statements an INSERT's triggers run); SELECT ... LOCK IN
+//     SHARE MODE (or FOR SHARE) locks in shared mode. Having locked a row, the
 //     scan reads it again at the latest committed state plus the
 //     transaction's writes up to the statement's boundary
 //     (storage.Locker.LatestView) and hands that to GMS, whose filters above
