@@ -778,3 +778,68 @@ func TestServerCounterForUpdate(t *testing.T) {
 	}
 	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
 }
+
+// TestServerKillQueryEndsLockWait: KILL QUERY of a statement waiting for a
+// row lock ends the wait with 1317; the waiting connection's transaction
+// goes on, and CALL strata_lock_waits() showed the wait by connection.
+func TestServerKillQueryEndsLockWait(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	ctx := context.Background()
+	_, err := db.ExecContext(ctx, "CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, "INSERT INTO c VALUES (1, 0)")
+	require.NoError(t, err)
+	holder, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer holder.Close()
+	waiter, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer waiter.Close()
+	var holderID, waiterID int64
+	require.NoError(t, holder.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&holderID))
+	require.NoError(t, waiter.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&waiterID))
+	for _, q := range []string{"BEGIN", "UPDATE c SET n = 1 WHERE id = 1"} {
+		_, err := holder.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	_, err = waiter.ExecContext(ctx, "BEGIN")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := waiter.ExecContext(ctx, "UPDATE c SET n = 2 WHERE id = 1")
+		done <- err
+	}()
+	var waiting, blocking int64
+	require.Eventually(t, func() bool {
+		rows, err := db.QueryContext(ctx, "CALL strata_lock_waits()")
+		if err != nil {
+			return false
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return false
+		}
+		var wm, bm, table, index, key string
+		var bw bool
+		var secs float64
+		return rows.Scan(&waiting, &wm, &blocking, &bm, &bw, &secs, &table, &index, &key) == nil
+	}, 5*time.Second, 10*time.Millisecond)
+	require.Equal(t, waiterID, waiting)
+	require.Equal(t, holderID, blocking)
+	_, err = db.ExecContext(ctx, fmt.Sprintf("KILL QUERY %d", waiterID))
+	require.NoError(t, err)
+	select {
+	case err := <-done:
+		require.EqualValues(t, 1317, mysqlNumber(err), "%v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("KILL QUERY did not end the lock wait")
+	}
+	_, err = holder.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	_, err = waiter.ExecContext(ctx, "UPDATE c SET n = n + 10 WHERE id = 1")
+	require.NoError(t, err)
+	_, err = waiter.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []int{11}, queryInts(t, db, "SELECT n FROM c"))
+}
