@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
@@ -50,21 +51,31 @@ func TestTxCommitAndRollbackVisibility(t *testing.T) {
 	}
 }
 
+// TestTxSnapshotAndConflict: optimistic transactions read their snapshot,
+// and the second of two writers of a row fails at commit with 1213.
 func TestTxSnapshotAndConflict(t *testing.T) {
 	db, _ := openDB(t)
 	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
 	mustExec(t, db, "INSERT INTO t VALUES (1, 0)")
 
-	a, err := db.Begin()
-	require.NoError(t, err)
-	b, err := db.Begin()
-	require.NoError(t, err)
+	ctx := context.Background()
+	begin := func() *sql.Tx {
+		c, err := db.Conn(ctx)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		_, err = c.ExecContext(ctx, "SET strata_txn_mode = 'optimistic'")
+		require.NoError(t, err)
+		tx, err := c.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		return tx
+	}
+	a, b := begin(), begin()
 	require.Equal(t, int64(0), queryInt(t, a, "SELECT v FROM t WHERE id = 1"))
 	mustExec(t, b, "UPDATE t SET v = 2 WHERE id = 1")
 	require.NoError(t, b.Commit())
 	require.Equal(t, int64(0), queryInt(t, a, "SELECT v FROM t WHERE id = 1"), "a reads its snapshot")
 	mustExec(t, a, "UPDATE t SET v = 1 WHERE id = 1")
-	err = a.Commit()
+	err := a.Commit()
 	var me *mysql.SQLError
 	require.True(t, errors.As(err, &me), "%v", err)
 	require.Equal(t, mysql.ERLockDeadlock, me.Number())
@@ -75,6 +86,33 @@ func TestTxSnapshotAndConflict(t *testing.T) {
 		mustExec(t, db, "UPDATE t SET v = v + 1 WHERE id = 1")
 	}
 	require.Equal(t, int64(6), queryInt(t, db, "SELECT v FROM t WHERE id = 1"))
+}
+
+// TestTxWaitsPessimistic: in the default pessimistic mode the second writer
+// of a row waits for the first to commit, then writes over its commit.
+func TestTxWaitsPessimistic(t *testing.T) {
+	db, _ := openDB(t)
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	mustExec(t, db, "INSERT INTO t VALUES (1, 0)")
+	a, err := db.Begin()
+	require.NoError(t, err)
+	b, err := db.Begin()
+	require.NoError(t, err)
+	mustExec(t, a, "UPDATE t SET v = v + 1 WHERE id = 1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Exec("UPDATE t SET v = v + 10 WHERE id = 1")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the second writer did not wait: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	require.NoError(t, a.Commit())
+	require.NoError(t, <-done)
+	require.NoError(t, b.Commit())
+	require.Equal(t, int64(11), queryInt(t, db, "SELECT v FROM t WHERE id = 1"))
 }
 
 func TestTxOptions(t *testing.T) {

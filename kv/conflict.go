@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -25,6 +26,14 @@ func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 	if snap == nil {
 		return errors.New("kv: CommitIfNoConflict needs a snapshot")
 	}
+	return b.commitChecked(snap, snap.seq, wo)
+}
+
+// commitChecked is CommitIfNoConflict checking the written keys for
+// versions newer than keysAfter instead of the snapshot's sequence; guarded
+// ranges are checked against the snapshot. A pessimistic transaction checks
+// its written keys after the version it last took a lock at.
+func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, wo *WriteOptions) error {
 	d := b.db
 	b.precondition = func() error {
 		if d.closed.Load() {
@@ -36,7 +45,8 @@ func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 				return err
 			}
 			if newer {
-				return fmt.Errorf("%w: a key in [%q, %q) was written after the snapshot at %d", ErrConflict, g.start, g.end, snap.seq)
+				return &storage.ConflictError{Key: g.start, End: g.end,
+					Err: fmt.Errorf("%w: a key in [%q, %q) was written after the snapshot at %d", ErrConflict, g.start, g.end, snap.seq)}
 			}
 		}
 		return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
@@ -47,8 +57,9 @@ func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 			if err != nil {
 				return err
 			}
-			if seq > snap.seq {
-				return fmt.Errorf("%w: key %q was written at %d, after the snapshot at %d", ErrConflict, key, seq, snap.seq)
+			if seq > keysAfter {
+				return &storage.ConflictError{Key: bytes.Clone(key),
+					Err: fmt.Errorf("%w: key %q was written at %d, after version %d", ErrConflict, key, seq, keysAfter)}
 			}
 			return nil
 		})

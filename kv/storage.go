@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync/atomic"
 
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/lock"
 	"github.com/strata-db/strata/kv/memtable"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/storage"
@@ -20,6 +22,10 @@ import (
 type Engine struct {
 	db *DB
 	wo *WriteOptions
+	// locks is the lock table of the transactions' key locks (locks.go);
+	// txnIDs numbers the transactions in it.
+	locks  *lock.Table
+	txnIDs atomic.Uint64
 }
 
 var (
@@ -43,7 +49,7 @@ func NewEngine(d *DB, wo *WriteOptions) *Engine {
 	if wo == nil {
 		wo = Sync
 	}
-	return &Engine{db: d, wo: wo}
+	return &Engine{db: d, wo: wo, locks: lock.New()}
 }
 
 // DB returns the database the engine reads and writes.
@@ -54,7 +60,7 @@ func (e *Engine) Begin() (storage.Txn, error) {
 	if e.db.closed.Load() {
 		return nil, ErrClosed
 	}
-	t := &engineTxn{e: e}
+	t := &engineTxn{e: e, id: e.txnIDs.Add(1)}
 	e.db.initSnapshot(&t.snap)
 	t.batch = Batch{db: e.db, data: make([]byte, batchHeaderLen, 256)}
 	t.batch.index = newBatchIndex(&t.batch)
@@ -252,6 +258,15 @@ type engineTxn struct {
 
 	durable bool // commit with Sync whatever the engine's options
 	done    bool
+
+	// Locks (locks.go): id names the transaction in the lock table, owner
+	// holds its locks (nil until the first), forUpdate is the version
+	// visible after its last grant.
+	id          uint64
+	ended       atomic.Bool // set before the locks are released
+	owner       *lock.Owner
+	pessimistic bool
+	forUpdate   base.SeqNum
 }
 
 // Get implements storage.Reader: the snapshot plus every write.
@@ -414,6 +429,12 @@ func (t *engineTxn) Commit() error {
 	if t.durable {
 		wo = Sync
 	}
+	if t.pessimistic {
+		return t.batch.commitChecked(&t.snap, max(t.forUpdate, t.snap.seq), wo)
+	}
+	if err := t.lockWrites(); err != nil {
+		return err
+	}
 	return t.batch.CommitIfNoConflict(&t.snap, wo)
 }
 
@@ -427,9 +448,12 @@ func (t *engineTxn) Rollback() error {
 	return nil
 }
 
-// release frees the snapshot. The batches are left to the garbage collector
+// release frees the locks (after the commit is visible) and the snapshot. The batches are left to the garbage collector
 // rather than closed: an iterator not yet closed may still read them.
-func (t *engineTxn) release() { _ = t.snap.Close() }
+func (t *engineTxn) release() {
+	t.releaseLocks()
+	_ = t.snap.Close()
+}
 
 // markAt returns the mark of the position after the first n entries of the
 // batch, whose entry offset is off (-1: found by walking the entries).

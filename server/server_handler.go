@@ -66,6 +66,18 @@ func (h *handler) autocommitting(ctx context.Context, c *mysql.Conn) bool {
 	return sess.Autocommitting(gsql.NewContext(ctx, gsql.WithSession(sess)))
 }
 
+// optimistic reports whether a statement of connection c run now runs in
+// an optimistic transaction (sqlstore.Session.Optimistic).
+func (h *handler) optimistic(ctx context.Context, c *mysql.Conn) bool {
+	h.mu.Lock()
+	sess := h.sessions[c.ConnectionID]
+	h.mu.Unlock()
+	if sess == nil {
+		return true
+	}
+	return sess.Optimistic(gsql.NewContext(ctx, gsql.WithSession(sess)))
+}
+
 func (h *handler) begin() {
 	h.mu.Lock()
 	h.running++
@@ -190,7 +202,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		query = alter
 	}
 	callback = h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback))
-	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() error {
+	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
 		return h.Handler.ComQuery(ctx, c, query, callback)
 	})
 	h.prepared.after(c)
@@ -270,7 +282,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	defer h.survive(c, "COM_STMT_EXECUTE", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
-	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(ctx, c) }, func() error {
+	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
 		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	})
 	h.prepared.after(c)

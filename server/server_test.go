@@ -197,11 +197,13 @@ func TestServerAutocommitCounter(t *testing.T) {
 	}
 	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
 
-	// In a transaction the conflict is the client's.
+	// In an optimistic transaction the conflict is the client's.
 	ctx := context.Background()
 	c1, err := db.Conn(ctx)
 	require.NoError(t, err)
 	defer c1.Close()
+	_, err = c1.ExecContext(ctx, "SET strata_txn_mode = 'optimistic'")
+	require.NoError(t, err)
 	_, err = c1.ExecContext(ctx, "BEGIN")
 	require.NoError(t, err)
 	_, err = c1.ExecContext(ctx, "UPDATE c SET n = n + 1 WHERE id = 1")
@@ -211,6 +213,26 @@ func TestServerAutocommitCounter(t *testing.T) {
 	_, err = c1.ExecContext(ctx, "COMMIT")
 	require.Equal(t, uint16(1213), mysqlNumber(err), "%v", err)
 	require.Equal(t, []int{workers*each + 1}, queryInts(t, db, "SELECT n FROM c"))
+
+	// In a pessimistic one (the default) the autocommit write waits for
+	// the transaction, then adds to its commit.
+	c2, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer c2.Close()
+	_, err = c2.ExecContext(ctx, "BEGIN")
+	require.NoError(t, err)
+	_, err = c2.ExecContext(ctx, "UPDATE c SET n = n + 1 WHERE id = 1")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Exec("UPDATE c SET n = n + 1 WHERE id = 1")
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	_, err = c2.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-done)
+	require.Equal(t, []int{workers*each + 3}, queryInts(t, db, "SELECT n FROM c"))
 }
 
 func transfer(db *sql.DB, from, to, amount int) error {
@@ -705,4 +727,119 @@ func TestServerKillQuery(t *testing.T) {
 	require.Equal(t, "70100", string(me.SQLState[:]))
 	var v int
 	require.NoError(t, c.QueryRowContext(ctx, "SELECT 1").Scan(&v))
+}
+
+// TestServerCounterForUpdate: the read-modify-write counter of issue 31
+// over the protocol, with server-side prepared statements, in pessimistic
+// transactions: every transaction waits for the row and commits.
+func TestServerCounterForUpdate(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	db.SetMaxOpenConns(8)
+	_, err := db.Exec("CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	require.NoError(t, err)
+	_, err = db.Exec("INSERT INTO c VALUES (1, 0)")
+	require.NoError(t, err)
+	const workers, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				tx, err := db.Begin()
+				if err != nil {
+					errs <- err
+					return
+				}
+				var n int
+				if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
+					errs <- err
+					_ = tx.Rollback()
+					return
+				}
+				if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
+					errs <- err
+					_ = tx.Rollback()
+					return
+				}
+				if err := tx.Commit(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
+}
+
+// TestServerKillQueryEndsLockWait: KILL QUERY of a statement waiting for a
+// row lock ends the wait with 1317; the waiting connection's transaction
+// goes on, and CALL strata_lock_waits() showed the wait by connection.
+func TestServerKillQueryEndsLockWait(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	ctx := context.Background()
+	_, err := db.ExecContext(ctx, "CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, "INSERT INTO c VALUES (1, 0)")
+	require.NoError(t, err)
+	holder, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer holder.Close()
+	waiter, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer waiter.Close()
+	var holderID, waiterID int64
+	require.NoError(t, holder.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&holderID))
+	require.NoError(t, waiter.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&waiterID))
+	for _, q := range []string{"BEGIN", "UPDATE c SET n = 1 WHERE id = 1"} {
+		_, err := holder.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	_, err = waiter.ExecContext(ctx, "BEGIN")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := waiter.ExecContext(ctx, "UPDATE c SET n = 2 WHERE id = 1")
+		done <- err
+	}()
+	var waiting, blocking int64
+	require.Eventually(t, func() bool {
+		rows, err := db.QueryContext(ctx, "CALL strata_lock_waits()")
+		if err != nil {
+			return false
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return false
+		}
+		var wm, bm, table, index, key string
+		var bw bool
+		var secs float64
+		return rows.Scan(&waiting, &wm, &blocking, &bm, &bw, &secs, &table, &index, &key) == nil
+	}, 5*time.Second, 10*time.Millisecond)
+	require.Equal(t, waiterID, waiting)
+	require.Equal(t, holderID, blocking)
+	_, err = db.ExecContext(ctx, fmt.Sprintf("KILL QUERY %d", waiterID))
+	require.NoError(t, err)
+	select {
+	case err := <-done:
+		require.EqualValues(t, 1317, mysqlNumber(err), "%v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("KILL QUERY did not end the lock wait")
+	}
+	_, err = holder.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	_, err = waiter.ExecContext(ctx, "UPDATE c SET n = n + 10 WHERE id = 1")
+	require.NoError(t, err)
+	_, err = waiter.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []int{11}, queryInts(t, db, "SELECT n FROM c"))
 }

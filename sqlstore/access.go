@@ -358,6 +358,9 @@ func (t *txn) readerLocked(onView bool, at int) (r storage.Reader, frozen bool, 
 	switch {
 	case t.done:
 		return t.tx.Snapshot(), true, nil
+	case !onView && t.locker != nil:
+		// A pessimistic foreign key check reads the latest (locks.go).
+		return t.tx.Current(), false, nil
 	case !onView:
 		return t.tx, false, nil
 	case at >= 0 && at < t.boundary:

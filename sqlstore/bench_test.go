@@ -59,14 +59,6 @@ func BenchmarkPointSelect(b *testing.B) {
 	}
 }
 
-func BenchmarkPointUpdate(b *testing.B) {
-	d := benchDB(b, 100000)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		d.exec(fmt.Sprintf("UPDATE b SET k = %d WHERE id = %d", i%1000, (i*7919)%100000))
-	}
-}
-
 func BenchmarkPointDelete(b *testing.B) {
 	d := benchDB(b, 100000)
 	b.ResetTimer()
@@ -88,5 +80,23 @@ func BenchmarkRangeScan10k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		d.exec("SELECT SUM(k) FROM b WHERE id >= 50000 AND id < 60000")
+	}
+}
+
+// BenchmarkPointUpdate is a single client's autocommit point UPDATE in
+// each transaction mode: the cost of locking the row and reading it again.
+func BenchmarkPointUpdate(b *testing.B) {
+	for _, mode := range []string{"pessimistic", "optimistic"} {
+		b.Run(mode, func(b *testing.B) {
+			d := benchDB(b, 10000)
+			d.exec("SET strata_txn_mode = '" + mode + "'")
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				q := fmt.Sprintf("UPDATE b SET v = 'u%d' WHERE id = %d", i, (i*7919)%10000)
+				if _, err := query(d.e, d.ctx.WithQuery(q), q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -135,6 +135,12 @@ func (c *Conn) Autocommitting(ctx context.Context) bool {
 	return c.sess.Autocommitting(c.newContext(ctx, ""))
 }
 
+// Optimistic reports whether a statement run now on the connection runs
+// in an optimistic transaction (Session.Optimistic).
+func (c *Conn) Optimistic(ctx context.Context) bool {
+	return c.sess.Optimistic(c.newContext(ctx, ""))
+}
+
 // HoldsTransaction reports whether the connection is inside a transaction
 // begun with BEGIN or START TRANSACTION, or holds one a statement left.
 func (c *Conn) HoldsTransaction() bool {
@@ -222,7 +228,7 @@ func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, err
 // (Store.RunWrite).
 func (c *Conn) runWrite(ctx context.Context, query string, run func() (Result, error)) (Result, error) {
 	var res Result
-	err := c.eng.store.RunWrite(ctx, query, func() bool { return c.Autocommitting(ctx) }, func() error {
+	err := c.eng.store.RunWrite(ctx, query, func() bool { return c.Autocommitting(ctx) }, func() bool { return c.Optimistic(ctx) }, func() error {
 		var err error
 		res, err = run()
 		return err

@@ -162,9 +162,10 @@ func (e *editor) primaryKey(row sql.Row) ([]byte, error) {
 	return e.keyBuf, nil
 }
 
-// getRow reads and decodes the row stored under a primary index key.
+// getRow reads and decodes the row stored under a primary index key: in a
+// pessimistic transaction the latest (the caller has locked the key).
 func (e *editor) getRow(key []byte) (sql.Row, []byte, bool, error) {
-	v, ok, err := e.tx.get(key)
+	v, ok, err := e.tx.getRowValue(key)
 	if err != nil || !ok {
 		return nil, nil, false, err
 	}
@@ -173,6 +174,33 @@ func (e *editor) getRow(key []byte) (sql.Row, []byte, bool, error) {
 		return nil, nil, false, err
 	}
 	return row, v, true, nil
+}
+
+// checkLatest guards a pessimistic transaction's update or delete of a row
+// its statement did not lock and read again (a statement a trigger or a
+// procedure runs, whose text ctx does not hold): when the row's latest
+// version (latest, decoded as stored) is not the transaction's snapshot
+// version and not the row GMS computed from (old), the write would
+// overwrite a commit the statement never saw, so it fails with a conflict
+// (1213) instead.
+func (e *editor) checkLatest(ctx *sql.Context, key, latest []byte, stored, old sql.Row) error {
+	if e.tx.locker == nil {
+		return nil
+	}
+	if _, ok := statementLock(ctx, e.tx); ok {
+		return nil
+	}
+	snap, found, err := e.tx.get(key)
+	if err != nil {
+		return err
+	}
+	if found && bytes.Equal(snap, latest) {
+		return nil
+	}
+	if rowsEqual(stored, old) {
+		return nil
+	}
+	return toSQLError(fmt.Errorf("%w: table %s: a row changed by another transaction after this statement read it", ErrConflict, e.def.name))
 }
 
 // rowByPK reads the row whose primary key suffix is pk.
@@ -199,6 +227,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	key, err := e.primaryKey(row)
 	if err != nil {
+		return err
+	}
+	if err := e.tx.lockRowKey(ctx, key); err != nil {
 		return err
 	}
 	if existing, _, found, err := e.getRow(key); err != nil {
@@ -248,7 +279,10 @@ func (e *editor) checkUnique(ctx *sql.Context, row sql.Row, self []byte) error {
 		if val == nil { // a NULL column: never collides
 			continue
 		}
-		pk, found, err := e.tx.get(key)
+		if err := e.tx.lockRowKey(ctx, key); err != nil {
+			return err
+		}
+		pk, found, err := e.tx.getRowValue(key)
 		if err != nil {
 			return err
 		}
@@ -319,14 +353,20 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	if e.def.keyless {
-		return e.deleteKeyless(row)
+		return e.deleteKeyless(ctx, row)
 	}
 	key, err := e.primaryKey(row)
 	if err != nil {
 		return err
 	}
+	if err := e.tx.lockRowKey(ctx, key); err != nil {
+		return err
+	}
 	stored, v, found, err := e.getRow(key)
 	if err != nil || !found {
+		return err
+	}
+	if err := e.checkLatest(ctx, key, v, stored, row); err != nil {
 		return err
 	}
 	return e.remove(stored, append([]byte(nil), e.pkBuf...), append([]byte(nil), key...), len(v))
@@ -342,10 +382,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return err
 	}
 	if e.def.keyless {
-		if err := e.deleteKeyless(old); err != nil {
-			return err
-		}
-		return e.insertKeyless(ctx, new)
+		return e.updateKeyless(ctx, old, new)
 	}
 	oldKey, err := e.primaryKey(old)
 	if err != nil {
@@ -353,9 +390,17 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	}
 	oldKey = append([]byte(nil), oldKey...)
 	oldPK := append([]byte(nil), e.pkBuf...)
+	if err := e.tx.lockRowKey(ctx, oldKey); err != nil {
+		return err
+	}
 	stored, v, found, err := e.getRow(oldKey)
 	if err != nil {
 		return err
+	}
+	if found {
+		if err := e.checkLatest(ctx, oldKey, v, stored, old); err != nil {
+			return err
+		}
 	}
 	newKey, err := e.primaryKey(new)
 	if err != nil {
@@ -365,6 +410,9 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	newPK := append([]byte(nil), e.pkBuf...)
 	moved := !bytes.Equal(oldKey, newKey)
 	if moved {
+		if err := e.tx.lockRowKey(ctx, newKey); err != nil {
+			return err
+		}
 		if existing, _, dup, err := e.getRow(newKey); err != nil {
 			return err
 		} else if dup {
@@ -439,38 +487,74 @@ func (e *editor) insertKeyless(ctx *sql.Context, row sql.Row) error {
 	return e.tx.set(e.hashKey(nil, h, pk), nil)
 }
 
-func (e *editor) deleteKeyless(row sql.Row) error {
-	h, err := e.hiddenHash(row)
+func (e *editor) deleteKeyless(ctx *sql.Context, row sql.Row) error {
+	_, err := e.removeKeyless(ctx, row)
+	return err
+}
+
+// updateKeyless replaces a stored row equal to old by new under the same
+// row ID, as InnoDB keeps a row's hidden ID: a transaction waiting to lock
+// the row finds it again under its ID. Without such a row it inserts new.
+func (e *editor) updateKeyless(ctx *sql.Context, old, new sql.Row) error {
+	pk, err := e.removeKeyless(ctx, old)
 	if err != nil {
 		return err
 	}
-	prefix := e.hashKey(nil, h, nil)
-	it, err := e.tx.newIter(prefix, prefixEnd(prefix))
+	if pk == nil {
+		return e.insertKeyless(ctx, new)
+	}
+	h, err := e.hiddenHash(new)
 	if err != nil {
 		return err
+	}
+	if err := e.checkUnique(ctx, new, nil); err != nil {
+		return err
+	}
+	key := appendIndexPrefix(nil, e.def.id, primaryIndexID)
+	key = append(key, pk...)
+	if err := e.put(new, pk, key); err != nil {
+		return err
+	}
+	return e.tx.set(e.hashKey(nil, h, pk), nil)
+}
+
+// removeKeyless deletes the first stored row equal to row, with its index
+// and hash entries, and returns its row ID key (nil when there is none).
+func (e *editor) removeKeyless(ctx *sql.Context, row sql.Row) ([]byte, error) {
+	h, err := e.hiddenHash(row)
+	if err != nil {
+		return nil, err
+	}
+	prefix := e.hashKey(nil, h, nil)
+	it, err := e.tx.newHashIter(prefix, prefixEnd(prefix))
+	if err != nil {
+		return nil, err
 	}
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
 		pk := append([]byte(nil), it.Key()[len(prefix):]...)
 		key := appendIndexPrefix(nil, e.def.id, primaryIndexID)
 		key = append(key, pk...)
+		if err := e.tx.lockRowKey(ctx, key); err != nil {
+			return nil, err
+		}
 		stored, v, found, err := e.getRow(key)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !found || !rowsEqual(stored, row) {
 			continue
 		}
 		hk := append([]byte(nil), it.Key()...)
 		if err := it.Close(); err != nil {
-			return err
+			return nil, err
 		}
 		if err := e.remove(stored, pk, key, len(v)); err != nil {
-			return err
+			return nil, err
 		}
-		return e.tx.del(hk)
+		return pk, e.tx.del(hk)
 	}
-	return it.Error()
+	return nil, it.Error()
 }
 
 // rowsEqual reports whether two rows hold the same values exactly (not

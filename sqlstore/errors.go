@@ -53,6 +53,9 @@ func toSQLError(err error) error {
 		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock,
 			"Deadlock found when trying to get lock; try restarting transaction (%v)", err)
 	}
+	if se := lockSQLError(err); se != nil {
+		return se
+	}
 	return err
 }
 
@@ -95,6 +98,9 @@ func MySQLError(err error) *mysql.SQLError {
 	}
 	if errors.Is(err, ErrConflict) || errors.Is(err, storage.ErrConflict) {
 		return toSQLError(err).(*mysql.SQLError)
+	}
+	if se := lockSQLError(err); se != nil {
+		return se
 	}
 	if errors.Is(err, context.Canceled) {
 		// Only a statement's own context is cancelled: by KILL QUERY or

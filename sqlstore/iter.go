@@ -25,8 +25,12 @@ type txnIter struct {
 	lower  []byte
 	upper  []byte
 	onView bool // reads the statement view, not every write
-	at     int  // the view boundary to read at; -1: the latest
-	writes int  // the transaction's writes it sees (a position)
+	// latest, without onView, reads every write over the latest committed
+	// state instead of the snapshot: a pessimistic foreign key check
+	// (locks.go).
+	latest bool
+	at     int // the view boundary to read at; -1: the latest
+	writes int // the transaction's writes it sees (a position)
 	tune   iterTuning
 	// fixed, when set, is the reader the iterator reads: one that never
 	// changes (access.go), so a rollback never invalidates the iterator.
@@ -65,10 +69,12 @@ func (t *txn) newStmtIterAt(lower, upper []byte, at int) (*txnIter, error) {
 // view as of boundary at (onView), or of everything the transaction sees,
 // with the given tuning.
 func (t *txn) newTunedIter(lower, upper []byte, onView bool, at int, tune iterTuning) (*txnIter, error) {
+	latest := false
 	if !onView {
 		at = -1
+		latest = t.locker != nil
 	}
-	ti := &txnIter{t: t, lower: lower, upper: upper, onView: onView, at: at, tune: tune}
+	ti := &txnIter{t: t, lower: lower, upper: upper, onView: onView, latest: latest, at: at, tune: tune}
 	return t.track(ti)
 }
 
@@ -120,6 +126,9 @@ func (ti *txnIter) open() error {
 	case ti.onView:
 		ti.writes = t.boundary
 		r, err = t.tx.AdvanceView(t.boundary)
+	case ti.latest:
+		ti.writes = t.tx.Count()
+		r = t.tx.Current()
 	default:
 		ti.writes = t.tx.Count()
 		r = t.tx

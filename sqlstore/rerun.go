@@ -9,7 +9,8 @@ import (
 
 // Conflicted autocommit writes run again
 //
-// Transactions are optimistic: of two that write the same row, the one that
+// In an optimistic transaction (strata_txn_mode, locks.go), of two that
+// write the same row, the one that
 // commits second fails with 1213 and applies nothing. Inside a transaction
 // that is the application's to handle (it must run the transaction again),
 // as with InnoDB's deadlocks. A single autocommit INSERT, UPDATE, DELETE or
@@ -31,6 +32,12 @@ import (
 // new ones out, and then meets no other autocommit write of this process,
 // which is the only one with the store open. It can still fail against a
 // transaction's commit, hence a few attempts.
+//
+// A pessimistic statement waits for the rows it writes instead of
+// conflicting; it can still be a deadlock's victim (1213 as well), and is
+// then run again at once. It takes no turn: it may wait for a row lock a
+// transaction holds while that transaction's next statement would need a
+// turn behind a rerun's.
 
 // conflictReruns is how many times a conflicted autocommit write runs
 // again before its 1213 is returned.
@@ -41,19 +48,27 @@ const conflictReruns = 8
 // autocommitting reports that it ran as its own transaction, runs it again
 // (see above), until it succeeds, fails otherwise, ctx ends, or the reruns
 // are spent. run must send nothing to a client before it succeeds.
-// autocommitting is asked only after a conflict.
-func (s *Store) RunWrite(ctx context.Context, query string, autocommitting func() bool, run func() error) error {
+// autocommitting is asked only after a conflict; optimistic, whether the
+// statement runs in an optimistic transaction, before the first run.
+func (s *Store) RunWrite(ctx context.Context, query string, autocommitting, optimistic func() bool, run func() error) error {
 	if !IsWrite(query) {
 		return run()
 	}
-	s.turns.RLock()
+	turns := optimistic()
+	if turns {
+		s.turns.RLock()
+	}
 	err := run()
-	s.turns.RUnlock()
+	if turns {
+		s.turns.RUnlock()
+	}
 	if !IsConflict(err) || !autocommitting() {
 		return err
 	}
-	s.turns.Lock()
-	defer s.turns.Unlock()
+	if turns {
+		s.turns.Lock()
+		defer s.turns.Unlock()
+	}
 	for range conflictReruns {
 		if ctx.Err() != nil {
 			return err

@@ -75,6 +75,10 @@ type rowIter struct {
 
 	full  sql.Row      // scratch for residual checks
 	arena *codec.Arena // memory of the rows returned, pooled (see rowArena)
+
+	// lk, for a statement that locks the rows it reads, locks each and
+	// reads it again (locks.go).
+	lk *rowLocker
 }
 
 // rowArena returns the Arena the iterator's rows are decoded in, taken
@@ -116,10 +120,11 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 		}
 		return ri, nil
 	}
-	if lockingRead(ctx) {
+	onView := !t.readsCurrent
+	ri.lk = newRowLocker(ctx, tx, onView)
+	if ri.lk == nil && tx.locker == nil && lockingRead(ctx) {
 		guardLockedRead(ctx, d, ri.ix, ri.spans)
 	}
-	onView := !t.readsCurrent
 	tx.mu.Lock()
 	r, frozen, err := tx.readerLocked(onView, at)
 	tx.mu.Unlock()
@@ -132,7 +137,9 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 		access = t.store.planScan(d, t.store.accessOptions(ctx), !frozen)
 	} else {
 		access = lp.choose(!frozen)
-		if access.Covering {
+		// A locking read fetches the rows it locks, whatever the index
+		// covers.
+		if access.Covering && ri.lk == nil {
 			ri.covered, ri.skip = true, indexPrefixLen(d.id, lp.ix.id)
 			ri.need, _ = t.coveredColumns(lp.ix, lp.spans)
 		}
@@ -227,6 +234,9 @@ func (ri *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if ri.lk != nil {
+		return ri.nextLocked(ctx)
 	}
 	if ri.fetch != nil {
 		if ri.fetch.runs != nil {

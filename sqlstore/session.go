@@ -90,6 +90,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	}
 	t := s.store.beginTxn(tc == sql.ReadOnly)
 	t.sess = s
+	t.setMode(ctx)
 	s.mu.Lock()
 	if s.open == nil {
 		s.open = make(map[*txn]struct{})
@@ -207,6 +208,9 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 		return toSQLError(t.commit())
 	}
 	t.beginStatement()
+	if t.locker != nil {
+		t.lockWait = sessionLockWait(ctx)
+	}
 	return nil
 }
 

@@ -59,6 +59,7 @@ type Store struct {
 	opts        Options
 
 	provider *Provider
+	locks    lockRegistry // open pessimistic transactions (lockview.go)
 	defs     defCache
 	catalog  catalogCache
 	counters rowCounters
@@ -103,6 +104,7 @@ func New(e storage.Engine, opts *Options) (*Store, error) {
 	s.engineStats, _ = e.(storage.StatsSource)
 	s.autoinc = autoIncs{engine: e}
 	s.provider = &Provider{store: s, procs: sql.NewExternalStoredProcedureRegistry()}
+	s.provider.RegisterProcedures(lockWaitsProcedure(s))
 	if err := s.load(); err != nil {
 		_ = e.Close()
 		return nil, err
@@ -235,6 +237,10 @@ func (s *Store) Configure(e *sqle.Engine) {
 		return mysqlcompat.ChainRules(quota, correctCommitFlagsRule, track)
 	})
 	a.Catalog.StatsProvider = NewStatsProvider()
+	// Locking clauses vitess refuses are hidden from it (lockclause.go),
+	// around the parsers mysqlcompat.Install wrapped.
+	a.Parser = lockClauseParser{a.Parser}
+	e.Parser = lockClauseParser{e.Parser}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The

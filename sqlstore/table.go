@@ -254,8 +254,8 @@ func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLooku
 	if err != nil {
 		return nil, err
 	}
-	if it.readsCurrent {
-		it.guardForeignKey(ctx, lp)
+	if it.readsCurrent && !pessimistic(ctx) {
+		it.guardForeignKey(ctx, lp) // a pessimistic check locks instead (locks.go)
 	}
 	return &partitionIter{p: &lookupPartition{plan: lp, at: viewBoundary(ctx)}}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	goerrors "gopkg.in/src-d/go-errors.v1"
@@ -84,6 +85,12 @@ type txn struct {
 	// editing counts editors between StatementBegin and its end: with open
 	// iterators, what tells a transaction in use from an abandoned one.
 	editing int
+
+	// locker is tx as a storage.Locker when the transaction is pessimistic,
+	// nil when it is optimistic (locks.go); lockWait is the session's
+	// innodb_lock_wait_timeout, read as each statement begins.
+	locker   storage.Locker
+	lockWait time.Duration
 }
 
 type countDelta struct {
@@ -486,7 +493,7 @@ func (t *txn) commit() error {
 	err := t.tx.Commit()
 	s.counters.endCommit(tables, t.deltas, err == nil, s.engine.LastVersion)
 	if err != nil {
-		return toSQLError(wrapf(err, "sqlstore: commit"))
+		return toSQLError(s.nameConflict(wrapf(err, "sqlstore: commit")))
 	}
 	if t.ddl {
 		s.live = live
@@ -537,6 +544,9 @@ func (t *txn) idle() bool {
 // snapshot (storage.Txn.Snapshot outlives the transaction).
 func (t *txn) release() {
 	_ = t.tx.Rollback()
+	if t.locker != nil {
+		t.store.locks.remove(t.locker.LockID())
+	}
 	if t.sess != nil {
 		t.sess.finished(t)
 	}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -49,8 +50,20 @@ func TestSnapshotIsolation(t *testing.T) {
 	require.Equal(t, []sql.Row{{int32(1)}}, run(t, d, a, "SELECT id FROM t WHERE v = 11"))
 }
 
+// optimistic makes the sessions of ctxs begin optimistic transactions.
+func optimistic(t *testing.T, d *testDB, ctxs ...*sql.Context) {
+	t.Helper()
+	for _, ctx := range ctxs {
+		run(t, d, ctx, "SET strata_txn_mode = 'optimistic'")
+	}
+}
+
+// TestWriteConflict: of two optimistic transactions writing one row, the
+// second to commit fails with 1213 (TestWriteWaits is the pessimistic
+// counterpart).
 func TestWriteConflict(t *testing.T) {
 	d, a, b := twoSessions(t)
+	optimistic(t, d, a, b)
 	run(t, d, a, "START TRANSACTION")
 	run(t, d, a, "INSERT INTO t VALUES (5, 50)")
 	run(t, d, a, "UPDATE t SET v = v + 1 WHERE id = 1")
@@ -65,6 +78,31 @@ func TestWriteConflict(t *testing.T) {
 	// The session goes on normally.
 	run(t, d, a, "INSERT INTO t VALUES (5, 50)")
 	require.Equal(t, []sql.Row{{int64(3)}}, d.exec("SELECT COUNT(*) FROM t"))
+}
+
+// TestWriteWaits: of two pessimistic transactions writing one row, the
+// second waits for the first to commit, then updates the committed row.
+func TestWriteWaits(t *testing.T) {
+	d, a, b := twoSessions(t)
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "INSERT INTO t VALUES (5, 50)")
+	run(t, d, a, "UPDATE t SET v = v + 1 WHERE id = 1")
+	run(t, d, b, "START TRANSACTION")
+	done := make(chan error, 1)
+	go func() {
+		q := "UPDATE t SET v = v + 100 WHERE id = 1"
+		_, err := query(d.e, b.WithQuery(q), q)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the second writer did not wait: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	run(t, d, a, "COMMIT")
+	require.NoError(t, <-done)
+	run(t, d, b, "COMMIT")
+	require.Equal(t, []sql.Row{{int32(1), int32(111)}, {int32(2), int32(20)}, {int32(5), int32(50)}}, d.exec("SELECT * FROM t ORDER BY id"))
 }
 
 func TestFailedStatementRollsBackAlone(t *testing.T) {
@@ -231,13 +269,16 @@ func TestGuardedReads(t *testing.T) {
 	}
 }
 
-// TestForeignKeyRace: a child inserted while another transaction deletes
-// its parent. Each passes its check at its own snapshot; whichever commits
-// second fails with 1213, and no child is left without its parent.
+// TestForeignKeyRace: in optimistic transactions, a child inserted while
+// another transaction deletes its parent. Each passes its check at its own
+// snapshot; whichever commits second fails with 1213, and no child is left
+// without its parent. (TestForeignKeyLocks is the pessimistic counterpart:
+// the second waits.)
 func TestForeignKeyRace(t *testing.T) {
 	for _, childFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("child commits first %v", childFirst), func(t *testing.T) {
 			d, a, b := twoSessions(t)
+			optimistic(t, d, a, b)
 			d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
 			d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
 			d.exec("INSERT INTO p VALUES (1), (2)")
@@ -310,15 +351,18 @@ func TestLeadingWords(t *testing.T) {
 	require.Zero(t, testing.AllocsPerRun(100, func() { implicitCommit("/* c */ SELECT * FROM t WHERE id = 1") }))
 }
 
-// TestLockingReads: rows read FOR UPDATE (or LOCK IN SHARE MODE) that
-// another transaction changes before this one commits fail its commit with
-// 1213, which prevents write skew; rows it did not read do not.
+// TestLockingReads: in optimistic transactions, rows read FOR UPDATE (or
+// LOCK IN SHARE MODE) that another transaction changes before this one
+// commits fail its commit with 1213, which prevents write skew; rows it did
+// not read do not. TestLockingReadsPessimistic is the pessimistic
+// counterpart.
 func TestLockingReads(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE doctors (id INT PRIMARY KEY, oncall INT)")
 	on := func() string { return fmt.Sprint(d.exec("SELECT COUNT(*) FROM doctors WHERE oncall = 1")) }
 	sess := func() func(string) error {
 		ctx := d.newCtx()
+		optimistic(t, d, ctx)
 		return func(stmt string) error {
 			_, err := query(d.e, ctx.WithQuery(stmt), stmt)
 			return err
@@ -379,4 +423,58 @@ func TestContainsFold(t *testing.T) {
 	require.False(t, containsFold("UPDATE t SET a = 1", "for update"))
 	require.False(t, containsFold("for upd", "for update"))
 	require.False(t, containsFold("", "for update"))
+}
+
+// TestLockingReadsPessimistic: in pessimistic transactions a locking read
+// waits for rows another transaction locked and then reads their latest
+// versions, so write skew is prevented by waiting (FOR UPDATE) or by a
+// deadlock (LOCK IN SHARE MODE, where both read and then both write).
+func TestLockingReadsPessimistic(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE doctors (id INT PRIMARY KEY, oncall INT)")
+	d.exec("INSERT INTO doctors VALUES (1, 1), (2, 1)")
+	sess := func() func(string) ([]sql.Row, error) {
+		ctx := d.newCtx()
+		return func(stmt string) ([]sql.Row, error) {
+			return query(d.e, ctx.WithQuery(stmt), stmt)
+		}
+	}
+	a, b := sess(), sess()
+	mustRun := func(f func(string) ([]sql.Row, error), q string) []sql.Row {
+		rows, err := f(q)
+		require.NoError(t, err, q)
+		return rows
+	}
+	const read = "SELECT COUNT(*) FROM doctors WHERE oncall = 1 FOR UPDATE"
+	mustRun(a, "BEGIN")
+	require.Equal(t, "[[2]]", fmt.Sprint(mustRun(a, read)))
+	mustRun(b, "BEGIN")
+	got := make(chan string, 1)
+	go func() { got <- fmt.Sprint(mustRun(b, read)) }()
+	time.Sleep(50 * time.Millisecond)
+	mustRun(a, "UPDATE doctors SET oncall = 0 WHERE id = 1")
+	mustRun(a, "COMMIT")
+	// B waited, and counts the latest rows: only one doctor is left.
+	require.Equal(t, "[[1]]", <-got)
+	mustRun(b, "COMMIT")
+
+	// Shared locks: both read, both try to write, one is the victim.
+	d.exec("UPDATE doctors SET oncall = 1")
+	const share = "SELECT COUNT(*) FROM doctors WHERE oncall = 1 LOCK IN SHARE MODE"
+	mustRun(a, "BEGIN")
+	mustRun(b, "BEGIN")
+	mustRun(a, share)
+	mustRun(b, share)
+	errA := make(chan error, 1)
+	go func() {
+		_, err := a("UPDATE doctors SET oncall = 0 WHERE id = 1")
+		errA <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	_, errB := b("UPDATE doctors SET oncall = 0 WHERE id = 2")
+	requireConflict(t, errB) // b closed the cycle: the victim
+	require.NoError(t, <-errA)
+	mustRun(a, "COMMIT")
+	mustRun(b, "ROLLBACK")
+	require.Equal(t, "[[1]]", fmt.Sprint(d.exec("SELECT COUNT(*) FROM doctors WHERE oncall = 1")))
 }

@@ -33,8 +33,10 @@
 // without them the SQL layer calls Get per key and NewIter per range),
 // SizeEstimator and StatsSource on the engine (without them the planner
 // knows less, and the status variables show zeros), Locker on a
-// transaction (key locks for pessimistic transactions; no engine implements
-// it yet, and without it the SQL layer relies on Guard).
+// transaction (key locks for pessimistic transactions; without it the SQL
+// layer runs every transaction optimistically and relies on Guard),
+// LockInspector on the engine (who waits for whom), and ConflictError in a
+// failed commit's error (the key, which the SQL layer names as a row).
 //
 // # How the engines map
 //
@@ -58,7 +60,13 @@
 //	Commit                 Batch.CommitIfNoConflict in the commit queue  KVTxn.Commit (2PC); write conflict -> ErrConflict
 //	SetDurable             WriteOptions Sync for this commit             nothing: Raft commits are durable
 //	Rollback               Snapshot.Close                                KVTxn.Rollback
-//	Locker.LockKeys        (not yet)                                     KVTxn.LockKeys with a LockCtx wait time
+//	Locker.LockKeys        kv/lock table; the for-update version after   KVTxn.LockKeys with a LockCtx wait time and a
+//	                       the grants                                    for-update ts (write conflict if newer)
+//	Locker.SetPessimistic  commit checks keys after the for-update       KVTxn.SetPessimistic(true): prewrite of
+//	                       version, not the snapshot                     locked keys skips the conflict check
+//	Locker.LatestView      the view's batch over the latest state        membuffer over a snapshot at the for-update ts
+//	LockInspector          kv/lock Table.Waits                           TiKV's lock waiter manager (GetLockWaitInfo)
+//	ConflictError          the key of a failed commit check              the key of a WriteConflict error
 //	SizeEstimator          DB.ApproximateSize / EstimateRange            PD region approximate sizes and keys
 //	StatsSource            DB.Stats (kv/stats counters)                  client-go metrics mapped to the counters
 //

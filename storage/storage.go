@@ -29,6 +29,19 @@ var (
 	ErrLockNotAvailable = errors.New("storage: lock not available")
 )
 
+// ConflictError is how an engine may report the key of a lost conflict, so
+// that the caller can name it: errors.As finds it in the error Commit
+// returns, and it wraps the error satisfying errors.Is(err, ErrConflict).
+type ConflictError struct {
+	// Key is the key written, or the start of the guarded range, End its
+	// end (nil for a key).
+	Key, End []byte
+	Err      error
+}
+
+func (e *ConflictError) Error() string { return e.Err.Error() }
+func (e *ConflictError) Unwrap() error { return e.Err }
+
 // ReadOptions tune a read. They never change what it returns: a reader is
 // bound to the state it reads (a snapshot, a transaction, a view).
 type ReadOptions struct {
@@ -241,10 +254,52 @@ type LockOptions struct {
 // Locker is a Txn that takes key locks held until it ends (pessimistic
 // transactions, SELECT ... FOR UPDATE). Callers find it by type
 // assertion; without it they rely on Guard and Commit's conflict check.
+//
+// Locks and commits: a transaction that locks a key and then reads it at
+// the latest state (Current) reads the last commit that wrote it, and no
+// other transaction commits a write to it until this one ends: a
+// pessimistic writer waits for the lock, and an optimistic transaction's
+// Commit fails with ErrConflict on a key another transaction holds locked.
 type Locker interface {
 	// LockKeys locks keys in mode o.Mode, waiting as o says. It returns
 	// an error wrapping ErrLockWaitTimeout, ErrDeadlock or
-	// ErrLockNotAvailable when a lock cannot be had; locks granted before
-	// the failure stay held.
+	// ErrLockNotAvailable when a lock cannot be had, or the context's
+	// error when ctx ended the wait; locks granted before the failure stay
+	// held. Locks are released when the transaction ends, not before.
 	LockKeys(ctx context.Context, o LockOptions, keys ...[]byte) error
+	// SetPessimistic makes Commit check the keys the transaction writes
+	// for commits made after its last granted lock (its for-update
+	// version) instead of after its snapshot: the caller locks every row it
+	// writes before reading it at the latest state. Guarded ranges are
+	// still checked against the snapshot. Call it before the first write.
+	SetPessimistic()
+	// LockID names the transaction in the engine's LockWaits.
+	LockID() uint64
+	// LatestView returns a reader of the latest committed state plus the
+	// writes of the shared view (AdvanceView), following the view as it
+	// moves: what a statement that locked a row reads it with, so that it
+	// sees the last commit but not its own writes.
+	LatestView() Reader
+}
+
+// LockWait is one transaction waiting for a lock another holds, or asked
+// for earlier, on a key.
+type LockWait struct {
+	// Waiter and Blocker are the transactions' Locker.LockID.
+	Waiter, Blocker uint64
+	// Mode is what the waiter asked for, BlockerMode what the blocker holds
+	// or asked for; BlockerWaits is set when the blocker's request is
+	// queued, not granted.
+	Mode, BlockerMode LockMode
+	BlockerWaits      bool
+	// Since is when the waiter began to wait.
+	Since time.Time
+	Key   []byte
+}
+
+// LockInspector is an Engine that lists who waits for whom on key locks
+// (what performance_schema.data_lock_waits shows in MySQL). Callers find it
+// by type assertion.
+type LockInspector interface {
+	LockWaits() []LockWait
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/storage"
 )
@@ -37,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Engine) {
 		{"BatchedReads", testBatchedReads},
 		{"Sizes", testSizes},
 		{"Versions", testVersions},
+		{"Locks", testLocks},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -444,4 +446,88 @@ func testVersions(t *testing.T, e storage.Engine) {
 	if tx.StartVersion() >= e.LastVersion() {
 		t.Fatalf("StartVersion %d not below LastVersion %d after a later commit", tx.StartVersion(), e.LastVersion())
 	}
+}
+
+// testLocks checks storage.Locker, when the engine's transactions have it:
+// lock then read the latest, the commit rules of both modes, the errors,
+// and the release at the end.
+func testLocks(t *testing.T, e storage.Engine) {
+	ctx := context.Background()
+	locker := func(tx storage.Txn) storage.Locker {
+		l, ok := tx.(storage.Locker)
+		if !ok {
+			t.Skip("the engine's transactions are not storage.Locker")
+		}
+		return l
+	}
+	x := storage.LockOptions{Mode: storage.LockExclusive, Wait: 5 * time.Second}
+	commitKeys(t, e, 0, 3)
+
+	// A pessimistic transaction whose snapshot is older than a commit to a
+	// key locks it, reads the commit at the latest and writes over it.
+	p := begin(t, e)
+	lp := locker(p)
+	lp.SetPessimistic()
+	other := begin(t, e)
+	must(t, other.Set(key(0), []byte("other")))
+	must(t, other.Commit())
+	must(t, lp.LockKeys(ctx, x, key(0)))
+	wantGet(t, p.Current(), key(0), []byte("other"))
+	wantGet(t, lp.LatestView(), key(0), []byte("other"))
+	wantGet(t, p, key(0), val(0)) // the snapshot is unchanged
+	must(t, p.Set(key(0), []byte("p")))
+	wantGet(t, lp.LatestView(), key(0), []byte("other")) // the view has no writes yet
+
+	// An optimistic commit of a key p holds fails and applies nothing.
+	o := begin(t, e)
+	must(t, o.Set(key(0), []byte("o")))
+	must(t, o.Set(key(1), []byte("o")))
+	if err := o.Commit(); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("optimistic commit of a locked key: %v, want ErrConflict", err)
+	}
+	wantGet(t, e.Latest(), key(1), val(1))
+
+	// Another transaction cannot have the lock: NOWAIT, a bound, a context.
+	q := begin(t, e)
+	lq := locker(q)
+	if err := lq.LockKeys(ctx, storage.LockOptions{Mode: storage.LockShared, NoWait: true}, key(0)); !errors.Is(err, storage.ErrLockNotAvailable) {
+		t.Fatalf("NoWait on a held key: %v, want ErrLockNotAvailable", err)
+	}
+	if err := lq.LockKeys(ctx, storage.LockOptions{Wait: 10 * time.Millisecond}, key(0)); !errors.Is(err, storage.ErrLockWaitTimeout) {
+		t.Fatalf("bounded wait on a held key: %v, want ErrLockWaitTimeout", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := lq.LockKeys(cctx, x, key(0)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait: %v, want context.Canceled", err)
+	}
+
+	// q holds key 1 and waits for key 0; p asking for key 1 closes a cycle.
+	must(t, lq.LockKeys(ctx, x, key(1)))
+	waited := make(chan error, 1)
+	go func() { waited <- lq.LockKeys(ctx, x, key(0)) }()
+	// Let q's wait begin first (the requester closing a cycle is the
+	// victim).
+	if li, ok := e.(storage.LockInspector); ok {
+		for i := 0; i < 1000 && len(li.LockWaits()) == 0; i++ {
+			time.Sleep(time.Millisecond)
+		}
+	} else {
+		time.Sleep(100 * time.Millisecond)
+	}
+	err := lp.LockKeys(ctx, x, key(1))
+	if !errors.Is(err, storage.ErrDeadlock) {
+		t.Fatalf("closing a cycle: %v, want ErrDeadlock", err)
+	}
+	// p commits (its write over the other commit is no conflict) and
+	// releases key 0: q is granted it and reads p's commit.
+	must(t, p.Commit())
+	must(t, <-waited)
+	wantGet(t, q.Current(), key(0), []byte("p"))
+	must(t, q.Rollback())
+
+	// Rolled back, q released its locks.
+	r := begin(t, e)
+	must(t, locker(r).LockKeys(ctx, storage.LockOptions{Mode: storage.LockExclusive, NoWait: true}, key(0), key(1)))
+	must(t, r.Rollback())
 }

@@ -1,0 +1,496 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/stretchr/testify/require"
+)
+
+// lq runs q in ctx with q as the statement's text, as Conn and the server
+// give it.
+func lq(d *testDB, ctx *sql.Context, q string) ([]sql.Row, error) {
+	return query(d.e, ctx.WithQuery(q), q)
+}
+
+// sqlErrNum returns the MySQL error number of err, 0 for nil.
+func sqlErrNum(err error) int {
+	if err == nil {
+		return 0
+	}
+	return MySQLError(err).Num
+}
+
+// TestCounterPessimistic runs the read-modify-write counter of issue 31:
+// clients each commit BEGIN; SELECT v ... FOR UPDATE; UPDATE ... v = v + 1;
+// COMMIT. Every transaction waits for the row instead of failing: the
+// counter ends at the number of commits, with no error.
+func TestCounterPessimistic(t *testing.T) {
+	for _, clients := range []int{8, 32} {
+		t.Run(fmt.Sprint(clients), func(t *testing.T) {
+			const each = 50
+			d := newTestDB(t)
+			d.exec("CREATE TABLE c (id INT PRIMARY KEY, v INT)")
+			d.exec("INSERT INTO c VALUES (1, 0)")
+			var wg sync.WaitGroup
+			errs := make(chan error, clients)
+			for range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx := d.newCtx()
+					for range each {
+						for _, q := range []string{"BEGIN", "SELECT v FROM c WHERE id = 1 FOR UPDATE", "UPDATE c SET v = v + 1 WHERE id = 1", "COMMIT"} {
+							if _, err := lq(d, ctx, q); err != nil {
+								errs <- fmt.Errorf("%s: %w", q, err)
+								return
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				require.NoError(t, err)
+			}
+			require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT v FROM c WHERE id = 1"))
+		})
+	}
+}
+
+// TestCounterAutocommitPessimistic: autocommit UPDATE c SET v = v + 1 from
+// many sessions all succeed at once, without reruns.
+func TestCounterAutocommitPessimistic(t *testing.T) {
+	const clients, each = 8, 50
+	d := newTestDB(t)
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, v INT, KEY kv (v))")
+	d.exec("INSERT INTO c VALUES (1, 0)")
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := d.newCtx()
+			for range each {
+				if _, err := lq(d, ctx, "UPDATE c SET v = v + 1 WHERE id = 1"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT v FROM c WHERE id = 1"))
+	require.Equal(t, []sql.Row{{int64(1)}}, d.exec("SELECT COUNT(*) FROM c WHERE v = 400"))
+}
+
+// lockSessions returns n sessions of d in open transactions.
+func lockSessions(t *testing.T, d *testDB, n int) []*sql.Context {
+	t.Helper()
+	out := make([]*sql.Context, n)
+	for i := range out {
+		out[i] = d.newCtx()
+		_, err := lq(d, out[i], "BEGIN")
+		require.NoError(t, err)
+	}
+	return out
+}
+
+// TestDeadlocks: cycles of two and three transactions each waiting for a
+// row the next holds give exactly one 1213, whose transaction is rolled
+// back; the others go on and commit.
+func TestDeadlocks(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			d := newTestDB(t)
+			d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+			d.exec("INSERT INTO t VALUES (0, 0), (1, 0), (2, 0)")
+			ctxs := lockSessions(t, d, n)
+			for i, ctx := range ctxs {
+				_, err := lq(d, ctx, fmt.Sprintf("UPDATE t SET v = v + 1 WHERE id = %d", i))
+				require.NoError(t, err)
+			}
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i, ctx := range ctxs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = lq(d, ctx, fmt.Sprintf("UPDATE t SET v = v + 10 WHERE id = %d", (i+1)%n))
+					if errs[i] == nil {
+						_, errs[i] = lq(d, ctx, "COMMIT")
+					} else {
+						_, _ = lq(d, ctx, "ROLLBACK")
+					}
+				}()
+				// Each waits before the next asks, so that the last one
+				// closes the cycle.
+				time.Sleep(50 * time.Millisecond)
+			}
+			wg.Wait()
+			deadlocks := 0
+			victim := -1
+			for i, err := range errs {
+				switch sqlErrNum(err) {
+				case 0:
+				case mysql.ERLockDeadlock:
+					deadlocks++
+					victim = i
+				default:
+					t.Fatalf("session %d: %v", i, err)
+				}
+			}
+			require.Equal(t, 1, deadlocks)
+			// The victim's first update was rolled back with it.
+			want := 0
+			for i := range n {
+				if i != victim {
+					want += 1 + 10
+				}
+			}
+			require.Equal(t, []sql.Row{{int64(want)}}, d.exec("SELECT CAST(SUM(v) AS SIGNED) FROM t"))
+		})
+	}
+}
+
+// TestLockWaitTimeout: a wait longer than innodb_lock_wait_timeout fails
+// the statement with 1205 and keeps the transaction and its locks.
+func TestLockWaitTimeout(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, 0), (2, 0)")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "UPDATE t SET v = 1 WHERE id = 1")
+	require.NoError(t, err)
+	_, err = lq(d, b, "SET innodb_lock_wait_timeout = 1")
+	require.NoError(t, err)
+	_, err = lq(d, b, "UPDATE t SET v = 2 WHERE id = 2")
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = lq(d, b, "UPDATE t SET v = 2 WHERE id = 1")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	require.GreaterOrEqual(t, time.Since(start), time.Second)
+	// b's transaction goes on, with its lock on row 2.
+	_, err = lq(d, a, "SET innodb_lock_wait_timeout = 1")
+	require.NoError(t, err)
+	_, err = lq(d, a, "SELECT * FROM t WHERE id = 2 FOR UPDATE")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1), int32(1)}, {int32(2), int32(2)}}, d.exec("SELECT * FROM t ORDER BY id"))
+}
+
+// TestSkipLockedAndCancel: FOR UPDATE SKIP LOCKED skips locked rows, and a
+// cancelled statement stops waiting.
+func TestSkipLockedAndCancel(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, 0), (2, 0), (3, 0)")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "SELECT * FROM t WHERE id = 2 FOR UPDATE")
+	require.NoError(t, err)
+	rows, err := lq(d, b, "SELECT id FROM t FOR UPDATE SKIP LOCKED")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1)}, {int32(3)}}, rows)
+
+	cctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = lq(d, b.WithContext(cctx), "UPDATE t SET v = 1 WHERE id = 2")
+	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+}
+
+// TestInsertWaitsForInsert: an insert of a key another transaction inserted
+// and has not committed waits, then fails with 1062 once it commits.
+func TestInsertWaitsForInsert(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY ku (u))")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "INSERT INTO t VALUES (1, 10)")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "INSERT INTO t VALUES (2, 10)")
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	err = <-done
+	require.Equal(t, mysql.ERDupEntry, sqlErrNum(err), "%v", err)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1), int32(10)}}, d.exec("SELECT * FROM t"))
+}
+
+// TestLockWaitsView: CALL strata_lock_waits() shows a waiting statement's
+// connection, the one it waits for, and the row, by table, index and key.
+func TestLockWaitsView(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (7, 0)")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	_, err := lq(d, a, "UPDATE t SET v = 1 WHERE id = 7")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "SELECT * FROM t WHERE id = 7 LOCK IN SHARE MODE")
+		done <- err
+	}()
+	var rows []sql.Row
+	require.Eventually(t, func() bool {
+		rows = d.exec("CALL strata_lock_waits()")
+		return len(rows) == 1
+	}, 5*time.Second, 10*time.Millisecond)
+	r := rows[0]
+	require.Equal(t, b.Session.ID(), r[0])
+	require.Equal(t, "S", r[1])
+	require.Equal(t, a.Session.ID(), r[2])
+	require.Equal(t, "X", r[3])
+	require.Equal(t, false, r[4])
+	require.Equal(t, []any{"mydb.t", "PRIMARY", "7"}, []any(r[6:]))
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-done)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+	require.Empty(t, d.exec("CALL strata_lock_waits()"))
+}
+
+func TestHideLockClauses(t *testing.T) {
+	for q, want := range map[string]string{
+		"SELECT 1":                                      "SELECT 1",
+		"SELECT * FROM t FOR SHARE":                     "SELECT * FROM t /*     */",
+		"SELECT * FROM t FOR UPDATE NOWAIT":             "SELECT * FROM t FOR UPDATE /*  */",
+		"select * from t for share nowait":              "select * from t /*     */ /*  */",
+		"SELECT * FROM t FOR SHARE SKIP LOCKED":         "SELECT * FROM t /*     */ /*       */",
+		"SELECT 'for share nowait' FROM t FOR UPDATE":   "SELECT 'for share nowait' FROM t FOR UPDATE",
+		"SELECT nowait FROM t /* for share */":          "SELECT nowait FROM t /* for share */",
+		"SELECT * FROM t FOR UPDATE SKIP LOCKED":        "SELECT * FROM t FOR UPDATE SKIP LOCKED",
+		"SELECT \"a\\\" for share\" FROM t FOR\nSHARE;": "SELECT \"a\\\" for share\" FROM t /*     */;",
+	} {
+		got := hideLockClauses(q)
+		require.Equal(t, want, got, q)
+		require.Len(t, got, len(q))
+	}
+	require.Zero(t, testing.AllocsPerRun(100, func() { hideLockClauses("SELECT * FROM t WHERE id = 1 FOR UPDATE") }))
+}
+
+// TestNowaitAndForShare: NOWAIT fails at once with 3572 on a locked row;
+// FOR SHARE takes shared locks, which other shared locks do not wait for.
+func TestNowaitAndForShare(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, 0), (2, 0)")
+	ctxs := lockSessions(t, d, 3)
+	a, b, c := ctxs[0], ctxs[1], ctxs[2]
+	_, err := lq(d, a, "SELECT * FROM t WHERE id = 1 FOR SHARE")
+	require.NoError(t, err)
+	_, err = lq(d, b, "SELECT * FROM t WHERE id = 1 FOR SHARE NOWAIT")
+	require.NoError(t, err)
+	_, err = lq(d, c, "SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT")
+	require.Equal(t, erLockNowait, sqlErrNum(err), "%v", err)
+	_, err = lq(d, c, "UPDATE t SET v = 5 WHERE id = 2")
+	require.NoError(t, err)
+	_, err = lq(d, a, "SELECT * FROM t FOR SHARE NOWAIT")
+	require.Equal(t, erLockNowait, sqlErrNum(err), "%v", err)
+	rows, err := lq(d, a, "SELECT id FROM t FOR SHARE SKIP LOCKED")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1)}}, rows)
+	for _, ctx := range ctxs {
+		_, err = lq(d, ctx, "COMMIT")
+		require.NoError(t, err)
+	}
+}
+
+// TestKeylessCounterPessimistic: concurrent updates of a row of a keyless
+// table find the row by its latest values, so it is neither lost nor
+// duplicated.
+func TestKeylessCounterPessimistic(t *testing.T) {
+	const clients, each = 8, 25
+	d := newTestDB(t)
+	d.exec("CREATE TABLE k (a INT, v INT)")
+	d.exec("INSERT INTO k VALUES (1, 0), (2, 0)")
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := d.newCtx()
+			for range each {
+				if _, err := lq(d, ctx, "UPDATE k SET v = v + 1 WHERE a = 1"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []sql.Row{{int32(1), int32(clients * each)}, {int32(2), int32(0)}}, d.exec("SELECT * FROM k ORDER BY a"))
+}
+
+// TestLockedReadRechecksIndex: a row reached through a secondary index is
+// checked again after the wait; if the committed change moved it out of the
+// lookup's range it is skipped (also where the index covers the query).
+func TestLockedReadRechecksIndex(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, v INT, KEY kk (k))")
+	d.exec("INSERT INTO t VALUES (1, 1, 0), (2, 1, 0)")
+	for _, q := range []string{"UPDATE t SET v = 9 WHERE k = 1", "SELECT id FROM t WHERE k = 1 FOR UPDATE"} {
+		d.exec("UPDATE t SET k = 1, v = 0")
+		ctxs := lockSessions(t, d, 2)
+		a, b := ctxs[0], ctxs[1]
+		_, err := lq(d, a, "UPDATE t SET k = 2 WHERE id = 1")
+		require.NoError(t, err)
+		type result struct {
+			rows []sql.Row
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			rows, err := lq(d, b, q)
+			done <- result{rows, err}
+		}()
+		time.Sleep(50 * time.Millisecond)
+		_, err = lq(d, a, "COMMIT")
+		require.NoError(t, err)
+		r := <-done
+		require.NoError(t, r.err, q)
+		_, err = lq(d, b, "COMMIT")
+		require.NoError(t, err)
+		if strings.HasPrefix(q, "SELECT") {
+			require.Equal(t, []sql.Row{{int32(2)}}, r.rows, q)
+		} else {
+			require.Equal(t, []sql.Row{{int32(1), int32(2), int32(0)}, {int32(2), int32(1), int32(9)}}, d.exec("SELECT * FROM t ORDER BY id"), q)
+		}
+	}
+}
+
+// TestConflictNamesRow: an optimistic commit that loses a conflict names
+// the row's table, index and key values, not the key's bytes.
+func TestConflictNamesRow(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10), v INT)")
+	d.exec("INSERT INTO t VALUES (7, 'x', 0)")
+	ctxs := lockSessions(t, d, 1)
+	a := ctxs[0]
+	_, err := lq(d, a, "ROLLBACK")
+	require.NoError(t, err)
+	_, err = lq(d, a, "SET strata_txn_mode = 'optimistic'")
+	require.NoError(t, err)
+	_, err = lq(d, a, "BEGIN")
+	require.NoError(t, err)
+	_, err = lq(d, a, "UPDATE t SET v = 1 WHERE id = 7")
+	require.NoError(t, err)
+	d.exec("UPDATE t SET v = 2 WHERE id = 7")
+	_, err = lq(d, a, "COMMIT")
+	require.Equal(t, mysql.ERLockDeadlock, sqlErrNum(err), "%v", err)
+	require.Contains(t, MySQLError(err).Message, "table mydb.t, index PRIMARY, key '7'")
+}
+
+// TestTriggerCounterPessimistic: an INSERT whose trigger updates a counter
+// row, from many sessions: the trigger's update waits for the row like any
+// other and none is lost.
+func TestTriggerCounterPessimistic(t *testing.T) {
+	const clients, each = 8, 25
+	d := newTestDB(t)
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	d.exec("INSERT INTO c VALUES (1, 0)")
+	d.exec("CREATE TABLE e (id INT PRIMARY KEY)")
+	d.exec("CREATE TRIGGER count_e AFTER INSERT ON e FOR EACH ROW UPDATE c SET n = n + 1 WHERE id = 1")
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for g := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := d.newCtx()
+			for i := range each {
+				for _, q := range []string{"BEGIN", fmt.Sprintf("INSERT INTO e VALUES (%d)", g*1000+i), "COMMIT"} {
+					if _, err := lq(d, ctx, q); err != nil {
+						errs <- fmt.Errorf("%s: %w", q, err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT n FROM c"))
+}
+
+// TestForeignKeyLocks: a child insert and a parent delete wait for each
+// other through the parent row's lock, and the second sees the first's
+// commit: no child without a parent, no spurious conflict.
+func TestForeignKeyLocks(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE p (id INT PRIMARY KEY, v INT)")
+	d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
+	run := func(first, second string, firstCtx, secondCtx *sql.Context) error {
+		_, err := lq(d, firstCtx, first)
+		require.NoError(t, err, first)
+		done := make(chan error, 1)
+		go func() {
+			_, err := lq(d, secondCtx, second)
+			done <- err
+		}()
+		time.Sleep(50 * time.Millisecond)
+		_, err = lq(d, firstCtx, "COMMIT")
+		require.NoError(t, err)
+		err = <-done
+		_, _ = lq(d, secondCtx, "ROLLBACK")
+		return err
+	}
+	d.exec("INSERT INTO p VALUES (1, 0)")
+	ctxs := lockSessions(t, d, 2)
+	err := run("DELETE FROM p WHERE id = 1", "INSERT INTO c VALUES (1, 1)", ctxs[0], ctxs[1])
+	require.Equal(t, mysql.ErNoReferencedRow2, sqlErrNum(err), "%v", err)
+
+	d.exec("INSERT INTO p VALUES (2, 0)")
+	ctxs = lockSessions(t, d, 2)
+	err = run("INSERT INTO c VALUES (2, 2)", "DELETE FROM p WHERE id = 2", ctxs[0], ctxs[1])
+	require.Equal(t, mysql.ERRowIsReferenced2, sqlErrNum(err), "%v", err)
+
+	// A parent updated after the child's snapshot is no conflict.
+	d.exec("INSERT INTO p VALUES (3, 0)")
+	ctxs = lockSessions(t, d, 1)
+	_, err = lq(d, ctxs[0], "SELECT COUNT(*) FROM c")
+	require.NoError(t, err)
+	d.exec("UPDATE p SET v = 1 WHERE id = 3")
+	_, err = lq(d, ctxs[0], "INSERT INTO c VALUES (3, 3)")
+	require.NoError(t, err)
+	_, err = lq(d, ctxs[0], "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(2), int32(2)}, {int32(3), int32(3)}}, d.exec("SELECT * FROM c ORDER BY id"))
+}
