@@ -44,6 +44,8 @@ var effectiveGlobals = map[string]globalEffect{
 	"strata_planner":           nil,
 	"strata_plan_reuse":        nil,
 	"strata_mem_quota_query":   nil,
+	"strata_txn_mode":          nil, // a session's transactions' mode
+	"innodb_lock_wait_timeout": nil, // a session's lock wait bound
 	"max_prepared_stmt_count":  nil, // read by preparedLimit
 	"max_connections":          (*policy).setMaxConnections,
 	"read_only":                (*policy).setReadOnly,

@@ -843,3 +843,24 @@ func TestServerKillQueryEndsLockWait(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{11}, queryInts(t, db, "SELECT n FROM c"))
 }
+
+// TestServerGlobalTxnMode: SET GLOBAL of the transaction mode and the lock
+// wait bound applies to the sessions started afterwards, as MySQL's
+// globals do.
+func TestServerGlobalTxnMode(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	admin := client(t, s.Addr(), "root", "pw", "")
+	admin.SetMaxOpenConns(1)
+	_, err := admin.Exec("SET GLOBAL strata_txn_mode = 'optimistic'")
+	require.NoError(t, err)
+	_, err = admin.Exec("SET GLOBAL innodb_lock_wait_timeout = 7")
+	require.NoError(t, err)
+	later := client(t, s.Addr(), "root", "pw", "")
+	var mode string
+	var wait int
+	require.NoError(t, later.QueryRow("SELECT @@strata_txn_mode, @@innodb_lock_wait_timeout").Scan(&mode, &wait))
+	require.Equal(t, "optimistic", mode)
+	require.Equal(t, 7, wait)
+	_, err = admin.Exec("SET GLOBAL strata_txn_mode = 'pessimistic', GLOBAL innodb_lock_wait_timeout = 50")
+	require.NoError(t, err)
+}
