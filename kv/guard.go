@@ -49,12 +49,26 @@ func (d *DB) writtenSince(start, end []byte, snap base.SeqNum) (bool, error) {
 	var searchBuf [64]byte
 	search := base.MakeSearchKey(searchBuf[:0], start, base.SeqNumMax)
 	var it memtable.Iter
+	var skipBuf [64]byte
 	for i := range rs.numMemtables() {
 		m, _ := rs.memtable(i)
 		m.InitIter(&it)
 		newer := false
-		for kv := it.SeekGE(search); kv != nil && !newer && bytes.Compare(kv.UserKey(), end) < 0; kv = it.Next() {
-			newer = kv.Seq() > snap
+		// A key's versions follow each other newest first: when the newest
+		// is not newer than snap, neither is the rest, which a hot key may
+		// hold by the hundred thousand. They are skipped with one seek.
+		for kv := it.SeekGE(search); kv != nil && bytes.Compare(kv.UserKey(), end) < 0; {
+			if kv.Seq() > snap {
+				newer = true
+				break
+			}
+			// The iterator reuses kv: keep the key past the seek's end.
+			skip := base.AppendKey(skipBuf[:0], kv.UserKey(), 0, 0)
+			next := it.Next()
+			if next != nil && bytes.Equal(next.UserKey(), skip[:len(skip)-base.TrailerLen]) {
+				next = it.SeekGE(skip)
+			}
+			kv = next
 		}
 		it.Close()
 		if newer {

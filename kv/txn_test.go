@@ -578,3 +578,34 @@ func TestTxnCommitAfterClose(t *testing.T) {
 	require.NoError(t, d.Close())
 	require.ErrorIs(t, b.CommitIfNoConflict(snap, NoSync), ErrClosed)
 }
+
+// TestTxnGuardManyVersions: a guarded range over keys with many versions in
+// the memtable conflicts exactly when one key has a version after the
+// snapshot, whether that key comes first, between or last, and whatever
+// number of older versions the keys around it hold.
+func TestTxnGuardManyVersions(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	require.NoError(t, err)
+	defer d.Close()
+	for i := range 300 {
+		txnCommit(t, d, fmt.Sprintf("set a %d", i), fmt.Sprintf("set c %d", i), "set d 0")
+	}
+	snap := d.NewSnapshot()
+	defer snap.Close()
+	n := 0
+	guarded := func(start, end string) error {
+		n++
+		b := d.NewIndexedBatch()
+		txnOps(t, b, fmt.Sprintf("set z%d 1", n), "guard "+start+" "+end)
+		return b.CommitIfNoConflict(snap, NoSync)
+	}
+	require.NoError(t, guarded("a", "e"), "only versions older than the snapshot")
+	txnCommit(t, d, "set b 1")
+	require.ErrorIs(t, guarded("a", "e"), ErrConflict, "b, after many versions of a")
+	require.NoError(t, guarded("c", "e"))
+	txnCommit(t, d, "set d 1")
+	require.ErrorIs(t, guarded("c", "e"), ErrConflict, "d, after many versions of c")
+	require.NoError(t, guarded("c", "d"))
+	txnCommit(t, d, "set c new")
+	require.ErrorIs(t, guarded("c", "d"), ErrConflict, "the newest of c's versions")
+}
