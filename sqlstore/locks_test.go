@@ -271,12 +271,24 @@ func TestLockWaitsView(t *testing.T) {
 	require.Equal(t, "X", r[3])
 	require.Equal(t, false, r[4])
 	require.Equal(t, []any{"mydb.t", "PRIMARY", "7"}, []any(r[6:]))
+	// The same, as a DBA asks MySQL: performance_schema's lock waits joined
+	// with the locks they name.
+	pfs := d.exec(`SELECT r.THREAD_ID, r.LOCK_MODE, r.LOCK_STATUS, k.THREAD_ID, k.LOCK_MODE, k.LOCK_STATUS,
+		r.OBJECT_SCHEMA, r.OBJECT_NAME, r.INDEX_NAME, r.LOCK_DATA
+		FROM performance_schema.data_lock_waits w
+		JOIN performance_schema.data_locks r ON r.ENGINE_LOCK_ID = w.REQUESTING_ENGINE_LOCK_ID
+		JOIN performance_schema.data_locks k ON k.ENGINE_LOCK_ID = w.BLOCKING_ENGINE_LOCK_ID`)
+	require.Equal(t, []sql.Row{{uint64(b.Session.ID()), "S,REC_NOT_GAP", "WAITING", uint64(a.Session.ID()), "X,REC_NOT_GAP", "GRANTED",
+		"mydb", "t", "PRIMARY", "7"}}, pfs)
 	_, err = lq(d, a, "COMMIT")
 	require.NoError(t, err)
 	require.NoError(t, <-done)
 	_, err = lq(d, b, "COMMIT")
 	require.NoError(t, err)
 	require.Empty(t, d.exec("CALL strata_lock_waits()"))
+	require.Empty(t, d.exec("SELECT * FROM performance_schema.data_lock_waits"))
+	require.Empty(t, d.exec("SELECT * FROM performance_schema.data_locks"))
+	require.Error(t, d.execErr("CREATE DATABASE performance_schema"))
 }
 
 func TestHideLockClauses(t *testing.T) {

@@ -50,6 +50,9 @@ type LockWait struct {
 	// WaitingConnection and BlockingConnection are session (connection)
 	// IDs, 0 for a transaction without a session.
 	WaitingConnection, BlockingConnection uint32
+	// WaitingTxn and BlockingTxn are the transactions' lock IDs
+	// (storage.Locker.LockID).
+	WaitingTxn, BlockingTxn uint64
 	// WaitingMode and BlockingMode are "X" or "S"; BlockingWaits is set
 	// when the blocker's request waits ahead of this one, not granted.
 	WaitingMode, BlockingMode string
@@ -80,6 +83,8 @@ func (s *Store) LockWaits(ctx *sql.Context) ([]LockWait, error) {
 	out := make([]LockWait, 0, len(ws))
 	for _, w := range ws {
 		lw := LockWait{
+			WaitingTxn:         w.Waiter,
+			BlockingTxn:        w.Blocker,
 			WaitingConnection:  s.locks.connection(w.Waiter),
 			BlockingConnection: s.locks.connection(w.Blocker),
 			WaitingMode:        modeName(w.Mode),

@@ -135,6 +135,9 @@ var (
 
 // Database implements sql.DatabaseProvider.
 func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	if strings.EqualFold(name, perfSchemaName) {
+		return perfSchema{store: p.store}, nil
+	}
 	rec, ok, err := p.lookupDatabase(ctx, name)
 	if err != nil {
 		return nil, err
@@ -147,6 +150,9 @@ func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 
 // HasDatabase implements sql.DatabaseProvider.
 func (p *Provider) HasDatabase(ctx *sql.Context, name string) bool {
+	if strings.EqualFold(name, perfSchemaName) {
+		return true
+	}
 	_, ok, err := p.lookupDatabase(ctx, name)
 	return err == nil && ok
 }
@@ -177,6 +183,9 @@ func (p *Provider) CreateDatabase(ctx *sql.Context, name string) error {
 func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collation sql.CollationID) error {
 	if err := checkDatabaseName(name); err != nil {
 		return err
+	}
+	if strings.EqualFold(name, perfSchemaName) {
+		return sql.ErrDatabaseExists.New(name)
 	}
 	t, err := p.store.writer(ctx)
 	if err != nil {
