@@ -18,6 +18,12 @@ package main
 // thread on its own connection with prepared statements (sql_runner.go).
 // A -db that already holds the table with -rows rows is reused as it is.
 //
+// -engines runs the same workloads against SQLite as well (sql_sqlite.go),
+// interleaved with Strata's runs, and prints each engine's ratio to the
+// first:
+//
+//	sqlbench sql -engines=strata,sqlite_go,sqlite_cgo -duration=3s -repeat=3
+//
 // Access modes are the planner's (package planner): planned chooses Get,
 // MultiGet, readahead and MultiScan per lookup; naive reads every lookup
 // with a plain iterator per range and a Get per fetched row, the baseline.
@@ -47,6 +53,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 
 	_ "github.com/strata-db/strata/driver"
@@ -75,24 +82,48 @@ func sqlMain(ctx context.Context, args []string, stdout, stderr, progress io.Wri
 	}
 	dir := cfg.dir
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "sqlbench-sql-"); err != nil {
+		// A temporary folder holds the Strata database, and the SQLite
+		// files beside it (sqlitePath).
+		tmp, err := os.MkdirTemp("", "sqlbench-sql-")
+		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
+		defer os.RemoveAll(tmp)
+		dir = filepath.Join(tmp, "strata")
 	}
-	maxID, err := sqlPrepareTable(ctx, dir, cfg, stderr, progress)
-	if err != nil {
-		return err
-	}
-	b := &sqlBench{cfg: cfg, dir: dir, stdout: stdout, stderr: stderr, progress: progress, nextID: maxID}
-	if err := b.open(); err != nil {
-		return err
-	}
+	b := &sqlBench{cfg: cfg, dir: dir, stdout: stdout, stderr: stderr, progress: progress, sqlite: map[string]*sql.DB{}}
 	defer func() {
-		if cerr := b.db.Close(); cerr != nil && err == nil {
-			err = cerr
+		for _, db := range b.sqlite {
+			if cerr := db.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
 		}
 	}()
+	for _, e := range cfg.engines {
+		var maxID int64
+		if e == "strata" {
+			if maxID, err = sqlPrepareTable(ctx, dir, cfg, stderr, progress); err != nil {
+				return err
+			}
+			if err := b.open(); err != nil {
+				return err
+			}
+			defer func() {
+				if cerr := b.db.Close(); cerr != nil && err == nil {
+					err = cerr
+				}
+			}()
+		} else {
+			var db *sql.DB
+			if db, maxID, err = sqliteOpen(ctx, sqliteEngines[e], dir, cfg, stderr, progress); err != nil {
+				return err
+			}
+			b.sqlite[e] = db
+		}
+		// insert takes ids above every engine's largest, so that each
+		// inserts a new row whichever engine takes it.
+		b.nextID = max(b.nextID, maxID)
+	}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {

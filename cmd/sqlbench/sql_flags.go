@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/strata-db/strata/planner"
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // sqlConfig is the sql subcommand's command line.
@@ -31,6 +33,9 @@ type sqlConfig struct {
 	seed       uint64
 	cpuProfile string
 	planner    string // -planner: thresholds for every access mode
+	// engines are the databases each workload runs against, in -engines
+	// order: "strata" and SQLite engines (sqliteEngines).
+	engines []string
 	// txnModes are the strata_txn_mode values (-txn_mode) each workload
 	// runs in, for every access mode; empty: the store's default.
 	txnModes []string
@@ -109,15 +114,17 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		fmt.Fprintln(out, "Workloads (name[:size]): point_select, in_list[:ids], simple_range[:rows], sum_range[:rows],")
 		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index;")
 		fmt.Fprintln(out, "and, not among the defaults, covered_range[:rows] (a range of k read from k_idx alone) and")
-		fmt.Fprintln(out, "counter[:rows] (a transaction: SELECT k ... FOR UPDATE, then UPDATE it, on one of the first rows).")
+		fmt.Fprintln(out, "counter[:rows] (a transaction: SELECT k ... FOR UPDATE, then UPDATE it, on one of the first rows) and")
+		fmt.Fprintln(out, "select_1 (SELECT 1, the statement floor).")
 		fmt.Fprintln(out, "\nflags:")
 		fs.PrintDefaults()
 	}
-	var workloads, access string
+	var workloads, access, engines string
 	fs.StringVar(&c.dir, "db", "", "database folder (kept; reused when it holds the table with -rows rows); default: a temporary folder")
 	fs.IntVar(&c.rows, "rows", 100000, "rows in sbtest")
 	fs.StringVar(&workloads, "workloads", sqlDefaultWorkloads, "comma-separated workloads, each name or name:size")
 	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive, replan; a mode may add planner thresholds in parentheses, as in planned(multiget_batch=8,fetch_batch=8)")
+	fs.StringVar(&engines, "engines", "strata", "comma-separated databases to run each workload against, side by side: strata (in each -access mode), sqlite_cgo (SQLite through cgo, github.com/mattn/go-sqlite3), sqlite_go (SQLite in Go, modernc.org/sqlite), sqlite (both SQLite drivers); SQLite files lie beside -db")
 	fs.StringVar(&c.planner, "planner", "", "planner thresholds for every mode, as SET strata_planner takes them: comma-separated name=value of "+strings.Join(planner.OptionNames(), ", ")+" (sizes take KiB, MiB, GiB)")
 	fs.IntVar(&c.threads, "threads", 1, "client threads, each with its own connection")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time each workload runs in each access mode")
@@ -146,6 +153,26 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		default:
 			errs = append(errs, fmt.Errorf("-txn_mode: unknown mode %q (pessimistic, optimistic)", m))
 		}
+	}
+	for _, e := range strings.Split(engines, ",") {
+		e = strings.TrimSpace(e)
+		names := []string{e}
+		switch _, isSQLite := sqliteEngines[e]; {
+		case e == "sqlite":
+			names = []string{"sqlite_go", "sqlite_cgo"}
+		case e == "strata", isSQLite:
+		default:
+			errs = append(errs, fmt.Errorf("-engines: unknown engine %q (strata, sqlite_cgo, sqlite_go, sqlite)", e))
+			continue
+		}
+		for _, n := range names {
+			if !slices.Contains(c.engines, n) {
+				c.engines = append(c.engines, n)
+			}
+		}
+	}
+	if c.cold && slices.ContainsFunc(c.engines, func(e string) bool { return e != "strata" }) {
+		errs = append(errs, errors.New("-cold: Strata only: drop the SQLite engines from -engines"))
 	}
 	if c.workloads, err = parseSQLWorkloads(workloads); err != nil {
 		errs = append(errs, err)
@@ -244,4 +271,13 @@ func parseSQLWorkloads(s string) ([]sqlWorkloadSpec, error) {
 		errs = append(errs, errors.New("-workloads: none given"))
 	}
 	return out, errors.Join(errs...)
+}
+
+// sqlBlockCache returns the size of Strata's block cache in bytes: -cache_size
+// or the store's default.
+func sqlBlockCache(cfg *sqlConfig) int64 {
+	if cfg.cacheSize > 0 {
+		return cfg.cacheSize
+	}
+	return sqlstore.DefaultCacheSize
 }

@@ -14,14 +14,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/strata-db/strata/sqlstore"
 	"golang.org/x/sys/unix"
 )
 
-// sqlBench runs workloads against one database.
+// sqlBench runs workloads against Strata's database and SQLite's.
 type sqlBench struct {
-	cfg      *sqlConfig
-	db       *sql.DB
+	cfg *sqlConfig
+	db  *sql.DB // Strata's
+	// sqlite holds the SQLite databases of -engines by engine name.
+	sqlite   map[string]*sql.DB
 	dir      string
 	stdout   io.Writer
 	stderr   io.Writer
@@ -31,10 +32,45 @@ type sqlBench struct {
 	runs   int
 }
 
-// sqlResult is one workload run in one access mode.
+// sqlRunMode is one of the ways each workload runs: an engine and, for
+// Strata, an access mode.
+type sqlRunMode struct {
+	engine string // "strata" or a name of sqliteEngines
+	// access is an -access entry, with its @txn_mode (-txn_mode); empty
+	// for SQLite.
+	access string
+	label  string // as the report names it
+}
+
+// runModes returns the runs of each workload, in the order they
+// interleave: the engines in -engines order, Strata in each access mode.
+// With Strata alone a run is named by its access mode; beside SQLite,
+// by "strata", or "strata:" and the mode when there are several.
+func (c *sqlConfig) runModes() []sqlRunMode {
+	var out []sqlRunMode
+	for _, e := range c.engines {
+		if e != "strata" {
+			out = append(out, sqlRunMode{engine: e, label: e})
+			continue
+		}
+		for _, a := range c.access {
+			label := a
+			if len(c.engines) > 1 {
+				label = "strata"
+				if len(c.access) > 1 {
+					label += ":" + a
+				}
+			}
+			out = append(out, sqlRunMode{engine: e, access: a, label: label})
+		}
+	}
+	return out
+}
+
+// sqlResult is one workload run in one run mode.
 type sqlResult struct {
 	workload string
-	access   string
+	access   string // the run mode's label
 	queries  int64
 	rows     int64
 	errors   int64 // write conflicts (MySQL 1213), retried by the next query
@@ -50,6 +86,9 @@ type sqlResult struct {
 	// by its queries; lastAccess the access plan of its last query.
 	perQuery   []sqlCounter
 	lastAccess string
+	// statistics is set when the run collected perQuery and lastAccess
+	// (-statistics, Strata's runs).
+	statistics bool
 }
 
 type sqlCounter struct {
@@ -94,26 +133,28 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 	if c.cold {
 		cache = "OS page cache dropped before every query"
 	}
-	blockCache := int64(sqlstore.DefaultCacheSize)
-	if c.cacheSize > 0 {
-		blockCache = c.cacheSize
-	}
+	blockCache := sqlBlockCache(c)
 	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, %d MiB block cache, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
 		c.rows, c.threads, c.duration, cache, blockCache>>20, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
+	if len(b.sqlite) > 0 {
+		p := sqlitePragmasFor(c)
+		fmt.Fprintf(b.stdout, "SQLite: journal_mode=WAL, synchronous=%s, %d MiB page cache (cache_size=%d)\n", p.synchronous, p.cacheKiB>>10, -p.cacheKiB)
+	}
 	fmt.Fprintf(b.stdout, "%-20s %-20s %9s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "cpu_us", "rows/q", "errors")
 	for _, spec := range c.workloads {
 		q := sqlWorkloads[spec.name].build(b, spec.size)
 		if q.name == "" {
 			q.name = spec.name
 		}
-		// runs[m] holds the runs of mode c.access[m], interleaved with the
-		// other mode's, so that a busy machine slows both alike.
-		runs := make([][]*sqlResult, len(c.access))
+		// runs[m] holds the runs of modes[m], interleaved with the other
+		// modes', so that a busy machine slows them alike.
+		modes := c.runModes()
+		runs := make([][]*sqlResult, len(modes))
 		for rep := 0; rep < c.repeat; rep++ {
-			for m, mode := range c.access {
+			for m, mode := range modes {
 				r, err := b.run(ctx, q, mode)
 				if err != nil {
-					return fmt.Errorf("%s (%s): %w", q.name, mode, err)
+					return fmt.Errorf("%s (%s): %w", q.name, mode.label, err)
 				}
 				b.report(r, "", r.cpuPerQuery())
 				runs[m] = append(runs[m], r)
@@ -129,12 +170,16 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 			medians = append(medians, med)
 			cpus = append(cpus, cpu)
 		}
-		if len(medians) == 2 && medians[1].qps() > 0 {
-			line := fmt.Sprintf("%-20s %s/%s: %.2fx qps", q.name, medians[0].access, medians[1].access, medians[0].qps()/medians[1].qps())
-			if cpus[0] > 0 && cpus[1] > 0 {
+		// The first mode against each other one.
+		for m := 1; m < len(medians); m++ {
+			if medians[m].qps() == 0 {
+				continue
+			}
+			line := fmt.Sprintf("%-20s %s/%s: %.2fx qps", q.name, medians[0].access, medians[m].access, medians[0].qps()/medians[m].qps())
+			if cpus[0] > 0 && cpus[m] > 0 {
 				// The inverse ratio of CPU per query: how many more
 				// queries the first mode answers per CPU-second.
-				line += fmt.Sprintf(", %.2fx queries per CPU-second", float64(cpus[1])/float64(cpus[0]))
+				line += fmt.Sprintf(", %.2fx queries per CPU-second", float64(cpus[m])/float64(cpus[0]))
 			}
 			fmt.Fprintln(b.stdout, line)
 		}
@@ -190,7 +235,7 @@ func (b *sqlBench) report(r *sqlResult, label string, cpuPerQuery time.Duration)
 	}
 	fmt.Fprintf(b.stdout, "%-20s %-20s %9.1f %9.1f %9.1f %9.1f %9s %8.1f %7d\n", r.workload, access, r.qps(),
 		us(r.mean()), us(r.percentile(0.95)), us(r.percentile(0.99)), cpu, float64(r.rows)/max(float64(r.queries), 1), r.errors)
-	if !b.cfg.statistics || label != "" {
+	if !r.statistics || label != "" {
 		return
 	}
 	var parts []string
@@ -221,8 +266,8 @@ type sqlThread struct {
 	evict time.Duration
 }
 
-// run runs q in access mode mode in cfg.threads threads.
-func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResult, error) {
+// run runs q in run mode mode in cfg.threads threads.
+func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode sqlRunMode) (*sqlResult, error) {
 	c := b.cfg
 	b.runs++
 	if c.cold && b.runs > 1 {
@@ -255,14 +300,16 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 			t.lat, t.rows, t.errs = t.lat[:0], 0, 0
 		}
 	}
+	// SQLite has no engine counters: -statistics reports Strata's runs.
+	statistics := c.statistics && mode.engine == "strata"
 	var before map[string]int64
-	if c.statistics {
+	if statistics {
 		var err error
 		if before, err = b.statusCounters(ctx, b.db, "Strata_engine_"); err != nil {
 			return nil, err
 		}
 	}
-	bar := startProgress(b.progress, q.name+" "+mode, 0, c.duration)
+	bar := startProgress(b.progress, q.name+" "+mode.label, 0, c.duration)
 	cpuStart := processCPU()
 	start := time.Now()
 	err := b.loop(ctx, threads, c.duration, bar, true)
@@ -281,7 +328,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 		}
 		elapsed = max(elapsed-evict, time.Nanosecond)
 	}
-	r := &sqlResult{workload: q.name, access: mode, elapsed: elapsed}
+	r := &sqlResult{workload: q.name, access: mode.label, elapsed: elapsed, statistics: statistics}
 	if !c.cold && cpu > 0 {
 		r.cpu = cpu
 	}
@@ -292,7 +339,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 	}
 	r.queries = int64(len(r.lat))
 	slices.Sort(r.lat)
-	if c.statistics {
+	if statistics {
 		after, err := b.statusCounters(ctx, b.db, "Strata_engine_")
 		if err != nil {
 			return nil, err
@@ -316,13 +363,16 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 	return r, nil
 }
 
-func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed uint64) (*sqlThread, error) {
+func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, seed uint64) (*sqlThread, error) {
+	if mode.engine != "strata" {
+		return b.newSQLiteThread(ctx, q, mode, seed)
+	}
 	conn, err := b.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
-	accessEntry, txnMode := runMode(mode)
+	accessEntry, txnMode := runMode(mode.access)
 	access, thresholds := accessMode(accessEntry)
 	reuse := "ON"
 	if access == "replan" {
@@ -337,18 +387,41 @@ func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed
 		t.close()
 		return nil, err
 	}
-	if t.stmt, err = conn.PrepareContext(ctx, q.text); err != nil {
+	if err := t.prepare(ctx, q.text, q.then); err != nil {
 		t.close()
 		return nil, err
 	}
-	if q.then != "" {
-		if t.then, err = conn.PrepareContext(ctx, q.then); err != nil {
-			t.close()
-			return nil, err
+	return t, nil
+}
+
+// newSQLiteThread is newThread for a SQLite engine.
+func (b *sqlBench) newSQLiteThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, seed uint64) (*sqlThread, error) {
+	conn, err := b.sqlite[mode.engine].Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
+	if err := t.prepare(ctx, sqliteStatement(q.text), sqliteStatement(q.then)); err != nil {
+		t.close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// prepare prepares the thread's statement, text, and then when it is not
+// empty, on its connection.
+func (t *sqlThread) prepare(ctx context.Context, text, then string) error {
+	var err error
+	if t.stmt, err = t.conn.PrepareContext(ctx, text); err != nil {
+		return err
+	}
+	if then != "" {
+		if t.then, err = t.conn.PrepareContext(ctx, then); err != nil {
+			return err
 		}
 	}
 	t.lat = make([]time.Duration, 0, 1<<16)
-	return t, nil
+	return nil
 }
 
 func (t *sqlThread) close() {

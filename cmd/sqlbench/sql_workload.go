@@ -10,8 +10,10 @@ import (
 
 // The workloads: sysbench's oltp_read_only statements plus an IN list of
 // primary keys, several ranges in one statement, a secondary-index lookup
-// and two writes. Ids and k are uniform in [1, rows].
+// and two writes, and the statement floor. Ids and k are uniform in
+// [1, rows].
 //
+//	select_1          SELECT 1   (reads no table: what every statement costs; not a default)
 //	point_select      SELECT c FROM sbtest WHERE id = ?
 //	in_list:N         SELECT c FROM sbtest WHERE id IN (?, ... N ids)            (-in_list_size)
 //	simple_range:N    SELECT c FROM sbtest WHERE id BETWEEN ? AND ?   (N rows)    (-range_size)
@@ -51,6 +53,9 @@ type sqlQuery struct {
 const multiRangeRows = 10
 
 var sqlWorkloads = map[string]sqlWorkloadDef{
+	"select_1": {build: func(b *sqlBench, _ int) *sqlQuery {
+		return &sqlQuery{text: "SELECT 1", fill: func(*rand.Rand, []any) {}}
+	}},
 	"point_select": {build: func(b *sqlBench, _ int) *sqlQuery {
 		return &sqlQuery{text: "SELECT c FROM sbtest WHERE id = ?", nargs: 1, fill: b.randomIDs}
 	}},
