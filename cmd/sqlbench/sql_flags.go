@@ -114,8 +114,8 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		fmt.Fprintln(out, "Workloads (name[:size]): point_select, in_list[:ids], simple_range[:rows], sum_range[:rows],")
 		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index;")
 		fmt.Fprintln(out, "and, not among the defaults, covered_range[:rows] (a range of k read from k_idx alone) and")
-		fmt.Fprintln(out, "counter[:rows] (a transaction: SELECT k ... FOR UPDATE, then UPDATE it, on one of the first rows) and")
-		fmt.Fprintln(out, "select_1 (SELECT 1, the statement floor).")
+		fmt.Fprintln(out, "counter[:rows] (a transaction: SELECT k ... FOR UPDATE, then UPDATE it, on one of the first rows),")
+		fmt.Fprintln(out, "update_non_index (SET c = ? by id) and select_1 (SELECT 1, the statement floor).")
 		fmt.Fprintln(out, "\nflags:")
 		fs.PrintDefaults()
 	}

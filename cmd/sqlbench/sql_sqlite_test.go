@@ -63,11 +63,11 @@ func TestSQLRunSQLite(t *testing.T) {
 	dir := t.TempDir() + "/db"
 	var out, notices bytes.Buffer
 	args := []string{"-db", dir, "-rows=300", "-duration=50ms", "-warmup=0", "-range_size=20", "-threads=2", "-statistics",
-		"-engines=" + strings.Join(engines, ","), "-workloads=" + sqlDefaultWorkloads + ",counter,select_1,covered_range"}
+		"-engines=" + strings.Join(engines, ","), "-workloads=" + sqlDefaultWorkloads + ",counter,select_1,covered_range,update_non_index"}
 	require.NoError(t, sqlMain(context.Background(), args, &out, &notices, nil))
 	report := out.String()
 	for _, w := range []string{"point_select", "in_list:10", "simple_range:20", "sum_range:20", "order_range:20",
-		"distinct_range:20", "multi_range:10", "index_lookup", "insert", "update_index", "counter:1", "select_1", "covered_range:20"} {
+		"distinct_range:20", "multi_range:10", "index_lookup", "insert", "update_index", "counter:1", "select_1", "covered_range:20", "update_non_index"} {
 		for _, e := range engines {
 			// Two clients on one counter row may conflict in Strata
 			// (errors, the last column), never in SQLite, whose
@@ -81,7 +81,7 @@ func TestSQLRunSQLite(t *testing.T) {
 	require.Regexp(t, `(?m)^counter:1 +sqlite_go( +[0-9.]+){6} +0$`, report)
 	require.Contains(t, report, "SQLite: journal_mode=WAL, synchronous=NORMAL, 128 MiB page cache")
 	// Engine counters are Strata's alone: one line per Strata run.
-	require.Equal(t, 13, bytes.Count(out.Bytes(), []byte("engine per query:")), report)
+	require.Equal(t, 14, bytes.Count(out.Bytes(), []byte("engine per query:")), report)
 	for _, e := range engines[1:] {
 		require.Contains(t, notices.String(), e+": loaded 300 rows")
 		_, err := os.Stat(dir + "." + e)

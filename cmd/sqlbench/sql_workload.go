@@ -25,6 +25,7 @@ import (
 //	covered_range:N   SELECT id FROM sbtest WHERE k BETWEEN ? AND ?   (about N rows; k_idx covers it; not a default)
 //	insert            INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)  (new ids)
 //	update_index      UPDATE sbtest SET k = k + 1 WHERE id = ?
+//	update_non_index  UPDATE sbtest SET c = ? WHERE id = ?   (a new c; not a default)
 //	counter:N         BEGIN; SELECT k FROM sbtest WHERE id = ? FOR UPDATE;
 //	                  UPDATE sbtest SET k = k + 1 WHERE id = ?; COMMIT
 //	                  (id among the first N rows, default 1: every client on one row; not a default)
@@ -110,6 +111,15 @@ var sqlWorkloads = map[string]sqlWorkloadDef{
 	}},
 	"update_index": {build: func(b *sqlBench, _ int) *sqlQuery {
 		return &sqlQuery{text: "UPDATE sbtest SET k = k + 1 WHERE id = ?", nargs: 1, write: true, fill: b.randomIDs}
+	}},
+	"update_non_index": {build: func(b *sqlBench, _ int) *sqlQuery {
+		return &sqlQuery{
+			text: "UPDATE sbtest SET c = ? WHERE id = ?", nargs: 2, write: true,
+			fill: func(r *rand.Rand, args []any) {
+				args[0] = sbtestString(r, 10)
+				args[1] = r.Int64N(int64(b.cfg.rows)) + 1
+			},
+		}
 	}},
 }
 
