@@ -10,6 +10,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 	"github.com/strata-db/strata/server"
 )
 
@@ -77,14 +78,14 @@ func BenchmarkStatementFloor(b *testing.B) {
 				op := c.op(b, conn)
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu := processCPU()
+				cpu := meter.ProcessCPU()
 				for i := 0; i < b.N; i++ {
 					if err := op(); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.StopTimer()
-				b.ReportMetric(float64(processCPU()-cpu)/float64(time.Microsecond)/float64(b.N), "cpu-us/op")
+				b.ReportMetric(float64(meter.ProcessCPU()-cpu)/float64(time.Microsecond)/float64(b.N), "cpu-us/op")
 			})
 		}
 	}

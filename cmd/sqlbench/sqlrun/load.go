@@ -1,4 +1,4 @@
-package main
+package sqlrun
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/sqlstore/kvstore"
 )
@@ -77,8 +78,8 @@ func sqlLoad(ctx context.Context, db *sql.DB, cfg *sqlConfig, progress io.Writer
 		}
 	}
 	r := rand.New(rand.NewPCG(cfg.seed, 0x5b7e57))
-	bar := startProgress(progress, "load "+label, int64(cfg.rows), 0)
-	defer bar.stop()
+	bar := meter.Start(progress, "load "+label, int64(cfg.rows), 0)
+	defer bar.Stop()
 	var sb strings.Builder
 	for lo := 1; lo <= cfg.rows; lo += sqlLoadBatch {
 		if err := ctx.Err(); err != nil {
@@ -96,7 +97,7 @@ func sqlLoad(ctx context.Context, db *sql.DB, cfg *sqlConfig, progress io.Writer
 		if _, err := db.ExecContext(ctx, sb.String()); err != nil {
 			return fmt.Errorf("loading rows %d to %d: %w", lo, hi, err)
 		}
-		bar.add(int64(hi - lo + 1))
+		bar.Add(int64(hi - lo + 1))
 	}
 	return nil
 }

@@ -1,12 +1,12 @@
 package main
 
-// SQLite beside Strata (-engines): the same workloads, through database/sql
-// with prepared statements, against sbtest in a SQLite file of its own per
+// SQLite beside Strata: the same workloads, through database/sql with
+// prepared statements, against sbtest in a SQLite file of its own per
 // driver, loaded with the same rows by the same multi-row INSERTs.
 //
 // Two drivers: sqlite_cgo is github.com/mattn/go-sqlite3 (SQLite's C
 // source through cgo; without cgo its stub refuses to open, and the engine
-// is refused at start), sqlite_go is modernc.org/sqlite (SQLite translated
+// fails at start), sqlite_go is modernc.org/sqlite (SQLite translated
 // to Go). Each opens a file beside the Strata database: <db>.sqlite_cgo and
 // <db>.sqlite_go. Two SQLite libraries in one process must not share a
 // file: each keeps its own POSIX locks, which the kernel merges per
@@ -25,19 +25,21 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // database/sql driver "sqlite3"
 	_ "modernc.org/sqlite"          // database/sql driver "sqlite"
+
+	"github.com/strata-db/strata/cmd/sqlbench/sqlrun"
 )
 
-// sqliteEngine is one SQLite driver.
+// sqliteEngine is one SQLite driver, a sqlrun.Engine.
 type sqliteEngine struct {
-	name   string // as -engines names it
-	driver string // database/sql driver name
+	name        string // as -engines names it
+	description string
+	driver      string // database/sql driver name
 	// dsn returns the data source name of the file at path with the
 	// pragmas every connection sets.
 	dsn func(path string, p sqlitePragmas) string
@@ -54,8 +56,8 @@ type sqlitePragmas struct {
 const sqliteBusyTimeoutMS = 10000
 
 // sqliteEngines are the SQLite engines -engines accepts.
-var sqliteEngines = map[string]sqliteEngine{
-	"sqlite_cgo": {name: "sqlite_cgo", driver: "sqlite3", dsn: func(path string, p sqlitePragmas) string {
+var sqliteEngines = []sqliteEngine{
+	{name: "sqlite_cgo", description: "SQLite through cgo, github.com/mattn/go-sqlite3", driver: "sqlite3", dsn: func(path string, p sqlitePragmas) string {
 		v := url.Values{}
 		v.Set("_journal_mode", "WAL")
 		v.Set("_synchronous", p.synchronous)
@@ -64,7 +66,7 @@ var sqliteEngines = map[string]sqliteEngine{
 		v.Set("_txlock", "immediate")
 		return "file:" + path + "?" + v.Encode()
 	}},
-	"sqlite_go": {name: "sqlite_go", driver: "sqlite", dsn: func(path string, p sqlitePragmas) string {
+	{name: "sqlite_go", description: "SQLite in Go, modernc.org/sqlite", driver: "sqlite", dsn: func(path string, p sqlitePragmas) string {
 		v := url.Values{}
 		v.Add("_pragma", "journal_mode(WAL)")
 		v.Add("_pragma", "synchronous("+p.synchronous+")")
@@ -73,6 +75,15 @@ var sqliteEngines = map[string]sqliteEngine{
 		v.Set("_txlock", "immediate")
 		return "file:" + path + "?" + v.Encode()
 	}},
+}
+
+func (e sqliteEngine) Name() string        { return e.name }
+func (e sqliteEngine) Description() string { return e.description }
+
+// Settings names the pragmas that differ from SQLite's defaults.
+func (e sqliteEngine) Settings(s *sqlrun.Setup) string {
+	p := sqlitePragmasFor(s)
+	return fmt.Sprintf("SQLite: journal_mode=WAL, synchronous=%s, %d MiB page cache (cache_size=%d)", p.synchronous, p.cacheKiB>>10, -p.cacheKiB)
 }
 
 // sqliteDDL creates sbtest as sqlLoad's Strata table: INTEGER PRIMARY KEY
@@ -84,10 +95,10 @@ var sqliteDDL = []string{
 	"CREATE INDEX k_idx ON sbtest (k)",
 }
 
-// sqliteStatement returns a workload's statement as SQLite takes it:
-// SQLite has no FOR UPDATE, and its IMMEDIATE transactions hold the write
-// lock from BEGIN on instead.
-func sqliteStatement(text string) string {
+// Statement returns a workload's statement as SQLite takes it: SQLite has
+// no FOR UPDATE, and its IMMEDIATE transactions hold the write lock from
+// BEGIN on instead.
+func (e sqliteEngine) Statement(text string) string {
 	return strings.TrimSuffix(text, " FOR UPDATE")
 }
 
@@ -96,35 +107,35 @@ func sqlitePath(dir, engine string) string {
 	return strings.TrimRight(dir, "/") + "." + engine
 }
 
-// sqlitePragmasFor returns the connection settings that match cfg's
+// sqlitePragmasFor returns the connection settings that match s's
 // durability and block cache.
-func sqlitePragmasFor(cfg *sqlConfig) sqlitePragmas {
-	p := sqlitePragmas{synchronous: "NORMAL", cacheKiB: sqlBlockCache(cfg) >> 10}
-	if cfg.sync {
+func sqlitePragmasFor(s *sqlrun.Setup) sqlitePragmas {
+	p := sqlitePragmas{synchronous: "NORMAL", cacheKiB: s.Cache >> 10}
+	if s.Sync {
 		p.synchronous = "FULL"
 	}
 	return p
 }
 
-// sqliteOpen opens engine e's database beside dir and makes sure it holds
-// sbtest with the ids 1 to cfg.rows, loading it when it does not. It
-// returns the database and the table's largest id.
-func sqliteOpen(ctx context.Context, e sqliteEngine, dir string, cfg *sqlConfig, stderr, progress io.Writer) (*sql.DB, int64, error) {
-	path := sqlitePath(dir, e.name)
-	db, err := sql.Open(e.driver, e.dsn(path, sqlitePragmasFor(cfg)))
+// Open opens the engine's database beside s.Dir and makes sure it holds
+// sbtest with the ids 1 to s.Rows, loading it when it does not. It returns
+// the database and the table's largest id.
+func (e sqliteEngine) Open(ctx context.Context, s *sqlrun.Setup) (*sql.DB, int64, error) {
+	path := sqlitePath(s.Dir, e.name)
+	db, err := sql.Open(e.driver, e.dsn(path, sqlitePragmasFor(s)))
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", e.name, err)
+		return nil, 0, err
 	}
-	db.SetMaxIdleConns(cfg.threads + 2)
-	maxID, err := sqlitePrepareTable(ctx, db, e, path, cfg, stderr, progress)
+	db.SetMaxIdleConns(s.Threads + 2)
+	maxID, err := e.prepareTable(ctx, db, path, s)
 	if err != nil {
 		_ = db.Close()
-		return nil, 0, fmt.Errorf("%s: %w", e.name, err)
+		return nil, 0, err
 	}
 	return db, maxID, nil
 }
 
-func sqlitePrepareTable(ctx context.Context, db *sql.DB, e sqliteEngine, path string, cfg *sqlConfig, stderr, progress io.Writer) (int64, error) {
+func (e sqliteEngine) prepareTable(ctx context.Context, db *sql.DB, path string, s *sqlrun.Setup) (int64, error) {
 	var mode string
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return 0, err
@@ -132,21 +143,21 @@ func sqlitePrepareTable(ctx context.Context, db *sql.DB, e sqliteEngine, path st
 	if !strings.EqualFold(mode, "wal") {
 		return 0, fmt.Errorf("journal_mode is %q, want wal", mode)
 	}
-	n, maxID, err := sqlTableRows(ctx, db, cfg.rows)
-	if err == nil && n == int64(cfg.rows) {
-		fmt.Fprintf(stderr, "... %s: reusing sbtest in %s (ids 1 to %d, largest %d)\n", e.name, path, n, maxID)
+	n, maxID, err := s.TableRows(ctx, db)
+	if err == nil && n == int64(s.Rows) {
+		fmt.Fprintf(s.Stderr, "... %s: reusing sbtest in %s (ids 1 to %d, largest %d)\n", e.name, path, n, maxID)
 		return maxID, nil
 	}
 	start := time.Now()
-	if err := sqlLoad(ctx, db, cfg, progress, e.name, sqliteDDL); err != nil {
+	if err := s.Load(ctx, db, e.name, sqliteDDL); err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(stderr, "... %s: loaded %d rows in %.1fs\n", e.name, cfg.rows, time.Since(start).Seconds())
+	fmt.Fprintf(s.Stderr, "... %s: loaded %d rows in %.1fs\n", e.name, s.Rows, time.Since(start).Seconds())
 	// As Strata's compaction settles its tree, a checkpoint moves the
 	// WAL's pages into the database file, so that runs start without a
 	// WAL to search.
 	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
-	return int64(cfg.rows), nil
+	return int64(s.Rows), nil
 }

@@ -1,4 +1,4 @@
-package main
+package sqlrun
 
 import (
 	"errors"
@@ -34,8 +34,11 @@ type sqlConfig struct {
 	cpuProfile string
 	planner    string // -planner: thresholds for every access mode
 	// engines are the databases each workload runs against, in -engines
-	// order: "strata" and SQLite engines (sqliteEngines).
+	// order: "strata" and names of others.
 	engines []string
+	// others are the engines besides Strata that -engines accepts, by
+	// name (Options.Engines).
+	others map[string]Engine
 	// txnModes are the strata_txn_mode values (-txn_mode) each workload
 	// runs in, for every access mode; empty: the store's default.
 	txnModes []string
@@ -104,12 +107,19 @@ func (s sqlWorkloadSpec) String() string {
 // sqlDefaultWorkloads is the default of -workloads.
 const sqlDefaultWorkloads = "point_select,in_list,simple_range,sum_range,order_range,distinct_range,multi_range,index_lookup,insert,update_index"
 
-func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
-	c := &sqlConfig{}
+func parseSQLFlags(args []string, out io.Writer, opts Options) (*sqlConfig, error) {
+	c := &sqlConfig{others: map[string]Engine{}}
+	for _, e := range opts.Engines {
+		c.others[e.Name()] = e
+	}
+	command := opts.Command
+	if command == "" {
+		command = "sqlbench sql"
+	}
 	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintln(out, "usage: sqlbench sql [flags]")
+		fmt.Fprintf(out, "usage: %s [flags]\n", command)
 		fmt.Fprintln(out, "\nsysbench-style SQL workloads over database/sql against an embedded database.")
 		fmt.Fprintln(out, "Workloads (name[:size]): point_select, in_list[:ids], simple_range[:rows], sum_range[:rows],")
 		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index;")
@@ -124,7 +134,7 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 	fs.IntVar(&c.rows, "rows", 100000, "rows in sbtest")
 	fs.StringVar(&workloads, "workloads", sqlDefaultWorkloads, "comma-separated workloads, each name or name:size")
 	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive, replan; a mode may add planner thresholds in parentheses, as in planned(multiget_batch=8,fetch_batch=8)")
-	fs.StringVar(&engines, "engines", "strata", "comma-separated databases to run each workload against, side by side: strata (in each -access mode), sqlite_cgo (SQLite through cgo, github.com/mattn/go-sqlite3), sqlite_go (SQLite in Go, modernc.org/sqlite), sqlite (both SQLite drivers); SQLite files lie beside -db")
+	fs.StringVar(&engines, "engines", "strata", enginesUsage(opts))
 	fs.StringVar(&c.planner, "planner", "", "planner thresholds for every mode, as SET strata_planner takes them: comma-separated name=value of "+strings.Join(planner.OptionNames(), ", ")+" (sizes take KiB, MiB, GiB)")
 	fs.IntVar(&c.threads, "threads", 1, "client threads, each with its own connection")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time each workload runs in each access mode")
@@ -154,15 +164,22 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 			errs = append(errs, fmt.Errorf("-txn_mode: unknown mode %q (pessimistic, optimistic)", m))
 		}
 	}
+	known := []string{"strata"}
+	for _, e := range opts.Engines {
+		known = append(known, e.Name())
+	}
+	for a := range opts.Aliases {
+		known = append(known, a)
+	}
+	slices.Sort(known[1+len(opts.Engines):])
 	for _, e := range strings.Split(engines, ",") {
 		e = strings.TrimSpace(e)
 		names := []string{e}
-		switch _, isSQLite := sqliteEngines[e]; {
-		case e == "sqlite":
-			names = []string{"sqlite_go", "sqlite_cgo"}
-		case e == "strata", isSQLite:
-		default:
-			errs = append(errs, fmt.Errorf("-engines: unknown engine %q (strata, sqlite_cgo, sqlite_go, sqlite)", e))
+		_, isOther := c.others[e]
+		if alias, ok := opts.Aliases[e]; ok {
+			names = alias
+		} else if e != "strata" && !isOther {
+			errs = append(errs, fmt.Errorf("-engines: unknown engine %q (%s)", e, strings.Join(known, ", ")))
 			continue
 		}
 		for _, n := range names {
@@ -172,7 +189,7 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		}
 	}
 	if c.cold && slices.ContainsFunc(c.engines, func(e string) bool { return e != "strata" }) {
-		errs = append(errs, errors.New("-cold: Strata only: drop the SQLite engines from -engines"))
+		errs = append(errs, errors.New("-cold: Strata only: drop the other engines from -engines"))
 	}
 	if c.workloads, err = parseSQLWorkloads(workloads); err != nil {
 		errs = append(errs, err)
@@ -233,9 +250,30 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, usageError{errors.Join(errs...)}
+		return nil, UsageError{errors.Join(errs...)}
 	}
 	return c, nil
+}
+
+// enginesUsage is the help of -engines.
+func enginesUsage(opts Options) string {
+	var b strings.Builder
+	b.WriteString("comma-separated databases to run each workload against, side by side: strata (in each -access mode)")
+	for _, e := range opts.Engines {
+		fmt.Fprintf(&b, ", %s (%s)", e.Name(), e.Description())
+	}
+	aliases := make([]string, 0, len(opts.Aliases))
+	for a := range opts.Aliases {
+		aliases = append(aliases, a)
+	}
+	slices.Sort(aliases)
+	for _, a := range aliases {
+		fmt.Fprintf(&b, ", %s (%s)", a, strings.Join(opts.Aliases[a], " and "))
+	}
+	if len(opts.Engines) > 0 {
+		b.WriteString("; the other engines' files lie beside -db")
+	}
+	return b.String()
 }
 
 // parseSQLWorkloads parses -workloads.

@@ -1,4 +1,4 @@
-package main
+package sqlrun
 
 import (
 	"context"
@@ -14,15 +14,16 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 )
 
-// sqlBench runs workloads against Strata's database and SQLite's.
+// sqlBench runs workloads against Strata's database and the other engines'.
 type sqlBench struct {
 	cfg *sqlConfig
 	db  *sql.DB // Strata's
-	// sqlite holds the SQLite databases of -engines by engine name.
-	sqlite   map[string]*sql.DB
+	// others holds the other engines' databases of -engines by engine
+	// name.
+	others   map[string]*sql.DB
 	dir      string
 	stdout   io.Writer
 	stderr   io.Writer
@@ -35,16 +36,16 @@ type sqlBench struct {
 // sqlRunMode is one of the ways each workload runs: an engine and, for
 // Strata, an access mode.
 type sqlRunMode struct {
-	engine string // "strata" or a name of sqliteEngines
+	engine string // "strata" or the name of another engine (sqlConfig.others)
 	// access is an -access entry, with its @txn_mode (-txn_mode); empty
-	// for SQLite.
+	// for the other engines.
 	access string
 	label  string // as the report names it
 }
 
 // runModes returns the runs of each workload, in the order they
 // interleave: the engines in -engines order, Strata in each access mode.
-// With Strata alone a run is named by its access mode; beside SQLite,
+// With Strata alone a run is named by its access mode; beside others,
 // by "strata", or "strata:" and the mode when there are several.
 func (c *sqlConfig) runModes() []sqlRunMode {
 	var out []sqlRunMode
@@ -136,9 +137,14 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 	blockCache := sqlBlockCache(c)
 	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, %d MiB block cache, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
 		c.rows, c.threads, c.duration, cache, blockCache>>20, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
-	if len(b.sqlite) > 0 {
-		p := sqlitePragmasFor(c)
-		fmt.Fprintf(b.stdout, "SQLite: journal_mode=WAL, synchronous=%s, %d MiB page cache (cache_size=%d)\n", p.synchronous, p.cacheKiB>>10, -p.cacheKiB)
+	var settings []string
+	for _, e := range c.engines {
+		if other, ok := c.others[e]; ok {
+			if line := other.Settings(b.setup()); line != "" && !slices.Contains(settings, line) {
+				settings = append(settings, line)
+				fmt.Fprintln(b.stdout, line)
+			}
+		}
 	}
 	fmt.Fprintf(b.stdout, "%-20s %-20s %9s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "cpu_us", "rows/q", "errors")
 	for _, spec := range c.workloads {
@@ -271,7 +277,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode sqlRunMode) (*sqlR
 	c := b.cfg
 	b.runs++
 	if c.cold && b.runs > 1 {
-		// The first run has the database as sqlMain opened it; each
+		// The first run has the database as Main opened it; each
 		// later one reopens it, to start with caches as empty.
 		if err := b.reopen(); err != nil {
 			return nil, err
@@ -300,7 +306,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode sqlRunMode) (*sqlR
 			t.lat, t.rows, t.errs = t.lat[:0], 0, 0
 		}
 	}
-	// SQLite has no engine counters: -statistics reports Strata's runs.
+	// Engine counters are Strata's: -statistics reports Strata's runs.
 	statistics := c.statistics && mode.engine == "strata"
 	var before map[string]int64
 	if statistics {
@@ -309,13 +315,13 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode sqlRunMode) (*sqlR
 			return nil, err
 		}
 	}
-	bar := startProgress(b.progress, q.name+" "+mode.label, 0, c.duration)
-	cpuStart := processCPU()
+	bar := meter.Start(b.progress, q.name+" "+mode.label, 0, c.duration)
+	cpuStart := meter.ProcessCPU()
 	start := time.Now()
 	err := b.loop(ctx, threads, c.duration, bar, true)
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpuStart
-	bar.stop()
+	cpu := meter.ProcessCPU() - cpuStart
+	bar.Stop()
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +371,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode sqlRunMode) (*sqlR
 
 func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, seed uint64) (*sqlThread, error) {
 	if mode.engine != "strata" {
-		return b.newSQLiteThread(ctx, q, mode, seed)
+		return b.newOtherThread(ctx, q, mode, seed)
 	}
 	conn, err := b.db.Conn(ctx)
 	if err != nil {
@@ -394,14 +400,19 @@ func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, 
 	return t, nil
 }
 
-// newSQLiteThread is newThread for a SQLite engine.
-func (b *sqlBench) newSQLiteThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, seed uint64) (*sqlThread, error) {
-	conn, err := b.sqlite[mode.engine].Conn(ctx)
+// newOtherThread is newThread for an engine other than Strata.
+func (b *sqlBench) newOtherThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, seed uint64) (*sqlThread, error) {
+	conn, err := b.others[mode.engine].Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
-	if err := t.prepare(ctx, sqliteStatement(q.text), sqliteStatement(q.then)); err != nil {
+	e := b.cfg.others[mode.engine]
+	then := q.then
+	if then != "" {
+		then = e.Statement(then)
+	}
+	if err := t.prepare(ctx, e.Statement(q.text), then); err != nil {
 		t.close()
 		return nil, err
 	}
@@ -435,7 +446,7 @@ func (t *sqlThread) close() {
 }
 
 // loop runs every thread for d, all started together.
-func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Duration, bar *progress, timed bool) error {
+func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Duration, bar *meter.Bar, timed bool) error {
 	deadline := time.Now().Add(d)
 	errs := make([]error, len(threads))
 	var wg sync.WaitGroup
@@ -450,7 +461,7 @@ func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Durati
 	return errors.Join(errs...)
 }
 
-func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.Time, bar *progress, timed bool) error {
+func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.Time, bar *meter.Bar, timed bool) error {
 	// Statements run without ctx's cancellation, which would cost each
 	// query a goroutine in database/sql; the loop checks ctx instead.
 	qctx := context.WithoutCancel(ctx)
@@ -479,7 +490,7 @@ func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.T
 		}
 		if timed {
 			t.lat = append(t.lat, lat)
-			bar.add(1)
+			bar.Add(1)
 		}
 	}
 	return ctx.Err()
@@ -598,21 +609,4 @@ func (b *sqlBench) statusText(ctx context.Context, q querier, name string) (stri
 		}
 	}
 	return v, rs.Err()
-}
-
-// processCPU returns the CPU time the process has used, zero when the
-// clock cannot be read.
-func processCPU() time.Duration {
-	d, _ := cpuClock(unix.CLOCK_PROCESS_CPUTIME_ID)
-	return d
-}
-
-// cpuClock reads one of the CPU-time clocks (the process's, the calling
-// thread's); ok is false when it cannot.
-func cpuClock(id int32) (d time.Duration, ok bool) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(id, &ts); err != nil {
-		return 0, false
-	}
-	return time.Duration(ts.Nano()), true
 }
