@@ -56,6 +56,8 @@ func TestSQLEnginesFlag(t *testing.T) {
 	require.ErrorContains(t, err, "-cold: Strata only")
 	_, err = parseSQLFlags([]string{"-engines=strata,mysql"}, io.Discard, opts)
 	require.ErrorContains(t, err, `unknown engine "mysql" (strata, a, b, ab)`)
+	_, err = parseSQLFlags([]string{"-engines=x"}, io.Discard, Options{Aliases: map[string][]string{"x": {"strata", "c"}}})
+	require.ErrorContains(t, err, `-engines: x: no engine "c"`)
 	_, err = parseSQLFlags([]string{"-engines=strata,a"}, io.Discard, Options{})
 	require.ErrorContains(t, err, `unknown engine "a" (strata)`)
 

@@ -183,6 +183,10 @@ func parseSQLFlags(args []string, out io.Writer, opts Options) (*sqlConfig, erro
 			continue
 		}
 		for _, n := range names {
+			if _, ok := c.others[n]; !ok && n != "strata" {
+				errs = append(errs, fmt.Errorf("-engines: %s: no engine %q", e, n))
+				continue
+			}
 			if !slices.Contains(c.engines, n) {
 				c.engines = append(c.engines, n)
 			}
