@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 	"github.com/strata-db/strata/kv/filter"
 	"golang.org/x/sys/unix"
 )
@@ -373,7 +374,7 @@ func (fr *filterRun) query(m filterQueryMode, dry bool) (float64, error) {
 // -cpu_time the CPU time of the calling thread.
 func (fr *filterRun) now() int64 {
 	if fr.f.cpuTime {
-		if d, ok := cpuClock(unix.CLOCK_THREAD_CPUTIME_ID); ok {
+		if d, ok := meter.CPUClock(unix.CLOCK_THREAD_CPUTIME_ID); ok {
 			return int64(d)
 		}
 	}

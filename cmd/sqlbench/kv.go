@@ -12,7 +12,7 @@ package main
 // database lives in -db, or in a temporary directory removed at exit.
 //
 // On a terminal, a progress bar on standard error follows each workload
-// (kv_progress.go). -cold drops the OS page cache of the tables before each
+// (internal/meter). -cold drops the OS page cache of the tables before each
 // workload; -statistics prints the engine's counters at the end; -histogram
 // prints latency percentiles after each report line; -cpuprofile writes a
 // CPU profile of the runs.
@@ -25,6 +25,8 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 )
 
 func init() {
@@ -33,7 +35,7 @@ func init() {
 
 func runKV(args []string) error {
 	var progress io.Writer
-	if isTerminal(os.Stderr) {
+	if meter.IsTerminal(os.Stderr) {
 		progress = os.Stderr
 	}
 	return kvMain(args, os.Stdout, os.Stderr, progress)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"math"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -150,52 +149,6 @@ func TestKVHistogram(t *testing.T) {
 	var empty kvHistogram
 	require.Zero(t, empty.percentile(50))
 	require.Contains(t, empty.String(), "Count: 0 Average: 0.0000")
-}
-
-func TestKVProgressLine(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		p        *progress
-		done     int64
-		elapsed  time.Duration
-		contains []string
-	}{
-		{
-			name: "by operations", p: &progress{name: "fillrandom", total: 1000000},
-			done: 450000, elapsed: 2 * time.Second,
-			contains: []string{"fillrandom   [#########-----------]  45%", "450000/1000000 ops", "225.0k ops/s", "ETA 2.4s"},
-		},
-		{
-			name: "by time", p: &progress{name: "readrandom", total: 1000, duration: 10 * time.Second},
-			done: 3000000, elapsed: 5 * time.Second,
-			contains: []string{"[##########----------]  50%", "3000000 ops", "600.0k ops/s", "5s of 10s"},
-		},
-		{
-			name: "over the estimate", p: &progress{name: "readseq", total: 10},
-			done: 20, elapsed: time.Second,
-			contains: []string{"[####################] 100%", "20 ops/s"},
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			line := tc.p.line(tc.done, tc.elapsed)
-			for _, want := range tc.contains {
-				require.Contains(t, line, want)
-			}
-		})
-	}
-
-	var out bytes.Buffer
-	p := startProgress(&out, "fillseq", 100, 0)
-	p.add(50)
-	time.Sleep(progressInterval + 100*time.Millisecond)
-	p.stop()
-	p.stop() // idempotent
-	require.Contains(t, out.String(), "fillseq")
-	require.True(t, strings.HasSuffix(out.String(), "\r\033[K"), "the bar is erased: %q", out.String())
-
-	var none *progress = startProgress(nil, "x", 1, 0)
-	none.add(1)
-	none.stop()
 }
 
 func TestKVThreadNext(t *testing.T) {

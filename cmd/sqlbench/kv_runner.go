@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 )
 
 // kvBench runs the kv subcommand: it owns the database directory, the open
@@ -155,7 +157,7 @@ type kvThread struct {
 
 	hist     *kvHistogram
 	lastOp   time.Time
-	progress *progress
+	progress *meter.Bar
 	unshown  int64 // finished operations not yet passed to progress
 }
 
@@ -199,7 +201,7 @@ func (t *kvThread) finishedOps(n int64) {
 	if t.progress != nil {
 		t.unshown += n
 		if t.unshown >= kvProgressChunk {
-			t.progress.add(t.unshown)
+			t.progress.Add(t.unshown)
 			t.unshown = 0
 		}
 	}
@@ -404,7 +406,7 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	fmt.Fprintf(b.stdout, "DB path: [%s]\n", b.dir)
 
 	total := r.ops * int64(r.threads)
-	prog := startProgress(b.progress, r.name, total, r.duration)
+	prog := meter.Start(b.progress, r.name, total, r.duration)
 	var failed atomic.Bool
 	threads := make([]*kvThread, r.threads)
 	for i := range threads {
@@ -432,7 +434,7 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 			t.lastOp = t.start
 			err := r.w.run(t)
 			t.finish = time.Now()
-			t.progress.add(t.unshown)
+			t.progress.Add(t.unshown)
 			if err != nil {
 				errs[i] = fmt.Errorf("thread %d: %w", i, err)
 				failed.Store(true)
@@ -441,7 +443,7 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	}
 	close(gate)
 	wg.Wait()
-	prog.stop()
+	prog.Stop()
 	if err := errors.Join(errs...); err != nil {
 		return kvResult{}, err
 	}

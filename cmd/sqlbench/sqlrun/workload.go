@@ -1,4 +1,4 @@
-package main
+package sqlrun
 
 import (
 	"fmt"
@@ -10,8 +10,10 @@ import (
 
 // The workloads: sysbench's oltp_read_only statements plus an IN list of
 // primary keys, several ranges in one statement, a secondary-index lookup
-// and two writes. Ids and k are uniform in [1, rows].
+// and two writes, and the statement floor. Ids and k are uniform in
+// [1, rows].
 //
+//	select_1          SELECT 1   (reads no table: what every statement costs; not a default)
 //	point_select      SELECT c FROM sbtest WHERE id = ?
 //	in_list:N         SELECT c FROM sbtest WHERE id IN (?, ... N ids)            (-in_list_size)
 //	simple_range:N    SELECT c FROM sbtest WHERE id BETWEEN ? AND ?   (N rows)    (-range_size)
@@ -23,6 +25,7 @@ import (
 //	covered_range:N   SELECT id FROM sbtest WHERE k BETWEEN ? AND ?   (about N rows; k_idx covers it; not a default)
 //	insert            INSERT INTO sbtest (id, k, c, pad) VALUES (?, ?, ?, ?)  (new ids)
 //	update_index      UPDATE sbtest SET k = k + 1 WHERE id = ?
+//	update_non_index  UPDATE sbtest SET c = ? WHERE id = ?   (a new c; not a default)
 //	counter:N         BEGIN; SELECT k FROM sbtest WHERE id = ? FOR UPDATE;
 //	                  UPDATE sbtest SET k = k + 1 WHERE id = ?; COMMIT
 //	                  (id among the first N rows, default 1: every client on one row; not a default)
@@ -51,6 +54,9 @@ type sqlQuery struct {
 const multiRangeRows = 10
 
 var sqlWorkloads = map[string]sqlWorkloadDef{
+	"select_1": {build: func(b *sqlBench, _ int) *sqlQuery {
+		return &sqlQuery{text: "SELECT 1", fill: func(*rand.Rand, []any) {}}
+	}},
 	"point_select": {build: func(b *sqlBench, _ int) *sqlQuery {
 		return &sqlQuery{text: "SELECT c FROM sbtest WHERE id = ?", nargs: 1, fill: b.randomIDs}
 	}},
@@ -105,6 +111,15 @@ var sqlWorkloads = map[string]sqlWorkloadDef{
 	}},
 	"update_index": {build: func(b *sqlBench, _ int) *sqlQuery {
 		return &sqlQuery{text: "UPDATE sbtest SET k = k + 1 WHERE id = ?", nargs: 1, write: true, fill: b.randomIDs}
+	}},
+	"update_non_index": {build: func(b *sqlBench, _ int) *sqlQuery {
+		return &sqlQuery{
+			text: "UPDATE sbtest SET c = ? WHERE id = ?", nargs: 2, write: true,
+			fill: func(r *rand.Rand, args []any) {
+				args[0] = sbtestString(r, 10)
+				args[1] = r.Int64N(int64(b.cfg.rows)) + 1
+			},
+		}
 	}},
 }
 

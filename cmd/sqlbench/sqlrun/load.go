@@ -1,4 +1,4 @@
-package main
+package sqlrun
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/sqlstore/kvstore"
 )
@@ -34,7 +35,7 @@ func sqlPrepareTable(ctx context.Context, dir string, cfg *sqlConfig, stderr, pr
 		return maxID, db.Close()
 	}
 	start := time.Now()
-	err = sqlLoad(ctx, db, cfg, progress)
+	err = sqlLoad(ctx, db, cfg, progress, "sbtest", strataDDL)
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -61,20 +62,24 @@ func sqlTableRows(ctx context.Context, db *sql.DB, rows int) (n, maxID int64, er
 	return n, m.Int64, err
 }
 
-// sqlLoad creates sbtest and inserts cfg.rows rows, sqlLoadBatch per
-// statement.
-func sqlLoad(ctx context.Context, db *sql.DB, cfg *sqlConfig, progress io.Writer) error {
-	for _, q := range []string{
-		"DROP TABLE IF EXISTS sbtest",
-		"CREATE TABLE sbtest (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_idx (k))",
-	} {
+// strataDDL creates sbtest in Strata.
+var strataDDL = []string{
+	"DROP TABLE IF EXISTS sbtest",
+	"CREATE TABLE sbtest (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_idx (k))",
+}
+
+// sqlLoad creates sbtest with ddl and inserts cfg.rows rows, sqlLoadBatch
+// per statement; the rows depend on cfg.seed alone, so every engine loads
+// the same ones. label names the progress bar.
+func sqlLoad(ctx context.Context, db *sql.DB, cfg *sqlConfig, progress io.Writer, label string, ddl []string) error {
+	for _, q := range ddl {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	r := rand.New(rand.NewPCG(cfg.seed, 0x5b7e57))
-	bar := startProgress(progress, "load sbtest", int64(cfg.rows), 0)
-	defer bar.stop()
+	bar := meter.Start(progress, "load "+label, int64(cfg.rows), 0)
+	defer bar.Stop()
 	var sb strings.Builder
 	for lo := 1; lo <= cfg.rows; lo += sqlLoadBatch {
 		if err := ctx.Err(); err != nil {
@@ -92,7 +97,7 @@ func sqlLoad(ctx context.Context, db *sql.DB, cfg *sqlConfig, progress io.Writer
 		if _, err := db.ExecContext(ctx, sb.String()); err != nil {
 			return fmt.Errorf("loading rows %d to %d: %w", lo, hi, err)
 		}
-		bar.add(int64(hi - lo + 1))
+		bar.Add(int64(hi - lo + 1))
 	}
 	return nil
 }

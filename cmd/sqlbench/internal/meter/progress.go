@@ -1,4 +1,7 @@
-package main
+// Package meter shows and measures a benchmark's progress for sqlbench's
+// subcommands: a progress bar on a terminal and the process's and
+// threads' CPU clocks.
+package meter
 
 import (
 	"fmt"
@@ -10,16 +13,16 @@ import (
 	"time"
 )
 
-// progress draws a one-line progress bar for a benchmark phase (kv or sql) on a
+// Bar draws a one-line progress bar for a benchmark phase (kv or sql) on a
 // terminal, redrawn a few times a second from its own goroutine:
 //
 //	fillrandom   [#########-----------]  45%   450000/1000000 ops  351.2k ops/s  ETA 1.6s
 //
-// Threads report finished operations with add, in chunks (kvThread batches
+// Threads report finished operations with Add, in chunks (kvThread batches
 // them), so the bar costs the hot loops one atomic add per chunk. A phase
 // bounded by time (-duration) shows elapsed against the duration instead of
-// operations. stop erases the line, so that report lines print cleanly.
-type progress struct {
+// operations. Stop erases the line, so that report lines print cleanly.
+type Bar struct {
 	w        io.Writer
 	name     string
 	total    int64         // operations expected; 0 when unknown
@@ -38,19 +41,19 @@ const progressInterval = 200 * time.Millisecond
 // progressWidth is the number of cells in the bar.
 const progressWidth = 20
 
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
+// IsTerminal reports whether f is a character device (a terminal).
+func IsTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// startProgress starts drawing to w; a nil w gives a nil *progress,
+// Start starts drawing to w; a nil w gives a nil *Bar,
 // whose methods do nothing.
-func startProgress(w io.Writer, name string, total int64, duration time.Duration) *progress {
+func Start(w io.Writer, name string, total int64, duration time.Duration) *Bar {
 	if w == nil {
 		return nil
 	}
-	p := &progress{
+	p := &Bar{
 		w: w, name: name, total: total, duration: duration, start: time.Now(),
 		quit: make(chan struct{}), exited: make(chan struct{}),
 	}
@@ -58,15 +61,15 @@ func startProgress(w io.Writer, name string, total int64, duration time.Duration
 	return p
 }
 
-// add counts n finished operations. Safe for concurrent use.
-func (p *progress) add(n int64) {
+// Add counts n finished operations. Safe for concurrent use.
+func (p *Bar) Add(n int64) {
 	if p != nil {
 		p.done.Add(n)
 	}
 }
 
-// stop stops drawing and erases the bar.
-func (p *progress) stop() {
+// Stop stops drawing and erases the bar.
+func (p *Bar) Stop() {
 	if p == nil {
 		return
 	}
@@ -74,7 +77,7 @@ func (p *progress) stop() {
 	<-p.exited
 }
 
-func (p *progress) loop() {
+func (p *Bar) loop() {
 	defer close(p.exited)
 	t := time.NewTicker(progressInterval)
 	defer t.Stop()
@@ -90,7 +93,7 @@ func (p *progress) loop() {
 }
 
 // line renders the bar for done operations after elapsed time.
-func (p *progress) line(done int64, elapsed time.Duration) string {
+func (p *Bar) line(done int64, elapsed time.Duration) string {
 	frac := -1.0 // unknown
 	switch {
 	case p.duration > 0:

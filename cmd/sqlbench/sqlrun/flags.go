@@ -1,15 +1,17 @@
-package main
+package sqlrun
 
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/strata-db/strata/planner"
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // sqlConfig is the sql subcommand's command line.
@@ -31,6 +33,12 @@ type sqlConfig struct {
 	seed       uint64
 	cpuProfile string
 	planner    string // -planner: thresholds for every access mode
+	// engines are the databases each workload runs against, in -engines
+	// order: "strata" and names of others.
+	engines []string
+	// others are the engines besides Strata that -engines accepts, by
+	// name (Options.Engines).
+	others map[string]Engine
 	// txnModes are the strata_txn_mode values (-txn_mode) each workload
 	// runs in, for every access mode; empty: the store's default.
 	txnModes []string
@@ -99,25 +107,34 @@ func (s sqlWorkloadSpec) String() string {
 // sqlDefaultWorkloads is the default of -workloads.
 const sqlDefaultWorkloads = "point_select,in_list,simple_range,sum_range,order_range,distinct_range,multi_range,index_lookup,insert,update_index"
 
-func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
-	c := &sqlConfig{}
+func parseSQLFlags(args []string, out io.Writer, opts Options) (*sqlConfig, error) {
+	c := &sqlConfig{others: map[string]Engine{}}
+	for _, e := range opts.Engines {
+		c.others[e.Name()] = e
+	}
+	command := opts.Command
+	if command == "" {
+		command = "sqlbench sql"
+	}
 	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintln(out, "usage: sqlbench sql [flags]")
+		fmt.Fprintf(out, "usage: %s [flags]\n", command)
 		fmt.Fprintln(out, "\nsysbench-style SQL workloads over database/sql against an embedded database.")
 		fmt.Fprintln(out, "Workloads (name[:size]): point_select, in_list[:ids], simple_range[:rows], sum_range[:rows],")
 		fmt.Fprintln(out, "order_range[:rows], distinct_range[:rows], multi_range[:ranges], index_lookup, insert, update_index;")
 		fmt.Fprintln(out, "and, not among the defaults, covered_range[:rows] (a range of k read from k_idx alone) and")
-		fmt.Fprintln(out, "counter[:rows] (a transaction: SELECT k ... FOR UPDATE, then UPDATE it, on one of the first rows).")
+		fmt.Fprintln(out, "counter[:rows] (a transaction: SELECT k ... FOR UPDATE, then UPDATE it, on one of the first rows),")
+		fmt.Fprintln(out, "update_non_index (SET c = ? by id) and select_1 (SELECT 1, the statement floor).")
 		fmt.Fprintln(out, "\nflags:")
 		fs.PrintDefaults()
 	}
-	var workloads, access string
+	var workloads, access, engines string
 	fs.StringVar(&c.dir, "db", "", "database folder (kept; reused when it holds the table with -rows rows); default: a temporary folder")
 	fs.IntVar(&c.rows, "rows", 100000, "rows in sbtest")
 	fs.StringVar(&workloads, "workloads", sqlDefaultWorkloads, "comma-separated workloads, each name or name:size")
 	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive, replan; a mode may add planner thresholds in parentheses, as in planned(multiget_batch=8,fetch_batch=8)")
+	fs.StringVar(&engines, "engines", "strata", enginesUsage(opts))
 	fs.StringVar(&c.planner, "planner", "", "planner thresholds for every mode, as SET strata_planner takes them: comma-separated name=value of "+strings.Join(planner.OptionNames(), ", ")+" (sizes take KiB, MiB, GiB)")
 	fs.IntVar(&c.threads, "threads", 1, "client threads, each with its own connection")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time each workload runs in each access mode")
@@ -146,6 +163,37 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		default:
 			errs = append(errs, fmt.Errorf("-txn_mode: unknown mode %q (pessimistic, optimistic)", m))
 		}
+	}
+	known := []string{"strata"}
+	for _, e := range opts.Engines {
+		known = append(known, e.Name())
+	}
+	for a := range opts.Aliases {
+		known = append(known, a)
+	}
+	slices.Sort(known[1+len(opts.Engines):])
+	for _, e := range strings.Split(engines, ",") {
+		e = strings.TrimSpace(e)
+		names := []string{e}
+		_, isOther := c.others[e]
+		if alias, ok := opts.Aliases[e]; ok {
+			names = alias
+		} else if e != "strata" && !isOther {
+			errs = append(errs, fmt.Errorf("-engines: unknown engine %q (%s)", e, strings.Join(known, ", ")))
+			continue
+		}
+		for _, n := range names {
+			if _, ok := c.others[n]; !ok && n != "strata" {
+				errs = append(errs, fmt.Errorf("-engines: %s: no engine %q", e, n))
+				continue
+			}
+			if !slices.Contains(c.engines, n) {
+				c.engines = append(c.engines, n)
+			}
+		}
+	}
+	if c.cold && slices.ContainsFunc(c.engines, func(e string) bool { return e != "strata" }) {
+		errs = append(errs, errors.New("-cold: Strata only: drop the other engines from -engines"))
 	}
 	if c.workloads, err = parseSQLWorkloads(workloads); err != nil {
 		errs = append(errs, err)
@@ -206,9 +254,30 @@ func parseSQLFlags(args []string, out io.Writer) (*sqlConfig, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, usageError{errors.Join(errs...)}
+		return nil, UsageError{errors.Join(errs...)}
 	}
 	return c, nil
+}
+
+// enginesUsage is the help of -engines.
+func enginesUsage(opts Options) string {
+	var b strings.Builder
+	b.WriteString("comma-separated databases to run each workload against, side by side: strata (in each -access mode)")
+	for _, e := range opts.Engines {
+		fmt.Fprintf(&b, ", %s (%s)", e.Name(), e.Description())
+	}
+	aliases := make([]string, 0, len(opts.Aliases))
+	for a := range opts.Aliases {
+		aliases = append(aliases, a)
+	}
+	slices.Sort(aliases)
+	for _, a := range aliases {
+		fmt.Fprintf(&b, ", %s (%s)", a, strings.Join(opts.Aliases[a], " and "))
+	}
+	if len(opts.Engines) > 0 {
+		b.WriteString("; the other engines' files lie beside -db")
+	}
+	return b.String()
 }
 
 // parseSQLWorkloads parses -workloads.
@@ -244,4 +313,13 @@ func parseSQLWorkloads(s string) ([]sqlWorkloadSpec, error) {
 		errs = append(errs, errors.New("-workloads: none given"))
 	}
 	return out, errors.Join(errs...)
+}
+
+// sqlBlockCache returns the size of Strata's block cache in bytes: -cache_size
+// or the store's default.
+func sqlBlockCache(cfg *sqlConfig) int64 {
+	if cfg.cacheSize > 0 {
+		return cfg.cacheSize
+	}
+	return sqlstore.DefaultCacheSize
 }

@@ -1,4 +1,4 @@
-package main
+package sqlrun
 
 import (
 	"context"
@@ -14,14 +14,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/strata-db/strata/sqlstore"
-	"golang.org/x/sys/unix"
+	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 )
 
-// sqlBench runs workloads against one database.
+// sqlBench runs workloads against Strata's database and the other engines'.
 type sqlBench struct {
-	cfg      *sqlConfig
-	db       *sql.DB
+	cfg *sqlConfig
+	db  *sql.DB // Strata's
+	// others holds the other engines' databases of -engines by engine
+	// name.
+	others   map[string]*sql.DB
 	dir      string
 	stdout   io.Writer
 	stderr   io.Writer
@@ -31,10 +33,45 @@ type sqlBench struct {
 	runs   int
 }
 
-// sqlResult is one workload run in one access mode.
+// sqlRunMode is one of the ways each workload runs: an engine and, for
+// Strata, an access mode.
+type sqlRunMode struct {
+	engine string // "strata" or the name of another engine (sqlConfig.others)
+	// access is an -access entry, with its @txn_mode (-txn_mode); empty
+	// for the other engines.
+	access string
+	label  string // as the report names it
+}
+
+// runModes returns the runs of each workload, in the order they
+// interleave: the engines in -engines order, Strata in each access mode.
+// With Strata alone a run is named by its access mode; beside others,
+// by "strata", or "strata:" and the mode when there are several.
+func (c *sqlConfig) runModes() []sqlRunMode {
+	var out []sqlRunMode
+	for _, e := range c.engines {
+		if e != "strata" {
+			out = append(out, sqlRunMode{engine: e, label: e})
+			continue
+		}
+		for _, a := range c.access {
+			label := a
+			if len(c.engines) > 1 {
+				label = "strata"
+				if len(c.access) > 1 {
+					label += ":" + a
+				}
+			}
+			out = append(out, sqlRunMode{engine: e, access: a, label: label})
+		}
+	}
+	return out
+}
+
+// sqlResult is one workload run in one run mode.
 type sqlResult struct {
 	workload string
-	access   string
+	access   string // the run mode's label
 	queries  int64
 	rows     int64
 	errors   int64 // write conflicts (MySQL 1213), retried by the next query
@@ -50,6 +87,9 @@ type sqlResult struct {
 	// by its queries; lastAccess the access plan of its last query.
 	perQuery   []sqlCounter
 	lastAccess string
+	// statistics is set when the run collected perQuery and lastAccess
+	// (-statistics, Strata's runs).
+	statistics bool
 }
 
 type sqlCounter struct {
@@ -94,26 +134,33 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 	if c.cold {
 		cache = "OS page cache dropped before every query"
 	}
-	blockCache := int64(sqlstore.DefaultCacheSize)
-	if c.cacheSize > 0 {
-		blockCache = c.cacheSize
-	}
+	blockCache := sqlBlockCache(c)
 	fmt.Fprintf(b.stdout, "sqlbench sql: %d rows, %d thread(s), %v per run, %s, %d MiB block cache, prepared statements, %s GOMAXPROCS=%d, sync=%t\n",
 		c.rows, c.threads, c.duration, cache, blockCache>>20, runtime.Version(), runtime.GOMAXPROCS(0), c.sync)
+	var settings []string
+	for _, e := range c.engines {
+		if other, ok := c.others[e]; ok {
+			if line := other.Settings(b.setup()); line != "" && !slices.Contains(settings, line) {
+				settings = append(settings, line)
+				fmt.Fprintln(b.stdout, line)
+			}
+		}
+	}
 	fmt.Fprintf(b.stdout, "%-20s %-20s %9s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "cpu_us", "rows/q", "errors")
 	for _, spec := range c.workloads {
 		q := sqlWorkloads[spec.name].build(b, spec.size)
 		if q.name == "" {
 			q.name = spec.name
 		}
-		// runs[m] holds the runs of mode c.access[m], interleaved with the
-		// other mode's, so that a busy machine slows both alike.
-		runs := make([][]*sqlResult, len(c.access))
+		// runs[m] holds the runs of modes[m], interleaved with the other
+		// modes', so that a busy machine slows them alike.
+		modes := c.runModes()
+		runs := make([][]*sqlResult, len(modes))
 		for rep := 0; rep < c.repeat; rep++ {
-			for m, mode := range c.access {
+			for m, mode := range modes {
 				r, err := b.run(ctx, q, mode)
 				if err != nil {
-					return fmt.Errorf("%s (%s): %w", q.name, mode, err)
+					return fmt.Errorf("%s (%s): %w", q.name, mode.label, err)
 				}
 				b.report(r, "", r.cpuPerQuery())
 				runs[m] = append(runs[m], r)
@@ -129,12 +176,16 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 			medians = append(medians, med)
 			cpus = append(cpus, cpu)
 		}
-		if len(medians) == 2 && medians[1].qps() > 0 {
-			line := fmt.Sprintf("%-20s %s/%s: %.2fx qps", q.name, medians[0].access, medians[1].access, medians[0].qps()/medians[1].qps())
-			if cpus[0] > 0 && cpus[1] > 0 {
+		// The first mode against each other one.
+		for m := 1; m < len(medians); m++ {
+			if medians[m].qps() == 0 {
+				continue
+			}
+			line := fmt.Sprintf("%-20s %s/%s: %.2fx qps", q.name, medians[0].access, medians[m].access, medians[0].qps()/medians[m].qps())
+			if cpus[0] > 0 && cpus[m] > 0 {
 				// The inverse ratio of CPU per query: how many more
 				// queries the first mode answers per CPU-second.
-				line += fmt.Sprintf(", %.2fx queries per CPU-second", float64(cpus[1])/float64(cpus[0]))
+				line += fmt.Sprintf(", %.2fx queries per CPU-second", float64(cpus[m])/float64(cpus[0]))
 			}
 			fmt.Fprintln(b.stdout, line)
 		}
@@ -190,7 +241,7 @@ func (b *sqlBench) report(r *sqlResult, label string, cpuPerQuery time.Duration)
 	}
 	fmt.Fprintf(b.stdout, "%-20s %-20s %9.1f %9.1f %9.1f %9.1f %9s %8.1f %7d\n", r.workload, access, r.qps(),
 		us(r.mean()), us(r.percentile(0.95)), us(r.percentile(0.99)), cpu, float64(r.rows)/max(float64(r.queries), 1), r.errors)
-	if !b.cfg.statistics || label != "" {
+	if !r.statistics || label != "" {
 		return
 	}
 	var parts []string
@@ -221,12 +272,12 @@ type sqlThread struct {
 	evict time.Duration
 }
 
-// run runs q in access mode mode in cfg.threads threads.
-func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResult, error) {
+// run runs q in run mode mode in cfg.threads threads.
+func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode sqlRunMode) (*sqlResult, error) {
 	c := b.cfg
 	b.runs++
 	if c.cold && b.runs > 1 {
-		// The first run has the database as sqlMain opened it; each
+		// The first run has the database as Main opened it; each
 		// later one reopens it, to start with caches as empty.
 		if err := b.reopen(); err != nil {
 			return nil, err
@@ -255,20 +306,22 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 			t.lat, t.rows, t.errs = t.lat[:0], 0, 0
 		}
 	}
+	// Engine counters are Strata's: -statistics reports Strata's runs.
+	statistics := c.statistics && mode.engine == "strata"
 	var before map[string]int64
-	if c.statistics {
+	if statistics {
 		var err error
 		if before, err = b.statusCounters(ctx, b.db, "Strata_engine_"); err != nil {
 			return nil, err
 		}
 	}
-	bar := startProgress(b.progress, q.name+" "+mode, 0, c.duration)
-	cpuStart := processCPU()
+	bar := meter.Start(b.progress, q.name+" "+mode.label, 0, c.duration)
+	cpuStart := meter.ProcessCPU()
 	start := time.Now()
 	err := b.loop(ctx, threads, c.duration, bar, true)
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpuStart
-	bar.stop()
+	cpu := meter.ProcessCPU() - cpuStart
+	bar.Stop()
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +334,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 		}
 		elapsed = max(elapsed-evict, time.Nanosecond)
 	}
-	r := &sqlResult{workload: q.name, access: mode, elapsed: elapsed}
+	r := &sqlResult{workload: q.name, access: mode.label, elapsed: elapsed, statistics: statistics}
 	if !c.cold && cpu > 0 {
 		r.cpu = cpu
 	}
@@ -292,7 +345,7 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 	}
 	r.queries = int64(len(r.lat))
 	slices.Sort(r.lat)
-	if c.statistics {
+	if statistics {
 		after, err := b.statusCounters(ctx, b.db, "Strata_engine_")
 		if err != nil {
 			return nil, err
@@ -316,13 +369,16 @@ func (b *sqlBench) run(ctx context.Context, q *sqlQuery, mode string) (*sqlResul
 	return r, nil
 }
 
-func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed uint64) (*sqlThread, error) {
+func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, seed uint64) (*sqlThread, error) {
+	if mode.engine != "strata" {
+		return b.newOtherThread(ctx, q, mode, seed)
+	}
 	conn, err := b.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
-	accessEntry, txnMode := runMode(mode)
+	accessEntry, txnMode := runMode(mode.access)
 	access, thresholds := accessMode(accessEntry)
 	reuse := "ON"
 	if access == "replan" {
@@ -337,18 +393,46 @@ func (b *sqlBench) newThread(ctx context.Context, q *sqlQuery, mode string, seed
 		t.close()
 		return nil, err
 	}
-	if t.stmt, err = conn.PrepareContext(ctx, q.text); err != nil {
+	if err := t.prepare(ctx, q.text, q.then); err != nil {
 		t.close()
 		return nil, err
 	}
-	if q.then != "" {
-		if t.then, err = conn.PrepareContext(ctx, q.then); err != nil {
-			t.close()
-			return nil, err
+	return t, nil
+}
+
+// newOtherThread is newThread for an engine other than Strata.
+func (b *sqlBench) newOtherThread(ctx context.Context, q *sqlQuery, mode sqlRunMode, seed uint64) (*sqlThread, error) {
+	conn, err := b.others[mode.engine].Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := &sqlThread{conn: conn, q: q, r: rand.New(rand.NewPCG(b.cfg.seed, seed)), args: make([]any, q.nargs)}
+	e := b.cfg.others[mode.engine]
+	then := q.then
+	if then != "" {
+		then = e.Statement(then)
+	}
+	if err := t.prepare(ctx, e.Statement(q.text), then); err != nil {
+		t.close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// prepare prepares the thread's statement, text, and then when it is not
+// empty, on its connection.
+func (t *sqlThread) prepare(ctx context.Context, text, then string) error {
+	var err error
+	if t.stmt, err = t.conn.PrepareContext(ctx, text); err != nil {
+		return err
+	}
+	if then != "" {
+		if t.then, err = t.conn.PrepareContext(ctx, then); err != nil {
+			return err
 		}
 	}
 	t.lat = make([]time.Duration, 0, 1<<16)
-	return t, nil
+	return nil
 }
 
 func (t *sqlThread) close() {
@@ -362,7 +446,7 @@ func (t *sqlThread) close() {
 }
 
 // loop runs every thread for d, all started together.
-func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Duration, bar *progress, timed bool) error {
+func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Duration, bar *meter.Bar, timed bool) error {
 	deadline := time.Now().Add(d)
 	errs := make([]error, len(threads))
 	var wg sync.WaitGroup
@@ -377,7 +461,7 @@ func (b *sqlBench) loop(ctx context.Context, threads []*sqlThread, d time.Durati
 	return errors.Join(errs...)
 }
 
-func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.Time, bar *progress, timed bool) error {
+func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.Time, bar *meter.Bar, timed bool) error {
 	// Statements run without ctx's cancellation, which would cost each
 	// query a goroutine in database/sql; the loop checks ctx instead.
 	qctx := context.WithoutCancel(ctx)
@@ -406,7 +490,7 @@ func (b *sqlBench) threadLoop(ctx context.Context, t *sqlThread, deadline time.T
 		}
 		if timed {
 			t.lat = append(t.lat, lat)
-			bar.add(1)
+			bar.Add(1)
 		}
 	}
 	return ctx.Err()
@@ -525,21 +609,4 @@ func (b *sqlBench) statusText(ctx context.Context, q querier, name string) (stri
 		}
 	}
 	return v, rs.Err()
-}
-
-// processCPU returns the CPU time the process has used, zero when the
-// clock cannot be read.
-func processCPU() time.Duration {
-	d, _ := cpuClock(unix.CLOCK_PROCESS_CPUTIME_ID)
-	return d
-}
-
-// cpuClock reads one of the CPU-time clocks (the process's, the calling
-// thread's); ok is false when it cannot.
-func cpuClock(id int32) (d time.Duration, ok bool) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(id, &ts); err != nil {
-		return 0, false
-	}
-	return time.Duration(ts.Nano()), true
 }

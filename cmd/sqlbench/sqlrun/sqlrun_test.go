@@ -1,4 +1,4 @@
-package main
+package sqlrun
 
 import (
 	"bytes"
@@ -51,9 +51,9 @@ func TestSQLFlags(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := parseSQLFlags(tc.args, io.Discard)
+			c, err := parseSQLFlags(tc.args, io.Discard, Options{})
 			if tc.errs != nil {
-				var ue usageError
+				var ue UsageError
 				require.True(t, errors.As(err, &ue), "%v", err)
 				for _, e := range tc.errs {
 					require.Contains(t, err.Error(), e)
@@ -67,7 +67,7 @@ func TestSQLFlags(t *testing.T) {
 }
 
 func TestSQLWorkloads(t *testing.T) {
-	cfg, err := parseSQLFlags([]string{"-rows=1000", "-range_size=50", "-in_list_size=7"}, io.Discard)
+	cfg, err := parseSQLFlags([]string{"-rows=1000", "-range_size=50", "-in_list_size=7"}, io.Discard, Options{})
 	require.NoError(t, err)
 	b := &sqlBench{cfg: cfg, nextID: 1000}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -123,7 +123,7 @@ func TestSQLRun(t *testing.T) {
 	var out, notices bytes.Buffer
 	args := []string{"-db", dir, "-rows=300", "-duration=100ms", "-warmup=0", "-range_size=20",
 		"-workloads=" + sqlDefaultWorkloads + ",in_list:30,covered_range", "-access=planned,naive", "-statistics", "-repeat=2"}
-	require.NoError(t, sqlMain(context.Background(), args, &out, &notices, nil))
+	require.NoError(t, Main(context.Background(), args, &out, &notices, nil, Options{}))
 	report := out.String()
 	for _, w := range []string{"point_select", "in_list:10", "in_list:30", "simple_range:20", "sum_range:20", "order_range:20",
 		"distinct_range:20", "multi_range:10", "index_lookup", "insert", "update_index", "covered_range:20"} {
@@ -143,8 +143,8 @@ func TestSQLRun(t *testing.T) {
 
 	// Thresholds side by side: -planner for every mode, and one mode's own.
 	out.Reset()
-	require.NoError(t, sqlMain(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-warmup=0",
-		"-workloads=in_list:10", "-access=planned,planned(multiget_batch=4)", "-planner=multiget_batch=8", "-statistics"}, &out, io.Discard, nil))
+	require.NoError(t, Main(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-warmup=0",
+		"-workloads=in_list:10", "-access=planned,planned(multiget_batch=4)", "-planner=multiget_batch=8", "-statistics"}, &out, io.Discard, nil, Options{}))
 	// Ten random ids of 300 may repeat: keys counts them once.
 	require.Regexp(t, `last query: sbtest: MultiGet\(keys=[0-9]+, batch=8\)`, out.String())
 	require.Regexp(t, `last query: sbtest: MultiGet\(keys=[0-9]+, batch=4\)`, out.String())
@@ -152,7 +152,7 @@ func TestSQLRun(t *testing.T) {
 	// A second run reuses the table.
 	out.Reset()
 	notices.Reset()
-	require.NoError(t, sqlMain(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-warmup=0", "-workloads=point_select"}, &out, &notices, nil))
+	require.NoError(t, Main(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-warmup=0", "-workloads=point_select"}, &out, &notices, nil, Options{}))
 	require.Contains(t, notices.String(), "reusing sbtest")
 	require.True(t, strings.Contains(out.String(), "point_select"))
 
@@ -160,8 +160,8 @@ func TestSQLRun(t *testing.T) {
 	// an empty block cache, so each misses in it, though the first run
 	// read every block of this small table.
 	out.Reset()
-	require.NoError(t, sqlMain(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-cold",
-		"-workloads=point_select", "-access=planned,naive", "-statistics"}, &out, io.Discard, nil))
+	require.NoError(t, Main(context.Background(), []string{"-db", dir, "-rows=300", "-duration=50ms", "-cold",
+		"-workloads=point_select", "-access=planned,naive", "-statistics"}, &out, io.Discard, nil, Options{}))
 	require.Equal(t, 2, strings.Count(out.String(), "engine per query:"), out.String())
 	require.Equal(t, 2, strings.Count(out.String(), "block.cache.miss"), "a run found the blocks cached: %s", out.String())
 	// CPU time is not measured cold: the page-cache drops would count.
