@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/dolthub/go-mysql-server/sql"
 )
 
 // catalogCache keeps the catalog entries statements read over and over (a
@@ -20,6 +22,11 @@ type catalogCache struct {
 	version atomic.Uint64
 	mu      sync.RWMutex
 	entries map[string]catalogEntry
+	// databases is every database, sorted by name (Provider.AllDatabases,
+	// which GMS calls for every table of every plan); valid when
+	// haveDatabases is set.
+	databases     []sql.Database
+	haveDatabases bool
 }
 
 type catalogEntry struct {
@@ -69,10 +76,36 @@ func (c *catalogCache) add(key []byte, e catalogEntry, seq, v uint64) {
 	c.mu.Unlock()
 }
 
+// allDatabases returns the cached list of databases valid for a reader
+// whose snapshot is at seq. The caller must not modify it.
+func (c *catalogCache) allDatabases(seq uint64) ([]sql.Database, bool) {
+	if seq < c.version.Load() {
+		return nil, false
+	}
+	c.mu.RLock()
+	dbs, ok := c.databases, c.haveDatabases
+	c.mu.RUnlock()
+	return dbs, ok
+}
+
+// addAllDatabases caches the list of databases a reader at seq read while
+// the catalog was at version v (read before the engine read).
+func (c *catalogCache) addAllDatabases(dbs []sql.Database, seq, v uint64) {
+	if seq < v {
+		return
+	}
+	c.mu.Lock()
+	if c.version.Load() == v {
+		c.databases, c.haveDatabases = dbs, true
+	}
+	c.mu.Unlock()
+}
+
 // invalidate records that the catalog changed at engine sequence seq.
 func (c *catalogCache) invalidate(seq uint64) {
 	c.mu.Lock()
 	c.version.Store(seq)
 	c.entries = nil
+	c.databases, c.haveDatabases = nil, false
 	c.mu.Unlock()
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -158,11 +159,22 @@ func (p *Provider) HasDatabase(ctx *sql.Context, name string) bool {
 }
 
 // AllDatabases implements sql.DatabaseProvider, sorted by name.
+//
+// GMS asks for the list for every table of every plan (its assignRoutines
+// rule), so the list is kept in the catalog cache while the catalog does
+// not change; the caller gets a copy.
 func (p *Provider) AllDatabases(ctx *sql.Context) []sql.Database {
 	t, release := p.store.view(ctx)
 	defer release()
+	cache := &p.store.catalog
+	version, cacheable := t.catalogVersion()
+	if cacheable {
+		if dbs, ok := cache.allDatabases(t.tx.StartVersion()); ok {
+			return slices.Clone(dbs)
+		}
+	}
 	var out []sql.Database
-	_ = scanCatalog(t, catalogKey(kindDatabase), func(_, v []byte) error {
+	err := scanCatalog(t, catalogKey(kindDatabase), func(_, v []byte) error {
 		var rec databaseRecord
 		if err := decodeRecord(v, &rec, "database"); err != nil {
 			return err
@@ -171,6 +183,9 @@ func (p *Provider) AllDatabases(ctx *sql.Context) []sql.Database {
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name()) < strings.ToLower(out[j].Name()) })
+	if err == nil && cacheable {
+		cache.addAllDatabases(slices.Clone(out), t.tx.StartVersion(), version)
+	}
 	return out
 }
 

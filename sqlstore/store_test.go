@@ -42,3 +42,33 @@ func TestCreateDatabaseName(t *testing.T) {
 	require.Equal(t, before, fmt.Sprint(d.exec("SHOW DATABASES")))
 	d.exec("CREATE DATABASE `" + strings.Repeat("x", 64) + "`")
 }
+
+// TestAllDatabasesCached: the list of databases, which GMS asks for at
+// every statement, comes from the catalog cache, follows CREATE and DROP
+// DATABASE at once, and a transaction whose snapshot is older than a change
+// reads the list as of its snapshot.
+func TestAllDatabasesCached(t *testing.T) {
+	d := newTestDB(t)
+	names := func(ctx *sql.Context) []string {
+		var out []string
+		for _, db := range d.s.Provider().AllDatabases(ctx) {
+			out = append(out, db.Name())
+		}
+		return out
+	}
+	a, b := d.newCtx(), d.newCtx()
+	require.Equal(t, names(a), names(a), "a cached list answers as the catalog did")
+	_, err := query(d.e, b.WithQuery("BEGIN"), "BEGIN")
+	require.NoError(t, err)
+	_, err = query(d.e, b.WithQuery("SELECT 1"), "SELECT 1")
+	require.NoError(t, err)
+	d.exec("CREATE DATABASE zz")
+	require.Contains(t, names(a), "zz")
+	require.NotContains(t, names(b), "zz", "b's snapshot predates the database")
+	_, err = query(d.e, b.WithQuery("COMMIT"), "COMMIT")
+	require.NoError(t, err)
+	require.Contains(t, names(b), "zz")
+	d.exec("DROP DATABASE zz")
+	require.NotContains(t, names(a), "zz")
+	require.NotContains(t, names(b), "zz")
+}
