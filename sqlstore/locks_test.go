@@ -39,28 +39,9 @@ func TestCounterPessimistic(t *testing.T) {
 			d := newTestDB(t)
 			d.exec("CREATE TABLE c (id INT PRIMARY KEY, v INT)")
 			d.exec("INSERT INTO c VALUES (1, 0)")
-			var wg sync.WaitGroup
-			errs := make(chan error, clients)
-			for range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					ctx := d.newCtx()
-					for range each {
-						for _, q := range []string{"BEGIN", "SELECT v FROM c WHERE id = 1 FOR UPDATE", "UPDATE c SET v = v + 1 WHERE id = 1", "COMMIT"} {
-							if _, err := lq(d, ctx, q); err != nil {
-								errs <- fmt.Errorf("%s: %w", q, err)
-								return
-							}
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				require.NoError(t, err)
-			}
+			runClients(t, d, clients, each, func(_, _ int) []string {
+				return []string{"BEGIN", "SELECT v FROM c WHERE id = 1 FOR UPDATE", "UPDATE c SET v = v + 1 WHERE id = 1", "COMMIT"}
+			})
 			require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT v FROM c WHERE id = 1"))
 		})
 	}
@@ -73,17 +54,29 @@ func TestCounterAutocommitPessimistic(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE c (id INT PRIMARY KEY, v INT, KEY kv (v))")
 	d.exec("INSERT INTO c VALUES (1, 0)")
+	runClients(t, d, clients, each, func(_, _ int) []string { return []string{"UPDATE c SET v = v + 1 WHERE id = 1"} })
+	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT v FROM c WHERE id = 1"))
+	require.Equal(t, []sql.Row{{int64(1)}}, d.exec("SELECT COUNT(*) FROM c WHERE v = 400"))
+}
+
+// runClients runs the statements stmts(g, i) gives, in order, for each
+// iteration i < each of each session g < clients, all sessions at once, and
+// requires that none failed.
+func runClients(t *testing.T, d *testDB, clients, each int, stmts func(g, i int) []string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
-	for range clients {
+	for g := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ctx := d.newCtx()
-			for range each {
-				if _, err := lq(d, ctx, "UPDATE c SET v = v + 1 WHERE id = 1"); err != nil {
-					errs <- err
-					return
+			for i := range each {
+				for _, q := range stmts(g, i) {
+					if _, err := lq(d, ctx, q); err != nil {
+						errs <- fmt.Errorf("session %d: %s: %w", g, q, err)
+						return
+					}
 				}
 			}
 		}()
@@ -93,8 +86,6 @@ func TestCounterAutocommitPessimistic(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT v FROM c WHERE id = 1"))
-	require.Equal(t, []sql.Row{{int64(1)}}, d.exec("SELECT COUNT(*) FROM c WHERE v = 400"))
 }
 
 // lockSessions returns n sessions of d in open transactions.
@@ -345,26 +336,7 @@ func TestKeylessCounterPessimistic(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE k (a INT, v INT)")
 	d.exec("INSERT INTO k VALUES (1, 0), (2, 0)")
-	var wg sync.WaitGroup
-	errs := make(chan error, clients)
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx := d.newCtx()
-			for range each {
-				if _, err := lq(d, ctx, "UPDATE k SET v = v + 1 WHERE a = 1"); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	runClients(t, d, clients, each, func(_, _ int) []string { return []string{"UPDATE k SET v = v + 1 WHERE a = 1"} })
 	require.Equal(t, []sql.Row{{int32(1), int32(clients * each)}, {int32(2), int32(0)}}, d.exec("SELECT * FROM k ORDER BY a"))
 }
 
@@ -437,28 +409,9 @@ func TestTriggerCounterPessimistic(t *testing.T) {
 	d.exec("INSERT INTO c VALUES (1, 0)")
 	d.exec("CREATE TABLE e (id INT PRIMARY KEY)")
 	d.exec("CREATE TRIGGER count_e AFTER INSERT ON e FOR EACH ROW UPDATE c SET n = n + 1 WHERE id = 1")
-	var wg sync.WaitGroup
-	errs := make(chan error, clients)
-	for g := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx := d.newCtx()
-			for i := range each {
-				for _, q := range []string{"BEGIN", fmt.Sprintf("INSERT INTO e VALUES (%d)", g*1000+i), "COMMIT"} {
-					if _, err := lq(d, ctx, q); err != nil {
-						errs <- fmt.Errorf("%s: %w", q, err)
-						return
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	runClients(t, d, clients, each, func(g, i int) []string {
+		return []string{"BEGIN", fmt.Sprintf("INSERT INTO e VALUES (%d)", g*1000+i), "COMMIT"}
+	})
 	require.Equal(t, []sql.Row{{int32(clients * each)}}, d.exec("SELECT n FROM c"))
 }
 
