@@ -33,10 +33,14 @@
 // autocommit mode): an engine transaction of the storage contract
 // (package storage), a snapshot plus a buffer of the transaction's writes
 // (txn.go). Reads see the snapshot plus the transaction's own writes;
-// commit applies the writes atomically, and fails with ErrConflict (MySQL
-// 1213) when another transaction committed a write to one of its keys
-// after its snapshot (storage.Txn.Commit), or dropped or rewrote a table it
-// wrote to. Commits are as durable as the engine makes them. A failed
+// commit applies the writes atomically. A pessimistic transaction (the
+// default, locks.go) locks the rows it writes or reads FOR UPDATE, waiting
+// for other transactions' locks, and reads them at the latest state; an
+// optimistic one (strata_txn_mode) takes no lock, and its commit fails with
+// ErrConflict (MySQL 1213) when another transaction committed a write to
+// one of its keys after its snapshot (storage.Txn.Commit). Either fails
+// when another transaction dropped or rewrote a table it wrote to. Commits
+// are as durable as the engine makes them. A failed
 // statement, or a failed row of INSERT IGNORE, is rolled back alone to a
 // mark in the writes. Scans read the transaction's writes up
 // to the last statement boundary only (stmtview.go), so a statement never

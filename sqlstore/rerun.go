@@ -10,8 +10,8 @@ import (
 // Conflicted autocommit writes run again
 //
 // In an optimistic transaction (strata_txn_mode, locks.go), of two that
-// write the same row, the one that
-// commits second fails with 1213 and applies nothing. Inside a transaction
+// write the same row, the one that commits second fails with 1213 and
+// applies nothing. Inside a transaction
 // that is the application's to handle (it must run the transaction again),
 // as with InnoDB's deadlocks. A single autocommit INSERT, UPDATE, DELETE or
 // REPLACE is its own transaction, and InnoDB would make it wait for the
