@@ -8,6 +8,8 @@ import (
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // The engine keeps global system variables in one registry and accepts
@@ -61,6 +63,9 @@ func (s *Server) serverGlobals() map[string]any {
 		"wait_timeout":    waitTimeout(s.cfg.IdleTimeout),
 		"read_only":       int8(0),
 		"super_read_only": int8(0),
+		// The server's identity, as its sessions and handshake give it.
+		"version":         sqlstore.ServerVersion,
+		"version_comment": sqlstore.VersionComment,
 	}
 }
 

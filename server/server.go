@@ -257,7 +257,7 @@ func Start(cfg Config) (*Server, error) {
 		Protocol: "tcp",
 		Address:  nl.Addr().String(),
 		Listener: s.ln,
-		Version:  "8.0.33-strata",
+		Version:  sqlstore.ServerVersion,
 		// No ConnReadTimeout for the engine: its protocol handler also
 		// takes it as the longest wait for a statement's next row, and
 		// fails slower statements. The idle timeout is the protocol
@@ -278,7 +278,7 @@ func Start(cfg Config) (*Server, error) {
 			if err != nil {
 				return nil, err
 			}
-			l.ServerVersion = "8.0.33-strata"
+			l.ServerVersion = sqlstore.ServerVersion
 			l.TLSConfig = tlsCfg
 			l.RequireSecureTransport = cfg.RequireSecureTransport
 			return l, nil

@@ -23,6 +23,8 @@ import (
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // testServer starts a server on a free loopback port over a fresh folder
@@ -863,4 +865,18 @@ func TestServerGlobalTxnMode(t *testing.T) {
 	require.Equal(t, 7, wait)
 	_, err = admin.Exec("SET GLOBAL strata_txn_mode = 'pessimistic', GLOBAL innodb_lock_wait_timeout = 50")
 	require.NoError(t, err)
+}
+
+// TestServerIdentity: over the wire, VERSION(), @@version (session and
+// global) and @@version_comment give Strata's identity, the version the
+// handshake announces.
+func TestServerIdentity(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	var version, atVersion, globalVersion, comment string
+	require.NoError(t, db.QueryRow("SELECT VERSION(), @@version, @@global.version, @@version_comment").Scan(&version, &atVersion, &globalVersion, &comment))
+	require.Equal(t, sqlstore.ServerVersion, version)
+	require.Equal(t, sqlstore.ServerVersion, atVersion)
+	require.Equal(t, sqlstore.ServerVersion, globalVersion)
+	require.Equal(t, sqlstore.VersionComment, comment)
 }

@@ -72,3 +72,12 @@ func TestAllDatabasesCached(t *testing.T) {
 	require.NotContains(t, names(a), "zz")
 	require.NotContains(t, names(b), "zz")
 }
+
+// TestServerIdentity: VERSION(), @@version, @@version_comment and SHOW
+// VARIABLES name Strata with one version string, the handshake's.
+func TestServerIdentity(t *testing.T) {
+	d := newTestDB(t)
+	require.Equal(t, []sql.Row{{ServerVersion, ServerVersion, VersionComment}}, d.exec("SELECT VERSION(), @@version, @@version_comment"))
+	require.ElementsMatch(t, []sql.Row{{"version", ServerVersion}, {"version_comment", VersionComment}},
+		d.exec("SHOW VARIABLES WHERE Variable_name IN ('version', 'version_comment')"))
+}
