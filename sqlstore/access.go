@@ -334,7 +334,8 @@ func (s *Store) readerMutable(ctx *sql.Context, onView bool) bool {
 }
 
 // mutableLocked reports whether the reader readerLocked returns for onView
-// and at can change under the statement (it returns frozen = false).
+// and at can change under the statement (readerLocked's frozen is its
+// negation).
 // REQUIRES: t.mu held.
 func (t *txn) mutableLocked(onView bool, at int) bool {
 	switch {
@@ -355,18 +356,19 @@ func (t *txn) mutableLocked(onView bool, at int) bool {
 // long as the transaction lives (see the top of this file). REQUIRES: t.mu
 // held.
 func (t *txn) readerLocked(onView bool, at int) (r storage.Reader, frozen bool, err error) {
+	frozen = !t.mutableLocked(onView, at)
 	switch {
 	case t.done:
-		return t.tx.Snapshot(), true, nil
+		return t.tx.Snapshot(), frozen, nil
 	case !onView && t.locker != nil:
 		// A pessimistic foreign key check reads the latest (locks.go).
-		return t.tx.Current(), false, nil
+		return t.tx.Current(), frozen, nil
 	case !onView:
-		return t.tx, false, nil
+		return t.tx, frozen, nil
 	case at >= 0 && at < t.boundary:
 		r, err = t.tx.ViewAt(at)
-		return r, true, err
+		return r, frozen, err
 	}
 	r, err = t.tx.AdvanceView(t.boundary)
-	return r, t.boundary == 0, err
+	return r, frozen, err
 }

@@ -268,7 +268,6 @@ type rowLocker struct {
 	tx   *txn
 	lock rowLock
 	r    storage.Reader
-	ro   *storage.ReadOptions
 
 	key   []byte  // scratch: a primary index key
 	ixKey []byte  // scratch: an index entry's key
@@ -279,13 +278,14 @@ type rowLocker struct {
 // it reads in tx, nil for one that does not. onView tells the reader the
 // scan reads (the statement view, or the transaction with every write).
 func newRowLocker(ctx *sql.Context, tx *txn, onView bool) *rowLocker {
-	lk, ok := statementLock(ctx, tx)
+	var lk rowLock
 	if !onView && tx != nil && tx.locker != nil {
 		// A foreign key check (the only scan of the transaction's every
 		// write): shared locks on the rows it finds, as InnoDB takes.
-		lk, ok = rowLock{opts: storage.LockOptions{Mode: storage.LockShared, Wait: tx.lockWait}}, true
-	}
-	if !ok {
+		lk = rowLock{opts: storage.LockOptions{Mode: storage.LockShared, Wait: tx.lockWait}}
+	} else if l, ok := statementLock(ctx, tx); ok {
+		lk = l
+	} else {
 		return nil
 	}
 	rl := &rowLocker{tx: tx, lock: lk}
@@ -322,7 +322,7 @@ func (ri *rowIter) nextLocked(ctx *sql.Context) (sql.Row, error) {
 			return nil, err
 		}
 		ri.tx.mu.Lock()
-		value, err := lk.r.Get(key, lk.ro)
+		value, err := lk.r.Get(key, nil)
 		ri.tx.mu.Unlock()
 		if errors.Is(err, storage.ErrNotFound) {
 			continue // deleted before the lock was granted
