@@ -25,20 +25,7 @@ func TestManyGoroutines(t *testing.T) {
 	defer ins.Close()
 
 	const workers, perWorker = 8, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for g := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- worker(db, ins, g, perWorker)
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	concurrently(t, workers, func(g int) error { return worker(db, ins, g, perWorker) })
 	require.Equal(t, int64(workers*perWorker), queryInt(t, db, "SELECT COUNT(*) FROM rows_"))
 	require.Equal(t, int64(workers*perWorker), queryInt(t, db, "SELECT n FROM counter WHERE id = 1"))
 	for g := range workers {
@@ -106,28 +93,20 @@ func TestAutocommitCounter(t *testing.T) {
 	require.NoError(t, err)
 	defer inc.Close()
 	const workers, each = 8, 40
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*each)
-	for g := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				var err error
-				if (g+i)%2 == 0 {
-					_, err = db.Exec("UPDATE c SET n = n + 1 WHERE id = 1")
-				} else {
-					_, err = inc.Exec(1)
-				}
-				errs <- err
+	concurrently(t, workers, func(g int) error {
+		for i := range each {
+			var err error
+			if (g+i)%2 == 0 {
+				_, err = db.Exec("UPDATE c SET n = n + 1 WHERE id = 1")
+			} else {
+				_, err = inc.Exec(1)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	require.EqualValues(t, workers*each, queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
 }
 
@@ -140,40 +119,45 @@ func TestCounterForUpdate(t *testing.T) {
 	mustExec(t, db, "CREATE TABLE c (id INT PRIMARY KEY, n INT)")
 	mustExec(t, db, "INSERT INTO c VALUES (1, 0)")
 	const workers, each = 8, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				tx, err := db.Begin()
-				if err != nil {
-					errs <- err
-					return
-				}
-				var n int
-				if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
-					errs <- err
-					_ = tx.Rollback()
-					return
-				}
-				if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
-					errs <- err
-					_ = tx.Rollback()
-					return
-				}
-				if err := tx.Commit(); err != nil {
-					errs <- err
-					return
-				}
+	concurrently(t, workers, func(int) error {
+		for range each {
+			if err := incrementForUpdate(db); err != nil {
+				return err
 			}
-		}()
+		}
+		return nil
+	})
+	require.Equal(t, int64(workers*each), queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
+}
+
+// incrementForUpdate adds one to row 1 of c in a transaction that reads it
+// FOR UPDATE with arguments, so through a prepared plan.
+func incrementForUpdate(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// concurrently runs f(0) to f(n-1) in goroutines of their own, waits for
+// them all, and fails t with the errors they returned.
+func concurrently(t *testing.T, n int, f func(g int) error) {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() { errs[g] = f(g) })
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
-	require.Equal(t, int64(workers*each), queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
+	require.NoError(t, errors.Join(errs...))
 }

@@ -116,29 +116,18 @@ func TestServerTransfers(t *testing.T) {
 		require.NoError(t, err)
 	}
 	const clients, transfers = 8, 15
-	var wg sync.WaitGroup
-	errs := make(chan error, clients)
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range transfers {
-				from, to := (c+i)%10, (c+2*i+1)%10
-				if from == to {
-					continue
-				}
-				if err := transfer(db, from, to, 1); err != nil {
-					errs <- err
-					return
-				}
+	concurrently(t, clients, func(c int) error {
+		for i := range transfers {
+			from, to := (c+i)%10, (c+2*i+1)%10
+			if from == to {
+				continue
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+			if err := transfer(db, from, to, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	var total int
 	require.NoError(t, db.QueryRow("SELECT SUM(balance) FROM acct").Scan(&total))
 	require.Equal(t, 1000, total)
@@ -175,28 +164,20 @@ func TestServerAutocommitCounter(t *testing.T) {
 	require.NoError(t, err)
 	defer inc.Close()
 	const workers, each = 8, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*each)
-	for g := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				var err error
-				if (g+i)%2 == 0 {
-					_, err = db.Exec("UPDATE c SET n = n + 1 WHERE id = 1")
-				} else {
-					_, err = inc.Exec(1)
-				}
-				errs <- err
+	concurrently(t, workers, func(g int) error {
+		for i := range each {
+			var err error
+			if (g+i)%2 == 0 {
+				_, err = db.Exec("UPDATE c SET n = n + 1 WHERE id = 1")
+			} else {
+				_, err = inc.Exec(1)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
 
 	// In an optimistic transaction the conflict is the client's.
@@ -235,6 +216,38 @@ func TestServerAutocommitCounter(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, <-done)
 	require.Equal(t, []int{workers*each + 3}, queryInts(t, db, "SELECT n FROM c"))
+}
+
+// concurrently runs f(0) to f(n-1) in goroutines of their own, waits for
+// them all, and fails t with the errors they returned.
+func concurrently(t *testing.T, n int, f func(g int) error) {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() { errs[g] = f(g) })
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+}
+
+// incrementForUpdate adds one to row 1 of c in a transaction that reads it
+// FOR UPDATE with arguments, so through a prepared statement.
+func incrementForUpdate(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 func transfer(db *sql.DB, from, to, amount int) error {
@@ -743,41 +756,14 @@ func TestServerCounterForUpdate(t *testing.T) {
 	_, err = db.Exec("INSERT INTO c VALUES (1, 0)")
 	require.NoError(t, err)
 	const workers, each = 8, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				tx, err := db.Begin()
-				if err != nil {
-					errs <- err
-					return
-				}
-				var n int
-				if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
-					errs <- err
-					_ = tx.Rollback()
-					return
-				}
-				if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
-					errs <- err
-					_ = tx.Rollback()
-					return
-				}
-				if err := tx.Commit(); err != nil {
-					errs <- err
-					return
-				}
+	concurrently(t, workers, func(int) error {
+		for range each {
+			if err := incrementForUpdate(db); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+		}
+		return nil
+	})
 	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
 }
 

@@ -174,6 +174,18 @@ func continuation(sp *splitter) string {
 	return contPrompt
 }
 
+// promptFixed holds the prompt escapes that stand for a fixed text.
+var promptFixed = map[byte]string{
+	'u': "root", 'h': "localhost", 'p': "embedded", 'S': ";", '_': " ", 'n': "\n",
+}
+
+// promptTimeLayouts holds the prompt escapes that stand for a part of the
+// current time, with its time.Format layout.
+var promptTimeLayouts = map[byte]string{
+	'D': "Mon Jan _2 15:04:05 2006", 'R': "15", 'm': "04", 's': "05",
+	'Y': "2006", 'y': "06", 'o': "1", 'O': "Jan", 'w': "Mon",
+}
+
 // expandPrompt returns the prompt with the mysql client's escapes
 // replaced: \d database, \u user, \h host, \p connection, \D date, \R \m
 // \s time, \Y \y \o \O \w date parts, \c statement counter, \l delimiter,
@@ -198,42 +210,18 @@ func (sh *shell) expandPrompt() string {
 			} else {
 				b.WriteString(sh.db)
 			}
-		case 'u':
-			b.WriteString("root")
-		case 'h':
-			b.WriteString("localhost")
-		case 'p':
-			b.WriteString("embedded")
-		case 'D':
-			b.WriteString(now.Format("Mon Jan _2 15:04:05 2006"))
-		case 'R':
-			b.WriteString(now.Format("15"))
-		case 'm':
-			b.WriteString(now.Format("04"))
-		case 's':
-			b.WriteString(now.Format("05"))
-		case 'Y':
-			b.WriteString(now.Format("2006"))
-		case 'y':
-			b.WriteString(now.Format("06"))
-		case 'o':
-			b.WriteString(now.Format("1"))
-		case 'O':
-			b.WriteString(now.Format("Jan"))
-		case 'w':
-			b.WriteString(now.Format("Mon"))
 		case 'c':
 			b.WriteString(strconv.Itoa(sh.counter))
 		case 'l':
 			b.WriteString(sh.sp.delim)
-		case 'S':
-			b.WriteByte(';')
-		case '_':
-			b.WriteByte(' ')
-		case 'n':
-			b.WriteByte('\n')
 		default:
-			b.WriteByte(p[i])
+			if v, ok := promptFixed[p[i]]; ok {
+				b.WriteString(v)
+			} else if layout, ok := promptTimeLayouts[p[i]]; ok {
+				b.WriteString(now.Format(layout))
+			} else {
+				b.WriteByte(p[i])
+			}
 		}
 	}
 	return b.String()

@@ -147,6 +147,7 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 		}
 	}
 	fmt.Fprintf(b.stdout, "%-20s %-20s %9s %9s %9s %9s %9s %8s %7s\n", "workload", "access", "qps", "mean_us", "p95_us", "p99_us", "cpu_us", "rows/q", "errors")
+	modes := c.runModes()
 	for _, spec := range c.workloads {
 		q := sqlWorkloads[spec.name].build(b, spec.size)
 		if q.name == "" {
@@ -154,7 +155,6 @@ func (b *sqlBench) runAll(ctx context.Context) error {
 		}
 		// runs[m] holds the runs of modes[m], interleaved with the other
 		// modes', so that a busy machine slows them alike.
-		modes := c.runModes()
 		runs := make([][]*sqlResult, len(modes))
 		for rep := 0; rep < c.repeat; rep++ {
 			for m, mode := range modes {
