@@ -241,6 +241,11 @@ func (s *Store) Configure(e *sqle.Engine) {
 	// around the parsers mysqlcompat.Install wrapped.
 	a.Parser = lockClauseParser{a.Parser}
 	e.Parser = lockClauseParser{e.Parser}
+	// EXPLAIN in MySQL's formats (explainparse.go, explainout.go): the
+	// formats vitess refuses hidden from it, and the answer built over
+	// the plan that runs.
+	e.Parser = explainParser{e.Parser}
+	a.ExecBuilder = explainExec{a.ExecBuilder}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The

@@ -1,0 +1,190 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// EXPLAIN's formats
+//
+// vitess parses EXPLAIN [FORMAT=name] and EXPLAIN ANALYZE, and GMS plans
+// them as a DescribeQuery whose options say only "tabular or a plan tree,
+// analyze, debug": GMS's tabular form is a placeholder row, FORMAT=JSON
+// does not parse (JSON is a keyword to vitess), FORMAT=TRADITIONAL is
+// refused, and EXPLAIN ANALYZE FORMAT=TREE does not parse. explainParser
+// hides what vitess refuses behind text of the same length and leaves the
+// statement as GMS takes it; the format the statement asked for is read
+// again from its text when it runs (explainHeadOf), as MySQL names them:
+//
+//	EXPLAIN, FORMAT=TRADITIONAL    one row per table access (explaintab.go)
+//	FORMAT=TREE, EXPLAIN ANALYZE   MySQL 8's iterator tree (explaintree.go)
+//	FORMAT=JSON                    MySQL's query_block document
+//	FORMAT=DEBUG, EXPLAIN PLAN     GMS's own plan, with Strata's access paths
+//
+// A JSON explain is planned as a plan (one text column); a traditional one
+// as GMS's tabular node, whose schema is MySQL's.
+
+// explainHead is what the words at the start of a statement's text say
+// about an EXPLAIN.
+type explainHead struct {
+	ok      bool   // the text starts with EXPLAIN, DESCRIBE or DESC
+	analyze bool   // EXPLAIN ANALYZE
+	plan    bool   // EXPLAIN PLAN (GMS's)
+	format  string // the FORMAT= name, lower case; "" when none
+	// formatAt and formatEnd delimit the format's name in the text, and
+	// treeAt and treeEnd a FORMAT=TREE after ANALYZE (0, 0 when none).
+	formatAt, formatEnd int
+	treeAt, treeEnd     int
+}
+
+// explainHeadOf reads the words that begin an EXPLAIN: the verb, then
+// EXTENDED, ANALYZE, FORMAT = name and PLAN, skipping comments.
+func explainHeadOf(q string) explainHead {
+	var h explainHead
+	i := 0
+	word := func() (string, int) {
+		i = skipSpaceAndComments(q, i)
+		start := i
+		for i < len(q) && (isWordByte(q[i])) {
+			i++
+		}
+		return strings.ToLower(q[start:i]), start
+	}
+	w, _ := word()
+	if w != "explain" && w != "describe" && w != "desc" {
+		return h
+	}
+	h.ok = true
+	for {
+		save := i
+		w, at := word()
+		switch w {
+		case "extended":
+			continue
+		case "analyze":
+			h.analyze = true
+			continue
+		case "plan":
+			h.plan = true
+			return h
+		case "format":
+			j := skipSpaceAndComments(q, i)
+			if j >= len(q) || q[j] != '=' {
+				i = save
+				return h
+			}
+			i = j + 1
+			name, nameAt := word()
+			h.format = name
+			if h.analyze {
+				h.treeAt, h.treeEnd = at, i
+			}
+			h.formatAt, h.formatEnd = nameAt, i
+			continue
+		}
+		i = save
+		return h
+	}
+}
+
+// skipSpaceAndComments returns the position of the first byte at or after
+// i that is neither white space nor inside a comment.
+func skipSpaceAndComments(q string, i int) int {
+	for i < len(q) {
+		switch {
+		case q[i] == ' ' || q[i] == '\t' || q[i] == '\r' || q[i] == '\n':
+			i++
+		case strings.HasPrefix(q[i:], "/*"):
+			end := strings.Index(q[i+2:], "*/")
+			if end < 0 {
+				return len(q)
+			}
+			i += end + 4
+		case strings.HasPrefix(q[i:], "-- ") || q[i] == '#':
+			end := strings.IndexByte(q[i:], '\n')
+			if end < 0 {
+				return len(q)
+			}
+			i += end + 1
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// jsonStandIn is what FORMAT=JSON's name becomes for vitess: a name of the
+// same length that is not a keyword.
+const jsonStandIn = "JSN_"
+
+// hideExplainFormat returns q with what vitess refuses in an EXPLAIN's
+// head replaced by text of the same length: the name JSON, and FORMAT=TREE
+// after ANALYZE (a comment). Any other text is returned as it is.
+func hideExplainFormat(q string) string {
+	if len(q) < 7 || !containsFold(q[:min(len(q), 64)], "expl") && !containsFold(q[:min(len(q), 64)], "desc") {
+		return q
+	}
+	h := explainHeadOf(q)
+	if !h.ok {
+		return q
+	}
+	switch {
+	case h.analyze && h.format == "tree" && h.treeEnd-h.treeAt >= 4:
+		return q[:h.treeAt] + "/*" + strings.Repeat(" ", h.treeEnd-h.treeAt-4) + "*/" + q[h.treeEnd:]
+	case !h.analyze && h.format == "json":
+		return q[:h.formatAt] + jsonStandIn + q[h.formatEnd:]
+	}
+	return q
+}
+
+// explainParser is a sql.Parser that takes MySQL's EXPLAIN formats (see
+// above).
+type explainParser struct{ sql.Parser }
+
+func (p explainParser) ParseSimple(query string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(hideExplainFormat(query))
+	return fixExplain(st), err
+}
+
+func (p explainParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	h := hideExplainFormat(query)
+	st, q, rest, err := p.Parser.Parse(ctx, h, multi)
+	if h != query {
+		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
+	}
+	return fixExplain(st), q, rest, err
+}
+
+func (p explainParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	h := hideExplainFormat(query)
+	st, q, rest, err := p.Parser.ParseWithOptions(ctx, h, delimiter, multi, options)
+	if h != query {
+		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
+	}
+	return fixExplain(st), q, rest, err
+}
+
+func (p explainParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, hideExplainFormat(query), options)
+	return fixExplain(st), n, err
+}
+
+// fixExplain makes an EXPLAIN's format one GMS plans: TRADITIONAL its
+// tabular node, JSON a plan with one text column.
+func fixExplain(st ast.Statement) ast.Statement {
+	ex, ok := st.(*ast.Explain)
+	if !ok {
+		return st
+	}
+	switch {
+	case strings.EqualFold(ex.ExplainFormat, "traditional"):
+		ex.ExplainFormat = ""
+	case ex.ExplainFormat == jsonStandIn:
+		ex.ExplainFormat = ""
+		ex.Plan = true
+	}
+	return st
+}
