@@ -27,8 +27,10 @@ func (e explainExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter
 		return e.NodeExecBuilder.Build(ctx, n, r)
 	}
 	h := explainHeadOf(ctx.Query())
-	if h.plan {
-		return e.NodeExecBuilder.Build(ctx, n, r) // EXPLAIN PLAN: GMS's tree
+	if dq.Format.Plan && !dq.Format.Analyze && (h.plan || !h.ok) {
+		// EXPLAIN PLAN: GMS's tree. So is a plan explained without its
+		// text (a caller of the engine that gave the context none).
+		return e.NodeExecBuilder.Build(ctx, n, r)
 	}
 	child := dq.Query()
 	if nn, _, err := explainScans(ctx, child); err == nil {

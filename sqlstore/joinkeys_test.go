@@ -64,7 +64,7 @@ func TestLookupJoinKeysExact(t *testing.T) {
 				d.exec("INSERT INTO i (k) VALUES (" + strings.ReplaceAll(tc.inVals, ", ", "), (") + ")")
 
 				q := "SELECT /*+ LOOKUP_JOIN(o, i) JOIN_ORDER(o, i) */ CONCAT(o.x, '=', i.k) FROM o JOIN i ON o.x = i.k ORDER BY 1"
-				require.Contains(t, fmt.Sprint(d.exec("EXPLAIN FORMAT=TREE "+q)), "LookupJoin", key)
+				require.Contains(t, fmt.Sprint(d.exec("EXPLAIN PLAN "+q)), "LookupJoin", key)
 				require.Equal(t, tc.want, strs(d.exec(q)), key)
 
 				// Every outer row once, matched or not.

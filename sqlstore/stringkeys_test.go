@@ -30,7 +30,7 @@ func TestLookupJoinStringIndexNumberKey(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, fmt.Sprint(d.exec(tc.q)), tc.q)
 	}
-	plan := fmt.Sprint(d.exec("EXPLAIN FORMAT=TREE SELECT /*+ LOOKUP_JOIN(n, s) */ n.id, s.id FROM n JOIN s ON s.code = CONCAT('0', n.v)"))
+	plan := fmt.Sprint(d.exec("EXPLAIN PLAN SELECT /*+ LOOKUP_JOIN(n, s) */ n.id, s.id FROM n JOIN s ON s.code = CONCAT('0', n.v)"))
 	require.Contains(t, plan, "LookupJoin")
 }
 
@@ -47,7 +47,7 @@ func TestLookupJoinNullSafeKeyRechecked(t *testing.T) {
 	require.Equal(t, "[[2 2] [3 3]]", fmt.Sprint(d.exec(q)))
 	require.Equal(t, "[[1 <nil>] [2 2] [3 3]]", fmt.Sprint(d.exec(
 		"SELECT /*+ LOOKUP_JOIN(a, b) */ a.id, b.id FROM a LEFT JOIN b ON b.t <=> a.v ORDER BY 1, 2")))
-	require.Contains(t, fmt.Sprint(d.exec("EXPLAIN FORMAT=TREE "+q)), "LookupJoin")
+	require.Contains(t, fmt.Sprint(d.exec("EXPLAIN PLAN "+q)), "LookupJoin")
 }
 
 // TestSemiJoinStringIndexNumberKey: the same for the semi and anti joins
