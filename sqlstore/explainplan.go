@@ -235,6 +235,9 @@ func (x *explainer) walk(n sql.Node, sel *xSelect, alias string) *xop {
 	case *plan.SetOp:
 		return x.setOp(n, sel)
 	case *plan.ResolvedTable:
+		if plan.IsDualTable(n) {
+			return &xop{title: "Rows fetched before execution", node: n, rows: 1}
+		}
 		return x.scan(n, sel, alias)
 	case *plan.IndexedTableAccess:
 		return x.lookup(n, sel, alias)
