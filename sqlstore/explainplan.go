@@ -341,6 +341,9 @@ func (x *explainer) join(j *plan.JoinNode, sel *xSelect) *xop {
 	cond := ""
 	if j.Filter != nil {
 		cond = exprText(j.Filter)
+		if strings.HasPrefix(cond, "(") && strings.HasSuffix(cond, ")") {
+			cond = cond[1 : len(cond)-1]
+		}
 	}
 	inner := lastTable(right)
 	kind := "inner join"
@@ -999,17 +1002,28 @@ func (x *explainer) refText(e sql.Expression) string {
 	return "func"
 }
 
-// addRefCols notes the columns of t that cond names, for possible_keys.
+// addRefCols notes the columns of t that cond compares as they are (not
+// inside a function), for possible_keys.
 func addRefCols(t *xTable, cond sql.Expression) {
 	if cond == nil {
 		return
 	}
-	transform.InspectExpr(cond, func(e sql.Expression) bool {
+	note := func(e sql.Expression) {
 		if gf, ok := e.(*expression.GetField); ok && strings.EqualFold(gf.Table(), t.name) {
 			if t.refCols == nil {
 				t.refCols = map[string]bool{}
 			}
 			t.refCols[strings.ToLower(gf.Name())] = true
+		}
+	}
+	transform.InspectExpr(cond, func(e sql.Expression) bool {
+		switch e.(type) {
+		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+			*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.Between, *expression.InTuple,
+			*expression.IsNull, *expression.Like:
+			for _, c := range e.Children() {
+				note(c)
+			}
 		}
 		return false
 	})
