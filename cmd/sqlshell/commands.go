@@ -429,7 +429,12 @@ typed. Commands (a long name works at the start of a line):
 	}
 	b.WriteString(`
 SQL: USE db; SHOW DATABASES; SHOW TABLES; DESCRIBE t; SHOW CREATE TABLE t\G
-     BEGIN; ... COMMIT; or ROLLBACK;   EXPLAIN FORMAT=DEBUG SELECT ... (the access path)
+     BEGIN; ... COMMIT; or ROLLBACK;
+     EXPLAIN SELECT ...                 the plan as MySQL's table; Extra names
+                                        the access path (Strata: MultiGet(...))
+     EXPLAIN FORMAT=TREE SELECT ...\G   the iterator tree (also FORMAT=JSON)
+     EXPLAIN ANALYZE SELECT ...\G       runs it: rows, loops and times per step
+     EXPLAIN FORMAT=DEBUG SELECT ...\G  go-mysql-server's plan with access paths
 `)
 	return b.String()
 }
