@@ -39,8 +39,9 @@ import (
 // The plans are those that run: chosen with what the statement's
 // transaction is (planner.Hints.Mutable: in a transaction that has written,
 // its reads happen at once, access.go), as the row iterator chooses them
-// (scan.go). Other EXPLAIN formats show no table-provided text;
-// Strata_last_access (stmtstats.go) shows the plans a statement ran.
+// (scan.go). The MySQL forms of EXPLAIN (explainout.go) show the same
+// plans in Extra, the tree and JSON; Strata_last_access (stmtstats.go)
+// shows the plans a statement ran.
 
 var (
 	_ sql.TableWrapper  = (*indexedTable)(nil)
