@@ -164,3 +164,16 @@ func TestExplainAnalyzeCounts(t *testing.T) {
 	require.Regexp(t, `index lookup on p using uz \(z=t.id\).* rows=0.10 loops=10\)`, text)
 	require.Regexp(t, `Nested loop inner join.*\(actual time=[0-9.]+\.\.[0-9.]+ rows=1 loops=1\)`, text)
 }
+
+// TestExplainParserAllocs: the parser wrapper reads every statement's
+// first word and allocates nothing for one that is not an EXPLAIN.
+func TestExplainParserAllocs(t *testing.T) {
+	for _, q := range []string{
+		"SELECT c FROM t WHERE id = ?",
+		"DELETE FROM t WHERE id = 1",
+		"/* hint */ UPDATE t SET c = 'x' WHERE id = 1",
+		"EXPLAIN SELECT 1",
+	} {
+		require.Zero(t, testing.AllocsPerRun(100, func() { _ = hideExplainFormat(q) }), q)
+	}
+}

@@ -41,36 +41,37 @@ type explainHead struct {
 }
 
 // explainHeadOf reads the words that begin an EXPLAIN: the verb, then
-// EXTENDED, ANALYZE, FORMAT = name and PLAN, skipping comments.
+// EXTENDED, ANALYZE, FORMAT = name and PLAN, skipping comments. It
+// allocates only for an EXPLAIN's format name.
 func explainHeadOf(q string) explainHead {
 	var h explainHead
 	i := 0
 	word := func() (string, int) {
 		i = skipSpaceAndComments(q, i)
 		start := i
-		for i < len(q) && (isWordByte(q[i])) {
+		for i < len(q) && isWordByte(q[i]) {
 			i++
 		}
-		return strings.ToLower(q[start:i]), start
+		return q[start:i], start
 	}
 	w, _ := word()
-	if w != "explain" && w != "describe" && w != "desc" {
+	if !strings.EqualFold(w, "explain") && !strings.EqualFold(w, "describe") && !strings.EqualFold(w, "desc") {
 		return h
 	}
 	h.ok = true
 	for {
 		save := i
 		w, at := word()
-		switch w {
-		case "extended":
+		switch {
+		case strings.EqualFold(w, "extended"):
 			continue
-		case "analyze":
+		case strings.EqualFold(w, "analyze"):
 			h.analyze = true
 			continue
-		case "plan":
+		case strings.EqualFold(w, "plan"):
 			h.plan = true
 			return h
-		case "format":
+		case strings.EqualFold(w, "format"):
 			j := skipSpaceAndComments(q, i)
 			if j >= len(q) || q[j] != '=' {
 				i = save
@@ -78,7 +79,7 @@ func explainHeadOf(q string) explainHead {
 			}
 			i = j + 1
 			name, nameAt := word()
-			h.format = name
+			h.format = strings.ToLower(name)
 			if h.analyze {
 				h.treeAt, h.treeEnd = at, i
 			}
@@ -124,7 +125,9 @@ const jsonStandIn = "JSN_"
 // head replaced by text of the same length: the name JSON, and FORMAT=TREE
 // after ANALYZE (a comment). Any other text is returned as it is.
 func hideExplainFormat(q string) string {
-	if len(q) < 7 || !containsFold(q[:min(len(q), 64)], "expl") && !containsFold(q[:min(len(q), 64)], "desc") {
+	// Every statement passes here: only one that begins with E or D is
+	// read further.
+	if i := skipSpaceAndComments(q, 0); i >= len(q) || q[i]|0x20 != 'e' && q[i]|0x20 != 'd' {
 		return q
 	}
 	h := explainHeadOf(q)

@@ -217,7 +217,13 @@ func (x *explainer) walk(n sql.Node, sel *xSelect, alias string) *xop {
 	case *plan.Window:
 		in := x.walk(n.Child, sel, alias)
 		sel.temporary = true
-		return &xop{title: "Window aggregate: " + exprList(n.SelectExprs, true), node: n, rows: in.rows, cost: in.cost + in.rows*0.1, kids: []*xop{in}}
+		var windows []string
+		for _, e := range n.SelectExprs {
+			if s := exprText(e); containsFold(s, " over ") {
+				windows = append(windows, strings.ToLower(s))
+			}
+		}
+		return &xop{title: "Window aggregate: " + strings.Join(windows, ", "), node: n, rows: in.rows, cost: in.cost + in.rows*0.1, kids: []*xop{in}}
 	case *plan.JoinNode:
 		return x.join(n, sel)
 	case *plan.HashLookup:
