@@ -60,7 +60,7 @@ func (x *explainer) tabular() []sql.Row {
 	var emit func(s *xSelect)
 	done := map[*xSelect]bool{}
 	emit = func(s *xSelect) {
-		if done[s] {
+		if done[s] || s.noRow {
 			return
 		}
 		done[s] = true
@@ -279,7 +279,7 @@ func (x *explainer) queryBlock(s *xSelect) jobj {
 				specs = append(specs, jobj{{"dependent", false}, {"cacheable", true}, {"query_block", x.selectBlock(m)}})
 			}
 			return jobj{{"union_result", jobj{
-				{"using_temporary_table", true},
+				{"using_temporary_table", u.temporary},
 				{"table_name", u.tables[0].name},
 				{"access_type", "ALL"},
 				{"query_specifications", specs},

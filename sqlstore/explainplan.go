@@ -64,6 +64,7 @@ type xSelect struct {
 	// temporary and filesort: the select groups, deduplicates or sorts.
 	temporary, filesort, grouping bool
 	dependent                     bool
+	noRow                         bool    // a UNION ALL's result: not a row of the tabular form
 	insert                        *xTable // the destination of INSERT ... SELECT
 }
 
@@ -118,7 +119,9 @@ func (x *explainer) newSelect(typ string) *xSelect {
 func (x *explainer) describe(n sql.Node) *xop {
 	top := x.newSelect("")
 	op := x.walk(n, top, "")
-	top.cost = op.cost
+	if top.cost == 0 { // a UNION's first member has its own
+		top.cost = op.cost
+	}
 	if top.typ == "" {
 		top.typ = "SIMPLE"
 		if len(x.selects) > 1 {
@@ -465,14 +468,16 @@ func (x *explainer) setOp(n *plan.SetOp, sel *xSelect) *xop {
 		}
 		kids = append(kids, op)
 	}
-	if !n.Distinct && n.SetOpType == plan.UnionType {
-		return &xop{title: "Append", node: n, rows: rows, cost: cost, noEst: true, kids: kids}
-	}
-	result.temporary = true
 	t := &xTable{name: "<" + strings.ToLower(verb) + strings.Join(ids, ",") + ">", typ: "ALL", filtered: -1}
 	result.tables = []*xTable{t}
 	x.selects = append(x.selects, result)
-	sel.members = nil
+	if !n.Distinct && n.SetOpType == plan.UnionType {
+		// UNION ALL streams its members: MySQL 8 shows no UNION RESULT
+		// row for it, and no temporary table.
+		result.noRow = true
+		return &xop{title: "Append", node: n, rows: rows, cost: cost, noEst: true, kids: kids}
+	}
+	result.temporary = true
 	mat := &xop{title: verb + " materialize with deduplication", noEst: true, uncounted: true, boundary: true, kids: kids}
 	return &xop{title: "Table scan on <" + strings.ToLower(verb) + " temporary>", node: n, rows: rows, cost: cost + rows*0.1, kids: []*xop{mat}}
 }
