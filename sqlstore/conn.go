@@ -378,6 +378,9 @@ func (c *Conn) unprepare(key string) {
 // countParams returns the number of distinct placeholders of a parsed
 // statement.
 func countParams(stmt sqlparser.Statement) int {
+	if ex, ok := stmt.(*sqlparser.Explain); ok {
+		stmt = ex.Statement // vitess's Walk does not enter an EXPLAIN
+	}
 	names := map[string]bool{}
 	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
 		if v, ok := node.(*sqlparser.SQLVal); ok && v.Type == sqlparser.ValArg {
