@@ -428,6 +428,14 @@ func (m *measuringBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.R
 		m.self = false
 		return nil, nil
 	}
+	if q, ok := n.(*quotaNode); ok {
+		// The memory quota's wrapper (memquota.go) builds its child with
+		// the builder it was given: here, this one, so that the child is
+		// measured. The wrapper itself is no operator of the tree.
+		qq := *q
+		qq.exec = m.inner
+		return qq.RowIter(ctx, r)
+	}
 	st := m.stats[n]
 	if st == nil {
 		st = &opStats{}
