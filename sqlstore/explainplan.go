@@ -285,7 +285,7 @@ func (x *explainer) walk(n sql.Node, sel *xSelect, alias string) *xop {
 		in := x.walk(n.Source, sel, "")
 		return &xop{title: verb + name, node: n, rows: in.rows, cost: in.cost, noEst: true, kids: []*xop{in}}
 	case *plan.Values:
-		return &xop{title: fmt.Sprintf("Rows fetched before execution"), rows: float64(len(n.ExpressionTuples)), noEst: true}
+		return &xop{title: "Rows fetched before execution", rows: float64(len(n.ExpressionTuples)), noEst: true}
 	}
 	// Anything else: its name as GMS prints it, and its children.
 	title := strings.SplitN(n.String(), "\n", 2)[0]
@@ -1128,7 +1128,7 @@ func constInt(e sql.Expression) (int64, bool) {
 	return -1, false
 }
 
-// comparable reports whether n can be a map key: plan nodes are pointers,
+// comparableNode reports whether n can be a map key: plan nodes are pointers,
 // but a few are slices.
 func comparableNode(n sql.Node) bool {
 	return n != nil && reflect.TypeOf(n).Kind() == reflect.Pointer
