@@ -728,7 +728,7 @@ func (x *explainer) lookup(n *plan.IndexedTableAccess, sel *xSelect, alias strin
 			}
 		}
 	}
-	for i := 0; i < t.parts && i < len(ix.cols); i++ {
+	for i := 0; i < t.parts && i < len(ix.cols) && t.typ != "index"; i++ {
 		if t.refCols == nil {
 			t.refCols = map[string]bool{}
 		}
