@@ -137,7 +137,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	t.node = node.(sql.TableNode)
 	t.root = n
 	t.trimProject(ita, rt, &pinned)
-	t.root = sortByKeys(t.root)
+	t.root = aggregateByColumns(sortByKeys(t.root))
 	return t, true
 }
 
