@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -27,13 +28,16 @@ import (
 // Compare, which converts both values and, for strings, walks the
 // collation rune by rune. With DISTINCT, GMS's Distinct hashes each row
 // by printing its values with fmt. A template (plantemplate.go) has these
-// operators replaced by one node, keySort, that computes each row's sort
-// key once, as the memcomparable key of each sort column (codec.AppendKey,
-// whose byte order is the column type's Compare, collation included) into
-// one buffer, and sorts row numbers by bytes.Compare of the keys, the row
-// number breaking ties as a stable sort does. DISTINCT keeps the first row
-// of each key of all its columns, in a hash set of offsets into the same
-// kind of buffer. The buffers are reused from statement to statement.
+// operators (a Sort, a TopN, a Distinct, and Projects of plain columns
+// right around them) replaced by one node, keySort, that computes each
+// row's sort key once, as the memcomparable key of each sort column
+// (codec.AppendKey, whose byte order is the column type's Compare,
+// collation included) into one buffer, and sorts row numbers by the keys'
+// first 8 bytes, then bytes.Compare of the keys, the row number breaking
+// ties as a stable sort does. DISTINCT keeps the first row of each key of
+// all its columns, in a hash set of offsets into the same kind of buffer.
+// A TopN (ORDER BY ... LIMIT n) keeps the first n rows whenever 2n have
+// come. The buffers are reused from statement to statement.
 //
 // It replaces only what it reproduces exactly:
 //
@@ -68,6 +72,11 @@ type keySort struct {
 	// it), where GMS's Project allocates a new row for each.
 	in, out       []int
 	inSch, outSch sql.Schema
+
+	// limit, for a TopN, is how many rows to return: the sort keeps at
+	// most twice as many (and at least 64 more) at any time, and, as
+	// GMS's TopN, does not charge them to the memory quota.
+	limit *expression.Literal
 }
 
 // keyField is one sort field: the input column and its direction.
@@ -82,25 +91,28 @@ var (
 	_ sql.CollationCoercible = (*keySort)(nil)
 )
 
-// sortByKeys returns n with every Sort and Distinct that keySort
-// reproduces replaced by one. The iterators of their inputs are built as
-// the quotaNodes of n build theirs: without one, n is returned as it is.
-func sortByKeys(n sql.Node) sql.Node {
-	var exec sql.NodeExecBuilder
-	transform.Inspect(n, func(c sql.Node) bool {
-		if q, ok := c.(*quotaNode); ok && exec == nil {
-			exec = q.exec
-		}
-		return exec == nil
-	})
+// sortByKeys returns n with every Sort, TopN and Distinct that keySort
+// reproduces replaced by one; exec builds the iterators of their inputs.
+func sortByKeys(n sql.Node, exec sql.NodeExecBuilder) sql.Node {
 	if exec == nil {
 		return n
 	}
 	out, _, err := transform.Node(n, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch c := c.(type) {
 		case *plan.Sort:
-			if ks := newKeySort(c, exec); ks != nil {
-				return ks, transform.NewTree, nil
+			if q, ok := c.Child.(*quotaNode); ok {
+				if ks := newKeySort(c, c.SortFields, q.child, exec); ks != nil {
+					return ks, transform.NewTree, nil
+				}
+			}
+		case *plan.TopN:
+			// GMS's TopN keeps the first Limit rows in the order of the
+			// fields and then of arrival, as keySort with a limit does.
+			if lit, ok := c.Limit.(*expression.Literal); ok && !c.CalcFoundRows {
+				if ks := newKeySort(c, c.Fields, c.Child, exec); ks != nil {
+					ks.limit = lit
+					return ks, transform.NewTree, nil
+				}
 			}
 		case *plan.Distinct:
 			ks := &keySort{child: c.Child, distinct: true, exec: exec, orig: c}
@@ -127,15 +139,12 @@ func sortByKeys(n sql.Node) sql.Node {
 	return out
 }
 
-// newKeySort returns the keySort of s, or nil when it does not reproduce
-// s exactly (see the top of this file).
-func newKeySort(s *plan.Sort, exec sql.NodeExecBuilder) *keySort {
-	q, ok := s.Child.(*quotaNode)
-	if !ok {
-		return nil
-	}
-	ks := &keySort{child: q.child, exec: exec, orig: s}
-	switch c := q.child.(type) {
+// newKeySort returns the keySort of a Sort or TopN s by fields over
+// input, or nil when it does not reproduce s exactly (see the top of this
+// file).
+func newKeySort(s sql.Node, fields sql.SortFields, input sql.Node, exec sql.NodeExecBuilder) *keySort {
+	ks := &keySort{child: input, exec: exec, orig: s}
+	switch c := input.(type) {
 	case *plan.Distinct:
 		ks.child, ks.distinct = c.Child, true
 		ks.absorbInput()
@@ -152,7 +161,7 @@ func newKeySort(s *plan.Sort, exec sql.NodeExecBuilder) *keySort {
 	if ks.distinct && !distinctByKeys(sch) {
 		return nil
 	}
-	for _, f := range s.SortFields {
+	for _, f := range fields {
 		gf, ok := f.Column.(*expression.GetField)
 		if !ok || gf.Index() < 0 || gf.Index() >= len(sch) || f.NullOrdering != sql.NullsFirst {
 			return nil
@@ -303,11 +312,43 @@ func (k *keySort) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := &keySortIter{k: k, child: child, s: sortScratchPool.Get().(*sortScratch)}
-	if len(k.fields) > 0 {
+	it := &keySortIter{k: k, child: child, s: sortScratchPool.Get().(*sortScratch), limit: -1}
+	if k.limit != nil {
+		if it.limit, err = limitValue(ctx, k.limit); err != nil {
+			_ = it.Close(ctx)
+			return nil, err
+		}
+	} else if len(k.fields) > 0 {
 		it.acct = memAccountOf(ctx)
 	}
 	return it, nil
+}
+
+// limitValue returns the value of a LIMIT.
+func limitValue(ctx *sql.Context, lit *expression.Literal) (int64, error) {
+	v, err := lit.Eval(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	switch x := v.(type) {
+	case int8:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case int64:
+		return x, nil
+	case uint8:
+		return int64(x), nil
+	case uint16:
+		return int64(x), nil
+	case uint32:
+		return int64(x), nil
+	case uint64:
+		return int64(min(x, 1<<62)), nil
+	}
+	return 0, fmt.Errorf("sqlstore: LIMIT of type %T", v)
 }
 
 // sortScratch is the memory of one keySortIter, pooled.
@@ -315,7 +356,7 @@ type sortScratch struct {
 	rows  []sql.Row
 	keys  []byte  // sort keys, one after another
 	ends  []int32 // the end of row i's sort key in keys
-	order []int32 // row numbers, sorted
+	order []sortEntry // the rows, sorted
 
 	seed  maphash.Seed
 	dkeys []byte  // DISTINCT keys of the rows kept
@@ -324,6 +365,11 @@ type sortScratch struct {
 	used  int
 
 	tmp []any // a row's values while it is projected
+
+	// The kept rows while a TopN drops the others (keep).
+	keys2 []byte
+	ends2 []int32
+	rows2 []sql.Row
 }
 
 var sortScratchPool = sync.Pool{New: func() any { return &sortScratch{seed: maphash.MakeSeed()} }}
@@ -339,6 +385,7 @@ type keySortIter struct {
 	s       *sortScratch
 	acct    *memAccount
 	charged int64
+	limit   int64 // -1: none
 	sorted  bool
 	pos     int
 }
@@ -360,7 +407,7 @@ func (it *keySortIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if it.pos >= len(s.order) {
 		return nil, io.EOF
 	}
-	row := s.rows[s.order[it.pos]]
+	row := s.rows[s.order[it.pos].row]
 	it.pos++
 	if it.k.out != nil {
 		row = project(row, it.k.out, &s.tmp)
@@ -432,17 +479,65 @@ func (it *keySortIter) sort(ctx *sql.Context) error {
 		}
 		s.ends = append(s.ends, int32(len(s.keys)))
 		s.rows = append(s.rows, row)
+		if it.limit >= 0 && int64(len(s.rows)) >= max(2*it.limit, it.limit+64) {
+			s.order = s.sortRows(s.order[:0])
+			s.keep(int(it.limit))
+		}
 	}
+	s.order = s.sortRows(s.order[:0])
+	if it.limit >= 0 && int64(len(s.order)) > it.limit {
+		s.order = s.order[:it.limit]
+	}
+	return nil
+}
+
+// sortRows appends the rows to order, sorted by their keys, the earlier
+// first among equal keys.
+func (s *sortScratch) sortRows(order []sortEntry) []sortEntry {
 	for i := range s.rows {
-		s.order = append(s.order, int32(i))
+		k := s.key(int32(i))
+		var b [8]byte
+		copy(b[:], k)
+		order = append(order, sortEntry{prefix: binary.BigEndian.Uint64(b[:]), row: int32(i)})
 	}
-	slices.SortFunc(s.order, func(a, b int32) int {
-		if c := bytes.Compare(s.key(a), s.key(b)); c != 0 {
+	slices.SortFunc(order, func(a, b sortEntry) int {
+		if a.prefix != b.prefix {
+			if a.prefix < b.prefix {
+				return -1
+			}
+			return 1
+		}
+		if c := bytes.Compare(s.key(a.row), s.key(b.row)); c != 0 {
 			return c
 		}
-		return int(a - b) // stable
+		return int(a.row - b.row) // stable
 	})
-	return nil
+	return order
+}
+
+// keep keeps the first n rows of s.order, renumbered in that order (their
+// order of arrival among equal keys, before any row still to come).
+func (s *sortScratch) keep(n int) {
+	n = min(n, len(s.order))
+	s.keys2, s.ends2, s.rows2 = s.keys2[:0], s.ends2[:0], s.rows2[:0]
+	for _, e := range s.order[:n] {
+		s.keys2 = append(s.keys2, s.key(e.row)...)
+		s.ends2 = append(s.ends2, int32(len(s.keys2)))
+		s.rows2 = append(s.rows2, s.rows[e.row])
+	}
+	clear(s.rows)
+	s.keys, s.keys2 = s.keys2, s.keys
+	s.ends, s.ends2 = s.ends2, s.ends
+	s.rows, s.rows2 = s.rows2, s.rows
+	s.order = s.order[:0]
+}
+
+// sortEntry is a row to sort: its number and the first 8 bytes of its
+// key (zero-padded), which decide most comparisons without reaching for
+// the keys.
+type sortEntry struct {
+	prefix uint64
+	row    int32
 }
 
 // key returns the sort key of row i.
@@ -521,6 +616,8 @@ func (s *sortScratch) reset() {
 	s.dkeys, s.dends, s.used = s.dkeys[:0], s.dends[:0], 0
 	clear(s.slots)
 	clear(s.tmp)
+	clear(s.rows2)
+	s.keys2, s.ends2, s.rows2 = s.keys2[:0], s.ends2[:0], s.rows2[:0]
 }
 
 func (it *keySortIter) Close(ctx *sql.Context) error {
@@ -530,7 +627,7 @@ func (it *keySortIter) Close(ctx *sql.Context) error {
 	}
 	if s := it.s; s != nil {
 		it.s = nil
-		if cap(s.keys)+cap(s.dkeys) <= maxPooledScratch && cap(s.rows) <= maxPooledScratch/64 {
+		if cap(s.keys)+cap(s.keys2)+cap(s.dkeys) <= maxPooledScratch && cap(s.rows) <= maxPooledScratch/64 {
 			s.reset()
 			sortScratchPool.Put(s)
 		}

@@ -92,14 +92,19 @@ func TestKeySortMatchesPlanned(t *testing.T) {
 		{"SELECT cs AS x, k FROM t WHERE id BETWEEN ? AND ? ORDER BY x", 2, true},
 		{"SELECT DISTINCT u, k FROM t WHERE id BETWEEN ? AND ? ORDER BY k DESC", 2, true},
 		{"SELECT k, COUNT(*) FROM t WHERE id BETWEEN ? AND ? GROUP BY k ORDER BY k", 2, true},
-		{"SELECT cs, k FROM t WHERE id BETWEEN ? AND ? ORDER BY k LIMIT 5", 2, false},
-		// A Distinct alone has no quotaNode to build its input with.
-		{"SELECT DISTINCT k FROM t WHERE id BETWEEN ? AND ?", 2, false},
-		{"SELECT DISTINCT cs, k FROM t WHERE id IN (?, ?, ?, ?)", 4, false},
+		{"SELECT cs, k FROM t WHERE id BETWEEN ? AND ? ORDER BY k LIMIT 5", 2, true},
+		{"SELECT id, ci FROM t WHERE id BETWEEN ? AND ? ORDER BY ci DESC LIMIT 1", 2, true},
+		{"SELECT k FROM t WHERE id BETWEEN ? AND ? ORDER BY k LIMIT 0", 2, true},
+		{"SELECT u, cs FROM t WHERE id BETWEEN ? AND ? ORDER BY cs LIMIT 40", 2, true},
+		{"SELECT DISTINCT cs FROM t WHERE id BETWEEN ? AND ? ORDER BY cs DESC LIMIT 3", 2, true},
+		{"SELECT k FROM t WHERE id BETWEEN ? AND ? ORDER BY k LIMIT 3 OFFSET 2", 2, false},
+		{"SELECT DISTINCT k FROM t WHERE id BETWEEN ? AND ?", 2, true},
+		{"SELECT DISTINCT ch FROM t WHERE id BETWEEN ? AND ?", 2, true},
+		{"SELECT DISTINCT cs, k FROM t WHERE id IN (?, ?, ?, ?)", 4, true},
 		// GMS's Distinct keeps 'a' and 'A' apart under a case-insensitive
 		// collation: left to it, not answered otherwise.
 		{"SELECT DISTINCT ci FROM t WHERE id BETWEEN ? AND ? ORDER BY ci", 2, false},
-		{"SELECT DISTINCT ch FROM t WHERE id BETWEEN ? AND ?", 2, false},
+		{"SELECT DISTINCT ci, k FROM t WHERE id BETWEEN ? AND ?", 2, false},
 		// Floats and expressions: GMS's Sort.
 		{"SELECT f FROM t WHERE id BETWEEN ? AND ? ORDER BY f", 2, false},
 		{"SELECT k FROM t WHERE id BETWEEN ? AND ? ORDER BY k + 1", 2, false},
