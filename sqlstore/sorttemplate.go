@@ -354,8 +354,8 @@ func limitValue(ctx *sql.Context, lit *expression.Literal) (int64, error) {
 // sortScratch is the memory of one keySortIter, pooled.
 type sortScratch struct {
 	rows  []sql.Row
-	keys  []byte  // sort keys, one after another
-	ends  []int32 // the end of row i's sort key in keys
+	keys  []byte      // sort keys, one after another
+	ends  []int32     // the end of row i's sort key in keys
 	order []sortEntry // the rows, sorted
 
 	seed  maphash.Seed
