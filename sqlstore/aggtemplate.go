@@ -191,7 +191,7 @@ func newRangeAgg(gb *plan.GroupBy) *rangeAgg {
 		}
 	}
 	if len(ra.cols) > 0 {
-		if ra.read, ok = codec.NewIntColumns(it.def.schema, ra.cols); !ok {
+		if ra.read, ok = codec.NewIntColumns(it.def.storage, ra.cols); !ok {
 			return nil
 		}
 		for j := range ra.cols {
