@@ -155,6 +155,9 @@ func TestKeySortMemQuota(t *testing.T) {
 // to statement: it allocates no more per row than the same range read
 // without ORDER BY.
 func TestKeySortAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops buffers under the race detector")
+	}
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(20) COLLATE utf8mb4_0900_bin)")
 	d.exec(insertValues("t", 0, 500, func(i int) string { return fmt.Sprintf("(%d, 'c%d')", i, i*7919%500) }))
