@@ -20,7 +20,7 @@ func BenchmarkPreparedSelect(b *testing.B) {
 	tx, err := db.Begin()
 	require.NoError(b, err)
 	for i := 0; i < 10000; i++ {
-		mustExec(b, tx, "INSERT INTO t VALUES (?, ?, REPEAT('x', 120))", i, i%1000)
+		mustExec(b, tx, "INSERT INTO t VALUES (?, ?, CONCAT(?, REPEAT('x', 110)))", i, i%1000, i*7919%10000)
 	}
 	require.NoError(b, tx.Commit())
 	queries := []struct {
@@ -36,6 +36,18 @@ func BenchmarkPreparedSelect(b *testing.B) {
 			return a
 		}},
 		{"range:100", "SELECT c FROM t WHERE id BETWEEN ? AND ?", func(i int) []any {
+			lo := i * 7919 % 9900
+			return []any{lo, lo + 99}
+		}},
+		{"sum_range:100", "SELECT SUM(k) FROM t WHERE id BETWEEN ? AND ?", func(i int) []any {
+			lo := i * 7919 % 9900
+			return []any{lo, lo + 99}
+		}},
+		{"order_range:100", "SELECT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", func(i int) []any {
+			lo := i * 7919 % 9900
+			return []any{lo, lo + 99}
+		}},
+		{"distinct_range:100", "SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", func(i int) []any {
 			lo := i * 7919 % 9900
 			return []any{lo, lo + 99}
 		}},

@@ -36,8 +36,9 @@ type planTemplate struct {
 // learn returns n as a template, or nil when it is not one (see the top of
 // this file). fit is false when the arguments did not fit the column, or
 // the transaction reads an older catalog: those say nothing of the plan of
-// later executions.
-func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any) (t *planTemplate, fit bool) {
+// later executions. exec is the engine's builder of row iterators, for the
+// operators a template replaces (sorttemplate.go).
+func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql.Node, args map[string]any) (t *planTemplate, fit bool) {
 	// Odd arguments (NULL, a string, a value outside the column's type,
 	// an empty interval) make GMS plan otherwise; they say nothing of the
 	// plan for the others.
@@ -137,6 +138,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, n sql.Node, args map[string]any
 	t.node = node.(sql.TableNode)
 	t.root = n
 	t.trimProject(ita, rt, &pinned)
+	t.root = aggregateByColumns(sortByKeys(t.root, exec))
 	return t, true
 }
 

@@ -280,7 +280,7 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 		if err != nil {
 			return nil, err
 		}
-		if t, fit := p.learn(ctx, n, args); t != nil {
+		if t, fit := p.learn(ctx, e.Analyzer.ExecBuilder, n, args); t != nil {
 			p.tmpl, p.tries = t, 0
 		} else if fit {
 			p.tries++

@@ -1,0 +1,120 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/stretchr/testify/require"
+)
+
+// intColumnsSchema mixes integer columns of every width with columns
+// IntColumns skips.
+var intColumnsSchema = sql.Schema{
+	{Name: "a", Type: types.Int8, Nullable: true},
+	{Name: "s", Type: types.Text, Nullable: true},
+	{Name: "b", Type: types.Uint8, Nullable: true},
+	{Name: "c", Type: types.Int16, Nullable: true},
+	{Name: "d", Type: types.Float64, Nullable: true},
+	{Name: "e", Type: types.Int32, Nullable: true},
+	{Name: "f", Type: types.Uint32, Nullable: true},
+	{Name: "g", Type: types.Int64, Nullable: true},
+	{Name: "h", Type: types.MustCreateDecimalType(10, 2), Nullable: true},
+	{Name: "i", Type: types.Uint64, Nullable: true},
+}
+
+// intColumnsOf returns the integer columns of intColumnsSchema picked by
+// the bits of mask.
+func intColumnsOf(mask byte) []int {
+	var cols []int
+	for i, bit := range []int{0, 2, 3, 5, 6, 7, 9} {
+		if mask&(1<<i) != 0 {
+			cols = append(cols, bit)
+		}
+	}
+	return cols
+}
+
+// asInt64 returns a decoded integer as IntColumns reads it.
+func asInt64(v any) int64 {
+	switch x := v.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	}
+	panic(v)
+}
+
+func TestIntColumns(t *testing.T) {
+	row := sql.Row{int8(-5), "x", uint8(200), nil, 1.5, int32(-70000), uint32(4000000000), int64(-1 << 62), nil, uint64(1<<64 - 1)}
+	b, err := AppendRow(nil, intColumnsSchema, row)
+	require.NoError(t, err)
+	r, ok := NewIntColumns(intColumnsSchema, []int{0, 2, 3, 5, 6, 7, 9})
+	require.True(t, ok)
+	vals, nulls := make([]int64, 7), make([]bool, 7)
+	require.NoError(t, r.Read(b, vals, nulls))
+	require.Equal(t, []int64{-5, 200, 0, -70000, 4000000000, -1 << 62, -1}, vals)
+	require.Equal(t, []bool{false, false, true, false, false, false, false}, nulls)
+	require.True(t, r.Unsigned(6))
+	require.False(t, r.Unsigned(5))
+	// A row written before the last columns were added reads them NULL.
+	short, err := AppendRow(nil, intColumnsSchema[:4], row[:4])
+	require.NoError(t, err)
+	require.NoError(t, r.Read(short, vals, nulls))
+	require.Equal(t, []bool{false, false, true, true, true, true, true}, nulls)
+	// Only integers, ascending.
+	for _, cols := range [][]int{{1}, {4}, {8}, {3, 2}, {2, 2}, {}, {10}} {
+		_, ok := NewIntColumns(intColumnsSchema, cols)
+		require.False(t, ok, "%v", cols)
+	}
+	require.ErrorIs(t, r.Read(b[:len(b)-3], vals, nulls), ErrCorrupt)
+}
+
+// FuzzIntColumns feeds arbitrary bytes to IntColumns.Read: it must not
+// panic, must fail with ErrCorrupt only, and must read what
+// DecodeRowColumns decodes whenever that succeeds.
+func FuzzIntColumns(f *testing.F) {
+	row := sql.Row{int8(-5), "x", uint8(200), nil, 1.5, int32(-70000), uint32(4000000000), int64(-1 << 62), nil, uint64(1<<64 - 1)}
+	b, err := AppendRow(nil, intColumnsSchema, row)
+	require.NoError(f, err)
+	f.Add(byte(0x7f), b)
+	f.Add(byte(0x24), b[:len(b)/2])
+	f.Fuzz(func(t *testing.T, mask byte, b []byte) {
+		cols := intColumnsOf(mask)
+		r, ok := NewIntColumns(intColumnsSchema, cols)
+		if len(cols) == 0 {
+			require.False(t, ok)
+			return
+		}
+		require.True(t, ok)
+		vals, nulls := make([]int64, len(cols)), make([]bool, len(cols))
+		rerr := r.Read(b, vals, nulls)
+		want, err := DecodeRowColumns(b, intColumnsSchema, cols, nil)
+		if rerr != nil {
+			require.ErrorIs(t, rerr, ErrCorrupt)
+		}
+		if err != nil {
+			return
+		}
+		require.NoError(t, rerr)
+		for j, v := range want {
+			require.Equal(t, v == nil, nulls[j], "column %d", cols[j])
+			if v != nil {
+				require.Equal(t, asInt64(v), vals[j], "column %d", cols[j])
+			}
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sqlstore
+
+const raceEnabled = false
