@@ -9,6 +9,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/table"
 	"github.com/strata-db/strata/kv/vfs"
+	"github.com/strata-db/strata/storage"
 )
 
 // Ingestion of externally built tables (what RocksDB calls
@@ -43,7 +44,8 @@ import (
 
 // ErrIngestOverlap is returned by Ingest.Finish when keys in the ingested
 // range were committed after the ingestion began.
-var ErrIngestOverlap = errors.New("kv: keys written into the ingested range after the ingestion began")
+// It wraps storage.ErrConflict.
+var ErrIngestOverlap = fmt.Errorf("kv: keys written into the ingested range after the ingestion began: %w", storage.ErrConflict)
 
 // Ingest writes sorted keys into new tables and adds them to the database
 // at Finish. It is used by one goroutine; Abort (or Finish) must be called.
@@ -358,3 +360,8 @@ func (d *DB) tableHoldsRange(num uint64, lower, upper []byte) (bool, error) {
 	}
 	return false, nil
 }
+
+// NewBulkWriter implements storage.BulkLoader with an ingestion.
+func (e *Engine) NewBulkWriter() (storage.BulkWriter, error) { return e.db.NewIngest() }
+
+var _ storage.BulkLoader = (*Engine)(nil)
