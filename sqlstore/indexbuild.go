@@ -13,7 +13,9 @@ import (
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/strata-db/strata/sqlstore/codec"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -127,15 +129,32 @@ func (t *Table) buildIndex(ctx *sql.Context, tx *txn, def *tableDef, ix *indexDe
 	srt := newEntrySorter(t.store.opts.IndexBuildMemory)
 	defer srt.close()
 	var key []byte
+	var compact sql.Row
+	row := make(sql.Row, len(def.schema))
 	for ok := it.First(); ok; ok = it.Next() {
 		if err := ctx.Err(); err != nil {
 			it.Close()
 			return err
 		}
-		row, err := decodeStored(def, it.Value())
+		// Only the index's columns are decoded, into a row reused from row
+		// to row; the others stay nil.
+		compact, err = codec.DecodeRowColumns(it.Value(), def.storage, ix.cols, compact)
 		if err != nil {
 			it.Close()
-			return err
+			return fmt.Errorf("sqlstore: table %s: %w", def.name, err)
+		}
+		for j, o := range ix.cols {
+			v := compact[j]
+			if def.spatial != nil {
+				if v, err = def.geometry(o, v); err != nil {
+					it.Close()
+					return err
+				}
+			}
+			if def.jsonCols != nil && types.IsJSON(def.schema[o].Type) {
+				v = jsonFromStorage(v)
+			}
+			row[o] = v
 		}
 		var val []byte
 		key, val, err = def.indexEntry(key[:0], ix, row, it.Key()[len(prefix):])
