@@ -43,7 +43,7 @@ func BenchmarkCreateIndex(b *testing.B) {
 		b.StartTimer()
 		d.exec("CREATE INDEX k_1 ON sbtest1 (k)")
 		b.StopTimer()
-		b.ReportMetric(float64((cpuTime()-cpu).Milliseconds()), "index-cpu-ms")
+		b.ReportMetric(float64((cpuTime() - cpu).Milliseconds()), "index-cpu-ms")
 		b.ReportMetric(float64(n)/load.Seconds(), "load-rows/s")
 		require := d.exec("SELECT COUNT(*) FROM sbtest1 WHERE k < 100")
 		if fmt.Sprint(require) != "[[100]]" {
