@@ -87,6 +87,14 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, ErrClosed
 	}
 	conn := newConn(c.sh)
+	if c.cfg.LocalInfile {
+		// The connection is both the client and the server of LOAD DATA
+		// LOCAL: the server's variable is the one switch there is.
+		if _, err := conn.conn.Exec(ctx, "SET GLOBAL local_infile = 1"); err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+	}
 	if c.cfg.DB != "" {
 		if err := conn.conn.UseDatabase(ctx, c.cfg.DB); err != nil {
 			_ = conn.Close()

@@ -25,6 +25,7 @@ func TestParseDSN(t *testing.T) {
 		{dsn: "file:///data/x?sync=true", want: driver.Config{Dir: "/data/x"}},
 		{dsn: "/data/x?cache=256MiB", want: driver.Config{Dir: "/data/x", CacheSize: 256 << 20}},
 		{dsn: "/data/x?cache=4096", want: driver.Config{Dir: "/data/x", CacheSize: 4096}},
+		{dsn: "/data/x?localInfile=true", want: driver.Config{Dir: "/data/x", LocalInfile: true}},
 		{dsn: "/data/x?cache=lots", wantErr: "cache=\"lots\""},
 		{dsn: "", wantErr: "no folder"},
 		{dsn: "/x?sync=maybe&colour=blue", wantErr: "unknown option \"colour\"\nsync=\"maybe\": want true or false"},

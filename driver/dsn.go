@@ -26,6 +26,11 @@ import (
 //	      (never tear one).
 //	cache the block cache in bytes, with an optional KiB, MiB or GiB
 //	      suffix (cache=512MiB). Default: sqlstore.DefaultCacheSize.
+//	localInfile
+//	      true: LOAD DATA LOCAL INFILE may read the process's files (it sets
+//	      the global local_infile, as the mysql client's --local-infile
+//	      and the server's variable together would). Default: false, and
+//	      LOCAL fails with 3948 unless local_infile was set otherwise.
 //
 // A "file:" or "file://" prefix is accepted and ignored.
 type Config struct {
@@ -37,6 +42,8 @@ type Config struct {
 	NoSync bool
 	// CacheSize is the block cache in bytes; 0 for the default.
 	CacheSize int64
+	// LocalInfile is localInfile=true.
+	LocalInfile bool
 }
 
 // ParseDSN parses a data source name. Every unknown option and bad value is
@@ -74,6 +81,13 @@ func ParseDSN(dsn string) (*Config, error) {
 				continue
 			}
 			c.NoSync = !b
+		case "localInfile":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("localInfile=%q: want true or false", v))
+				continue
+			}
+			c.LocalInfile = b
 		case "cache":
 			n, err := parseSize(v)
 			if err != nil || n <= 0 {
@@ -102,6 +116,9 @@ func (c *Config) String() string {
 	}
 	if c.CacheSize != 0 {
 		v.Set("cache", strconv.FormatInt(c.CacheSize, 10))
+	}
+	if c.LocalInfile {
+		v.Set("localInfile", "true")
 	}
 	if len(v) == 0 {
 		return c.Dir

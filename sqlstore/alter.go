@@ -581,7 +581,13 @@ func (t *Table) CreateIndex(ctx *sql.Context, idx sql.IndexDef) error {
 	if strings.EqualFold(name, "PRIMARY") || def.rec.indexPos(name) >= 0 {
 		return sql.ErrDuplicateKey.New(name)
 	}
-	ir := indexRecord{ID: def.rec.NextIndexID, Name: name, Unique: idx.IsUnique(), Comment: idx.Comment, Vector: idx.IsVector()}
+	id := def.rec.NextIndexID
+	if !idx.IsVector() {
+		if id, err = t.bulkIndexID(tx, def); err != nil {
+			return err
+		}
+	}
+	ir := indexRecord{ID: id, Name: name, Unique: idx.IsUnique(), Comment: idx.Comment, Vector: idx.IsVector()}
 	for _, c := range idx.Columns {
 		o := def.rec.columnIndex(c.Name)
 		if o < 0 {
@@ -594,7 +600,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, idx sql.IndexDef) error {
 	}
 	rec := def.rec.clone()
 	rec.Indexes = append(rec.Indexes, ir)
-	rec.NextIndexID++
+	rec.NextIndexID = id + 1
 	newDef, err := newTableDef(t.db.name, rec)
 	if err != nil {
 		return err
@@ -605,10 +611,11 @@ func (t *Table) CreateIndex(ctx *sql.Context, idx sql.IndexDef) error {
 	if ir.Vector {
 		return nil
 	}
-	if err := t.backfillIndex(ctx, tx, newDef, newDef.index(name)); err != nil {
+	if err := t.buildIndex(ctx, tx, newDef, newDef.index(name)); err != nil {
 		// The statement fails: undo all of it, not only this index (an
 		// ALTER may have added others before).
 		_ = tx.rollbackStatement()
+		tx.dropLoaded()
 		return err
 	}
 	return nil
@@ -626,50 +633,6 @@ func generateIndexName(def *tableDef, cols []sql.IndexColumn) string {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	return name
-}
-
-// backfillIndex writes index ix's entries for every row of the table.
-func (t *Table) backfillIndex(ctx *sql.Context, tx *txn, def *tableDef, ix *indexDef) error {
-	prefix := appendIndexPrefix(nil, def.id, primaryIndexID)
-	it, err := tx.newIter(prefix, prefixEnd(prefix))
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	e := &editor{t: newTable(t.db, def), def: def, tx: tx}
-	for ok := it.First(); ok; ok = it.Next() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		row, err := decodeStored(def, it.Value())
-		if err != nil {
-			return err
-		}
-		pk := append([]byte(nil), it.Key()[len(prefix):]...)
-		key, val, err := def.indexEntry(nil, ix, row, pk)
-		if err != nil {
-			return err
-		}
-		if val != nil {
-			if other, found, err := tx.get(key); err != nil {
-				return err
-			} else if found {
-				existing, _, err := e.rowByPK(other)
-				if err != nil {
-					return err
-				}
-				return sql.NewUniqueKeyErr(dupEntry(ctx, def, ix, row), false, existing)
-			}
-		}
-		if err := tx.set(key, val); err != nil {
-			return err
-		}
-	}
-	if err := it.Error(); err != nil {
-		return err
-	}
-	tx.endStatement()
-	return nil
 }
 
 // ShouldBuildIndex implements sql.IndexBuildingTable: CreateIndex builds

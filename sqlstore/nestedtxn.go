@@ -80,6 +80,8 @@ func (b nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.
 			return nil, err
 		}
 		return &prepareIter{RowIter: iter}, nil
+	case *plan.LoadData:
+		return buildLoadData(ctx, n) // loaddata.go
 	}
 	return nil, nil
 }

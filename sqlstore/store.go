@@ -33,6 +33,10 @@ type Options struct {
 	// DefaultMaxTxnBytes; negative, no bound. Statements that change the
 	// schema (an index built over a table's rows) are not bounded.
 	MaxTxnBytes int64
+	// IndexBuildMemory is the memory an index build sorts its entries in
+	// before spilling sorted runs to temporary files (indexbuild.go); zero
+	// means DefaultIndexBuildMemory.
+	IndexBuildMemory int
 }
 
 // DefaultMaxTxnBytes is the bound on a transaction's writes when the
@@ -66,6 +70,7 @@ type Store struct {
 	autoinc  autoIncs
 	tableIDs *allocator
 	rowIDs   *allocator
+	indexIDs indexIDs // IDs of indexes being built by bulk loads
 
 	// ddlMu orders commits: transactions that changed the catalog commit
 	// alone (write lock), the others share it. live, the set of table IDs

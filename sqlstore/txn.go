@@ -66,6 +66,10 @@ type txn struct {
 	// is among them.
 	guards  []keyRange
 	guarded []uint64
+	// loaded are the ranges of indexes this transaction built by bulk
+	// loads (indexbuild.go): written after the snapshot, but not by
+	// another transaction, so the commit does not check them.
+	loaded []keyRange
 	// ddl is set once the transaction writes the catalog: its commit then
 	// runs alone (Store.ddlMu) and updates the set of live tables.
 	ddl     bool
@@ -485,6 +489,9 @@ func (t *txn) commit() error {
 		s.catalog.invalidate(math.MaxUint64)
 		defer func() { s.catalog.invalidate(s.engine.LastVersion()) }()
 	}
+	t.mu.Lock()
+	t.unguardLoaded()
+	t.mu.Unlock()
 	for _, g := range t.guards {
 		t.tx.Guard(g.start, g.end)
 	}
@@ -493,6 +500,7 @@ func (t *txn) commit() error {
 	err := t.tx.Commit()
 	s.counters.endCommit(tables, t.deltas, err == nil, s.engine.LastVersion)
 	if err != nil {
+		t.dropLoaded()
 		return toSQLError(s.nameConflict(wrapf(err, "sqlstore: commit")))
 	}
 	if t.ddl {
@@ -529,6 +537,7 @@ func (t *txn) rollback() {
 	}
 	t.done = true
 	t.mu.Unlock()
+	t.dropLoaded()
 	t.release()
 }
 

@@ -35,8 +35,11 @@
 // knows less, and the status variables show zeros), Locker on a
 // transaction (key locks for pessimistic transactions; without it the SQL
 // layer runs every transaction optimistically and relies on Guard),
-// LockInspector on the engine (who waits for whom), and ConflictError in a
-// failed commit's error (the key, which the SQL layer names as a row).
+// LockInspector on the engine (who waits for whom), BulkLoader on the
+// engine (sorted keys added outside any transaction; without it the SQL
+// layer writes an index build's entries in its transaction), and
+// ConflictError in a failed commit's error (the key, which the SQL layer
+// names as a row).
 //
 // # How the engines map
 //
@@ -69,6 +72,7 @@
 //	ConflictError          the key of a failed commit check              the key of a WriteConflict error
 //	SizeEstimator          DB.ApproximateSize / EstimateRange            PD region approximate sizes and keys
 //	StatsSource            DB.Stats (kv/stats counters)                  client-go metrics mapped to the counters
+//	BulkLoader             DB.NewIngest: tables written and ingested     (none: TiKV's import service is another API)
 //
 // The conformance suite, storage/storagetest, checks these promises through
 // the contract alone; an engine's tests run it.

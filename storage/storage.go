@@ -303,3 +303,30 @@ type LockWait struct {
 type LockInspector interface {
 	LockWaits() []LockWait
 }
+
+// BulkLoader is an Engine that adds many sorted keys to a range at once,
+// bypassing the transaction path (the embedded engine writes them straight
+// into table files and ingests them). Callers find it by type assertion and
+// fall back to writing the keys in a transaction.
+//
+// A bulk load is not a transaction: it checks no conflict, and its keys
+// become visible together when Finish returns, to reads that start
+// afterwards. A snapshot taken while the load runs may see the keys appear
+// at Finish, so the caller loads a range that no one reads or writes until
+// the caller publishes it (sqlstore loads a new index's entries, then
+// commits the catalog record that names the index).
+type BulkLoader interface {
+	NewBulkWriter() (BulkWriter, error)
+}
+
+// BulkWriter receives the keys of one bulk load, in strictly ascending
+// order. It is used by one goroutine; Finish or Abort must be called.
+type BulkWriter interface {
+	Set(key, value []byte) error
+	// Finish makes the keys visible and durable. It fails, adding nothing,
+	// when another writer committed a key in the loaded range after the
+	// load began.
+	Finish() error
+	// Abort discards the keys.
+	Abort()
+}

@@ -62,6 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&noHeader, "skip-column-names", false, "no header line in tab-separated output")
 	fs.BoolVar(&noHeader, "N", false, "short for --skip-column-names")
 	promptFlag := fs.String("prompt", defaultPrompt, "the interactive prompt, with the mysql client's escapes (\\d database, \\u user, ...)")
+	localInfile := fs.Bool("local-infile", false, "let LOAD DATA LOCAL INFILE read this machine's files (sets the global local_infile)")
 	history := fs.String("history", historyDefault(), "the history file of the interactive shell; empty for none")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -88,6 +89,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err := sess.conn.UseDatabase(context.Background(), *db); err != nil {
 			fmt.Fprintln(stderr, errorLine(err, 0))
 			return exitSQL
+		}
+		if *localInfile {
+			// The shell is both the client and the server of LOAD DATA
+			// LOCAL: the server's variable is the one switch there is.
+			if _, err := sess.conn.Exec(context.Background(), "SET GLOBAL local_infile = 1"); err != nil {
+				fmt.Fprintln(stderr, errorLine(err, 0))
+				return exitSQL
+			}
 		}
 
 		interactive := *exec == "" && isTerminal(stdin)
@@ -148,6 +157,7 @@ Flags:
   -E, --vertical        every result vertically, as with \G
   -N, --skip-column-names
                         no header line in tab-separated output
+  --local-infile        LOAD DATA LOCAL INFILE may read this machine's files
   --history FILE        history of the interactive shell (default ~/.strata_history),
                         created 0600; statements with IDENTIFIED or PASSWORD are not kept
   --prompt TEXT         the prompt, with the mysql client's escapes: \d database,
