@@ -281,13 +281,13 @@ func (t *txn) unguardLocked(start, end []byte) {
 type entrySorter struct {
 	budget int
 	data   []byte
-	ents   []sortEntry
+	ents   []sorterEntry
 	count  int64
 	runs   []*os.File
 	w      *bufio.Writer
 }
 
-type sortEntry struct {
+type sorterEntry struct {
 	off        uint32
 	klen, vlen uint32
 	hasVal     bool
@@ -300,9 +300,9 @@ func newEntrySorter(budget int) *entrySorter {
 	return &entrySorter{budget: budget}
 }
 
-func (s *entrySorter) key(e sortEntry) []byte { return s.data[e.off : e.off+e.klen] }
+func (s *entrySorter) key(e sorterEntry) []byte { return s.data[e.off : e.off+e.klen] }
 
-func (s *entrySorter) value(e sortEntry) []byte {
+func (s *entrySorter) value(e sorterEntry) []byte {
 	if !e.hasVal {
 		return nil
 	}
@@ -315,14 +315,14 @@ func (s *entrySorter) add(k, v []byte) error {
 			return err
 		}
 	}
-	s.ents = append(s.ents, sortEntry{off: uint32(len(s.data)), klen: uint32(len(k)), vlen: uint32(len(v)), hasVal: v != nil})
+	s.ents = append(s.ents, sorterEntry{off: uint32(len(s.data)), klen: uint32(len(k)), vlen: uint32(len(v)), hasVal: v != nil})
 	s.data = append(append(s.data, k...), v...)
 	s.count++
 	return nil
 }
 
 func (s *entrySorter) sort() {
-	slices.SortFunc(s.ents, func(a, b sortEntry) int { return bytes.Compare(s.key(a), s.key(b)) })
+	slices.SortFunc(s.ents, func(a, b sorterEntry) int { return bytes.Compare(s.key(a), s.key(b)) })
 }
 
 // spill writes the entries in memory to a new run file, sorted.
