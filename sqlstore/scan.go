@@ -122,6 +122,9 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 	}
 	onView := !t.readsCurrent
 	ri.lk = newRowLocker(ctx, tx, onView)
+	if ri.lk != nil && at >= 0 {
+		ri.lk.view = nil // a cursor's view may lag the shared one
+	}
 	if ri.lk == nil && tx.locker == nil && lockingRead(ctx) {
 		guardLockedRead(ctx, d, ri.ix, ri.spans)
 	}
