@@ -317,6 +317,7 @@ func (c *Conn) parseOne(ctx context.Context, query string) (*Stmt, error) {
 	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: -1, sqlMode: mode}
 	if countParams(parsed) > 0 {
 		st.sel = NewPreparedSelect(parsed)
+		st.wr = NewPreparedWrite(parsed)
 	}
 	if len(c.oneShotOrder) >= oneShotCache {
 		c.forgetOneShot(c.oneShotOrder[0])
@@ -362,6 +363,7 @@ func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: countParams(parsed)}
 	if st.numInput > 0 {
 		st.sel = NewPreparedSelect(parsed)
+		st.wr = NewPreparedWrite(parsed)
 	}
 	return st, nil
 }

@@ -1,0 +1,658 @@
+package sqlstore
+
+import (
+	"errors"
+	"math"
+	"strings"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Prepared writes. As for prepared selects (prepared.go), GMS binds and
+// analyzes a prepared write again at every execution, about half the CPU
+// of a point UPDATE. For the commonest prepared writes,
+//
+//	UPDATE t SET <assignments> WHERE c = ?
+//	DELETE FROM t WHERE c = ?
+//	INSERT INTO t [(<columns>)] VALUES (?, ...)
+//
+// a PreparedWrite keeps the plan GMS analyzed for one execution and runs
+// later executions on it with their own arguments, through GMS's own
+// executor: triggers, foreign keys, CHECK constraints, generated columns,
+// defaults, conversions and strict mode, counts and LAST_INSERT_ID are
+// GMS's (and mysqlcompat's), as in a planned execution. Only binding and
+// analysis are skipped.
+//
+// That is exact only where the analyzed plan depends on the arguments in
+// no other way than through the literals they became and, for UPDATE and
+// DELETE, through the index lookup of WHERE c = ?. So a plan becomes a
+// template only when it provably is one:
+//
+//   - the plan is analyzed with every argument bound to a literal of this
+//     file's making, built as GMS's binder builds it from the argument, and
+//     every place an argument went is found by the literal's identity; no
+//     other literal in the plan equals an argument (a copy the analysis
+//     made would keep the first execution's value);
+//   - for UPDATE and DELETE the plan reads one static index lookup of a
+//     table of ours, a single point of an integer column that is the
+//     whole of a unique index, and equal to the lookup built here from
+//     the same argument;
+//   - a template is kept per kind of argument literals (the type GMS gives
+//     each: an INT literal of 7 is a TINYINT, of 300 a SMALLINT), so that
+//     no analysis decision taken by type is carried to another type; up
+//     to maxWriteTemplates kinds per statement.
+//
+// A template is used while what it was made from holds: the current
+// database, sql_mode, and the catalog version the statement's transaction
+// reads (any DDL drops every template, checked inside the transaction,
+// whose commit is guarded against a concurrent change of the table's
+// definition). Arguments of other Go types than integers, strings, bytes,
+// booleans and NULL, and integers outside the lookup column's type, go to
+// GMS. With the privilege system on, and with strata_plan_reuse OFF, every
+// execution is planned.
+
+// maxWriteTemplates bounds the templates one PreparedWrite keeps, one per
+// kind of argument literals.
+const maxWriteTemplates = 8
+
+// writeKind is the statement a PreparedWrite runs.
+type writeKind uint8
+
+const (
+	writeUpdate writeKind = iota + 1
+	writeDelete
+	writeInsert
+)
+
+// PreparedWrite is what a prepared write of the shape above keeps between
+// executions. It belongs to one connection: not safe for concurrent use.
+type PreparedWrite struct {
+	kind  writeKind
+	col   string // the WHERE column, lower case (UPDATE, DELETE)
+	where string // the WHERE placeholder's name
+	names []string
+	tmpls []*writeTemplate
+	tries int // executions planned in full without a template resulting
+	skips int // executions planned by GMS since the last look, past maxLearn
+
+	lits []*expression.Literal // scratch: one execution's literals, by names
+}
+
+// writeTemplate is an analyzed write plan and where its arguments are.
+type writeTemplate struct {
+	root    sql.Node
+	sig     []sql.Type            // each argument's literal type, by names
+	slots   []*expression.Literal // the literals bound when it was learned
+	ita     *plan.IndexedTableAccess
+	index   sql.Index
+	typ     sql.Type // the lookup column's type
+	point   bool     // GMS's IsPointLookup of the lookup
+	db      string
+	sqlMode any
+	version uint64
+}
+
+// NewPreparedWrite returns the PreparedWrite of a parsed statement, or nil
+// when it does not have one of the shapes above.
+func NewPreparedWrite(stmt sqlparser.Statement) *PreparedWrite {
+	p := &PreparedWrite{}
+	switch s := stmt.(type) {
+	case *sqlparser.Update:
+		if s.Ignore != "" || s.With != nil || len(s.OrderBy) > 0 || s.Limit != nil || len(s.Returning) > 0 ||
+			!singleTable(s.TableExprs) || !p.wherePK(s.Where) {
+			return nil
+		}
+		p.kind = writeUpdate
+		for _, a := range s.Exprs {
+			if name, ok := placeholder(a.Expr); ok {
+				p.names = append(p.names, name)
+			}
+		}
+	case *sqlparser.Delete:
+		if len(s.Targets) > 0 || s.With != nil || len(s.Partitions) > 0 || len(s.OrderBy) > 0 || s.Limit != nil ||
+			len(s.Returning) > 0 || !singleTable(s.TableExprs) || !p.wherePK(s.Where) {
+			return nil
+		}
+		p.kind = writeDelete
+	case *sqlparser.Insert:
+		av, ok := s.Rows.(*sqlparser.AliasedValues)
+		if !ok || av.As.String() != "" || len(av.Columns) > 0 {
+			return nil
+		}
+		rows := av.Values
+		if s.Action == sqlparser.ReplaceStr || s.Ignore != "" || s.With != nil || len(s.Partitions) > 0 ||
+			len(s.OnDup) > 0 || len(s.Returning) > 0 || len(rows) != 1 || len(rows[0]) == 0 {
+			return nil
+		}
+		p.kind = writeInsert
+		for _, v := range rows[0] {
+			name, ok := placeholder(v)
+			if !ok {
+				return nil
+			}
+			p.names = append(p.names, name)
+		}
+	default:
+		return nil
+	}
+	if p.where != "" {
+		p.names = append(p.names, p.where)
+	}
+	// Every placeholder is one of those, each used once, and nothing runs
+	// a query of its own.
+	args := 0
+	simple := true
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		switch n := node.(type) {
+		case *sqlparser.SQLVal:
+			if n.Type == sqlparser.ValArg {
+				args++
+			}
+		case *sqlparser.Subquery, *sqlparser.ExistsExpr:
+			simple = false
+		}
+		return simple, nil
+	}, stmt)
+	seen := make(map[string]bool, len(p.names))
+	for _, n := range p.names {
+		if seen[n] {
+			return nil
+		}
+		seen[n] = true
+	}
+	if !simple || args != len(p.names) {
+		return nil
+	}
+	p.lits = make([]*expression.Literal, len(p.names))
+	return p
+}
+
+// singleTable reports whether a FROM list is one plain table.
+func singleTable(te sqlparser.TableExprs) bool {
+	if len(te) != 1 {
+		return false
+	}
+	from, ok := te[0].(*sqlparser.AliasedTableExpr)
+	if !ok || from.Hints != nil || from.AsOf != nil || from.Lateral || len(from.Partitions) > 0 {
+		return false
+	}
+	_, ok = from.Expr.(sqlparser.TableName)
+	return ok
+}
+
+// wherePK reads WHERE c = ? (or ? = c).
+func (p *PreparedWrite) wherePK(w *sqlparser.Where) bool {
+	if w == nil || w.Type != sqlparser.WhereStr {
+		return false
+	}
+	e, ok := w.Expr.(*sqlparser.ComparisonExpr)
+	if !ok || e.Operator != sqlparser.EqualStr || e.Escape != nil {
+		return false
+	}
+	col, val := e.Left, e.Right
+	if _, isCol := col.(*sqlparser.ColName); !isCol {
+		col, val = val, col
+	}
+	c, ok := col.(*sqlparser.ColName)
+	name, isArg := placeholder(val)
+	if !ok || !isArg || c.StoredProcVal != nil || !c.Qualifier.IsEmpty() {
+		return false
+	}
+	p.col, p.where = c.Name.Lowered(), name
+	return true
+}
+
+// Query runs the statement with args: on a template when one fits, else
+// planned by GMS (and kept as a template when it is one). bind returns the
+// arguments as the engine's bindings for a planned execution.
+func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement, bind func() (map[string]sqlparser.Expr, error), args []Arg) (sql.Schema, sql.RowIter, error) {
+	planned := func() (sql.Schema, sql.RowIter, error) {
+		bindings, err := bind()
+		if err != nil {
+			return nil, nil, err
+		}
+		return Query(ctx, e, query, parsed, bindings)
+	}
+	if e.Analyzer.Catalog.MySQLDb.Enabled() || !planReuse(ctx) || !p.literals(ctx, args) {
+		return planned()
+	}
+	if t := p.find(); t != nil {
+		if !t.fits(ctx) {
+			p.drop(t)
+		} else {
+			sql.IncrementStatusVariable(ctx, "Questions", 1)
+			schema, iter, err := p.run(ctx, e, query, func() (sql.Node, error) { return p.with(ctx, t) })
+			if !errors.Is(err, errStalePlan) {
+				if sess, ok := ctx.Session.(*Session); ok && err == nil {
+					sess.plansReused.Add(1)
+				}
+				return schema, iter, err
+			}
+			p.tmpls, p.tries = nil, 0 // planned afresh below
+			if !p.literals(ctx, args) {
+				return planned()
+			}
+			return p.learnRun(ctx, e, query, parsed)
+		}
+	}
+	if p.tries >= maxLearn {
+		if p.skips++; p.skips < relearnEvery {
+			return planned()
+		}
+		p.skips = 0
+	}
+	sql.IncrementStatusVariable(ctx, "Questions", 1)
+	return p.learnRun(ctx, e, query, parsed)
+}
+
+// learnRun plans the execution whose literals p.lits holds with them bound
+// and runs it, keeping its plan when it is a template.
+func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement) (sql.Schema, sql.RowIter, error) {
+	lits := append([]*expression.Literal(nil), p.lits...)
+	return p.run(ctx, e, query, func() (sql.Node, error) {
+		bindings := make(map[string]sqlparser.Expr, len(lits))
+		for i, name := range p.names {
+			bindings[name] = sqlparser.InjectedExpr{Expression: injected{lits[i]}}
+		}
+		n, err := e.BoundQueryPlan(ctx, query, parsed, bindings)
+		if err != nil {
+			return nil, err
+		}
+		if t := p.learn(ctx, n, lits); t != nil {
+			if len(p.tmpls) >= maxWriteTemplates {
+				p.tmpls = p.tmpls[1:]
+			}
+			p.tmpls, p.tries = append(p.tmpls, t), 0
+		} else {
+			p.tries++
+		}
+		return n, nil
+	})
+}
+
+// literals builds in p.lits the literals GMS's binder would make of args,
+// false when an argument is of a type this file does not build.
+func (p *PreparedWrite) literals(ctx *sql.Context, args []Arg) bool {
+	if len(args) != len(p.names) {
+		return false
+	}
+	clear(p.lits)
+	for _, a := range args {
+		i := -1
+		name := a.name()
+		for j, n := range p.names {
+			if n == name {
+				i = j
+				break
+			}
+		}
+		if i < 0 || p.lits[i] != nil {
+			return false
+		}
+		lit, ok := argLiteral(ctx, a.Value)
+		if !ok {
+			return false
+		}
+		p.lits[i] = lit
+	}
+	return true
+}
+
+// argLiteral returns v as the literal the binder makes of literal(v)'s
+// expression (connargs.go), false for the types it leaves to GMS.
+func argLiteral(ctx *sql.Context, v any) (*expression.Literal, bool) {
+	switch x := v.(type) {
+	case nil:
+		return expression.NewLiteral(nil, types.Null), true
+	case int64, uint64, []byte:
+		e, err := literal(x)
+		if err != nil {
+			return nil, false
+		}
+		ie, ok := e.(sqlparser.InjectedExpr)
+		if !ok {
+			return nil, false
+		}
+		in, ok := ie.Expression.(injected)
+		return in.lit, ok
+	case bool:
+		if x {
+			return argLiteral(ctx, int64(1))
+		}
+		return argLiteral(ctx, int64(0))
+	case string:
+		return expression.NewLiteral(x, types.CreateLongText(ctx.GetCollation())), true
+	}
+	return nil, false
+}
+
+// find returns the template for the kinds of p.lits, nil when none.
+func (p *PreparedWrite) find() *writeTemplate {
+next:
+	for _, t := range p.tmpls {
+		for i, l := range p.lits {
+			if !sameLiteralType(t.sig[i], l.Type()) {
+				continue next
+			}
+		}
+		return t
+	}
+	return nil
+}
+
+// drop forgets template t.
+func (p *PreparedWrite) drop(t *writeTemplate) {
+	for i, x := range p.tmpls {
+		if x == t {
+			p.tmpls = append(p.tmpls[:i], p.tmpls[i+1:]...)
+			return
+		}
+	}
+}
+
+// sameLiteralType reports whether two literal types are one, collation
+// included.
+func sameLiteralType(a, b sql.Type) bool {
+	if a == b {
+		return true
+	}
+	if !a.Equals(b) {
+		return false
+	}
+	ca, okA := a.(sql.StringType)
+	cb, okB := b.(sql.StringType)
+	return okA == okB && (!okA || ca.Collation() == cb.Collation())
+}
+
+// learn returns n as a template, or nil when it is not one (see the top of
+// this file); lits are the literals n was bound with, by p.names.
+func (p *PreparedWrite) learn(ctx *sql.Context, n sql.Node, lits []*expression.Literal) *writeTemplate {
+	switch n.(type) {
+	case *plan.Update:
+		if p.kind != writeUpdate {
+			return nil
+		}
+	case *plan.DeleteFrom:
+		if p.kind != writeDelete {
+			return nil
+		}
+	case *plan.InsertInto:
+		if p.kind != writeInsert {
+			return nil
+		}
+	default:
+		return nil
+	}
+	// Where the arguments went: their own literals, and no copies. Every
+	// argument but WHERE's, which the lookup took, is somewhere.
+	ok := true
+	found := make([]int, len(lits))
+	inspectWriteExprs(n, func(x sql.Expression) bool {
+		if l, isLit := x.(*expression.Literal); isLit {
+			own := false
+			for i, a := range lits {
+				if l == a {
+					own = true
+					found[i]++
+				}
+			}
+			if !own {
+				for _, a := range lits {
+					ok = ok && !literalsEqual(l, a)
+				}
+			}
+		}
+		return ok
+	})
+	for i, c := range found {
+		if c == 0 && (p.where == "" || i != len(lits)-1) {
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	t := &writeTemplate{root: n, slots: lits, db: ctx.GetCurrentDatabase()}
+	t.sig = make([]sql.Type, len(lits))
+	for i, l := range lits {
+		t.sig[i] = l.Type()
+	}
+	t.sqlMode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
+	tx := txnOf(ctx)
+	if tx == nil {
+		return nil
+	}
+	version, current := tx.catalogVersion()
+	if !current {
+		return nil
+	}
+	t.version = version
+	if p.kind == writeInsert {
+		ita := false
+		transform.Inspect(n, func(c sql.Node) bool {
+			_, isITA := c.(*plan.IndexedTableAccess)
+			ita = ita || isITA
+			return !ita
+		})
+		if ita {
+			return nil
+		}
+		return t
+	}
+	// UPDATE and DELETE: one static point lookup of WHERE c = ?, as built
+	// here.
+	var ita *plan.IndexedTableAccess
+	transform.Inspect(n, func(c sql.Node) bool {
+		if x, isITA := c.(*plan.IndexedTableAccess); isITA {
+			ok = ok && ita == nil
+			ita = x
+			return false
+		}
+		return ok
+	})
+	if !ok || ita == nil || ita.Typ != plan.ItaTypeStatic {
+		return nil
+	}
+	lookup, err := ita.GetLookup(ctx, nil)
+	if err != nil || lookup.IsEmptyRange || lookup.IsSpatialLookup || lookup.IsReverse {
+		return nil
+	}
+	ranges, isRanges := lookup.Ranges.(sql.MySQLRangeCollection)
+	index, isOurs := lookup.Index.(*Index)
+	rt, isRT := ita.TableNode.(*plan.ResolvedTable)
+	if !isRanges || len(ranges) != 1 || !isOurs || !isRT {
+		return nil
+	}
+	tbl, isTable := rt.UnderlyingTable().(*Table)
+	if _, direct := rt.WrappedTable().(*indexedTable); !direct || !isTable || tbl.planPinned || tbl.store != tx.store {
+		return nil
+	}
+	if len(index.ix.cols) != 1 || !(index.ix.unique || index.ix.primary) {
+		return nil
+	}
+	col := index.t.schema[index.ix.cols[0]]
+	typ := ranges[0][0].Typ
+	if !strings.EqualFold(col.Name, p.col) || typ == nil || !types.IsInteger(typ) || typ.Type() != col.Type.Type() {
+		return nil
+	}
+	t.ita, t.index, t.typ, t.point = ita, lookup.Index, typ, lookup.IsPointLookup
+	mine, built := t.lookup(ctx, lits[len(lits)-1])
+	if !built {
+		return nil
+	}
+	myRanges, built := mine.Ranges.(*intervalRanges).mysql()
+	if !built || !sameRanges(ctx, typ, myRanges, ranges) {
+		return nil
+	}
+	return t
+}
+
+// literalsEqual reports whether two literals hold equal values (numbers by
+// value, other values as they are).
+func literalsEqual(a, b *expression.Literal) bool {
+	x, y := a.Value(), b.Value()
+	if fx, ok := toFloat(x); ok {
+		fy, ok := toFloat(y)
+		return ok && fx == fy
+	}
+	return valuesEqual(x, y)
+}
+
+// lookup builds the point lookup of WHERE c = arg; false when arg is not
+// an integer the column's type holds.
+func (t *writeTemplate) lookup(ctx *sql.Context, arg *expression.Literal) (sql.IndexLookup, bool) {
+	v, ok := literalInt(arg.Value())
+	if !ok || !intFits(ctx, t.typ, v) {
+		return sql.IndexLookup{}, false
+	}
+	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: intervalSet{{v, v}}}
+	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsPointLookup: t.point}, true
+}
+
+// literalInt returns an integer literal's value.
+func literalInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int8:
+		return int64(x), true
+	case uint8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+// fits reports whether the session is as it was when t was made.
+func (t *writeTemplate) fits(ctx *sql.Context) bool {
+	if ctx.GetCurrentDatabase() != t.db {
+		return false
+	}
+	mode, _ := ctx.GetSessionVariable(ctx, "sql_mode")
+	return mode == t.sqlMode
+}
+
+// with returns template t's plan with p.lits in place of the literals it
+// was learned with, and their lookup; errStalePlan when the statement's
+// transaction reads another catalog version than t was made at.
+func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, error) {
+	tx := txnOf(ctx)
+	if tx == nil {
+		return nil, errStalePlan
+	}
+	if v, current := tx.catalogVersion(); !current || v != t.version {
+		return nil, errStalePlan
+	}
+	var ita sql.Node
+	if t.ita != nil {
+		lookup, ok := t.lookup(ctx, p.lits[len(p.lits)-1])
+		if !ok {
+			return nil, errStalePlan
+		}
+		var err error
+		if ita, err = plan.NewStaticIndexedAccessForTableNode(ctx, t.ita.TableNode, lookup); err != nil {
+			return nil, err
+		}
+	}
+	n, _, err := transform.Node(t.root, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if ita != nil && c == sql.Node(t.ita) {
+			return ita, transform.NewTree, nil
+		}
+		return c, transform.SameTree, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	subst := func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if l, ok := x.(*expression.Literal); ok {
+			for i, s := range t.slots {
+				if l == s {
+					return p.lits[i], transform.NewTree, nil
+				}
+			}
+		}
+		return x, transform.SameTree, nil
+	}
+	if n, _, err = transform.NodeExprs(n, subst); err != nil {
+		return nil, err
+	}
+	if ii, ok := n.(*plan.InsertInto); ok {
+		src, _, err := transform.NodeExprs(ii.Source, subst)
+		if err != nil {
+			return nil, err
+		}
+		n = ii.WithSource(src)
+	}
+	return n, nil
+}
+
+// inspectWriteExprs calls f on the expressions of plan n, as
+// transform.InspectExpressions does, and of an INSERT's source, which is
+// not among its children.
+func inspectWriteExprs(n sql.Node, f func(sql.Expression) bool) {
+	transform.InspectExpressions(n, f)
+	if ii, ok := n.(*plan.InsertInto); ok && ii.Source != nil {
+		transform.InspectExpressions(ii.Source, f)
+	}
+}
+
+// run executes the plan build returns as GMS's QueryWithBindings would
+// (the caller counts the statement in Questions): the session validated,
+// the transaction begun, then the plan built, the read-only check, its
+// iterators made and wrapped (commit of autocommit statements, process
+// list).
+func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
+	defer recoverInto(&err, query)
+	if err := ctx.Session.ValidateSession(ctx); err != nil {
+		return nil, nil, err
+	}
+	if ctx.GetTransaction() == nil {
+		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
+			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
+			if err != nil {
+				return nil, nil, err
+			}
+			ctx.SetTransaction(tx)
+		}
+	}
+	ctx.ClearWarnings()
+	n, err := build()
+	if err == nil && (e.IsReadOnly() || e.IsServerLocked) && !plan.IsReadOnly(n) {
+		err = sql.ErrReadOnly.New()
+	}
+	if err == nil {
+		iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
+	}
+	if err == nil {
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, nil, iter)
+	}
+	if err != nil {
+		clearAutocommit(ctx)
+		if errors.Is(err, errStalePlan) {
+			return nil, nil, err
+		}
+		return nil, nil, StatementError(query, err)
+	}
+	if schema == nil {
+		schema = n.Schema()
+	}
+	return schema, &recoveringIter{RowIter: iter, query: query}, nil
+}
