@@ -13,6 +13,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // Prepared writes. As for prepared selects (prepared.go), GMS binds and
@@ -88,6 +90,7 @@ type PreparedWrite struct {
 // writeTemplate is an analyzed write plan and where its arguments are.
 type writeTemplate struct {
 	root    sql.Node
+	exec    sql.NodeExecBuilder   // builds root (its value rules applied)
 	sig     []sql.Type            // each argument's literal type, by names
 	slots   []*expression.Literal // the literals bound when it was learned
 	ita     *plan.IndexedTableAccess
@@ -228,7 +231,7 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 			p.drop(t)
 		} else {
 			sql.IncrementStatusVariable(ctx, "Questions", 1)
-			schema, iter, err := p.run(ctx, e, query, func() (sql.Node, error) { return p.with(ctx, t) })
+			schema, iter, err := p.run(ctx, e, t.exec, query, func() (sql.Node, error) { return p.with(ctx, t) })
 			if !errors.Is(err, errStalePlan) {
 				if sess, ok := ctx.Session.(*Session); ok && err == nil {
 					sess.plansReused.Add(1)
@@ -256,7 +259,7 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 // and runs it, keeping its plan when it is a template.
 func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement) (sql.Schema, sql.RowIter, error) {
 	lits := append([]*expression.Literal(nil), p.lits...)
-	return p.run(ctx, e, query, func() (sql.Node, error) {
+	return p.run(ctx, e, e.Analyzer.ExecBuilder, query, func() (sql.Node, error) {
 		bindings := make(map[string]sqlparser.Expr, len(lits))
 		for i, name := range p.names {
 			bindings[name] = sqlparser.InjectedExpr{Expression: injected{lits[i]}}
@@ -265,7 +268,7 @@ func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string,
 		if err != nil {
 			return nil, err
 		}
-		if t := p.learn(ctx, n, lits); t != nil {
+		if t := p.learn(ctx, e, n, lits); t != nil {
 			if len(p.tmpls) >= maxWriteTemplates {
 				p.tmpls = p.tmpls[1:]
 			}
@@ -373,7 +376,12 @@ func sameLiteralType(a, b sql.Type) bool {
 
 // learn returns n as a template, or nil when it is not one (see the top of
 // this file); lits are the literals n was bound with, by p.names.
-func (p *PreparedWrite) learn(ctx *sql.Context, n sql.Node, lits []*expression.Literal) *writeTemplate {
+func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits []*expression.Literal) *writeTemplate {
+	// The plan as the exec builder corrects it, corrected once.
+	n, exec, err := mysqlcompat.ApplyValueRules(ctx, e.Analyzer.ExecBuilder, n)
+	if err != nil {
+		return nil
+	}
 	switch n.(type) {
 	case *plan.Update:
 		if p.kind != writeUpdate {
@@ -419,7 +427,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, n sql.Node, lits []*expression.L
 	if !ok {
 		return nil
 	}
-	t := &writeTemplate{root: n, slots: lits, db: ctx.GetCurrentDatabase()}
+	t := &writeTemplate{root: n, exec: exec, slots: lits, db: ctx.GetCurrentDatabase()}
 	t.sig = make([]sql.Type, len(lits))
 	for i, l := range lits {
 		t.sig[i] = l.Type()
@@ -619,7 +627,7 @@ func inspectWriteExprs(n sql.Node, f func(sql.Expression) bool) {
 // the transaction begun, then the plan built, the read-only check, its
 // iterators made and wrapped (commit of autocommit statements, process
 // list).
-func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
+func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, exec sql.NodeExecBuilder, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	if err := ctx.Session.ValidateSession(ctx); err != nil {
 		return nil, nil, err
@@ -639,7 +647,7 @@ func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, query string, buil
 		err = sql.ErrReadOnly.New()
 	}
 	if err == nil {
-		iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
+		iter, err = exec.Build(ctx, n, nil)
 	}
 	if err == nil {
 		iter, schema, err = rowexec.FinalizeIters(ctx, n, nil, iter)
