@@ -477,3 +477,22 @@ func lockSQLError(err error) *mysql.SQLError {
 	}
 	return nil
 }
+
+// keySource yields the keys of exact point spans without reading them,
+// for a locking read of primary keys (scan.go), which reads each key
+// itself once it holds the lock: as InnoDB's locking reads, it reads the
+// latest committed row, also one committed after the statement's
+// snapshot.
+type keySource struct {
+	spans []span
+	cur   int
+}
+
+func (s *keySource) next(*sql.Context) (bool, error) {
+	s.cur++
+	return s.cur < len(s.spans), nil
+}
+
+func (s *keySource) entry() ([]byte, []byte, int) { return s.spans[s.cur].start, nil, s.cur }
+
+func (s *keySource) close() error { return nil }

@@ -179,6 +179,13 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 	}
 	switch p.Kind {
 	case planner.Get, planner.MultiGet:
+		if ri.lk != nil && ri.ix.primary {
+			// A locking read of primary keys locks each key and then
+			// reads it at the latest (nextLocked): a read before the
+			// lock would be thrown away.
+			ri.src = &keySource{spans: ri.spans, cur: -1}
+			return nil
+		}
 		ps := &pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
 		if p.Mutable {
 			// Read everything now, as an iterator made now would see it
