@@ -177,6 +177,37 @@ func NewPreparedWrite(stmt sqlparser.Statement) *PreparedWrite {
 	return p
 }
 
+// maxConnWrites bounds the prepared writes a connection keeps by text.
+const maxConnWrites = 64
+
+// preparedWrite returns the PreparedWrite of a statement prepared on c:
+// the one kept for the same text and sql_mode, with its templates, or a
+// new one. database/sql prepares a statement again in every transaction
+// that uses it (Tx.Stmt), and each would otherwise learn its plan anew.
+func (c *Conn) preparedWrite(ctx *sql.Context, text string, parsed sqlparser.Statement) *PreparedWrite {
+	mode, _ := ctx.GetSessionVariable(ctx, sql.SqlModeSessionVar)
+	s, _ := mode.(string)
+	key := s + "\x00" + text
+	if p, ok := c.writes[key]; ok {
+		return p
+	}
+	p := NewPreparedWrite(parsed)
+	if p == nil {
+		return nil
+	}
+	if len(c.writes) >= maxConnWrites {
+		for k := range c.writes {
+			delete(c.writes, k)
+			break
+		}
+	}
+	if c.writes == nil {
+		c.writes = make(map[string]*PreparedWrite)
+	}
+	c.writes[key] = p
+	return p
+}
+
 // singleTable reports whether a FROM list is one plain table.
 func singleTable(te sqlparser.TableExprs) bool {
 	if len(te) != 1 {
@@ -259,16 +290,34 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 // and runs it, keeping its plan when it is a template.
 func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement) (sql.Schema, sql.RowIter, error) {
 	lits := append([]*expression.Literal(nil), p.lits...)
-	return p.run(ctx, e, e.Analyzer.ExecBuilder, query, func() (sql.Node, error) {
+	bound := func(lits []*expression.Literal) (sql.Node, error) {
 		bindings := make(map[string]sqlparser.Expr, len(lits))
 		for i, name := range p.names {
 			bindings[name] = sqlparser.InjectedExpr{Expression: injected{lits[i]}}
 		}
-		n, err := e.BoundQueryPlan(ctx, query, parsed, bindings)
+		return e.BoundQueryPlan(ctx, query, parsed, bindings)
+	}
+	return p.run(ctx, e, e.Analyzer.ExecBuilder, query, func() (sql.Node, error) {
+		// The template is learned from a plan of sentinel arguments, of
+		// the same literal types as the execution's and values no other
+		// literal is likely to hold (an argument of 1 in SET k = k + 1
+		// WHERE id = ? could not be told from the 1 of the statement),
+		// planned first and not run.
+		var t *writeTemplate
+		if ghosts, ok := sentinels(ctx, lits); ok {
+			if g, err := bound(ghosts); err == nil {
+				t = p.learn(ctx, e, g, ghosts)
+			}
+			ctx.ClearWarnings()
+		}
+		n, err := bound(lits)
 		if err != nil {
 			return nil, err
 		}
-		if t := p.learn(ctx, e, n, lits); t != nil {
+		if t == nil {
+			t = p.learn(ctx, e, n, lits)
+		}
+		if t != nil {
 			if len(p.tmpls) >= maxWriteTemplates {
 				p.tmpls = p.tmpls[1:]
 			}
@@ -278,6 +327,52 @@ func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string,
 		}
 		return n, nil
 	})
+}
+
+// sentinels returns literals of the types of lits holding values other
+// literals are unlikely to equal, and unequal to lits' own: false when an
+// argument's type leaves no such value (NULL, an empty binary string).
+func sentinels(ctx *sql.Context, lits []*expression.Literal) ([]*expression.Literal, bool) {
+	out := make([]*expression.Literal, len(lits))
+	for i, l := range lits {
+		var v any
+		switch x := l.Value().(type) {
+		case int8:
+			v = int8(117 - i)
+		case uint8:
+			v = uint8(217 - i)
+		case int16:
+			v = int16(31117 - i)
+		case uint16:
+			v = uint16(61117 - i)
+		case int32:
+			v = int32(2017171717 - i)
+		case uint32:
+			v = uint32(4017171717 - uint32(i))
+		case int64:
+			v = int64(9017171717171717171 - int64(i))
+		case uint64:
+			v = uint64(18017171717171717171 - uint64(i))
+		case string:
+			b := []byte(x)
+			if len(b) > 0 && types.IsBinaryType(l.Type()) {
+				for j := range b {
+					b[j] = 0xa5 ^ byte(i)
+				}
+				v = string(b)
+			} else if !types.IsBinaryType(l.Type()) {
+				v = "\x01strata sentinel " + string(rune('a'+i))
+			}
+		}
+		if v == nil {
+			return nil, false
+		}
+		out[i] = expression.NewLiteral(v, l.Type())
+		if literalsEqual(out[i], l) {
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // literals builds in p.lits the literals GMS's binder would make of args,

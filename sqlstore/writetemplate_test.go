@@ -136,6 +136,15 @@ func TestPreparedWriteMatchesPlanned(t *testing.T) {
 				require.NoError(t, err)
 			}
 		}
+		// Some runs of statements in explicit transactions.
+		switch i % 97 {
+		case 0, 10:
+			q := map[int]string{0: "BEGIN", 10: "COMMIT"}[i%97]
+			for _, c := range []*Conn{fast, slow} {
+				_, err := c.Exec(ctx, q)
+				require.NoError(t, err)
+			}
+		}
 		j := r.IntN(len(fs))
 		args := make([]Arg, fs[j].NumInput())
 		for k := range args {
@@ -194,4 +203,45 @@ func queryAll(t *testing.T, c *Conn, q string) []string {
 		out = append(out, fmt.Sprint(vals))
 	}
 	return out
+}
+
+// TestPreparedWriteKeptPerConn: a write prepared again on the same
+// connection (as database/sql does in every transaction that uses a
+// statement) runs on the template its text learned, and another sql_mode
+// has its own. The argument equals a literal of the statement, which the
+// sentinel arguments of learning tell apart.
+func TestPreparedWriteKeptPerConn(t *testing.T) {
+	ctx := context.Background()
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT)")
+	d.exec("INSERT INTO t VALUES (1, 0)")
+	e := d.s.OpenEngine()
+	c := e.NewConn()
+	t.Cleanup(func() { _ = c.Close(); _ = e.Close() })
+	require.NoError(t, c.UseDatabase(ctx, "mydb"))
+	const q = "UPDATE t SET k = k + 1 WHERE id = ?"
+	var first *PreparedWrite
+	for i := 0; i < 6; i++ {
+		_, err := c.Exec(ctx, "BEGIN")
+		require.NoError(t, err)
+		st, err := c.Prepare(ctx, q)
+		require.NoError(t, err)
+		if first == nil {
+			first = st.wr
+		}
+		require.Same(t, first, st.wr)
+		res, err := st.Exec(ctx, Arg{Ordinal: 1, Value: int64(1)}) // equal to the 1 of k + 1
+		require.NoError(t, err)
+		require.Equal(t, int64(1), res.RowsAffected)
+		require.NoError(t, st.Close())
+		_, err = c.Exec(ctx, "COMMIT")
+		require.NoError(t, err)
+	}
+	require.Equal(t, int64(5), c.sess.plansReused.Load())
+	require.Equal(t, []string{"[1 6]"}, queryAll(t, c, "SELECT * FROM t"))
+	_, err := c.Exec(ctx, "SET sql_mode = 'ANSI_QUOTES'")
+	require.NoError(t, err)
+	st, err := c.Prepare(ctx, q)
+	require.NoError(t, err)
+	require.NotSame(t, first, st.wr)
 }
