@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -244,4 +245,60 @@ func TestPreparedWriteKeptPerConn(t *testing.T) {
 	st, err := c.Prepare(ctx, q)
 	require.NoError(t, err)
 	require.NotSame(t, first, st.wr)
+}
+
+// BenchmarkPreparedWrite runs prepared point UPDATEs, DELETEs with their
+// INSERTs, and INSERTs through a Conn, on kept plans (reuse) and planned
+// at every execution (planned).
+func BenchmarkPreparedWrite(b *testing.B) {
+	for _, mode := range []string{"reuse", "planned"} {
+		for _, w := range []struct{ name, q string }{
+			{"update", "UPDATE t SET k = k + 1 WHERE id = ?"},
+			{"update_str", "UPDATE t SET c = ? WHERE id = ?"},
+			{"insert", "INSERT INTO t (id, k, c) VALUES (?, ?, ?)"},
+		} {
+			b.Run(w.name+"/"+mode, func(b *testing.B) {
+				ctx := context.Background()
+				d := newTestDB(b)
+				d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(20) NOT NULL, KEY k_idx (k))")
+				for i := 0; i < 1000; i += 100 {
+					var vals []string
+					for j := i; j < i+100; j++ {
+						vals = append(vals, fmt.Sprintf("(%d, %d, 'c%d')", j, j, j))
+					}
+					d.exec("INSERT INTO t VALUES " + strings.Join(vals, ","))
+				}
+				e := d.s.OpenEngine()
+				c := e.NewConn()
+				defer func() { _ = c.Close(); _ = e.Close() }()
+				require.NoError(b, c.UseDatabase(ctx, "mydb"))
+				if mode == "planned" {
+					_, err := c.Exec(ctx, "SET strata_plan_reuse = OFF")
+					require.NoError(b, err)
+				}
+				st, err := c.Prepare(ctx, w.q)
+				require.NoError(b, err)
+				args := make([]Arg, st.NumInput())
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					id := int64(i%1000) + 1000
+					switch w.name {
+					case "update":
+						args[0] = Arg{Ordinal: 1, Value: id - 1000}
+					case "update_str":
+						args[0] = Arg{Ordinal: 1, Value: "s" + strconv.Itoa(i%7)}
+						args[1] = Arg{Ordinal: 2, Value: id - 1000}
+					case "insert":
+						args[0] = Arg{Ordinal: 1, Value: int64(i) + 100000}
+						args[1] = Arg{Ordinal: 2, Value: int64(i % 5000)}
+						args[2] = Arg{Ordinal: 3, Value: "x"}
+					}
+					if _, err := st.Exec(ctx, args...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
