@@ -91,6 +91,7 @@ type PreparedWrite struct {
 type writeTemplate struct {
 	root    sql.Node
 	exec    sql.NodeExecBuilder   // builds root (its value rules applied)
+	hot     []sql.Node            // the nodes rebuild makes anew (markHot)
 	sig     []sql.Type            // each argument's literal type, by names
 	slots   []*expression.Literal // the literals bound when it was learned
 	ita     *plan.IndexedTableAccess
@@ -547,6 +548,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		if ita {
 			return nil
 		}
+		t.markHot(n)
 		return t
 	}
 	// UPDATE and DELETE: one static point lookup of WHERE c = ?, as built
@@ -594,6 +596,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	if !built || !sameRanges(ctx, typ, myRanges, ranges) {
 		return nil
 	}
+	t.markHot(n)
 	return t
 }
 
@@ -675,36 +678,133 @@ func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, erro
 			return nil, err
 		}
 	}
-	n, _, err := transform.Node(t.root, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		if ita != nil && c == sql.Node(t.ita) {
-			return ita, transform.NewTree, nil
-		}
-		return c, transform.SameTree, nil
-	})
-	if err != nil {
-		return nil, err
+	return p.rebuild(t, t.root, ita)
+}
+
+// rebuild returns plan n with ita in place of the template's lookup node
+// and the execution's literals in place of the template's, making new
+// nodes only on the way to them (the hot nodes learn marked): a transform
+// of the whole plan would copy every node's children and expressions.
+func (p *PreparedWrite) rebuild(t *writeTemplate, n sql.Node, ita sql.Node) (sql.Node, error) {
+	if ita != nil && n == sql.Node(t.ita) {
+		return ita, nil
 	}
-	subst := func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if l, ok := x.(*expression.Literal); ok {
-			for i, s := range t.slots {
-				if l == s {
-					return p.lits[i], transform.NewTree, nil
+	if !t.isHot(n) {
+		return n, nil
+	}
+	var err error
+	if kids := n.Children(); len(kids) > 0 {
+		var fresh []sql.Node
+		for i, c := range kids {
+			nc, err := p.rebuild(t, c, ita)
+			if err != nil {
+				return nil, err
+			}
+			if nc != c {
+				if fresh == nil {
+					fresh = append([]sql.Node(nil), kids...)
 				}
+				fresh[i] = nc
 			}
 		}
-		return x, transform.SameTree, nil
+		if fresh != nil {
+			if n, err = n.WithChildren(fresh...); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if n, _, err = transform.NodeExprs(n, subst); err != nil {
-		return nil, err
+	if ex, ok := n.(sql.Expressioner); ok {
+		exprs := ex.Expressions()
+		var fresh []sql.Expression
+		for i, x := range exprs {
+			nx, same, err := transform.Expr(x, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				if l, ok := x.(*expression.Literal); ok {
+					for i, s := range t.slots {
+						if l == s {
+							return p.lits[i], transform.NewTree, nil
+						}
+					}
+				}
+				return x, transform.SameTree, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			if same == transform.NewTree {
+				if fresh == nil {
+					fresh = append([]sql.Expression(nil), exprs...)
+				}
+				fresh[i] = nx
+			}
+		}
+		if fresh != nil {
+			if n, err = ex.WithExpressions(fresh...); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if ii, ok := n.(*plan.InsertInto); ok {
-		src, _, err := transform.NodeExprs(ii.Source, subst)
+	if ii, ok := n.(*plan.InsertInto); ok && ii.Source != nil {
+		src, err := p.rebuild(t, ii.Source, ita)
 		if err != nil {
 			return nil, err
 		}
-		n = ii.WithSource(src)
+		if src != ii.Source {
+			n = ii.WithSource(src)
+		}
 	}
 	return n, nil
+}
+
+// markHot records the nodes of n that rebuild must make anew: the lookup's
+// node, nodes whose expressions hold an argument's literal, and the nodes
+// above them (an INSERT's source counting as its child). It reports
+// whether n is one.
+func (t *writeTemplate) markHot(n sql.Node) bool {
+	hot := t.ita != nil && n == sql.Node(t.ita)
+	if ex, ok := n.(sql.Expressioner); ok {
+		for _, x := range ex.Expressions() {
+			transform.InspectExpr(x, func(x sql.Expression) bool {
+				if l, ok := x.(*expression.Literal); ok {
+					for _, s := range t.slots {
+						hot = hot || l == s
+					}
+				}
+				return false
+			})
+		}
+	}
+	for _, c := range n.Children() {
+		if t.markHot(c) {
+			hot = true
+		}
+	}
+	if ii, ok := n.(*plan.InsertInto); ok && ii.Source != nil && t.markHot(ii.Source) {
+		hot = true
+	}
+	if hot {
+		t.hot = append(t.hot, n)
+	}
+	return hot
+}
+
+// isHot reports whether markHot recorded n.
+func (t *writeTemplate) isHot(n sql.Node) bool {
+	for _, h := range t.hot {
+		if sameNode(h, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameNode is a == b, false for nodes of an uncomparable type.
+func sameNode(a, b sql.Node) (eq bool) {
+	defer func() {
+		if recover() != nil {
+			eq = false
+		}
+	}()
+	return a == b
 }
 
 // inspectWriteExprs calls f on the expressions of plan n, as
