@@ -209,10 +209,11 @@ func TestOneShotReuse(t *testing.T) {
 		require.NoError(t, conn.QueryRowContext(ctx, q, id).Scan(&c), q)
 		return c
 	}
+	base := reused() // the INSERTs' reused plans among them
 	for i := 0; i < 10; i++ {
 		require.Equal(t, fmt.Sprint("c", i), get("SELECT c FROM t WHERE id = ?", i))
 	}
-	require.Equal(t, int64(9), reused())
+	require.Equal(t, base+9, reused())
 
 	// More texts than the cache holds: the first is parsed and planned
 	// again, and still right.

@@ -26,14 +26,14 @@ func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 	if snap == nil {
 		return errors.New("kv: CommitIfNoConflict needs a snapshot")
 	}
-	return b.commitChecked(snap, snap.seq, wo)
+	return b.commitChecked(snap, snap.seq, nil, wo)
 }
 
 // commitChecked is CommitIfNoConflict checking the written keys for
 // versions newer than keysAfter instead of the snapshot's sequence; guarded
 // ranges are checked against the snapshot. A pessimistic transaction checks
 // its written keys after the version it last took a lock at.
-func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, wo *WriteOptions) error {
+func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, unchecked func(key []byte) bool, wo *WriteOptions) error {
 	d := b.db
 	b.precondition = func() error {
 		if d.closed.Load() {
@@ -57,10 +57,10 @@ func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, wo *WriteOp
 			}
 		}
 		return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
-			if kind == base.KindRangeDelete {
+			if kind == base.KindRangeDelete || (unchecked != nil && unchecked(key)) {
 				return nil
 			}
-			seq, err := d.newestSeq(key)
+			seq, err := d.newestSeq(key, keysAfter)
 			if err != nil {
 				return err
 			}
@@ -76,8 +76,12 @@ func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, wo *WriteOp
 }
 
 // newestSeq returns the sequence number of the newest committed entry of
-// key (a value, a deletion, or a range deletion covering it), 0 if none.
-func (d *DB) newestSeq(key []byte) (base.SeqNum, error) {
+// key (a value, a deletion, or a range deletion covering it), 0 if none,
+// or a smaller number when that entry is at or below after: tables whose
+// entries are all at or below after are not searched (older versions of
+// a key lie in older tables), which spares a commit of a transaction
+// newer than the last flush every table lookup.
+func (d *DB) newestSeq(key []byte, after base.SeqNum) (base.SeqNum, error) {
 	rs, ok := d.tryLoadReadState()
 	if !ok {
 		return 0, ErrClosed
@@ -123,13 +127,13 @@ func (d *DB) newestSeq(key []byte) (base.SeqNum, error) {
 	}
 	l0 := rs.v.Levels[0]
 	for i := len(l0) - 1; i >= 0 && !found && err == nil && newest == 0; i-- {
-		if pointInFile(l0[i], key) {
+		if l0[i].LargestSeq > after && pointInFile(l0[i], key) {
 			check(l0[i].FileNum)
 		}
 	}
 	for level := 1; level < NumLevels && !found && err == nil && newest == 0; level++ {
 		files := rs.v.Levels[level]
-		if i := searchFiles(files, key); i < len(files) && pointInFile(files[i], key) {
+		if i := searchFiles(files, key); i < len(files) && files[i].LargestSeq > after && pointInFile(files[i], key) {
 			check(files[i].FileNum)
 		}
 	}

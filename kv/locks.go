@@ -118,6 +118,14 @@ func (t *engineTxn) lockOwner() *lock.Owner {
 	return t.owner
 }
 
+// holdsLock reports whether the transaction holds a lock on key. A
+// pessimistic commit does not check such a key for newer commits: once
+// the lock was granted nobody else could write it (see the commit rules
+// above), and before, only versions its for-update version covers.
+func (t *engineTxn) holdsLock(key []byte) bool {
+	return t.owner != nil && t.owner.Holds(key) != 0
+}
+
 // lockWrites locks every key of the batch exclusively without waiting, for
 // an optimistic commit: ErrConflict when another transaction holds one.
 func (t *engineTxn) lockWrites() error {

@@ -430,7 +430,7 @@ func (t *engineTxn) Commit() error {
 		wo = Sync
 	}
 	if t.pessimistic {
-		return t.batch.commitChecked(&t.snap, max(t.forUpdate, t.snap.seq), wo)
+		return t.batch.commitChecked(&t.snap, max(t.forUpdate, t.snap.seq), t.holdsLock, wo)
 	}
 	if err := t.lockWrites(); err != nil {
 		return err

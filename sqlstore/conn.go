@@ -69,6 +69,9 @@ type Conn struct {
 	// without Prepare, by text; oneShotOrder their texts, oldest first.
 	oneShots     map[string]*Stmt
 	oneShotOrder []string
+	// writes keeps the prepared writes' templates by text
+	// (writetemplate.go), for statements prepared again.
+	writes map[string]*PreparedWrite
 	// spare is the last closed Rows, which the next query reuses with its
 	// buffers.
 	spare  *Rows
@@ -317,6 +320,7 @@ func (c *Conn) parseOne(ctx context.Context, query string) (*Stmt, error) {
 	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: -1, sqlMode: mode}
 	if countParams(parsed) > 0 {
 		st.sel = NewPreparedSelect(parsed)
+		st.wr = c.preparedWrite(sctx, key, parsed)
 	}
 	if len(c.oneShotOrder) >= oneShotCache {
 		c.forgetOneShot(c.oneShotOrder[0])
@@ -362,6 +366,7 @@ func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	st := &Stmt{conn: c, query: key, parsed: parsed, numInput: countParams(parsed)}
 	if st.numInput > 0 {
 		st.sel = NewPreparedSelect(parsed)
+		st.wr = c.preparedWrite(sctx, key, parsed)
 	}
 	return st, nil
 }

@@ -21,6 +21,9 @@ type Stmt struct {
 	// sel, for a prepared SELECT of the shape PreparedSelect describes,
 	// reuses its plan across executions.
 	sel *PreparedSelect
+	// wr, for a prepared write of the shape PreparedWrite describes,
+	// reuses its plan across executions.
+	wr *PreparedWrite
 	// sqlMode is the sql_mode a one-shot statement was parsed under.
 	sqlMode any
 }
@@ -87,6 +90,17 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 			return b, err
 		}
 		schema, iter, err = s.sel.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, argValues(args))
+		if bindErr != nil {
+			return nil, nil, nil, bindErr
+		}
+	} else if s.wr != nil && len(args) > 0 {
+		var bindErr error
+		bindings := func() (map[string]sqlparser.Expr, error) {
+			b, err := bind(args)
+			bindErr = err
+			return b, err
+		}
+		schema, iter, err = s.wr.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, args)
 		if bindErr != nil {
 			return nil, nil, nil, bindErr
 		}

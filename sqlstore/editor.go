@@ -47,7 +47,7 @@ type editor struct {
 	marked  bool
 	rewrite *rewrite // set for RewriteInserter and index builders (alter.go)
 
-	keyBuf, valBuf, pkBuf, ixBuf []byte
+	keyBuf, valBuf, pkBuf, ixBuf, ix2Buf []byte
 }
 
 func (t *Table) newEditor(ctx *sql.Context) *editor {
@@ -422,12 +422,53 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err := e.checkUnique(ctx, new, oldPK); err != nil {
 		return err
 	}
+	if found && !moved {
+		return e.replace(stored, new, oldPK, oldKey, len(v))
+	}
 	if found {
 		if err := e.remove(stored, oldPK, oldKey, len(v)); err != nil {
 			return err
 		}
 	}
 	return e.put(new, newPK, newKey)
+}
+
+// replace writes row new over the stored row under the same key (its
+// primary key suffix is pk; the stored value had size bytes), rewriting
+// only the index entries that change: an UPDATE of columns no index holds
+// writes one key, and its commit checks one.
+func (e *editor) replace(stored, new sql.Row, pk, key []byte, size int) error {
+	val, err := e.def.encodeRow(e.valBuf[:0], new)
+	e.valBuf = val
+	if err != nil {
+		return fmt.Errorf("sqlstore: update %s: %w", e.def.name, err)
+	}
+	if err := e.tx.set(key, val); err != nil {
+		return err
+	}
+	for _, ix := range e.def.secondary {
+		oldK, _, err := e.def.indexEntry(e.ixBuf[:0], ix, stored, pk)
+		e.ixBuf = oldK
+		if err != nil {
+			return err
+		}
+		newK, newV, err := e.def.indexEntry(e.ix2Buf[:0], ix, new, pk)
+		e.ix2Buf = newK
+		if err != nil {
+			return err
+		}
+		if bytes.Equal(oldK, newK) {
+			continue // the same key, and so the same value
+		}
+		if err := e.tx.del(oldK); err != nil {
+			return err
+		}
+		if err := e.tx.set(newK, newV); err != nil {
+			return err
+		}
+	}
+	e.wrote(0, int64(len(val)-size))
+	return nil
 }
 
 // Keyless tables. A keyless row's key is a hidden row ID from the store's

@@ -30,8 +30,7 @@ func lockingRead(ctx *sql.Context) bool {
 	if txnOf(ctx) == nil {
 		return false
 	}
-	q := ctx.Query()
-	return containsFold(q, "for update") || containsFold(q, "lock in share mode")
+	return stmtLockingOf(ctx).locking
 }
 
 // guardLockedRead guards the spans a locking read of table d through index

@@ -158,16 +158,27 @@ type rowLock struct {
 	skipLocked bool
 }
 
-// statementLock returns how the statement of ctx locks the rows its scans
-// reach in t, ok false when it does not (an optimistic transaction, a plain
-// read). The kind of statement is read from its text, as GMS drops locking
-// clauses: words inside a string literal may make it lock rows it need not.
-func statementLock(ctx *sql.Context, t *txn) (lk rowLock, ok bool) {
-	if t == nil || t.locker == nil {
-		return lk, false
-	}
-	q := ctx.Query()
+// stmtLocking is what a statement's text says of the rows it reads (GMS
+// drops locking clauses, so they are read from the text): how a
+// pessimistic transaction locks them, and whether it is a locking read
+// (lockingread.go). It is a function of the text alone, worked out once
+// per text and kept in the session, so that the row iterators and the
+// editor of every statement ask for it without scanning the text again.
+type stmtLocking struct {
+	q       string
+	lock    rowLock // opts.Wait unset: the transaction's
+	locks   bool    // lock is set: the statement locks what it reads
+	locking bool    // FOR UPDATE or LOCK IN SHARE MODE
+}
+
+// parseStmtLocking reads the locking of statement text q. Words inside a
+// string literal may make it lock rows it need not.
+func parseStmtLocking(q string) *stmtLocking {
+	sl := &stmtLocking{q: q}
+	sl.locking = containsFold(q, "for update") || containsFold(q, "lock in share mode")
+	lk := &sl.lock
 	first, _ := LeadingWords(q)
+	sl.locks = true
 	switch {
 	case strings.EqualFold(first, "update"), strings.EqualFold(first, "delete"),
 		strings.EqualFold(first, "insert"), strings.EqualFold(first, "replace"):
@@ -184,8 +195,40 @@ func statementLock(ctx *sql.Context, t *txn) (lk rowLock, ok bool) {
 		lk.skipLocked = containsFold(q, "skip locked")
 		lk.opts.NoWait = lk.skipLocked || containsFold(q, "nowait")
 	default:
+		sl.locks = false
+	}
+	return sl
+}
+
+// stmtLockingOf returns the locking of ctx's statement, from the session's
+// cache when its text is the last one asked about.
+func stmtLockingOf(ctx *sql.Context) *stmtLocking {
+	q := ctx.Query()
+	sess, _ := ctx.Session.(*Session)
+	if sess != nil {
+		if sl := sess.locking; sl != nil && sl.q == q {
+			return sl
+		}
+	}
+	sl := parseStmtLocking(q)
+	if sess != nil {
+		sess.locking = sl
+	}
+	return sl
+}
+
+// statementLock returns how the statement of ctx locks the rows its scans
+// reach in t, ok false when it does not (an optimistic transaction, a plain
+// read).
+func statementLock(ctx *sql.Context, t *txn) (lk rowLock, ok bool) {
+	if t == nil || t.locker == nil {
 		return lk, false
 	}
+	sl := stmtLockingOf(ctx)
+	if !sl.locks {
+		return lk, false
+	}
+	lk = sl.lock
 	lk.opts.Wait = t.lockWait
 	return lk, true
 }
@@ -203,13 +246,45 @@ func (t *txn) lockKeys(ctx *sql.Context, o storage.LockOptions, keys ...[]byte) 
 	return toSQLError(err)
 }
 
+// lockKey is lockKeys of one key, without a slice made per call.
+func (t *txn) lockKey(ctx *sql.Context, o storage.LockOptions, key []byte) error {
+	t.oneKey[0] = key
+	err := t.lockKeys(ctx, o, t.oneKey[:]...)
+	t.oneKey[0] = nil
+	if err == nil && o.Mode == storage.LockExclusive {
+		t.lastLocked = append(t.lastLocked[:0], key...)
+		t.lastRead = nil
+	}
+	return err
+}
+
 // lockRowKey locks a key the editor writes or checks: exclusively, waiting
-// innodb_lock_wait_timeout. Optimistic transactions lock nothing.
+// innodb_lock_wait_timeout. Optimistic transactions lock nothing. A key
+// the transaction locked exclusively last (the row its statement's scan
+// has just handed over) is not locked again: locks are held until the
+// transaction ends.
 func (t *txn) lockRowKey(ctx *sql.Context, key []byte) error {
 	if t.locker == nil {
 		return nil
 	}
-	return t.lockKeys(ctx, storage.LockOptions{Mode: storage.LockExclusive, Wait: t.lockWait}, key)
+	if t.lastLocked != nil && bytes.Equal(key, t.lastLocked) {
+		return nil
+	}
+	return t.lockKey(ctx, storage.LockOptions{Mode: storage.LockExclusive, Wait: t.lockWait}, key)
+}
+
+// noteLockedRead records the value a locking scan read under the key it
+// has just locked exclusively (nil: none), while the transaction's writes
+// stood at position at and its view held all of them: until the
+// transaction writes again, that is what getRowValue would read. The
+// editor updating or deleting the row then does not read it again. Called
+// with t.mu held.
+func (t *txn) noteLockedRead(value []byte, at int) {
+	if value == nil || at != t.boundary {
+		t.lastRead = nil
+		return
+	}
+	t.lastRead, t.lastReadAt = bytes.Clone(value), at
 }
 
 // getRowValue reads a row or unique index entry for the editor: in a
@@ -225,7 +300,15 @@ func (t *txn) getRowValue(key []byte) ([]byte, bool, error) {
 	if t.done {
 		return nil, false, errors.New("sqlstore: transaction already finished")
 	}
-	v, err := t.tx.Current().Get(key, nil)
+	if t.lastRead != nil && t.lastReadAt == t.tx.Count() && bytes.Equal(key, t.lastLocked) {
+		return t.lastRead, true, nil
+	}
+	return getFound(t.tx.Current(), key)
+}
+
+// getFound reads key from r; found is false when it is absent.
+func getFound(r storage.Reader, key []byte) ([]byte, bool, error) {
+	v, err := r.Get(key, nil)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -268,6 +351,7 @@ type rowLocker struct {
 	tx   *txn
 	lock rowLock
 	r    storage.Reader
+	view storage.Reader // r when it is the latest view (not every write)
 
 	key   []byte  // scratch: a primary index key
 	ixKey []byte  // scratch: an index entry's key
@@ -291,6 +375,7 @@ func newRowLocker(ctx *sql.Context, tx *txn, onView bool) *rowLocker {
 	rl := &rowLocker{tx: tx, lock: lk}
 	if onView {
 		rl.r = tx.locker.LatestView()
+		rl.view = rl.r
 	} else {
 		rl.r = tx.tx.Current()
 	}
@@ -315,20 +400,23 @@ func (ri *rowIter) nextLocked(ctx *sql.Context) (sql.Row, error) {
 			}
 			key = lk.key
 		}
-		if err := ri.tx.lockKeys(ctx, lk.lock.opts, key); err != nil {
+		if err := ri.tx.lockKey(ctx, lk.lock.opts, key); err != nil {
 			if lk.lock.skipLocked && isLockNotAvailable(err) {
 				continue
 			}
 			return nil, err
 		}
 		ri.tx.mu.Lock()
-		value, err := lk.r.Get(key, nil)
-		ri.tx.mu.Unlock()
-		if errors.Is(err, storage.ErrNotFound) {
-			continue // deleted before the lock was granted
+		value, found, err := getFound(lk.r, key)
+		if err == nil && lk.lock.opts.Mode == storage.LockExclusive && lk.r == lk.view {
+			ri.tx.noteLockedRead(value, ri.tx.tx.Count())
 		}
+		ri.tx.mu.Unlock()
 		if err != nil {
 			return nil, wrapf(err, "sqlstore: reading %s", ri.d.name)
+		}
+		if !found {
+			continue // deleted before the lock was granted
 		}
 		span := &ri.spans[sp]
 		if ri.fetch != nil {
@@ -389,3 +477,22 @@ func lockSQLError(err error) *mysql.SQLError {
 	}
 	return nil
 }
+
+// keySource yields the keys of exact point spans without reading them,
+// for a locking read of primary keys (scan.go), which reads each key
+// itself once it holds the lock: as InnoDB's locking reads, it reads the
+// latest committed row, also one committed after the statement's
+// snapshot.
+type keySource struct {
+	spans []span
+	cur   int
+}
+
+func (s *keySource) next(*sql.Context) (bool, error) {
+	s.cur++
+	return s.cur < len(s.spans), nil
+}
+
+func (s *keySource) entry() ([]byte, []byte, int) { return s.spans[s.cur].start, nil, s.cur }
+
+func (s *keySource) close() error { return nil }

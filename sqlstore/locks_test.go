@@ -459,3 +459,33 @@ func TestForeignKeyLocks(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []sql.Row{{int32(2), int32(2)}, {int32(3), int32(3)}}, d.exec("SELECT * FROM c ORDER BY id"))
 }
+
+// TestLockedPointReadReadsLatest: a pessimistic transaction's UPDATE and
+// SELECT ... FOR UPDATE by primary key read the latest committed row, as
+// InnoDB's locking reads do, also a row committed after the transaction's
+// snapshot, which its plain reads do not see.
+func TestLockedPointReadReadsLatest(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	d.exec("INSERT INTO t VALUES (1, 0)")
+	ctxs := lockSessions(t, d, 2)
+	a, b := ctxs[0], ctxs[1]
+	rows, err := lq(d, b, "SELECT COUNT(*) FROM t")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int64(1)}}, rows)
+	_, err = lq(d, a, "INSERT INTO t VALUES (5, 1)")
+	require.NoError(t, err)
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	rows, err = lq(d, b, "SELECT v FROM t WHERE id = 5")
+	require.NoError(t, err)
+	require.Empty(t, rows, "a plain read reads the snapshot")
+	rows, err = lq(d, b, "SELECT v FROM t WHERE id = 5 FOR UPDATE")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1)}}, rows)
+	_, err = lq(d, b, "UPDATE t SET v = v + 6 WHERE id = 5")
+	require.NoError(t, err)
+	_, err = lq(d, b, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []sql.Row{{int32(1), int32(0)}, {int32(5), int32(7)}}, d.exec("SELECT * FROM t ORDER BY id"))
+}

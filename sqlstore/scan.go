@@ -122,6 +122,9 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 	}
 	onView := !t.readsCurrent
 	ri.lk = newRowLocker(ctx, tx, onView)
+	if ri.lk != nil && at >= 0 {
+		ri.lk.view = nil // a cursor's view may lag the shared one
+	}
 	if ri.lk == nil && tx.locker == nil && lockingRead(ctx) {
 		guardLockedRead(ctx, d, ri.ix, ri.spans)
 	}
@@ -176,6 +179,13 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 	}
 	switch p.Kind {
 	case planner.Get, planner.MultiGet:
+		if ri.lk != nil && ri.ix.primary {
+			// A locking read of primary keys locks each key and then
+			// reads it at the latest (nextLocked): a read before the
+			// lock would be thrown away.
+			ri.src = &keySource{spans: ri.spans, cur: -1}
+			return nil
+		}
 		ps := &pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
 		if p.Mutable {
 			// Read everything now, as an iterator made now would see it

@@ -50,6 +50,9 @@ type Session struct {
 	// nested holds the transactions GMS takes out of the context around
 	// procedure bodies and PREPARE (nestedtxn.go); guarded by mu.
 	nested nestedTxns
+	// locking caches what the last statement text says of the rows it
+	// locks (locks.go, stmtLockingOf).
+	locking *stmtLocking
 }
 
 func newSession(base *sql.BaseSession, s *Store) *Session {

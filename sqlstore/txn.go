@@ -95,6 +95,14 @@ type txn struct {
 	// innodb_lock_wait_timeout, read as each statement begins.
 	locker   storage.Locker
 	lockWait time.Duration
+	// oneKey is lockKey's argument list; lastLocked the key last locked
+	// exclusively, and lastRead the value a locking scan read under it at
+	// write position lastReadAt (nil: none), which the editor need not
+	// lock or read again (locks.go).
+	oneKey     [1][]byte
+	lastLocked []byte
+	lastRead   []byte
+	lastReadAt int
 }
 
 type countDelta struct {
