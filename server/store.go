@@ -46,6 +46,6 @@ func (l storeLog) Errorf(format string, args ...any) { l.out.Printf(format, args
 func (s *Server) createDatabase(name string) error {
 	conn := s.store.WrapEngine(s.engine).NewConn()
 	defer conn.Close()
-	_, err := conn.Exec(context.Background(), "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"`")
+	_, err := conn.Exec(context.Background(), "CREATE DATABASE IF NOT EXISTS "+sqlstore.QuoteIdent(name))
 	return err
 }
