@@ -116,15 +116,17 @@ func TestServerKilledMidTransaction(t *testing.T) {
 	require.Contains(t, srv.log.String(), "stopped")
 }
 
-// TestServeFlags checks the flags the server refuses.
+// TestServeFlags checks the flags the server refuses, named as flags.
 func TestServeFlags(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--listen", "0.0.0.0:0"}, "has no password"},
-		{[]string{"--require-secure-transport"}, "needs --tls-cert"},
-		{[]string{"--tls-cert", "x.pem"}, "go together"},
+		{[]string{"--listen", "0.0.0.0:0"}, "has no password (set --password or STRATA_PASSWORD)"},
+		{[]string{"--listen", "nowhere"}, `--listen "nowhere"`},
+		{[]string{"--user", ""}, "--user must not be empty"},
+		{[]string{"--require-secure-transport"}, "--require-secure-transport needs --tls-cert and --tls-key"},
+		{[]string{"--tls-cert", "x.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--max-connections", "0"}, "--max-connections must be at least 1"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
