@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // TestExplainMariaDBClient: the mariadb client over the server gets
@@ -13,9 +15,9 @@ import (
 // in Extra and no placeholder warning, the tree, valid JSON, and EXPLAIN
 // ANALYZE's measured rows and loops.
 func TestExplainMariaDBClient(t *testing.T) {
-	mariadb := needTool(t, "mariadb")
+	mariadb := servertest.NeedTool(t, "mariadb")
 	s := testServer(t, Config{Password: "pw"})
-	host, port := hostPort(t, s.Addr())
+	host, port := servertest.HostPort(t, s.Addr())
 	db := client(t, s.Addr(), "root", "pw", "")
 	for _, q := range []string{
 		"CREATE DATABASE ex",
@@ -27,7 +29,7 @@ func TestExplainMariaDBClient(t *testing.T) {
 	}
 	run := func(args ...string) string {
 		t.Helper()
-		out, err := tool(t, "", mariadb, append([]string{"-h", host, "-P", port, "-uroot", "-ppw", "ex"}, args...)...)
+		out, err := servertest.Tool(t, "", mariadb, append([]string{"-h", host, "-P", port, "-uroot", "-ppw", "ex"}, args...)...)
 		require.NoError(t, err, out)
 		return out
 	}
