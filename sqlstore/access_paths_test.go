@@ -8,6 +8,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/strata-db/strata/internal/sqltest"
 )
 
 // TestAccessPathsSpec runs testdata/access_paths: queries, the access
@@ -69,7 +71,7 @@ var specCounters = []string{
 
 // specQueryText returns the query of a block: its lines joined by spaces.
 func specQueryText(t *testing.T, td *datadriven.TestData) string {
-	q := strings.Join(lines(td.Input), " ")
+	q := strings.Join(sqltest.Lines(td.Input), " ")
 	if q == "" {
 		td.Fatalf(t, "%s: want a query", td.Cmd)
 	}
