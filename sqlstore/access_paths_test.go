@@ -39,14 +39,10 @@ func TestAccessPathsSpec(t *testing.T) {
 	d := newTestDB(t)
 	datadriven.RunTest(t, "testdata/access_paths", func(t *testing.T, td *datadriven.TestData) string {
 		d.t = t
+		if out, ok := specSetup(t, d, td); ok {
+			return out
+		}
 		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "flush":
-			if err := d.s.kvDB().Flush(); err != nil {
-				td.Fatalf(t, "flush: %v", err)
-			}
-			return ""
 		case "explain":
 			return specExplain(d, specQueryText(t, td))
 		case "run":

@@ -20,6 +20,22 @@ func specExec(t *testing.T, d *testDB, td *datadriven.TestData) string {
 	return spec.Exec(t, d.e, d.ctx, td)
 }
 
+// specSetup runs the setup commands the specs share: "exec" (specExec)
+// and "flush", which flushes the memtable to a table file so that reads go
+// through the engine's tables. ok is false for any other command.
+func specSetup(t *testing.T, d *testDB, td *datadriven.TestData) (out string, ok bool) {
+	switch td.Cmd {
+	case "exec":
+		return specExec(t, d, td), true
+	case "flush":
+		if err := d.s.kvDB().Flush(); err != nil {
+			td.Fatalf(t, "flush: %v", err)
+		}
+		return "", true
+	}
+	return "", false
+}
+
 // runStmt runs stmt, reading and closing its result.
 func runStmt(d *testDB, ctx *sql.Context, stmt string) error { return spec.Run(d.e, ctx, stmt) }
 
