@@ -96,23 +96,21 @@ type valueRulesExec struct {
 
 // Build implements sql.NodeExecBuilder.
 func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
-	switch x := n.(type) {
-	case *plan.DescribeQuery:
-		// EXPLAIN: GMS analyzes the statement explained as it would run it.
-		if fixedBatches(x.Query()) {
-			q, _, err := e.rules(ctx, e.a, x.Query(), nil, analyzer.DefaultRuleSelector, nil)
-			if err != nil {
-				return nil, err
-			}
-			n = x.WithQuery(q)
+	// EXPLAIN: GMS analyzes the statement explained as it would run it.
+	q := n
+	d, explain := n.(*plan.DescribeQuery)
+	if explain {
+		q = d.Query()
+	}
+	if fixedBatches(q) {
+		q, _, err := e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
+		if err != nil {
+			return nil, err
 		}
-	default:
-		if fixedBatches(n) {
-			nn, _, err := e.rules(ctx, e.a, n, nil, analyzer.DefaultRuleSelector, nil)
-			if err != nil {
-				return nil, err
-			}
-			n = nn
+		if explain {
+			n = d.WithQuery(q)
+		} else {
+			n = q
 		}
 	}
 	return e.NodeExecBuilder.Build(ctx, n, r)

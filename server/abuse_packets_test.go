@@ -174,7 +174,7 @@ func TestAbuseMalformedPackets(t *testing.T) {
 func TestAbuseDeepNesting(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	srv := startChild(t, "--data", data, "--password", "pw")
-	db := client(t, srv.addr, "root", "pw", "")
+	db := client(t, srv.Addr, "root", "pw", "")
 	db.SetMaxOpenConns(1)
 	nest := func(open, mid, close string, n int) string {
 		return strings.Repeat(open, n) + mid + strings.Repeat(close, n)
@@ -197,13 +197,13 @@ func TestAbuseDeepNesting(t *testing.T) {
 			err := db.QueryRow(tc.query).Scan(&got)
 			t.Logf("result %v, error %.200v", got, err)
 			select {
-			case <-srv.done:
-				t.Fatalf("the server died:\n%.3000s", srv.log.String())
+			case <-srv.Done:
+				t.Fatalf("the server died:\n%.3000s", srv.Log.String())
 			default:
 			}
 			var n int
-			require.NoError(t, client(t, srv.addr, "root", "pw", "").QueryRow("SELECT 1").Scan(&n), "the server serves on")
+			require.NoError(t, client(t, srv.Addr, "root", "pw", "").QueryRow("SELECT 1").Scan(&n), "the server serves on")
 		})
 	}
-	srv.kill(t)
+	srv.Kill(t)
 }

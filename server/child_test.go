@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -10,11 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"regexp"
 	"syscall"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // childEnv makes the test binary serve instead of testing: tests start it
@@ -56,56 +53,11 @@ func serveChild(args []string) int {
 	return 0
 }
 
-// child is a server running in a child process.
-type child struct {
-	cmd  *exec.Cmd
-	addr string
-	done chan struct{} // closed when its log has been read to the end
-	log  *bytes.Buffer
-}
-
-var servingRE = regexp.MustCompile(` on (\S+) \(user `)
-
 // startChild starts a server as a child process with args (--data,
 // --password) and waits for the line that says where it listens.
-func startChild(t *testing.T, args ...string) *child {
+func startChild(t *testing.T, args ...string) *servertest.Child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	c := &child{cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}}
-	addrc := make(chan string, 1)
-	go func() {
-		defer close(c.done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			c.log.WriteString(sc.Text() + "\n")
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				addrc <- m[1]
-			}
-		}
-		close(addrc)
-	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	addr, ok := <-addrc
-	if !ok {
-		<-c.done
-		_ = cmd.Wait()
-		t.Fatalf("the server did not start:\n%s", c.log)
-	}
-	c.addr = addr
-	return c
-}
-
-func (c *child) kill(t *testing.T) {
-	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
-	<-c.done
-	_ = c.cmd.Wait()
+	return servertest.StartChild(t, cmd)
 }

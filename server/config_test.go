@@ -8,7 +8,8 @@ import (
 )
 
 // TestConfigDefaults: a zero number or duration takes sqlshell serve's
-// default; values sqlshell serve refuses, Start refuses too.
+// default; values sqlshell serve refuses, Start refuses too, naming the
+// Config field.
 func TestConfigDefaults(t *testing.T) {
 	cfg, err := Config{}.withDefaults()
 	require.NoError(t, err)
@@ -25,14 +26,21 @@ func TestConfigDefaults(t *testing.T) {
 	set.Logger = got.Logger
 	require.Equal(t, set, got, "set values are kept")
 
-	for _, bad := range []Config{
-		{MaxConnections: -1},
-		{MaxAllowedPacket: 1023},
-		{IdleTimeout: -time.Second},
-		{ConnectTimeout: -time.Second},
-		{WriteTimeout: -time.Second},
+	for _, bad := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{MaxConnections: -1}, "Config.MaxConnections must be at least 1"},
+		{Config{MaxAllowedPacket: 1023}, "Config.MaxAllowedPacket must be at least 1024"},
+		{Config{IdleTimeout: -time.Second}, "Config.IdleTimeout must not be negative"},
+		{Config{ConnectTimeout: -time.Second}, "Config.ConnectTimeout must not be negative"},
+		{Config{WriteTimeout: -time.Second}, "Config.WriteTimeout must not be negative"},
+		{Config{Listen: "nowhere"}, "Config.Listen"},
+		{Config{Listen: "127.0.0.1:0"}, "Config.User must not be empty"},
+		{Config{Listen: "127.0.0.1:0", User: "root", TLSCert: "x.pem"}, "Config.TLSCert and Config.TLSKey go together"},
+		{Config{Listen: "127.0.0.1:0", User: "root", RequireSecureTransport: true}, "Config.RequireSecureTransport needs Config.TLSCert"},
 	} {
-		_, err := Start(bad)
-		require.ErrorContains(t, err, "must be at least", "%+v", bad)
+		_, err := Start(bad.cfg)
+		require.ErrorContains(t, err, bad.want, "%+v", bad.cfg)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // TestExplainMariaDBClient: the mariadb client over the server gets
@@ -13,9 +15,9 @@ import (
 // in Extra and no placeholder warning, the tree, valid JSON, and EXPLAIN
 // ANALYZE's measured rows and loops.
 func TestExplainMariaDBClient(t *testing.T) {
-	mariadb := needTool(t, "mariadb")
+	mariadb := servertest.NeedTool(t, "mariadb")
 	s := testServer(t, Config{Password: "pw"})
-	host, port := hostPort(t, s.Addr())
+	host, port := servertest.HostPort(t, s.Addr())
 	db := client(t, s.Addr(), "root", "pw", "")
 	for _, q := range []string{
 		"CREATE DATABASE ex",
@@ -27,7 +29,7 @@ func TestExplainMariaDBClient(t *testing.T) {
 	}
 	run := func(args ...string) string {
 		t.Helper()
-		out, err := tool(t, "", mariadb, append([]string{"-h", host, "-P", port, "-uroot", "-ppw", "ex"}, args...)...)
+		out, err := servertest.Tool(t, "", mariadb, append([]string{"-h", host, "-P", port, "-uroot", "-ppw", "ex"}, args...)...)
 		require.NoError(t, err, out)
 		return out
 	}
@@ -73,4 +75,52 @@ func TestExplainMariaDBClient(t *testing.T) {
 	// GMS's own plan stays available.
 	out = run("-N", "-B", "--raw", "-e", "EXPLAIN FORMAT=DEBUG SELECT c FROM t WHERE id IN (1, 3)")
 	require.Contains(t, out, "access: MultiGet(keys=2, batch=32)")
+}
+
+// TestExplainPreparedWire: a client preparing EXPLAIN over the binary
+// protocol is told the placeholders of the statement explained, binds
+// them, and the plan uses the value bound; a statement without
+// placeholders still takes none.
+func TestExplainPreparedWire(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	for _, q := range []string{
+		"CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_idx (k))",
+		"INSERT INTO t VALUES (1, 1, 'a?'), (2, 1, 'b'), (3, 2, 'c')",
+	} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	conn, err := db.Conn(t.Context())
+	require.NoError(t, err)
+	defer conn.Close()
+
+	stmt, err := conn.PrepareContext(t.Context(), "EXPLAIN FORMAT=TREE SELECT c FROM t WHERE id = ? OR k = ?")
+	require.NoError(t, err)
+	defer stmt.Close()
+	var plan string
+	require.NoError(t, stmt.QueryRow(3, 1).Scan(&plan))
+	require.Contains(t, plan, "(t.id = 3) OR (t.k = 1)", plan)
+
+	stmt2, err := conn.PrepareContext(t.Context(), "EXPLAIN SELECT c FROM t WHERE id = ?")
+	require.NoError(t, err)
+	defer stmt2.Close()
+	rows, err := stmt2.Query(2)
+	require.NoError(t, err)
+	cols, err := rows.Columns()
+	require.NoError(t, err)
+	require.Equal(t, "id", cols[0])
+	var n int
+	for rows.Next() {
+		n++
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, 1, n)
+
+	// A '?' in a literal is no placeholder.
+	stmt3, err := conn.PrepareContext(t.Context(), "EXPLAIN SELECT c FROM t WHERE c = 'a?'")
+	require.NoError(t, err)
+	defer stmt3.Close()
+	_, err = stmt3.Query(1)
+	require.ErrorContains(t, err, "expected 0 arguments")
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // TestIntArithColumnTypes: the result columns of integer arithmetic reach
@@ -63,10 +65,10 @@ func TestIntArithColumnTypes(t *testing.T) {
 // TestIntArithMariaDBClient: the mariadb client reads the column of -5*208
 // as a signed LONGLONG (BIGINT), with no UNSIGNED flag.
 func TestIntArithMariaDBClient(t *testing.T) {
-	mariadb := needTool(t, "mariadb")
+	mariadb := servertest.NeedTool(t, "mariadb")
 	s := testServer(t, Config{Password: "pw"})
-	host, port := hostPort(t, s.Addr())
-	out, err := tool(t, "", mariadb, "-h", host, "-P", port, "-uroot", "-ppw", "--table", "--column-type-info",
+	host, port := servertest.HostPort(t, s.Addr())
+	out, err := servertest.Tool(t, "", mariadb, "-h", host, "-P", port, "-uroot", "-ppw", "--table", "--column-type-info",
 		"-e", "SELECT -5*208 AS a")
 	require.NoError(t, err, out)
 	require.Regexp(t, regexp.MustCompile(`Type:\s+LONGLONG`), out)

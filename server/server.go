@@ -105,8 +105,17 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.MaxAllowedPacket == 0 {
 		cfg.MaxAllowedPacket = defaultMaxAllowedPacket
 	}
-	if cfg.MaxConnections < 1 || cfg.MaxAllowedPacket < 1024 || cfg.IdleTimeout < 0 || cfg.ConnectTimeout < 0 || cfg.WriteTimeout < 0 {
-		return cfg, errors.New("--max-connections must be at least 1, --max-allowed-packet at least 1024, the timeouts positive")
+	switch {
+	case cfg.MaxConnections < 1:
+		return cfg, errors.New("Config.MaxConnections must be at least 1")
+	case cfg.MaxAllowedPacket < 1024:
+		return cfg, errors.New("Config.MaxAllowedPacket must be at least 1024")
+	case cfg.IdleTimeout < 0:
+		return cfg, errors.New("Config.IdleTimeout must not be negative")
+	case cfg.ConnectTimeout < 0:
+		return cfg, errors.New("Config.ConnectTimeout must not be negative")
+	case cfg.WriteTimeout < 0:
+		return cfg, errors.New("Config.WriteTimeout must not be negative")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
@@ -207,14 +216,14 @@ func Start(cfg Config) (*Server, error) {
 	}
 	loop, err := isLoopback(cfg.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("--listen %q: %w", cfg.Listen, err)
+		return nil, fmt.Errorf("Config.Listen %q: %w", cfg.Listen, err)
 	}
 	if cfg.User == "" {
-		return nil, errors.New("--user must not be empty")
+		return nil, errors.New("Config.User must not be empty")
 	}
 	var tlsCfg *tls.Config
 	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
-		return nil, errors.New("--tls-cert and --tls-key go together")
+		return nil, errors.New("Config.TLSCert and Config.TLSKey go together")
 	}
 	if cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
@@ -224,7 +233,7 @@ func Start(cfg Config) (*Server, error) {
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	if cfg.RequireSecureTransport && tlsCfg == nil {
-		return nil, errors.New("--require-secure-transport needs --tls-cert and --tls-key")
+		return nil, errors.New("Config.RequireSecureTransport needs Config.TLSCert and Config.TLSKey")
 	}
 	routeLogs(cfg.Logger)
 
@@ -357,7 +366,7 @@ func (s *Server) setupUsers(loopback bool) error {
 		return fmt.Errorf("creating the account %s", s.cfg.User)
 	}
 	if !loopback && u.AuthString == "" {
-		return fmt.Errorf("refusing to listen on %s: account %s has no password (set --password or STRATA_PASSWORD)", s.cfg.Listen, s.cfg.User)
+		return fmt.Errorf("refusing to listen on %s: account %s has no password (set Config.Password)", s.cfg.Listen, s.cfg.User)
 	}
 	if err := db.Persist(ctx, ed); err != nil {
 		return fmt.Errorf("saving the accounts: %w", err)

@@ -263,6 +263,7 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	if err := h.prepared.prepare(c, prepare.StatementID); err != nil {
 		return nil, err
 	}
+	h.countExplainParams(ctx, c, query, prepare)
 	f, err = h.Handler.ComPrepare(ctx, c, query, prepare)
 	h.prepared.prepared(c, prepare.StatementID, query, err != nil)
 	return f, wireErr(err)

@@ -24,6 +24,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strata-db/strata/server/servertest"
 	"github.com/strata-db/strata/sqlstore"
 )
 
@@ -71,17 +72,11 @@ func (l testLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// client opens a go-sql-driver/mysql pool to the server.
+// client opens a go-sql-driver/mysql pool to the server
+// (servertest.Client).
 func client(t *testing.T, addr, user, password, params string) *sql.DB {
 	t.Helper()
-	dsn := fmt.Sprintf("%s:%s@tcp(%s)/main", user, password, addr)
-	if params != "" {
-		dsn += "?" + params
-	}
-	db, err := sql.Open("mysql", dsn)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return servertest.Client(t, addr, user, password, params)
 }
 
 func mysqlNumber(err error) uint16 {

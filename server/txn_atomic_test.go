@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // Reading a view once committed the open transaction (GMS binds the view's
@@ -99,9 +101,9 @@ func drain(t *testing.T, rows *sql.Rows, err error) {
 // TestMariaDBViewTransaction runs the issue's script in the mariadb client:
 // the row inserted before reading the view is gone after ROLLBACK.
 func TestMariaDBViewTransaction(t *testing.T) {
-	mariadb := needTool(t, "mariadb")
+	mariadb := servertest.NeedTool(t, "mariadb")
 	s := testServer(t, Config{Password: "pw"})
-	host, port := hostPort(t, s.Addr())
+	host, port := servertest.HostPort(t, s.Addr())
 	conn := []string{"-h", host, "-P", port, "-uroot", "-ppw", "--batch", "--skip-column-names", "main"}
 	script := `CREATE TABLE t (id INT PRIMARY KEY);
 CREATE VIEW v AS SELECT * FROM t;
@@ -117,7 +119,7 @@ SELECT * FROM v;
 ROLLBACK;
 SELECT COUNT(*) FROM t;
 `
-	out, err := tool(t, script, mariadb, conn...)
+	out, err := servertest.Tool(t, script, mariadb, conn...)
 	require.NoError(t, err, out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Equal(t, "0", lines[len(lines)-1], out)
@@ -128,7 +130,7 @@ SELECT COUNT(*) FROM t;
 // ROLLBACK TO SAVEPOINT sp; it failed with "SAVEPOINT sp does not exist"
 // when reading the view committed the dump's transaction.
 func TestMariaDBDumpSingleTransactionWithView(t *testing.T) {
-	dump := needTool(t, "mariadb-dump")
+	dump := servertest.NeedTool(t, "mariadb-dump")
 	s := testServer(t, Config{Password: "pw"})
 	db := client(t, s.Addr(), "root", "pw", "")
 	execAll(t, db,
@@ -138,8 +140,8 @@ func TestMariaDBDumpSingleTransactionWithView(t *testing.T) {
 		"CREATE TABLE zlast (id INT PRIMARY KEY)",
 		"INSERT INTO zlast VALUES (7)",
 	)
-	host, port := hostPort(t, s.Addr())
-	out, err := tool(t, "", dump, "-h", host, "-P", port, "-uroot", "-ppw", "--single-transaction", "main")
+	host, port := servertest.HostPort(t, s.Addr())
+	out, err := servertest.Tool(t, "", dump, "-h", host, "-P", port, "-uroot", "-ppw", "--single-transaction", "main")
 	require.NoError(t, err, out)
 	require.Contains(t, out, "CREATE TABLE `items`")
 	require.Contains(t, out, "VIEW `cheap`")
@@ -211,9 +213,9 @@ func TestServerCallAndPrepareKeepTransaction(t *testing.T) {
 // TestMariaDBCallAndPrepareTransaction runs a CALL and a PREPARE in a
 // transaction in the mariadb client: ROLLBACK leaves nothing.
 func TestMariaDBCallAndPrepareTransaction(t *testing.T) {
-	mariadb := needTool(t, "mariadb")
+	mariadb := servertest.NeedTool(t, "mariadb")
 	s := testServer(t, Config{Password: "pw"})
-	host, port := hostPort(t, s.Addr())
+	host, port := servertest.HostPort(t, s.Addr())
 	conn := []string{"-h", host, "-P", port, "-uroot", "-ppw", "--batch", "--skip-column-names", "main"}
 	script := `CREATE TABLE t (id INT PRIMARY KEY);
 CREATE VIEW v AS SELECT * FROM t;
@@ -226,7 +228,7 @@ EXECUTE s;
 ROLLBACK;
 SELECT COUNT(*) FROM t;
 `
-	out, err := tool(t, script, mariadb, conn...)
+	out, err := servertest.Tool(t, script, mariadb, conn...)
 	require.NoError(t, err, out)
 	require.Equal(t, []string{"2", "0"}, strings.Split(strings.TrimSpace(out), "\n"), out)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/strata-db/strata/internal/sqltest"
 )
 
 // TestAccessPathsSpec runs testdata/access_paths: queries, the access
@@ -37,14 +39,10 @@ func TestAccessPathsSpec(t *testing.T) {
 	d := newTestDB(t)
 	datadriven.RunTest(t, "testdata/access_paths", func(t *testing.T, td *datadriven.TestData) string {
 		d.t = t
+		if out, ok := specSetup(t, d, td); ok {
+			return out
+		}
 		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "flush":
-			if err := d.s.kvDB().Flush(); err != nil {
-				td.Fatalf(t, "flush: %v", err)
-			}
-			return ""
 		case "explain":
 			return specExplain(d, specQueryText(t, td))
 		case "run":
@@ -69,7 +67,7 @@ var specCounters = []string{
 
 // specQueryText returns the query of a block: its lines joined by spaces.
 func specQueryText(t *testing.T, td *datadriven.TestData) string {
-	q := strings.Join(lines(td.Input), " ")
+	q := strings.Join(sqltest.Lines(td.Input), " ")
 	if q == "" {
 		td.Fatalf(t, "%s: want a query", td.Cmd)
 	}

@@ -121,7 +121,7 @@ func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
 // UseDatabase makes db the connection's current database, creating it
 // when it is missing.
 func (c *Conn) UseDatabase(ctx context.Context, db string) error {
-	q := "CREATE DATABASE IF NOT EXISTS " + quoteIdent(db)
+	q := "CREATE DATABASE IF NOT EXISTS " + QuoteIdent(db)
 	if _, err := c.Exec(ctx, q); err != nil {
 		return err
 	}
@@ -130,7 +130,8 @@ func (c *Conn) UseDatabase(ctx context.Context, db string) error {
 	return nil
 }
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+// QuoteIdent quotes an identifier with backticks, doubling those in it.
+func QuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // Autocommitting reports whether a statement run now commits on its own
 // (Session.Autocommitting).

@@ -31,14 +31,10 @@ func TestExplainSpec(t *testing.T) {
 	d := newTestDB(t)
 	datadriven.RunTest(t, "testdata/explain_formats", func(t *testing.T, td *datadriven.TestData) string {
 		d.t = t
+		if out, ok := specSetup(t, d, td); ok {
+			return out
+		}
 		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "flush":
-			if err := d.s.kvDB().Flush(); err != nil {
-				td.Fatalf(t, "flush: %v", err)
-			}
-			return ""
 		case "explain":
 			format := "traditional"
 			if td.HasArg("format") {

@@ -1101,29 +1101,16 @@ func sortText(fields sql.SortFields) string {
 	return strings.Join(parts, ", ")
 }
 
-// constInt is a LIMIT's value; -1 when it is not a constant.
+// constInt is a LIMIT's value (intLiteral's, one past the int64 range
+// taken as its largest); -1 when it is not a constant.
 func constInt(e sql.Expression) (int64, bool) {
-	l, ok := e.(*expression.Literal)
-	if !ok {
-		return -1, false
-	}
-	switch v := l.Value().(type) {
-	case int8:
-		return int64(v), true
-	case int16:
-		return int64(v), true
-	case int32:
-		return int64(v), true
-	case int64:
+	if v, ok := intLiteral(e); ok {
 		return v, true
-	case uint8:
-		return int64(v), true
-	case uint16:
-		return int64(v), true
-	case uint32:
-		return int64(v), true
-	case uint64:
-		return int64(min(v, math.MaxInt64)), true
+	}
+	if l, ok := e.(*expression.Literal); ok {
+		if _, ok := l.Value().(uint64); ok {
+			return math.MaxInt64, true
+		}
 	}
 	return -1, false
 }

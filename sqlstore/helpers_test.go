@@ -2,14 +2,14 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/internal/sqltest"
 )
 
 // testDB is a store with an engine and one session, for tests.
@@ -62,11 +62,7 @@ func (d *testDB) newCtx() *sql.Context {
 
 // query runs a statement in ctx and returns its rows or error.
 func query(e *sqle.Engine, ctx *sql.Context, q string) ([]sql.Row, error) {
-	_, iter, _, err := e.Query(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return sql.RowIterToRows(ctx, iter)
+	return sqltest.Query(e, ctx, q)
 }
 
 func (d *testDB) exec(q string) []sql.Row {
@@ -112,31 +108,8 @@ func insertValues(into string, from, to int, row func(i int) string) string {
 }
 
 // queryTyped runs q and returns its rows, as a client reads their text, and
-// its columns' types.
+// its columns' types (sqltest.TypedRows).
 func (d *testDB) queryTyped(q string) (string, []string) {
 	d.t.Helper()
-	ctx := d.ctx.WithQuery(q)
-	sch, iter, _, err := d.e.Query(ctx, q)
-	require.NoError(d.t, err, q)
-	rows, err := sql.RowIterToRows(ctx, iter)
-	require.NoError(d.t, err, q)
-	for _, row := range rows {
-		for i, v := range row {
-			if _, ok := v.(types.OkResult); ok || v == nil {
-				continue
-			}
-			text, err := sch[i].Type.SQL(ctx, nil, v)
-			require.NoError(d.t, err, q)
-			row[i] = text.ToString()
-		}
-	}
-	var typs []string
-	for _, c := range sch {
-		typ := c.Type.String()
-		if c.Nullable {
-			typ += " null"
-		}
-		typs = append(typs, typ)
-	}
-	return fmt.Sprint(rows), typs
+	return sqltest.TypedRows(d.t, d.e, d.ctx, q)
 }

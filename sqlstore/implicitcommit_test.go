@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/internal/sqltest"
 )
 
 // TestImplicitCommitSpec runs testdata/implicit_commit, the table of
@@ -54,8 +56,8 @@ func TestImplicitCommitSpec(t *testing.T) {
 			var outs []string
 			for _, mode := range modes {
 				next++
-				out := runInTxn(t, d, other, mode, next, lines(inside))
-				for _, stmt := range lines(after) {
+				out := runInTxn(t, d, other, mode, next, sqltest.Lines(inside))
+				for _, stmt := range sqltest.Lines(after) {
 					if err := runStmt(d, d.ctx, stmt); err != nil {
 						td.Fatalf(t, "%s: %v", stmt, err)
 					}
@@ -67,7 +69,7 @@ func TestImplicitCommitSpec(t *testing.T) {
 			}
 			return outs[0] + "\n"
 		case "script":
-			return runScript(t, d, d.newCtx(), other, lines(td.Input))
+			return runScript(t, d, d.newCtx(), other, sqltest.Lines(td.Input))
 		default:
 			td.Fatalf(t, "unknown command %q", td.Cmd)
 			return ""

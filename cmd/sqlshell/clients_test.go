@@ -1,50 +1,25 @@
 package main
 
 import (
-	"net"
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // Real MySQL clients against the server. They need Debian's mariadb-client
-// and sysbench packages; without them the tests skip.
-
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s is not installed (apt-get install -y mariadb-client sysbench)", name)
-	}
-	return p
-}
-
-func hostPort(t *testing.T, addr string) (string, string) {
-	h, p, err := net.SplitHostPort(addr)
-	require.NoError(t, err)
-	return h, p
-}
-
-// tool runs a client program and returns its output; stdin may be empty.
-func tool(t *testing.T, stdin string, name string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
+// and sysbench packages; without them the tests skip (servertest.NeedTool).
 
 func TestMariaDBClients(t *testing.T) {
-	mariadb := needTool(t, "mariadb")
-	dump := needTool(t, "mariadb-dump")
-	admin := needTool(t, "mariadb-admin")
+	mariadb := servertest.NeedTool(t, "mariadb")
+	dump := servertest.NeedTool(t, "mariadb-dump")
+	admin := servertest.NeedTool(t, "mariadb-admin")
 	s := testServer(t, "pw")
-	host, port := hostPort(t, s.Addr())
+	host, port := servertest.HostPort(t, s.Addr())
 	conn := []string{"-h", host, "-P", port, "-uroot", "-ppw"}
 
-	out, err := tool(t, "", admin, append(conn, "ping")...)
+	out, err := servertest.Tool(t, "", admin, append(conn, "ping")...)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "mysqld is alive")
 
@@ -55,35 +30,35 @@ UPDATE items SET price = 2 WHERE name = 'pen';
 COMMIT;
 SELECT id, name, price FROM items ORDER BY id;
 `
-	out, err = tool(t, script, mariadb, append(conn, "--batch", "main")...)
+	out, err = servertest.Tool(t, script, mariadb, append(conn, "--batch", "main")...)
 	require.NoError(t, err, out)
 	require.Equal(t, "id\tname\tprice\n1\tpen\t2.00\n2\tit's\tNULL\n3\tbag\t30.00\n", out)
 
 	// SQL-level PREPARE answers with a short info text, which once made
 	// the packet malformed for this client (2027).
-	out, err = tool(t, "", mariadb, append(conn, "--batch", "main", "-e", "PREPARE p FROM 'SELECT 7'; EXECUTE p; DEALLOCATE PREPARE p")...)
+	out, err = servertest.Tool(t, "", mariadb, append(conn, "--batch", "main", "-e", "PREPARE p FROM 'SELECT 7'; EXECUTE p; DEALLOCATE PREPARE p")...)
 	require.NoError(t, err, out)
 	require.Equal(t, "7\n7\n", out)
 
-	out, err = tool(t, "", mariadb, append(conn, "main", "-e", "SELECT * FROM nope")...)
+	out, err = servertest.Tool(t, "", mariadb, append(conn, "main", "-e", "SELECT * FROM nope")...)
 	require.Error(t, err)
 	require.Contains(t, out, "ERROR 1146 (42S02)")
-	out, err = tool(t, "", mariadb, "-h", host, "-P", port, "-uroot", "-pwrong", "-e", "SELECT 1")
+	out, err = servertest.Tool(t, "", mariadb, "-h", host, "-P", port, "-uroot", "-pwrong", "-e", "SELECT 1")
 	require.Error(t, err)
 	require.Contains(t, out, "ERROR 1045 (28000)")
 
 	// Dump, restore into another database of the server and into a new
 	// folder through the shell, and compare.
-	dumped, err := tool(t, "", dump, append(conn, "main")...)
+	dumped, err := servertest.Tool(t, "", dump, append(conn, "main")...)
 	require.NoError(t, err, dumped)
 	require.Contains(t, dumped, "CREATE TABLE `items`")
-	out, err = tool(t, "", mariadb, append(conn, "-e", "CREATE DATABASE restored")...)
+	out, err = servertest.Tool(t, "", mariadb, append(conn, "-e", "CREATE DATABASE restored")...)
 	require.NoError(t, err, out)
-	out, err = tool(t, dumped, mariadb, append(conn, "restored")...)
+	out, err = servertest.Tool(t, dumped, mariadb, append(conn, "restored")...)
 	require.NoError(t, err, out)
-	want, err := tool(t, "", mariadb, append(conn, "--batch", "main", "-e", "SELECT * FROM items ORDER BY id")...)
+	want, err := servertest.Tool(t, "", mariadb, append(conn, "--batch", "main", "-e", "SELECT * FROM items ORDER BY id")...)
 	require.NoError(t, err, want)
-	got, err := tool(t, "", mariadb, append(conn, "--batch", "restored", "-e", "SELECT * FROM items ORDER BY id")...)
+	got, err := servertest.Tool(t, "", mariadb, append(conn, "--batch", "restored", "-e", "SELECT * FROM items ORDER BY id")...)
 	require.NoError(t, err, got)
 	require.Equal(t, want, got)
 

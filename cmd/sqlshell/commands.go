@@ -309,8 +309,6 @@ func unquoteIdent(s string) string {
 	return s
 }
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
 // isQuery reports whether q reads only, so the names completion offers
 // stay as they are.
 func isQuery(q string) bool {
@@ -349,7 +347,7 @@ func (sh *shell) command(name, arg string, line int) bool {
 		}
 		db := unquoteIdent(strings.Fields(arg)[0])
 		ctx, release := sh.newCtx()
-		_, err := sh.sess.run(ctx, "USE "+quoteIdent(db))
+		_, err := sh.sess.run(ctx, "USE "+sqlstore.QuoteIdent(db))
 		release()
 		if err != nil {
 			sh.printError(err, statement{line: line})

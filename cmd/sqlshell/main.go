@@ -188,31 +188,11 @@ func historyDefault() string {
 // openStore opens (creating) the store in dir, with the engine's notices
 // going to out.
 func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating the data folder: %w", err)
-	}
-	st, _, err := kvstore.Open(dir, &kvstore.Options{NoSync: noSync, KV: &kv.Options{Logger: engineLog{out}}})
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", dir, err)
-	}
-	return st, nil
+	st, _, err := kvstore.OpenDir(dir, &kvstore.Options{NoSync: noSync, KV: &kv.Options{Logger: kvstore.NoticeLog(out)}})
+	return st, err
 }
 
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && readline.IsTerminal(int(f.Fd()))
 }
-
-// engineLog passes the engine's errors (a failed log write, a background
-// error that made the database read-only) and its recovery notices (a torn
-// log tail dropped, writes resumed after a full disk) to a log; the
-// routine ones, each flush and compaction, it drops.
-type engineLog struct{ out *log.Logger }
-
-func (l engineLog) Infof(format string, args ...any) {
-	if strings.HasPrefix(format, "kv: recovery") || strings.HasPrefix(format, "kv: resumed") {
-		l.out.Printf(format, args...)
-	}
-}
-
-func (l engineLog) Errorf(format string, args ...any) { l.out.Printf(format, args...) }

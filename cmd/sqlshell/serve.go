@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -91,7 +92,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	s, err := server.Start(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "sqlshell serve: %v\n", err)
+		fmt.Fprintf(stderr, "sqlshell serve: %s\n", serveFlagNames.Replace(err.Error()))
 		return exitOpen
 	}
 	logger.Printf("serving %s on %s (user %s)", cfg.Data, s.Addr(), cfg.User)
@@ -107,3 +108,20 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	logger.Printf("stopped")
 	return exitOK
 }
+
+// serveFlagNames rewrites the server.Config fields Start's errors name as
+// the flags that set them.
+var serveFlagNames = strings.NewReplacer(
+	"Config.Data", "--data",
+	"Config.Listen", "--listen",
+	"Config.User", "--user",
+	"Config.Password", "--password or STRATA_PASSWORD",
+	"Config.MaxConnections", "--max-connections",
+	"Config.IdleTimeout", "--idle-timeout",
+	"Config.ConnectTimeout", "--connect-timeout",
+	"Config.WriteTimeout", "--write-timeout",
+	"Config.MaxAllowedPacket", "--max-allowed-packet",
+	"Config.TLSCert", "--tls-cert",
+	"Config.TLSKey", "--tls-key",
+	"Config.RequireSecureTransport", "--require-secure-transport",
+)

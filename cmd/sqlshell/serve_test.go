@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"testing"
 
 	_ "github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/server"
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // testServer starts a server in the test process on a free loopback port
@@ -23,15 +23,9 @@ func testServer(t *testing.T, password string) *server.Server {
 	return s
 }
 
-// client opens a go-sql-driver/mysql pool to the server.
+// client opens a go-sql-driver/mysql pool to the server
+// (servertest.Client).
 func client(t *testing.T, addr, user, password, params string) *sql.DB {
 	t.Helper()
-	dsn := fmt.Sprintf("%s:%s@tcp(%s)/main", user, password, addr)
-	if params != "" {
-		dsn += "?" + params
-	}
-	db, err := sql.Open("mysql", dsn)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return servertest.Client(t, addr, user, password, params)
 }

@@ -1,73 +1,28 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/server/servertest"
 )
 
-// child is "sqlshell serve" running as a child process.
-type child struct {
-	cmd  *exec.Cmd
-	addr string
-	done chan struct{} // closed when its log has been read to the end
-	log  *bytes.Buffer
-}
-
-var servingRE = regexp.MustCompile(` on (\S+) \(user `)
-
-// startChild starts the server as a child process on a free port and
-// waits for the line that says where it listens.
-func startChild(t *testing.T, args ...string) *child {
+// startChild starts "sqlshell serve" as a child process on a free port
+// and waits for the line that says where it listens.
+func startChild(t *testing.T, args ...string) *servertest.Child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	c := &child{cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}}
-	addrc := make(chan string, 1)
-	go func() {
-		defer close(c.done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			c.log.WriteString(sc.Text() + "\n")
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				addrc <- m[1]
-			}
-		}
-		close(addrc)
-	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	addr, ok := <-addrc
-	if !ok {
-		<-c.done
-		_ = cmd.Wait()
-		t.Fatalf("the server did not start:\n%s", c.log)
-	}
-	c.addr = addr
-	return c
-}
-
-func (c *child) kill(t *testing.T) {
-	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
-	<-c.done
-	_ = c.cmd.Wait()
+	return servertest.StartChild(t, cmd)
 }
 
 // TestServerKilledMidTransaction kills the server (SIGKILL) while a client
@@ -76,7 +31,7 @@ func (c *child) kill(t *testing.T) {
 func TestServerKilledMidTransaction(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	srv := startChild(t, "--data", data, "--password", "pw")
-	db := client(t, srv.addr, "root", "pw", "")
+	db := client(t, srv.Addr, "root", "pw", "")
 	_, err := db.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))")
 	require.NoError(t, err)
 	for i := range 20 {
@@ -95,12 +50,12 @@ func TestServerKilledMidTransaction(t *testing.T) {
 	require.NoError(t, err)
 	_, err = open.Exec("DELETE FROM t WHERE id = 15")
 	require.NoError(t, err)
-	srv.kill(t)
+	srv.Kill(t)
 	_ = open.Rollback()
 	_ = db.Close()
 
 	srv = startChild(t, "--data", data)
-	db = client(t, srv.addr, "root", "pw", "")
+	db = client(t, srv.Addr, "root", "pw", "")
 	var n, updated int
 	require.NoError(t, db.QueryRow("SELECT COUNT(*), SUM(v = 'updated') FROM t").Scan(&n, &updated))
 	require.Equal(t, 20, n, "the open transaction's insert and delete are gone")
@@ -110,21 +65,23 @@ func TestServerKilledMidTransaction(t *testing.T) {
 	require.ErrorIs(t, err, sql.ErrNoRows)
 
 	// A clean stop with SIGTERM.
-	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
-	<-srv.done
-	require.NoError(t, srv.cmd.Wait())
-	require.Contains(t, srv.log.String(), "stopped")
+	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGTERM))
+	<-srv.Done
+	require.NoError(t, srv.Cmd.Wait())
+	require.Contains(t, srv.Log.String(), "stopped")
 }
 
-// TestServeFlags checks the flags the server refuses.
+// TestServeFlags checks the flags the server refuses, named as flags.
 func TestServeFlags(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--listen", "0.0.0.0:0"}, "has no password"},
-		{[]string{"--require-secure-transport"}, "needs --tls-cert"},
-		{[]string{"--tls-cert", "x.pem"}, "go together"},
+		{[]string{"--listen", "0.0.0.0:0"}, "has no password (set --password or STRATA_PASSWORD)"},
+		{[]string{"--listen", "nowhere"}, `--listen "nowhere"`},
+		{[]string{"--user", ""}, "--user must not be empty"},
+		{[]string{"--require-secure-transport"}, "--require-secure-transport needs --tls-cert and --tls-key"},
+		{[]string{"--tls-cert", "x.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--max-connections", "0"}, "--max-connections must be at least 1"},
 		{[]string{"extra"}, "unexpected argument"},
 	}

@@ -6,6 +6,9 @@ package kvstore
 
 import (
 	"fmt"
+	"log"
+	"os"
+	"strings"
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
@@ -63,3 +66,34 @@ func Open(dir string, opts *Options) (*sqlstore.Store, *kv.DB, error) {
 	}
 	return s, db, nil
 }
+
+// OpenDir is Open for a front end that owns its data folder (the shell,
+// the server): it creates dir when missing, readable by its owner alone
+// since it holds the data and the accounts, and names dir in its error.
+func OpenDir(dir string, opts *Options) (*sqlstore.Store, *kv.DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("creating the data folder: %w", err)
+	}
+	st, db, err := Open(dir, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening %s: %w", dir, err)
+	}
+	return st, db, nil
+}
+
+// NoticeLog returns an engine logger (kv.Options.Logger) that passes to out
+// what an operator acts on: the engine's errors (a failed log write, a
+// background error that made the database read-only) and its recovery
+// notices (a torn log tail dropped, writes resumed after a full disk). The
+// routine ones, each flush and compaction, it drops.
+func NoticeLog(out *log.Logger) kv.Logger { return noticeLog{out} }
+
+type noticeLog struct{ out *log.Logger }
+
+func (l noticeLog) Infof(format string, args ...any) {
+	if strings.HasPrefix(format, "kv: recovery") || strings.HasPrefix(format, "kv: resumed") {
+		l.out.Printf(format, args...)
+	}
+}
+
+func (l noticeLog) Errorf(format string, args ...any) { l.out.Printf(format, args...) }

@@ -251,8 +251,6 @@ func fuzzCheckGuard(t *testing.T, st *store, when string) {
 	require.Equal(t, fmt.Sprint(fuzzGuardRows), fmt.Sprint(n[0][0]), "%s: the guard table's index", when)
 }
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
 // fuzzDump reads every row of every base table of every database (but the
 // system ones), as sorted text per table.
 func fuzzDump(t *testing.T, st *store) map[string][]string {
@@ -267,14 +265,14 @@ func fuzzDump(t *testing.T, st *store) map[string][]string {
 		case "information_schema", "mysql", "performance_schema", "sys":
 			continue
 		}
-		tables, err := query(st.e, ctx, "SHOW FULL TABLES FROM "+quoteIdent(db))
+		tables, err := query(st.e, ctx, "SHOW FULL TABLES FROM "+sqlstore.QuoteIdent(db))
 		require.NoError(t, err, "tables of %s", db)
 		for _, tr := range tables {
 			if fmt.Sprint(tr[1]) != "BASE TABLE" {
 				continue
 			}
 			name := db + "." + fmt.Sprint(tr[0])
-			rows, err := query(st.e, ctx, "SELECT * FROM "+quoteIdent(db)+"."+quoteIdent(fmt.Sprint(tr[0])))
+			rows, err := query(st.e, ctx, "SELECT * FROM "+sqlstore.QuoteIdent(db)+"."+sqlstore.QuoteIdent(fmt.Sprint(tr[0])))
 			require.NoError(t, err, "reading table %s", name)
 			text := make([]string, len(rows))
 			for i, r := range rows {

@@ -32,6 +32,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strata-db/strata/internal/sqltest"
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
@@ -61,11 +62,7 @@ func (st *store) session(db string) *sql.Context {
 // query runs one statement to the end (autocommit commits when the rows
 // are closed) and returns its rows.
 func query(e *sqle.Engine, ctx *sql.Context, q string) ([]sql.Row, error) {
-	_, iter, _, err := e.Query(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return sql.RowIterToRows(ctx, iter)
+	return sqltest.Query(e, ctx, q)
 }
 
 // mustQuery runs q and fails the test on an error.
