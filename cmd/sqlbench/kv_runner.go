@@ -118,6 +118,13 @@ type kvResult struct {
 	elapsed time.Duration
 	msg     string       // the first thread's message that is not empty
 	hist    *kvHistogram // nil without -histogram
+	// entries counts the entries the read workloads passed (read key and
+	// value), summed over threads; 0 for workloads that count none.
+	entries int64
+	// cpu is the process's CPU time (user and system, every goroutine,
+	// background flushes and compactions included) during the run: with
+	// entries, the cost per entry that ops/sec hides on a shared machine.
+	cpu time.Duration
 }
 
 // opsPerSec returns operations per second of wall-clock time.
@@ -153,6 +160,7 @@ type kvThread struct {
 	start, finish time.Time
 	done          int64 // operations finished
 	bytes         int64
+	entries       int64 // entries passed, for the CPU per entry
 	msg           string
 
 	hist     *kvHistogram
@@ -426,6 +434,7 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	}
 	errs := make([]error, len(threads))
 	gate := make(chan struct{})
+	cpuStart := kvProcessCPU()
 	var wg sync.WaitGroup
 	for i, t := range threads {
 		wg.Go(func() {
@@ -443,6 +452,7 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	}
 	close(gate)
 	wg.Wait()
+	cpu := kvProcessCPU() - cpuStart
 	prog.Stop()
 	if err := errors.Join(errs...); err != nil {
 		return kvResult{}, err
@@ -450,7 +460,9 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	if b.interrupted.Load() {
 		return kvResult{}, errKVInterrupted
 	}
-	return mergeKVThreads(r, threads), nil
+	res := mergeKVThreads(r, threads)
+	res.cpu = cpu
+	return res, nil
 }
 
 // mergeKVThreads merges the threads' figures as db_bench does: operations,
@@ -462,6 +474,7 @@ func mergeKVThreads(r kvRun, threads []*kvThread) kvResult {
 	for i, t := range threads {
 		res.ops += t.done
 		res.bytes += t.bytes
+		res.entries += t.entries
 		res.busy += t.finish.Sub(t.start)
 		if i == 0 || t.start.Before(first) {
 			first = t.start

@@ -55,6 +55,11 @@ func TestKVRun(t *testing.T) {
 	require.Equal(t, "(1000 of 1000 found)", lines["readrandom"][4], "after fillseq every key exists")
 	require.Equal(t, "(1000 of 1000 found)", lines["seekrandom"][4])
 	require.Equal(t, 1000, ops("readseq"), "-reads bounds readseq")
+	// The CPU line follows the report lines of the reads that pass entries:
+	// one per readseq key, -seek_nexts per seekrandom seek.
+	require.Regexp(t, `(?m)^readseq .*\ncpu/entry    : +[\d.]+ ns \([\d.]+ s of process CPU for 1000 entries\)$`, out)
+	require.Regexp(t, `(?m)^cpu/entry    : +[\d.]+ ns \([\d.]+ s of process CPU for 5000 entries\)$`, out)
+	require.NotRegexp(t, `(?m)^fillseq .*\ncpu/entry`, out, "a fill counts no entries")
 	require.Equal(t, 1, ops("compact"))
 	require.Empty(t, lines["compact"][3], "compact counts no bytes")
 	// MB/s agrees with the bytes counted: fillseq moves key + value.
@@ -206,9 +211,13 @@ func TestKVRunAB(t *testing.T) {
 		"-ab=readahead_size", "-cold", "-statistics", "-histogram")
 
 	require.Len(t, kvReportLine.FindAllString(out, -1), 2+2*2, "fillseq and compact once, each read workload twice:\n%s", out)
-	for _, tc := range []struct{ w, mb string }{{"seekrandom", ` MB/s x[\d.]+,`}, {"multiscan", ""}} {
+	// seekrandom counts bytes and entries (MB/s and CPU per entry), multiscan neither.
+	for _, tc := range []struct{ w, mb, cpu string }{
+		{"seekrandom", ` MB/s x[\d.]+,`, `, cpu/entry x[\d.]+ \([\d.]+ vs [\d.]+ ns\)`},
+		{"multiscan", "", ""},
+	} {
 		re := `(?m)^` + tc.w + ` .*\n(?:.*\n)*?` + tc.w + ` .*\n(?:.*\n)*?` +
-			`A/B readahead_size=1048576 vs 0: ops/sec x[\d.]+,` + tc.mb + ` file.read.count x[\d.-]+ \(\d+ vs \d+\), per op x[\d.-]+ \([\d.]+ vs [\d.]+\)\n`
+			`A/B readahead_size=1048576 vs 0: ops/sec x[\d.]+,` + tc.mb + ` file.read.count x[\d.-]+ \(\d+ vs \d+\), per op x[\d.-]+ \([\d.]+ vs [\d.]+\)` + tc.cpu + `\n`
 		require.Regexp(t, re, out)
 	}
 	// Each side's counters cover its run alone.
