@@ -74,21 +74,49 @@ func (i *Iterator) setErr(err error) bool {
 	return false
 }
 
+// maxSequentialSkips is how many entries a forward move steps over one by
+// one before it moves past the rest of a user key's hidden entries with
+// one forward seek (base.ForwardSeeker): the older versions a hot key piles
+// up in the memtable and level 0 between compactions, or the versions
+// newer than the iterator's snapshot. A step costs one Next of the merge;
+// the seek, a few comparisons per level of a memtable's towers and a
+// search of a table's block, which pays once the versions run long.
+const maxSequentialSkips = 8
+
 // findNextEntry moves forward from kv to the first key whose newest visible
 // entry is a live value, skipping the entries of i.keyBuf when skipping.
 func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 	i.dir = +1
+	skipped := 0
 	for kv != nil {
 		ukey := kv.UserKey()
 		if i.upper != nil && bytes.Compare(ukey, i.upper) >= 0 {
 			break
 		}
 		seq := kv.Seq()
-		if !i.visibleSeq(seq) || (skipping && bytes.Equal(ukey, i.keyBuf)) {
+		if visible := i.visibleSeq(seq); !visible || (skipping && bytes.Equal(ukey, i.keyBuf)) {
+			if skipped++; skipped > maxSequentialSkips {
+				if fs, ok := i.iter.(base.ForwardSeeker); ok {
+					skipped = 0
+					if visible {
+						// An older version of the key just returned or
+						// deleted: what follows the key's last possible
+						// entry.
+						i.search = base.AppendKey(i.search[:0], i.keyBuf, 0, 0)
+					} else {
+						// Newer than the snapshot: the key's newest entry
+						// the snapshot sees.
+						i.search = base.MakeSearchKey(i.search[:0], ukey, i.snap)
+					}
+					kv = fs.NextGE(i.search)
+					continue
+				}
+			}
 			kv = i.iter.Next()
 			continue
 		}
 		// The newest visible entry of ukey.
+		skipped = 0
 		i.keyBuf = append(i.keyBuf[:0], ukey...)
 		skipping = true
 		switch kv.Kind() {
