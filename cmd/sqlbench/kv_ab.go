@@ -47,6 +47,7 @@ var kvABFlags = []*kvABFlag{
 	{name: "multiread_batched", field: func(r *kvRun) any { return &r.multiReadBatched }},
 	{name: "multiscan_prepare", field: func(r *kvRun) any { return &r.multiScanPrepare }},
 	{name: "multiscan_coalesce", field: func(r *kvRun) any { return &r.iter.coalesceThreshold }, min: -1},
+	{name: "compact_during_reads", field: func(r *kvRun) any { return &r.compactDuring }},
 }
 
 // kvABFlagNames returns the names -ab accepts, comma-separated.

@@ -82,6 +82,9 @@ type kvRun struct {
 	open kvOpenOptions
 	// cold drops the OS cache of the tables before the run.
 	cold bool
+	// compactDuring runs full compactions, one after another, in the
+	// background for as long as the run lasts.
+	compactDuring bool
 }
 
 // newKVRun returns the run of workload w under the flags.
@@ -91,6 +94,7 @@ func newKVRun(c *kvConfig, w *kvWorkload) kvRun {
 		num: c.num, ops: w.ops(c), threads: c.threads, checkOps: c.opsBetweenDurationChecks,
 		keySize: c.keySize, valueSize: c.valueSize, batchSize: c.batchSize,
 		seekNexts: c.seekNexts, maxScanDistance: c.maxScanDistance, cold: c.cold,
+		compactDuring:   c.compactDuringReads && w.readOnly,
 		iter:            kvIterOptions{readaheadSize: c.readaheadSize, asyncIO: c.asyncIO, fillCache: c.fillCache, coalesceThreshold: c.multiScanGap},
 		multiReadStride: c.multiReadStride, multiReadBatched: c.multiReadBatched,
 		multiScanSize: c.multiScanSize, multiScanStride: c.multiScanStride, multiScanPrepare: c.multiScanPrepare,
@@ -434,6 +438,10 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	}
 	errs := make([]error, len(threads))
 	gate := make(chan struct{})
+	var bg *kvBackgroundCompactions
+	if r.compactDuring {
+		bg = startKVBackgroundCompactions(b.db)
+	}
 	cpuStart := kvProcessCPU()
 	var wg sync.WaitGroup
 	for i, t := range threads {
@@ -454,6 +462,11 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	wg.Wait()
 	cpu := kvProcessCPU() - cpuStart
 	prog.Stop()
+	if bg != nil {
+		n, err := bg.stop()
+		fmt.Fprintf(b.stderr, "... %d full compactions finished during the run (the last one waited for after it)\n", n)
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return kvResult{}, err
 	}
@@ -463,6 +476,47 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	res := mergeKVThreads(r, threads)
 	res.cpu = cpu
 	return res, nil
+}
+
+// kvBackgroundCompactions compacts a database, one full compaction after
+// another, until stopped: the load of -compact_during_reads, under which a
+// read workload shares the disk and the CPUs with compactions that read and
+// write every table.
+type kvBackgroundCompactions struct {
+	stopping chan struct{}
+	done     chan struct{}
+	n        int
+	err      error
+}
+
+// startKVBackgroundCompactions starts compacting db in a goroutine that
+// stop ends.
+func startKVBackgroundCompactions(db kvEngine) *kvBackgroundCompactions {
+	bg := &kvBackgroundCompactions{stopping: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(bg.done)
+		for {
+			select {
+			case <-bg.stopping:
+				return
+			default:
+			}
+			if err := db.compact(); err != nil {
+				bg.err = fmt.Errorf("background compaction: %w", err)
+				return
+			}
+			bg.n++
+		}
+	}()
+	return bg
+}
+
+// stop waits for the running compaction to finish and returns how many
+// finished, and the error that stopped them, if any.
+func (bg *kvBackgroundCompactions) stop() (int, error) {
+	close(bg.stopping)
+	<-bg.done
+	return bg.n, bg.err
 }
 
 // mergeKVThreads merges the threads' figures as db_bench does: operations,

@@ -255,3 +255,17 @@ func TestKVRunABReopens(t *testing.T) {
 	require.Len(t, regexp.MustCompile(`(?m)^A/B use_direct_reads=false vs true: `).FindAllString(stdout.String(), -1), 2)
 	require.Len(t, regexp.MustCompile(`(?m)^readrandom .*\(200 of 200 found\)`).FindAllString(stdout.String(), -1), 4)
 }
+
+func TestKVRunCompactDuringReads(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, lines := runKVForTest(t, "-db="+dir, "-num=20000", "-reads=200", "-seed=5", "-seek_nexts=100",
+		"-benchmarks=fillseq,seekrandom", "-compact_during_reads", "-statistics")
+	require.Contains(t, lines, "seekrandom", out)
+	require.Equal(t, "(200 of 200 found)", lines["seekrandom"][4], "compactions under the reads change no answer")
+	m := regexp.MustCompile(`\.\.\. (\d+) full compactions finished during the run`).FindAllStringSubmatch(errOut, -1)
+	require.Len(t, m, 1, "once, for the read workload alone:\n%s", errOut)
+	n, err := strconv.Atoi(m[0][1])
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, kvCounterLine(t, out, "STATISTICS:", "compaction.count"), n+1,
+		"every compaction that finished, and the last one, waited for after the run")
+}
