@@ -7,6 +7,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/table"
 )
 
 // Iterator iterates over the live keys of a database, of a snapshot, or of
@@ -54,6 +55,10 @@ type Iterator struct {
 	search []byte // scratch for search keys
 	err    error
 	closed bool
+
+	// fillBudget caps what the iterator's table iterators insert into the
+	// block cache between two seeks (see scanFillShare).
+	fillBudget table.FillBudget
 }
 
 func (i *Iterator) visibleSeq(seq base.SeqNum) bool {
@@ -203,6 +208,8 @@ func (i *Iterator) startSeek() bool {
 		return false
 	}
 	i.st.Add(stats.IterSeeks, 1)
+	// Each scan, from its seek, may fill its share of the block cache.
+	i.fillBudget.Reset()
 	i.exhausted = false
 	i.iterKV = nil
 	// A previous error stays until a seek succeeds.
