@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/manifest"
@@ -210,12 +211,17 @@ func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*mani
 	var prevKey []byte
 	prevStripe, havePrev := 0, false
 	n := 0
+	pace := compactionPacer{limit: d.opts.CompactionRateLimit, start: time.Now()}
 	for kv := it.First(); kv != nil; kv = it.Next() {
+		pace.read += int64(len(kv.K) + len(kv.V))
 		if n++; n&1023 == 0 {
 			select {
 			case <-d.bg.closing:
 				return nil, w.nums, errCompactionAborted
 			default:
+			}
+			if !pace.wait(d.bg.closing) {
+				return nil, w.nums, errCompactionAborted
 			}
 		}
 		ukey := kv.UserKey()
@@ -382,4 +388,33 @@ func (w *compactionWriter) abandon() {
 		w.d.fs.Remove(makeFilename(w.d.dirname, fileTypeTable, m.FileNum))
 	}
 	w.outputs = nil
+}
+
+// compactionPacer holds a compaction to Options.CompactionRateLimit bytes
+// of entries read per second.
+type compactionPacer struct {
+	limit int64 // bytes per second; 0 for none
+	start time.Time
+	read  int64 // bytes of entries read so far
+}
+
+// wait sleeps until the bytes read so far fit the limit since the start.
+// It returns false when closing is closed meanwhile.
+func (p *compactionPacer) wait(closing <-chan struct{}) bool {
+	if p.limit <= 0 {
+		return true
+	}
+	due := time.Duration(float64(p.read) / float64(p.limit) * float64(time.Second))
+	ahead := due - time.Since(p.start)
+	if ahead <= time.Millisecond {
+		return true
+	}
+	t := time.NewTimer(ahead)
+	defer t.Stop()
+	select {
+	case <-closing:
+		return false
+	case <-t.C:
+		return true
+	}
 }
