@@ -43,6 +43,33 @@ func (d *DB) maybeScheduleCompactionLocked() {
 	}
 }
 
+// readCompactionSamples is how many read samples (one per
+// readSampleBytes a scan returns) must find level-0 tables over the key
+// read before level 0 is compacted for the reads' sake: 32 MiB of scans
+// through data that a merge with level 0 makes them read twice.
+const (
+	readSampleBytes       = 1 << 20
+	readCompactionSamples = 32
+)
+
+// noteLevel0Read records a read sample that found a level-0 table over the
+// key read, and every readCompactionSamples of them asks the compaction
+// goroutine to compact level 0 once it has nothing more pressing (Pebble
+// compacts for reads too). Writes that fill level 0 up to its trigger
+// compact it anyway; this is for the level-0 tables a burst of writes
+// leaves, which every scan of their key range would otherwise merge and
+// read next to the level below, for as long as no more writes come.
+func (d *DB) noteLevel0Read() {
+	if d.l0Reads.Add(1)%readCompactionSamples != 0 || d.bg.compactCh == nil {
+		return
+	}
+	d.readCompaction.Store(true)
+	select {
+	case d.bg.compactCh <- struct{}{}: // never closed; the loop checks closing
+	default:
+	}
+}
+
 func (d *DB) compactLoop() {
 	defer d.bg.wg.Done()
 	for {
@@ -54,6 +81,9 @@ func (d *DB) compactLoop() {
 		d.mu.Lock()
 		for !d.mu.closed && d.mu.bgErr == nil {
 			c := manifest.Pick(d.mu.versions.Current(), d.pickerOptions())
+			if c == nil && d.readCompaction.Swap(false) {
+				c = manifest.PickLevel0(d.mu.versions.Current(), d.pickerOptions())
+			}
 			if c == nil {
 				break
 			}

@@ -56,6 +56,10 @@ type Iterator struct {
 	err    error
 	closed bool
 
+	// sampled counts the bytes of entries returned since the last read
+	// sample (see sampleRead).
+	sampled int
+
 	// fillBudget caps what the iterator's table iterators insert into the
 	// block cache between two seeks (see scanFillShare).
 	fillBudget table.FillBudget
@@ -128,6 +132,9 @@ func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 		case base.KindSet:
 			if !i.covered(ukey, seq) {
 				i.key, i.value, i.valid = i.keyBuf, kv.V, true
+				if i.sampled += len(ukey) + len(kv.V); i.sampled >= readSampleBytes {
+					i.sampleRead()
+				}
 				return true
 			}
 		case base.KindDelete:
@@ -144,6 +151,23 @@ func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 	}
 	i.valid = false
 	return false
+}
+
+// sampleRead checks, once per readSampleBytes returned, whether a level-0
+// table of the iterator's version spans the current key: then the scan is
+// merging it with the levels below, and the database may compact level 0
+// for it (DB.noteLevel0Read).
+func (i *Iterator) sampleRead() {
+	i.sampled = 0
+	if i.rs == nil || i.db == nil {
+		return
+	}
+	for _, f := range i.rs.v.Levels[0] {
+		if bytes.Compare(base.UserKey(f.Smallest), i.key) <= 0 && bytes.Compare(i.key, base.UserKey(f.Largest)) <= 0 {
+			i.db.noteLevel0Read()
+			return
+		}
+	}
 }
 
 // findPrevEntry moves backward from kv to the previous key whose newest
