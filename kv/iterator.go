@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/rangedel"
@@ -56,9 +57,10 @@ type Iterator struct {
 	err    error
 	closed bool
 
-	// sampled counts the bytes of entries returned since the last read
-	// sample (see sampleRead).
-	sampled int
+	// sampleLeft is the bytes of entries to return before the next read
+	// sample (see sampleRead), drawn uniformly from [0, 2*readSampleBytes)
+	// so that the short scans of many iterators sample as one long one.
+	sampleLeft int
 
 	// fillBudget caps what the iterator's table iterators insert into the
 	// block cache between two seeks (see scanFillShare).
@@ -132,7 +134,7 @@ func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 		case base.KindSet:
 			if !i.covered(ukey, seq) {
 				i.key, i.value, i.valid = i.keyBuf, kv.V, true
-				if i.sampled += len(ukey) + len(kv.V); i.sampled >= readSampleBytes {
+				if i.sampleLeft -= len(ukey) + len(kv.V); i.sampleLeft < 0 {
 					i.sampleRead()
 				}
 				return true
@@ -153,12 +155,12 @@ func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 	return false
 }
 
-// sampleRead checks, once per readSampleBytes returned, whether a level-0
-// table of the iterator's version spans the current key: then the scan is
-// merging it with the levels below, and the database may compact level 0
-// for it (DB.noteLevel0Read).
+// sampleRead checks, about once per readSampleBytes returned, whether a
+// level-0 table of the iterator's version spans the current key: then the
+// scan is merging it with the levels below, and the database may compact
+// level 0 for it (DB.noteLevel0Read).
 func (i *Iterator) sampleRead() {
-	i.sampled = 0
+	i.sampleLeft = nextReadSample()
 	if i.rs == nil || i.db == nil {
 		return
 	}
@@ -383,3 +385,8 @@ func (i *Iterator) Close() error {
 	}
 	return err
 }
+
+// nextReadSample draws the bytes an iterator returns before its next read
+// sample: uniform in [0, 2*readSampleBytes), one sample per readSampleBytes
+// on average however short the scans.
+func nextReadSample() int { return rand.IntN(2 * readSampleBytes) }

@@ -264,7 +264,8 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	it := &Iterator{
 		db: d, rs: rs, snap: seq,
 		lower: opts.LowerBound, upper: opts.UpperBound,
-		st: stats.Sink{DB: &d.stats, Op: opts.Stats},
+		st:         stats.Sink{DB: &d.stats, Op: opts.Stats},
+		sampleLeft: nextReadSample(),
 	}
 	var iters []base.InternalIterator
 	var tombs []rangedel.Tombstone
