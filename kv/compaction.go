@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/manifest"
@@ -42,6 +43,33 @@ func (d *DB) maybeScheduleCompactionLocked() {
 	}
 }
 
+// readCompactionSamples is how many read samples (one per
+// readSampleBytes a scan returns) must find level-0 tables over the key
+// read before level 0 is compacted for the reads' sake: 32 MiB of scans
+// through data that a merge with level 0 makes them read twice.
+const (
+	readSampleBytes       = 1 << 20
+	readCompactionSamples = 32
+)
+
+// noteLevel0Read records a read sample that found a level-0 table over the
+// key read, and every readCompactionSamples of them asks the compaction
+// goroutine to compact level 0 once it has nothing more pressing (Pebble
+// compacts for reads too). Writes that fill level 0 up to its trigger
+// compact it anyway; this is for the level-0 tables a burst of writes
+// leaves, which every scan of their key range would otherwise merge and
+// read next to the level below, for as long as no more writes come.
+func (d *DB) noteLevel0Read() {
+	if d.l0Reads.Add(1)%readCompactionSamples != 0 || d.bg.compactCh == nil {
+		return
+	}
+	d.readCompaction.Store(true)
+	select {
+	case d.bg.compactCh <- struct{}{}: // never closed; the loop checks closing
+	default:
+	}
+}
+
 func (d *DB) compactLoop() {
 	defer d.bg.wg.Done()
 	for {
@@ -53,6 +81,9 @@ func (d *DB) compactLoop() {
 		d.mu.Lock()
 		for !d.mu.closed && d.mu.bgErr == nil {
 			c := manifest.Pick(d.mu.versions.Current(), d.pickerOptions())
+			if c == nil && d.readCompaction.Swap(false) {
+				c = manifest.PickLevel0(d.mu.versions.Current(), d.pickerOptions())
+			}
 			if c == nil {
 				break
 			}
@@ -210,12 +241,17 @@ func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*mani
 	var prevKey []byte
 	prevStripe, havePrev := 0, false
 	n := 0
+	pace := compactionPacer{limit: d.opts.CompactionRateLimit, start: time.Now()}
 	for kv := it.First(); kv != nil; kv = it.Next() {
+		pace.read += int64(len(kv.K) + len(kv.V))
 		if n++; n&1023 == 0 {
 			select {
 			case <-d.bg.closing:
 				return nil, w.nums, errCompactionAborted
 			default:
+			}
+			if !pace.wait(d.bg.closing) {
+				return nil, w.nums, errCompactionAborted
 			}
 		}
 		ukey := kv.UserKey()
@@ -382,4 +418,33 @@ func (w *compactionWriter) abandon() {
 		w.d.fs.Remove(makeFilename(w.d.dirname, fileTypeTable, m.FileNum))
 	}
 	w.outputs = nil
+}
+
+// compactionPacer holds a compaction to Options.CompactionRateLimit bytes
+// of entries read per second.
+type compactionPacer struct {
+	limit int64 // bytes per second; 0 for none
+	start time.Time
+	read  int64 // bytes of entries read so far
+}
+
+// wait sleeps until the bytes read so far fit the limit since the start.
+// It returns false when closing is closed meanwhile.
+func (p *compactionPacer) wait(closing <-chan struct{}) bool {
+	if p.limit <= 0 {
+		return true
+	}
+	due := time.Duration(float64(p.read) / float64(p.limit) * float64(time.Second))
+	ahead := due - time.Since(p.start)
+	if ahead <= time.Millisecond {
+		return true
+	}
+	t := time.NewTimer(ahead)
+	defer t.Stop()
+	select {
+	case <-closing:
+		return false
+	case <-t.C:
+		return true
+	}
 }

@@ -102,6 +102,12 @@ type DB struct {
 	// flusher, which must not take mu.
 	logW atomic.Pointer[wal.Writer]
 
+	// l0Reads counts the read samples that found level-0 tables over the
+	// scanned key; readCompaction asks the compaction goroutine to compact
+	// level 0 (see noteLevel0Read).
+	l0Reads        atomic.Int64
+	readCompaction atomic.Bool
+
 	bg struct {
 		walFlushCh chan struct{}
 		flushCh    chan struct{}

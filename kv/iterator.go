@@ -3,10 +3,12 @@ package kv
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/stats"
+	"github.com/strata-db/strata/kv/table"
 )
 
 // Iterator iterates over the live keys of a database, of a snapshot, or of
@@ -54,6 +56,15 @@ type Iterator struct {
 	search []byte // scratch for search keys
 	err    error
 	closed bool
+
+	// sampleLeft is the bytes of entries to return before the next read
+	// sample (see sampleRead), drawn uniformly from [0, 2*readSampleBytes)
+	// so that the short scans of many iterators sample as one long one.
+	sampleLeft int
+
+	// fillBudget caps what the iterator's table iterators insert into the
+	// block cache between two seeks (see scanFillShare).
+	fillBudget table.FillBudget
 }
 
 func (i *Iterator) visibleSeq(seq base.SeqNum) bool {
@@ -74,27 +85,58 @@ func (i *Iterator) setErr(err error) bool {
 	return false
 }
 
+// maxSequentialSkips is how many entries a forward move steps over one by
+// one before it moves past the rest of a user key's hidden entries with
+// one forward seek (base.ForwardSeeker): the older versions a hot key piles
+// up in the memtable and level 0 between compactions, or the versions
+// newer than the iterator's snapshot. A step costs one Next of the merge;
+// the seek, a few comparisons per level of a memtable's towers and a
+// search of a table's block, which pays once the versions run long.
+const maxSequentialSkips = 8
+
 // findNextEntry moves forward from kv to the first key whose newest visible
 // entry is a live value, skipping the entries of i.keyBuf when skipping.
 func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 	i.dir = +1
+	skipped := 0
 	for kv != nil {
 		ukey := kv.UserKey()
 		if i.upper != nil && bytes.Compare(ukey, i.upper) >= 0 {
 			break
 		}
 		seq := kv.Seq()
-		if !i.visibleSeq(seq) || (skipping && bytes.Equal(ukey, i.keyBuf)) {
+		if visible := i.visibleSeq(seq); !visible || (skipping && bytes.Equal(ukey, i.keyBuf)) {
+			if skipped++; skipped > maxSequentialSkips {
+				if fs, ok := i.iter.(base.ForwardSeeker); ok {
+					skipped = 0
+					if visible {
+						// An older version of the key just returned or
+						// deleted: what follows the key's last possible
+						// entry.
+						i.search = base.AppendKey(i.search[:0], i.keyBuf, 0, 0)
+					} else {
+						// Newer than the snapshot: the key's newest entry
+						// the snapshot sees.
+						i.search = base.MakeSearchKey(i.search[:0], ukey, i.snap)
+					}
+					kv = fs.NextGE(i.search)
+					continue
+				}
+			}
 			kv = i.iter.Next()
 			continue
 		}
 		// The newest visible entry of ukey.
+		skipped = 0
 		i.keyBuf = append(i.keyBuf[:0], ukey...)
 		skipping = true
 		switch kv.Kind() {
 		case base.KindSet:
 			if !i.covered(ukey, seq) {
 				i.key, i.value, i.valid = i.keyBuf, kv.V, true
+				if i.sampleLeft -= len(ukey) + len(kv.V); i.sampleLeft < 0 {
+					i.sampleRead()
+				}
 				return true
 			}
 		case base.KindDelete:
@@ -111,6 +153,23 @@ func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 	}
 	i.valid = false
 	return false
+}
+
+// sampleRead checks, about once per readSampleBytes returned, whether a
+// level-0 table of the iterator's version spans the current key: then the
+// scan is merging it with the levels below, and the database may compact
+// level 0 for it (DB.noteLevel0Read).
+func (i *Iterator) sampleRead() {
+	i.sampleLeft = nextReadSample()
+	if i.rs == nil || i.db == nil {
+		return
+	}
+	for _, f := range i.rs.v.Levels[0] {
+		if bytes.Compare(base.UserKey(f.Smallest), i.key) <= 0 && bytes.Compare(i.key, base.UserKey(f.Largest)) <= 0 {
+			i.db.noteLevel0Read()
+			return
+		}
+	}
 }
 
 // findPrevEntry moves backward from kv to the previous key whose newest
@@ -175,6 +234,8 @@ func (i *Iterator) startSeek() bool {
 		return false
 	}
 	i.st.Add(stats.IterSeeks, 1)
+	// Each scan, from its seek, may fill its share of the block cache.
+	i.fillBudget.Reset()
 	i.exhausted = false
 	i.iterKV = nil
 	// A previous error stays until a seek succeeds.
@@ -324,3 +385,8 @@ func (i *Iterator) Close() error {
 	}
 	return err
 }
+
+// nextReadSample draws the bytes an iterator returns before its next read
+// sample: uniform in [0, 2*readSampleBytes), one sample per readSampleBytes
+// on average however short the scans.
+func nextReadSample() int { return rand.IntN(2 * readSampleBytes) }

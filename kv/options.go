@@ -114,6 +114,12 @@ type Options struct {
 	// 2 MiB. Compactions read ahead even while the page cache serves
 	// foreground reads (table.IterOptions.ForceReadahead).
 	CompactionReadahead int64
+	// CompactionRateLimit, when positive, paces each compaction to read at
+	// most this many bytes of entries per second, so that scans sharing
+	// the disk and the CPUs with it keep their rate; compactions then take
+	// longer, and writes may stall on the work they leave. 0 (the
+	// default): no limit.
+	CompactionRateLimit int64
 
 	// WALRecovery says what Open does with a corrupt write-ahead log record
 	// that is not the torn tail of the last log (a torn tail is always
@@ -264,6 +270,7 @@ func (o *Options) Validate() error {
 	check(o.InitialAutoReadahead >= 0, "InitialAutoReadahead %d is negative", o.InitialAutoReadahead)
 	check(o.ResumeInterval > 0, "ResumeInterval %v is not positive", o.ResumeInterval)
 	check(o.CompactionReadahead >= 0, "CompactionReadahead %d is negative", o.CompactionReadahead)
+	check(o.CompactionRateLimit >= 0, "CompactionRateLimit %d is negative", o.CompactionRateLimit)
 	check(o.WALRecovery == WALRecoveryStrict || o.WALRecovery == WALRecoverySkipCorrupt, "WALRecovery %d is unknown", o.WALRecovery)
 	if len(bad) == 0 {
 		return nil

@@ -47,6 +47,7 @@ var kvABFlags = []*kvABFlag{
 	{name: "multiread_batched", field: func(r *kvRun) any { return &r.multiReadBatched }},
 	{name: "multiscan_prepare", field: func(r *kvRun) any { return &r.multiScanPrepare }},
 	{name: "multiscan_coalesce", field: func(r *kvRun) any { return &r.iter.coalesceThreshold }, min: -1},
+	{name: "compact_during_reads", field: func(r *kvRun) any { return &r.compactDuring }},
 }
 
 // kvABFlagNames returns the names -ab accepts, comma-separated.
@@ -235,7 +236,7 @@ const kvReadCallsCounter = "file.read.count"
 
 // formatKVAB returns the ratio line of two sides:
 //
-//	A/B name=A vs B: ops/sec xR, MB/s xR, file.read.count xR (a vs b), per op xR (a/op vs b/op)
+//	A/B name=A vs B: ops/sec xR, MB/s xR, file.read.count xR (a vs b), per op xR (a/op vs b/op)[, cpu/entry xR (a vs b ns)]
 func formatKVAB(name string, a, b *kvABSide) string {
 	parts := []string{"ops/sec " + kvRatio(a.res.opsPerSec(), b.res.opsPerSec())}
 	if a.res.bytes > 0 || b.res.bytes > 0 {
@@ -245,6 +246,11 @@ func formatKVAB(name string, a, b *kvABSide) string {
 	pa, pb := float64(ca)/float64(max(a.res.ops, 1)), float64(cb)/float64(max(b.res.ops, 1))
 	parts = append(parts, fmt.Sprintf("%s %s (%d vs %d), per op %s (%.3g vs %.3g)",
 		kvReadCallsCounter, kvRatio(float64(ca), float64(cb)), ca, cb, kvRatio(pa, pb), pa, pb))
+	if a.res.entries > 0 && b.res.entries > 0 && a.res.cpu > 0 && b.res.cpu > 0 {
+		ea := float64(a.res.cpu.Nanoseconds()) / float64(a.res.entries)
+		eb := float64(b.res.cpu.Nanoseconds()) / float64(b.res.entries)
+		parts = append(parts, fmt.Sprintf("cpu/entry %s (%.1f vs %.1f ns)", kvRatio(ea, eb), ea, eb))
+	}
 	return fmt.Sprintf("A/B %s=%s vs %s: %s\n", name, a.value, b.value, strings.Join(parts, ", "))
 }
 

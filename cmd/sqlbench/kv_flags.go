@@ -66,6 +66,11 @@ type kvConfig struct {
 	histogram  bool
 	cold       bool
 	cpuProfile string // file for a CPU profile of the runs; "" for none
+	// compactDuringReads compacts the whole database again and again while
+	// each read workload runs (-compact_during_reads).
+	compactDuringReads bool
+	// compactionRateLimit paces compactions (-compaction_rate_limit).
+	compactionRateLimit int64
 }
 
 // kvMaxKeySize and kvMaxValueSize bound the sizes the flags accept.
@@ -125,6 +130,8 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.BoolVar(&c.statistics, "statistics", false, "print the engine's counters after the runs")
 	fs.BoolVar(&c.histogram, "histogram", false, "print latency percentiles of each workload's operations")
 	fs.BoolVar(&c.cold, "cold", false, "drop the OS page cache of the database's tables before each workload")
+	fs.Int64Var(&c.compactionRateLimit, "compaction_rate_limit", 0, "bytes of entries a compaction may read per second; 0: no limit")
+	fs.BoolVar(&c.compactDuringReads, "compact_during_reads", false, "while each read workload runs, compact the whole database, again and again (each rewrites every table)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof)")
 	fs.SetOutput(w)
 	fs.Usage = func() {

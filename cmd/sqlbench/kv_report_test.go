@@ -189,16 +189,24 @@ func TestMergeKVThreads(t *testing.T) {
 		{start: t0.Add(time.Millisecond), finish: t0.Add(5 * time.Millisecond), done: 10, bytes: 100},
 		{start: t0, finish: t0.Add(4 * time.Millisecond), done: 20, bytes: 200, msg: "(1 of 2 found)\n",
 			hist: &kvHistogram{}},
-		{start: t0.Add(2 * time.Millisecond), finish: t0.Add(3 * time.Millisecond), done: 30, msg: "(other)"},
+		{start: t0.Add(2 * time.Millisecond), finish: t0.Add(3 * time.Millisecond), done: 30, msg: "(other)", entries: 7},
 	}
 	threads[1].hist.add(time.Microsecond)
 	res := mergeKVThreads(kvRun{w: w, name: "readrandom"}, threads)
 	require.Equal(t, int64(60), res.ops)
 	require.Equal(t, int64(300), res.bytes)
+	require.Equal(t, int64(7), res.entries)
 	require.Equal(t, 9*time.Millisecond, res.busy)
 	require.Equal(t, 5*time.Millisecond, res.elapsed)
 	require.Equal(t, "(1 of 2 found)\n", res.msg)
 	require.Equal(t, uint64(1), res.hist.count)
 	require.Equal(t, "read", res.op)
 	require.InDelta(t, 12000, res.opsPerSec(), 1)
+}
+
+func TestFormatKVCPU(t *testing.T) {
+	r := &kvResult{entries: 4_000_000, cpu: 1500 * time.Millisecond}
+	require.Equal(t, "cpu/entry    :     375.0 ns (1.500 s of process CPU for 4000000 entries)\n", formatKVCPU(r))
+	require.Empty(t, formatKVCPU(&kvResult{cpu: time.Second}), "no entries, no line")
+	require.Empty(t, formatKVCPU(&kvResult{entries: 10}), "no CPU time read, no line")
 }

@@ -82,6 +82,9 @@ type kvRun struct {
 	open kvOpenOptions
 	// cold drops the OS cache of the tables before the run.
 	cold bool
+	// compactDuring runs full compactions, one after another, in the
+	// background for as long as the run lasts.
+	compactDuring bool
 }
 
 // newKVRun returns the run of workload w under the flags.
@@ -91,6 +94,7 @@ func newKVRun(c *kvConfig, w *kvWorkload) kvRun {
 		num: c.num, ops: w.ops(c), threads: c.threads, checkOps: c.opsBetweenDurationChecks,
 		keySize: c.keySize, valueSize: c.valueSize, batchSize: c.batchSize,
 		seekNexts: c.seekNexts, maxScanDistance: c.maxScanDistance, cold: c.cold,
+		compactDuring:   c.compactDuringReads && w.readOnly,
 		iter:            kvIterOptions{readaheadSize: c.readaheadSize, asyncIO: c.asyncIO, fillCache: c.fillCache, coalesceThreshold: c.multiScanGap},
 		multiReadStride: c.multiReadStride, multiReadBatched: c.multiReadBatched,
 		multiScanSize: c.multiScanSize, multiScanStride: c.multiScanStride, multiScanPrepare: c.multiScanPrepare,
@@ -118,6 +122,13 @@ type kvResult struct {
 	elapsed time.Duration
 	msg     string       // the first thread's message that is not empty
 	hist    *kvHistogram // nil without -histogram
+	// entries counts the entries the read workloads passed (read key and
+	// value), summed over threads; 0 for workloads that count none.
+	entries int64
+	// cpu is the process's CPU time (user and system, every goroutine,
+	// background flushes and compactions included) during the run: with
+	// entries, the cost per entry that ops/sec hides on a shared machine.
+	cpu time.Duration
 }
 
 // opsPerSec returns operations per second of wall-clock time.
@@ -153,6 +164,7 @@ type kvThread struct {
 	start, finish time.Time
 	done          int64 // operations finished
 	bytes         int64
+	entries       int64 // entries passed, for the CPU per entry
 	msg           string
 
 	hist     *kvHistogram
@@ -426,6 +438,11 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	}
 	errs := make([]error, len(threads))
 	gate := make(chan struct{})
+	var bg *kvBackgroundCompactions
+	if r.compactDuring {
+		bg = startKVBackgroundCompactions(b.db)
+	}
+	cpuStart := kvProcessCPU()
 	var wg sync.WaitGroup
 	for i, t := range threads {
 		wg.Go(func() {
@@ -443,14 +460,63 @@ func (b *kvBench) runWorkload(r kvRun) (kvResult, error) {
 	}
 	close(gate)
 	wg.Wait()
+	cpu := kvProcessCPU() - cpuStart
 	prog.Stop()
+	if bg != nil {
+		n, err := bg.stop()
+		fmt.Fprintf(b.stderr, "... %d full compactions finished during the run (the last one waited for after it)\n", n)
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return kvResult{}, err
 	}
 	if b.interrupted.Load() {
 		return kvResult{}, errKVInterrupted
 	}
-	return mergeKVThreads(r, threads), nil
+	res := mergeKVThreads(r, threads)
+	res.cpu = cpu
+	return res, nil
+}
+
+// kvBackgroundCompactions compacts a database, one full compaction after
+// another, until stopped: the load of -compact_during_reads, under which a
+// read workload shares the disk and the CPUs with compactions that read and
+// write every table.
+type kvBackgroundCompactions struct {
+	stopping chan struct{}
+	done     chan struct{}
+	n        int
+	err      error
+}
+
+// startKVBackgroundCompactions starts compacting db in a goroutine that
+// stop ends.
+func startKVBackgroundCompactions(db kvEngine) *kvBackgroundCompactions {
+	bg := &kvBackgroundCompactions{stopping: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(bg.done)
+		for {
+			select {
+			case <-bg.stopping:
+				return
+			default:
+			}
+			if err := db.compact(); err != nil {
+				bg.err = fmt.Errorf("background compaction: %w", err)
+				return
+			}
+			bg.n++
+		}
+	}()
+	return bg
+}
+
+// stop waits for the running compaction to finish and returns how many
+// finished, and the error that stopped them, if any.
+func (bg *kvBackgroundCompactions) stop() (int, error) {
+	close(bg.stopping)
+	<-bg.done
+	return bg.n, bg.err
 }
 
 // mergeKVThreads merges the threads' figures as db_bench does: operations,
@@ -462,6 +528,7 @@ func mergeKVThreads(r kvRun, threads []*kvThread) kvResult {
 	for i, t := range threads {
 		res.ops += t.done
 		res.bytes += t.bytes
+		res.entries += t.entries
 		res.busy += t.finish.Sub(t.start)
 		if i == 0 || t.start.Before(first) {
 			first = t.start

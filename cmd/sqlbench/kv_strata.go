@@ -36,6 +36,8 @@ func kvEngineOptions(c *kvConfig) (*kv.Options, error) {
 		CacheSize:      c.cacheSize,
 		UseDirectReads: c.useDirectReads,
 		DisableWAL:     c.disableWAL,
+
+		CompactionRateLimit: c.compactionRateLimit,
 	}
 	if c.bloomBits == 0 {
 		o.DisableFilters = true

@@ -55,6 +55,11 @@ func TestKVRun(t *testing.T) {
 	require.Equal(t, "(1000 of 1000 found)", lines["readrandom"][4], "after fillseq every key exists")
 	require.Equal(t, "(1000 of 1000 found)", lines["seekrandom"][4])
 	require.Equal(t, 1000, ops("readseq"), "-reads bounds readseq")
+	// The CPU line follows the report lines of the reads that pass entries:
+	// one per readseq key, -seek_nexts per seekrandom seek.
+	require.Regexp(t, `(?m)^readseq .*\ncpu/entry    : +[\d.]+ ns \([\d.]+ s of process CPU for 1000 entries\)$`, out)
+	require.Regexp(t, `(?m)^cpu/entry    : +[\d.]+ ns \([\d.]+ s of process CPU for 5000 entries\)$`, out)
+	require.NotRegexp(t, `(?m)^fillseq .*\ncpu/entry`, out, "a fill counts no entries")
 	require.Equal(t, 1, ops("compact"))
 	require.Empty(t, lines["compact"][3], "compact counts no bytes")
 	// MB/s agrees with the bytes counted: fillseq moves key + value.
@@ -206,9 +211,13 @@ func TestKVRunAB(t *testing.T) {
 		"-ab=readahead_size", "-cold", "-statistics", "-histogram")
 
 	require.Len(t, kvReportLine.FindAllString(out, -1), 2+2*2, "fillseq and compact once, each read workload twice:\n%s", out)
-	for _, tc := range []struct{ w, mb string }{{"seekrandom", ` MB/s x[\d.]+,`}, {"multiscan", ""}} {
+	// seekrandom counts bytes and entries (MB/s and CPU per entry), multiscan neither.
+	for _, tc := range []struct{ w, mb, cpu string }{
+		{"seekrandom", ` MB/s x[\d.]+,`, `, cpu/entry x[\d.]+ \([\d.]+ vs [\d.]+ ns\)`},
+		{"multiscan", "", ""},
+	} {
 		re := `(?m)^` + tc.w + ` .*\n(?:.*\n)*?` + tc.w + ` .*\n(?:.*\n)*?` +
-			`A/B readahead_size=1048576 vs 0: ops/sec x[\d.]+,` + tc.mb + ` file.read.count x[\d.-]+ \(\d+ vs \d+\), per op x[\d.-]+ \([\d.]+ vs [\d.]+\)\n`
+			`A/B readahead_size=1048576 vs 0: ops/sec x[\d.]+,` + tc.mb + ` file.read.count x[\d.-]+ \(\d+ vs \d+\), per op x[\d.-]+ \([\d.]+ vs [\d.]+\)` + tc.cpu + `\n`
 		require.Regexp(t, re, out)
 	}
 	// Each side's counters cover its run alone.
@@ -245,4 +254,18 @@ func TestKVRunABReopens(t *testing.T) {
 	require.NoError(t, err, stderr.String())
 	require.Len(t, regexp.MustCompile(`(?m)^A/B use_direct_reads=false vs true: `).FindAllString(stdout.String(), -1), 2)
 	require.Len(t, regexp.MustCompile(`(?m)^readrandom .*\(200 of 200 found\)`).FindAllString(stdout.String(), -1), 4)
+}
+
+func TestKVRunCompactDuringReads(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, lines := runKVForTest(t, "-db="+dir, "-num=20000", "-reads=200", "-seed=5", "-seek_nexts=100",
+		"-benchmarks=fillseq,seekrandom", "-compact_during_reads", "-statistics")
+	require.Contains(t, lines, "seekrandom", out)
+	require.Equal(t, "(200 of 200 found)", lines["seekrandom"][4], "compactions under the reads change no answer")
+	m := regexp.MustCompile(`\.\.\. (\d+) full compactions finished during the run`).FindAllStringSubmatch(errOut, -1)
+	require.Len(t, m, 1, "once, for the read workload alone:\n%s", errOut)
+	n, err := strconv.Atoi(m[0][1])
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, kvCounterLine(t, out, "STATISTICS:", "compaction.count"), n+1,
+		"every compaction that finished, and the last one, waited for after the run")
 }

@@ -10,8 +10,9 @@ package main
 //  1. Write a func(t *kvThread) error. Loop while n := t.next(batch) is
 //     above 0 (t.next stops at the run's operation count or -duration, and
 //     when another thread failed), do n operations against t.db, then call
-//     t.finishedOps(n). Add the key and value bytes moved to t.bytes and set
-//     t.msg to the report's message, e.g. "(found of read found)".
+//     t.finishedOps(n). Add the key and value bytes moved to t.bytes, the
+//     entries read to t.entries (the report's CPU per entry), and set t.msg
+//     to the report's message, e.g. "(found of read found)".
 //  2. Add an entry to kvWorkloads: its name, whether it starts from an
 //     empty database (fresh), whether -duration bounds it (timed), whether
 //     it only reads (readOnly: the A/B mode compares only those), the
@@ -208,6 +209,7 @@ func kvReadSeq(t *kvThread) (err error) {
 	var moved int64
 	for ok := it.First(); ok && t.next(1) > 0; ok = it.Next() {
 		moved += int64(len(it.Key()) + len(it.Value()))
+		t.entries++
 		t.finishedOps(1)
 	}
 	t.bytes += moved
@@ -248,6 +250,7 @@ func kvSeekRandom(t *kvThread) error {
 			v := it.Value()
 			copy(valueBuf[:], v)
 			moved += int64(len(it.Key()) + len(v))
+			t.entries++
 			ok = it.Next()
 		}
 		if err := it.Close(); err != nil {

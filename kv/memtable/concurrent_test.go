@@ -46,7 +46,7 @@ func reader(m *Memtable, stop <-chan struct{}, seed uint64) error {
 		}
 		var last []byte
 		var kv *base.KV
-		switch round % 3 {
+		switch round % 4 {
 		case 0: // forward from a random point
 			k := base.MakeSearchKey(nil, fmt.Appendf(nil, "k%04d", rng.IntN(1000)), base.SeqNumMax)
 			for kv = it.SeekGE(k); kv != nil; kv = it.Next() {
@@ -68,6 +68,23 @@ func reader(m *Memtable, stop <-chan struct{}, seed uint64) error {
 					return err
 				}
 				last = append(last[:0], kv.K...)
+			}
+		case 3: // forward from a random point, over each key's older versions with NextGE
+			k := base.MakeSearchKey(nil, fmt.Appendf(nil, "k%04d", rng.IntN(1000)), base.SeqNumMax)
+			var next []byte
+			for kv = it.SeekGE(k); kv != nil; kv = it.NextGE(next) {
+				if base.Compare(kv.K, k) < 0 || (last != nil && base.Compare(last, kv.K) >= 0) {
+					return fmt.Errorf("forward scan by NextGE out of order at %s", base.FormatKey(kv.K))
+				}
+				if next != nil && base.Compare(kv.K, next) < 0 {
+					return fmt.Errorf("NextGE(%s) returned %s, before it", base.FormatKey(next), base.FormatKey(kv.K))
+				}
+				if err := checkEntry(kv); err != nil {
+					return err
+				}
+				last = append(last[:0], kv.K...)
+				// Past every version of the key (sequence numbers start at 1).
+				next = base.AppendKey(next[:0], kv.UserKey(), 0, 0)
 			}
 		case 2: // point reads
 			for range 100 {

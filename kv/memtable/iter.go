@@ -46,6 +46,23 @@ func (it *Iter) SeekGE(key []byte) *base.KV {
 	return it.load()
 }
 
+// NextGE positions on the first entry whose internal key is >= key and
+// returns it, or nil when there is none, searching forward from the current
+// entry (base.ForwardSeeker): O(log d) links for an entry d nodes ahead,
+// where SeekGE costs O(log n). When the iterator is not on an entry before
+// key it seeks as SeekGE does.
+func (it *Iter) NextGE(key []byte) *base.KV {
+	if it.err != nil || it.nd == it.list.head || it.nd == it.list.tail || !base.Valid(key) {
+		return it.SeekGE(key)
+	}
+	ukey, trailer := base.UserKey(key), base.Trailer(key)
+	if it.list.cmp(ukey, trailer, it.nd) <= 0 {
+		return it.SeekGE(key)
+	}
+	it.nd = it.list.seekFrom(it.nd, ukey, trailer)
+	return it.load()
+}
+
 // SeekLT positions on the last entry whose internal key is < key and returns
 // it, or nil when there is none. key must be an internal key; a shorter one
 // sets Error and returns nil.

@@ -129,7 +129,7 @@ func TestRandomizedAgainstModel(t *testing.T) {
 				for range 4000 {
 					var kv *base.KV
 					var op string
-					switch rng.IntN(8) {
+					switch rng.IntN(10) {
 					case 0:
 						k := randSearchKey()
 						op = "SeekGE " + base.FormatKey(k)
@@ -150,6 +150,23 @@ func TestRandomizedAgainstModel(t *testing.T) {
 					case 6, 7:
 						op = "Prev"
 						kv, pos = it.Prev(), max(pos-1, -1)
+					case 8:
+						// Before or after the current entry: a key at or
+						// before it, or with the iterator unpositioned,
+						// makes NextGE a SeekGE.
+						k := randSearchKey()
+						op = "NextGE " + base.FormatKey(k)
+						kv, pos = it.NextGE(k), md.seekGE(k)
+					case 9:
+						// An entry up to 100 ahead, or a search key just past
+						// one: the finger search's own path.
+						j := min(max(pos, 0)+1+rng.IntN(100), len(md.entries)-1)
+						k := md.entries[j].K
+						if rng.IntN(2) == 0 {
+							k = base.AppendKey(nil, md.entries[j].UserKey(), 0, 0)
+						}
+						op = "NextGE ahead " + base.FormatKey(k)
+						kv, pos = it.NextGE(k), md.seekGE(k)
 					}
 					md.requireAt(t, kv, pos, op)
 					require.NoError(t, it.Error())

@@ -103,6 +103,42 @@ func (s *skiplist) seek(ukey []byte, trailer uint64) (prev, next uint32) {
 	return prev, next
 }
 
+// seekFrom returns the first node at or after (ukey, trailer), which may be
+// tail, searching forward from nd, which sorts before it (a finger search).
+// It walks forward, climbing a level whenever the node it reaches has a
+// taller tower, until the next node at its level no longer sorts before the
+// key, then descends as seek does: O(log d) links for a node d positions
+// ahead. A tower level that a concurrent insert has not linked yet reads as
+// 0 (nil) and is not climbed; a link set but not yet reachable from head
+// still points forward, to a node in that level's list, which is all the
+// search needs.
+// REQUIRES: nd is neither sentinel and sorts before (ukey, trailer).
+func (s *skiplist) seekFrom(nd uint32, ukey []byte, trailer uint64) uint32 {
+	a := s.arena
+	prev, level := nd, 0
+	for {
+		next := a.next(prev, level).Load()
+		if next == s.tail || s.cmp(ukey, trailer, next) <= 0 {
+			break
+		}
+		prev = next
+		if level+1 < int(a.header(prev).height) && a.next(prev, level+1).Load() != 0 {
+			level++
+		}
+	}
+	var next uint32
+	for i := level; i >= 0; i-- {
+		for {
+			next = a.next(prev, i).Load()
+			if next == s.tail || s.cmp(ukey, trailer, next) <= 0 {
+				break
+			}
+			prev = next
+		}
+	}
+	return next
+}
+
 // spliceAt returns the two nodes at level i between which (ukey, trailer)
 // belongs, searching forward from start, which must sort before it and be in
 // the level-i list. found reports that next holds exactly that key.

@@ -72,6 +72,8 @@ type readEnv struct {
 	access prefetch.Access
 	// fill inserts blocks read on a miss into the cache.
 	fill bool
+	// budget, when not nil, is charged the length of each block inserted.
+	budget *FillBudget
 	// viaCache sends every block through the cache, even when a mapped
 	// file would serve it (readsMapped): a BlockLoads pinned them there.
 	viaCache bool
@@ -126,6 +128,9 @@ func (r *Reader) readBlock(h BlockHandle, env readEnv) (BlockRef, error) {
 			} else {
 				env.sink.Add(stats.BlockCacheMiss, 1)
 				env.sink.Add(stats.BlockCacheAdd, 1)
+				if env.budget != nil {
+					env.budget.used += int64(len(ch.Value()))
+				}
 			}
 			return BlockRef{data: ch.Value(), h: ch}, nil
 		}

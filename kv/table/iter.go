@@ -96,10 +96,11 @@ func (r *Reader) InitIter(it *Iter, opts IterOptions) {
 		it.upperKey = base.MakeSearchKey(upperKey, opts.Upper, base.SeqNumMax)
 	}
 	it.env = readEnv{
-		src:  r.file,
-		sink: stats.Sink{DB: r.opts.Stats, Op: opts.Stats},
-		fill: !opts.DontFillCache,
-		bufs: &it.bufs,
+		src:    r.file,
+		sink:   stats.Sink{DB: r.opts.Stats, Op: opts.Stats},
+		fill:   !opts.DontFillCache,
+		budget: opts.FillBudget,
+		bufs:   &it.bufs,
 	}
 	if p := opts.Prepared; p != nil {
 		switch {
@@ -234,6 +235,9 @@ func (it *Iter) loadBlock(i int, a prefetch.Access) bool {
 	} else {
 		env := it.env
 		env.access = a
+		if env.fill && env.budget.spent() {
+			env.fill = false
+		}
 		var err error
 		if ref, err = it.r.readBlock(h, env); err != nil {
 			it.err = err

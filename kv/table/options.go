@@ -130,6 +130,28 @@ type ReaderOptions struct {
 	Pool *prefetch.Pool
 }
 
+// FillBudget is how many bytes of blocks a scan may still insert into the
+// block cache. A long scan that keeps missing the cache reads data the
+// cache does not hold and will evict before it is read again; each block
+// it inserts costs an allocation, its garbage, and an insertion that
+// evicts another, about half of a warm scan's CPU per entry. Past its
+// budget such a scan reads its misses into its own buffers, as
+// DontFillCache does; the blocks already cached still serve it.
+//
+// The iterators sharing a budget must be used by one goroutine at a time.
+type FillBudget struct {
+	// Limit is the bytes the scan may insert.
+	Limit int64
+	// used is the bytes inserted so far.
+	used int64
+}
+
+// Reset makes the whole Limit available again: a new scan begins.
+func (b *FillBudget) Reset() { b.used = 0 }
+
+// spent reports whether the budget is used up.
+func (b *FillBudget) spent() bool { return b != nil && b.used >= b.Limit }
+
 // IterOptions configure one Iter.
 type IterOptions struct {
 	// Lower and Upper bound the user keys the iterator returns to
@@ -144,6 +166,12 @@ type IterOptions struct {
 	// not insert the blocks it reads (compactions: one pass over the file
 	// should not evict the working set).
 	DontFillCache bool
+	// FillBudget, when not nil, caps the bytes of blocks the iterator
+	// inserts into the cache, shared with the other iterators given the same
+	// budget (the tables of one scan): once they have inserted Limit bytes,
+	// further misses are read as with DontFillCache, until the owner of the
+	// budget resets it (FillBudget.Reset).
+	FillBudget *FillBudget
 
 	// ReadaheadSize, when positive, is an explicit readahead: every data
 	// block the iterator must read from the file is read together with

@@ -56,3 +56,15 @@ type InternalIterator interface {
 type BoundsSetter interface {
 	SetBounds(lower, upper []byte)
 }
+
+// ForwardSeeker is an internal iterator that can move forward to a key
+// ahead of its current entry for less than a seek from scratch costs: the
+// skip over a run of versions of one user key, which a hot key piles up
+// between flushes and compactions.
+type ForwardSeeker interface {
+	// NextGE positions on the first entry >= key and returns it, or nil, as
+	// SeekGE does.
+	// REQUIRES: the last positioning call moved forward and returned an
+	// entry that sorts before key.
+	NextGE(key []byte) *KV
+}

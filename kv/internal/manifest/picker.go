@@ -236,6 +236,19 @@ func Pick(v *Version, opts PickerOptions) *Compaction {
 	return nil
 }
 
+// PickLevel0 returns a compaction of level 0 into the level below it, as
+// Pick makes one, whatever level 0's score, or nil when level 0 is empty
+// or its files are being compacted: for reads that keep meeting level-0
+// tables over the keys they scan (a burst of writes, flushed, then none to
+// fill level 0 up to its trigger). Like Pick it needs the engine's mutex.
+func PickLevel0(v *Version, opts PickerOptions) *Compaction {
+	if len(v.Levels[0]) == 0 {
+		return nil
+	}
+	opts.EnsureDefaults()
+	return pickL0(v, opts)
+}
+
 func pickL0(v *Version, opts PickerOptions) *Compaction {
 	l0 := v.Levels[0]
 	base, _ := LevelTargets(v, opts)

@@ -2,7 +2,10 @@ package merging
 
 import "github.com/strata-db/strata/kv/internal/base"
 
-var _ base.InternalIterator = (*Iter)(nil)
+var (
+	_ base.InternalIterator = (*Iter)(nil)
+	_ base.ForwardSeeker    = (*Iter)(nil)
+)
 
 // direction says which heap order is in force.
 type direction int8
@@ -27,6 +30,8 @@ type child struct {
 	// index is the child's position among the arguments of Init. It breaks
 	// ties between equal internal keys: lower index first moving forward.
 	index int
+	// fwd is iter as a base.ForwardSeeker, nil when it is not one.
+	fwd base.ForwardSeeker
 }
 
 // Iter is a merging iterator: it yields the entries of all its children in
@@ -65,7 +70,8 @@ func (m *Iter) Init(iters ...base.InternalIterator) {
 	clear(m.children)
 	children := m.children[:0]
 	for i, it := range iters {
-		children = append(children, child{iter: it, index: i})
+		fwd, _ := it.(base.ForwardSeeker)
+		children = append(children, child{iter: it, index: i, fwd: fwd})
 	}
 	clear(m.heap)
 	*m = Iter{children: children, heap: m.heap[:0]}
@@ -163,6 +169,52 @@ func (m *Iter) Next() *base.KV {
 		m.down(0)
 	}
 	return m.top()
+}
+
+// nextGENexts is how many entries a child that is not a base.ForwardSeeker
+// steps over with Next before NextGE seeks it: a table's next entries are
+// usually in the block it holds, and a seek searches its index again.
+const nextGENexts = 4
+
+// NextGE moves to the first entry >= key and returns it, or nil at the end
+// or on error (base.ForwardSeeker). Only the children that sit before key
+// move, each from where it is: a base.ForwardSeeker by its own NextGE,
+// another by a few Nexts and then a seek. A merge that is not moving
+// forward seeks every child instead.
+func (m *Iter) NextGE(key []byte) *base.KV {
+	if m.dir != forward || m.err != nil {
+		return m.SeekGE(key)
+	}
+	for len(m.heap) > 0 {
+		c := m.heap[0]
+		if base.Compare(c.kv.K, key) >= 0 {
+			break
+		}
+		if c.kv = c.nextGE(key); c.kv == nil {
+			if !m.ok(c) {
+				return m.fail()
+			}
+			m.pop()
+		} else {
+			m.down(0)
+		}
+	}
+	return m.top()
+}
+
+// nextGE moves c forward to its first entry >= key, which lies after its
+// current one.
+func (c *child) nextGE(key []byte) *base.KV {
+	if c.fwd != nil {
+		return c.fwd.NextGE(key)
+	}
+	for range nextGENexts {
+		kv := c.iter.Next()
+		if kv == nil || base.Compare(kv.K, key) >= 0 {
+			return kv
+		}
+	}
+	return c.iter.SeekGE(key)
 }
 
 // Prev moves to the preceding entry and returns it, or nil at the start or

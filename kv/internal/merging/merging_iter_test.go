@@ -132,7 +132,24 @@ func TestRandomized(t *testing.T) {
 			var kv *base.KV
 			var desc string
 			firedBefore := faulty != nil && faulty.fired
-			switch op := rng.IntN(20); {
+			op := rng.IntN(23)
+			var ahead []byte // for next-ge: a key after the current entry
+			if op >= 20 && !failed && pos >= 0 && pos < n {
+				// Children may hold equal internal keys: the key must sort
+				// after the current entry's, not merely come later.
+				if j := pos + 1 + rng.IntN(12); j < n && op < 22 && base.Compare(model[j].kv.K, model[pos].kv.K) > 0 {
+					ahead = model[j].kv.K
+				} else if k := randomSearchKey(rng); base.Compare(k, model[pos].kv.K) > 0 {
+					ahead = k
+				}
+			}
+			if op >= 20 && ahead == nil {
+				op = 0 // next-ge needs an entry to start from and a key after it
+			}
+			switch {
+			case op >= 20:
+				desc, kv = "next-ge "+base.FormatKey(ahead), m.NextGE(ahead)
+				pos = sort.Search(n, func(i int) bool { return base.Compare(model[i].kv.K, ahead) >= 0 })
 			case op < 7:
 				desc, kv = "next", m.Next()
 				if !failed {
