@@ -71,7 +71,10 @@ type Conn struct {
 	oneShotOrder []string
 	// spare is the last closed Rows, which the next query reuses with its
 	// buffers.
-	spare  *Rows
+	spare *Rows
+	// plans is what the connection knows of the texts it ran without
+	// arguments (plancache.go).
+	plans  planCache
 	closed bool
 }
 
@@ -164,6 +167,17 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, err
 		}
 		return st.Exec(ctx, args...)
 	}
+	if sctx, _, iter, handled, err := c.cachedQuery(ctx, query); handled {
+		if err != nil {
+			return Result{}, clientError(err)
+		}
+		r, err := c.drain(sctx, iter)
+		if err != nil {
+			return Result{}, err
+		}
+		r.Warnings = c.sess.WarningCount()
+		return r, nil
+	}
 	var total Result
 	rest := query
 	for {
@@ -215,8 +229,17 @@ func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, err
 		}
 		return st.Query(ctx, args...)
 	}
-	sctx := c.newContext(ctx, query)
-	schema, iter, err := Query(sctx, c.eng.gms, query, nil, nil)
+	sctx, schema, iter, handled, err := c.cachedQuery(ctx, query)
+	if handled {
+		if err != nil {
+			return nil, clientError(err)
+		}
+		return c.newRows(sctx, schema, iter), nil
+	}
+	if sctx == nil {
+		sctx = c.newContext(ctx, query)
+	}
+	schema, iter, err = Query(sctx, c.eng.gms, query, nil, nil)
 	if err != nil {
 		return nil, clientError(err)
 	}

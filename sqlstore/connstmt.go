@@ -74,6 +74,15 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 	if s.closed || s.conn.closed {
 		return nil, nil, nil, ErrConnClosed
 	}
+	if len(args) == 0 && s.numInput == 0 {
+		sctx, schema, iter, handled, err := s.conn.cachedQuery(ctx, s.query)
+		if handled {
+			if err != nil {
+				return nil, nil, nil, clientError(err)
+			}
+			return sctx, schema, iter, nil
+		}
+	}
 	sctx := s.conn.newContext(ctx, s.query)
 	var schema sql.Schema
 	var iter sql.RowIter
