@@ -55,6 +55,15 @@ func (e *Engine) NewConn() *Conn {
 	return &Conn{eng: e, sess: e.store.NewSession(nil), prepared: make(map[string]int)}
 }
 
+// AttachConn returns a connection over sess, a session of the engine's
+// that another front end made and owns (the MySQL-protocol server's), for
+// running its statements through the plan cache (CachedPlan, RunCached).
+// The caller drops it with the session and never closes it: closing would
+// end the session.
+func (e *Engine) AttachConn(sess *Session) *Conn {
+	return &Conn{eng: e, sess: sess, prepared: make(map[string]int)}
+}
+
 // Conn is one connection: one session over the engine, so one transaction
 // at a time. It is used by one goroutine at a time. Its statements and
 // results belong to it and end with it.

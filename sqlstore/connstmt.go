@@ -84,9 +84,16 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 		}
 	}
 	sctx := s.conn.newContext(ctx, s.query)
-	var schema sql.Schema
-	var iter sql.RowIter
-	var err error
+	schema, iter, err := s.startIn(sctx, args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sctx, schema, iter, nil
+}
+
+// startIn binds args and starts the statement in sctx, a context of the
+// connection's session.
+func (s *Stmt) startIn(sctx *sql.Context, args []Arg) (schema sql.Schema, iter sql.RowIter, err error) {
 	if s.sel != nil && len(args) > 0 {
 		// Bindings are made only if the engine plans this execution.
 		var bindErr error
@@ -97,19 +104,19 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 		}
 		schema, iter, err = s.sel.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, argValues(args))
 		if bindErr != nil {
-			return nil, nil, nil, bindErr
+			return nil, nil, bindErr
 		}
 	} else {
 		bindings, bErr := bind(args)
 		if bErr != nil {
-			return nil, nil, nil, bErr
+			return nil, nil, bErr
 		}
 		schema, iter, err = Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings)
 	}
 	if err != nil {
-		return nil, nil, nil, clientError(err)
+		return nil, nil, clientError(err)
 	}
-	return sctx, schema, iter, nil
+	return schema, iter, nil
 }
 
 // bind turns arguments into the engine's bindings: ? placeholders are named

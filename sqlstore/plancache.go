@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -43,8 +45,12 @@ import (
 // grants are checked per statement) and under SET strata_plan_reuse = OFF.
 
 // planCacheSize is how many statement texts a connection's plan cache
-// keeps.
-const planCacheSize = 256
+// keeps, and maxCachedText the longest text it looks at: a long statement
+// is not worth a copy kept for as long as the connection lives.
+const (
+	planCacheSize = 256
+	maxCachedText = 8 << 10
+)
 
 // cacheKind is what the cache knows of a text.
 type cacheKind uint8
@@ -82,6 +88,16 @@ type planCache struct {
 	norm []byte  // normalize's output, reused
 	ints []int64 // normalize's literals, reused
 	args []Arg   // the literals as arguments, reused
+
+	found resolved // what resolve found, for runResolved
+}
+
+// resolved is what the plan cache runs for a statement: a kept plan, or a
+// parameterized statement with its arguments.
+type resolved struct {
+	fixed *cachedPlan
+	stmt  *Stmt
+	args  []Arg
 }
 
 // get returns the entry of key, made the most recent, or nil.
@@ -242,62 +258,131 @@ func allDigits(s string) bool {
 	return len(s) > 0
 }
 
-// planCacheOn reports whether statements of the connection may use the
-// plan cache now.
-func (c *Conn) planCacheOn(sctx *sql.Context) bool {
-	return !c.eng.gms.Analyzer.Catalog.MySQLDb.Enabled() && planReuse(sctx)
-}
-
 // cachedQuery runs query, a text without arguments, through the plan
 // cache: handled is false when the cache has nothing for it, and the
 // caller runs it through GMS.
 func (c *Conn) cachedQuery(ctx context.Context, query string) (sctx *sql.Context, schema sql.Schema, iter sql.RowIter, handled bool, err error) {
+	if !c.resolve(ctx, query, nil) {
+		return nil, nil, nil, false, nil
+	}
+	sctx = c.newContext(ctx, query)
+	schema, iter, err = c.runResolved(sctx, query)
+	return sctx, schema, iter, true, err
+}
+
+// CachedPlan reports whether the connection's plan cache runs query with
+// args itself (RunCached), learning what it can of a text it sees the
+// first time. A query with arguments has them as placeholders (the MySQL
+// protocol's prepared statements); only integer arguments are run from the
+// cache. The MySQL-protocol server asks it for each statement of a session
+// it attached (Engine.AttachConn), to run those on its own goroutine.
+func (c *Conn) CachedPlan(ctx context.Context, query string, args []Arg) bool {
+	if c.closed {
+		return false
+	}
+	return c.resolve(ctx, query, args)
+}
+
+// RunCached runs the statement CachedPlan found for query in sctx, a
+// statement context of the connection's session made by the caller. It
+// must follow a CachedPlan that returned true for the same query, with
+// no other statement of the connection in between.
+func (c *Conn) RunCached(sctx *sql.Context, query string) (sql.Schema, sql.RowIter, error) {
+	return c.runResolved(sctx, query)
+}
+
+// resolve finds what the plan cache runs for query with args, into
+// c.plans.found, or reports false.
+func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	pc := &c.plans
+	pc.found = resolved{}
+	if len(query) > maxCachedText {
+		return false
+	}
+	if len(args) > 0 {
+		// A prepared statement's text: a template or nothing.
+		for _, a := range args {
+			switch a.Value.(type) {
+			case int64, uint64:
+			default:
+				return false
+			}
+		}
+		e := pc.get(unsafeBytes(query))
+		if e == nil {
+			e = c.learnTemplate(ctx, query)
+		}
+		if e == nil || e.kind != cacheTemplate {
+			return false
+		}
+		st, err := c.parseOne(ctx, e.param)
+		if err != nil || st.sel == nil {
+			return false
+		}
+		pc.found = resolved{stmt: st, args: args}
+		return true
+	}
 	var ok bool
 	pc.norm, pc.ints, ok = normalize(pc.norm[:0], pc.ints[:0], query)
 	if !ok {
-		return nil, nil, nil, false, nil
+		return false
 	}
 	hasInts := len(pc.ints) > 0
 	e := pc.get(pc.norm)
 	if e == nil && hasInts {
 		if e = c.learnTemplate(ctx, string(pc.norm)); e == nil {
-			return nil, nil, nil, false, nil
+			return false
 		}
 	}
 	if e != nil && e.kind == cacheTemplate {
 		st, err := c.parseOne(ctx, e.param)
 		if err != nil || st.sel == nil {
-			return nil, nil, nil, false, nil
+			return false
 		}
 		pc.args = pc.args[:0]
 		for i, v := range pc.ints {
 			pc.args = append(pc.args, Arg{Ordinal: i + 1, Value: v})
 		}
-		sctx, schema, iter, err = st.start(ctx, pc.args)
-		return sctx, schema, iter, true, err
+		pc.found = resolved{stmt: st, args: pc.args}
+		return true
 	}
 	if hasInts {
 		// The plan of a text holds its literals: it is kept under the
 		// text itself, for shapes that may have one.
 		if !e.fixedShape {
-			return nil, nil, nil, false, nil
+			return false
 		}
-		e = pc.get([]byte(query))
+		e = pc.get(unsafeBytes(query))
 	}
-	sctx = c.newContext(ctx, query)
-	if e == nil || (e.kind == cacheFixed && (e.varsGen != c.sess.varsGen.Load() || e.db != sctx.GetCurrentDatabase())) {
-		if !c.planCacheOn(sctx) {
-			return sctx, nil, nil, false, nil
+	if e == nil || (e.kind == cacheFixed && (e.varsGen != c.sess.varsGen.Load() || e.db != c.sess.GetCurrentDatabase())) {
+		sctx := c.sess.NewStatementContext(ctx, c.eng.gms, query)
+		if !planReuse(sctx) {
+			return false
 		}
 		e = c.learnFixed(sctx, query)
 	}
 	if e.kind != cacheFixed {
-		return sctx, nil, nil, false, nil
+		return false
 	}
-	schema, iter, err = runPlan(sctx, c, query, e.node, e.isSelect)
-	return sctx, schema, iter, true, err
+	pc.found = resolved{fixed: e}
+	return true
 }
+
+// runResolved runs what resolve found.
+func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.RowIter, error) {
+	f := c.plans.found
+	c.plans.found = resolved{}
+	switch {
+	case f.stmt != nil:
+		return f.stmt.startIn(sctx, f.args)
+	case f.fixed != nil:
+		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect)
+	}
+	return nil, nil, fmt.Errorf("sqlstore: no cached plan for %q", truncate(query, 200))
+}
+
+// unsafeBytes returns s's bytes, for a map lookup that does not keep them.
+func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // learnTemplate looks at a text with integer literals replaced by
 // placeholders (param) and caches whether it runs as a prepared statement
@@ -305,8 +390,8 @@ func (c *Conn) cachedQuery(ctx context.Context, query string) (sctx *sql.Context
 // shape whose plan may be kept (fixedShape). It returns nil when the
 // cache is off.
 func (c *Conn) learnTemplate(ctx context.Context, param string) *cachedPlan {
-	sctx := c.newContext(ctx, param)
-	if !c.planCacheOn(sctx) {
+	sctx := c.sess.NewStatementContext(ctx, c.eng.gms, param)
+	if !planReuse(sctx) {
 		return nil
 	}
 	e := &cachedPlan{key: param, kind: cacheNone}
@@ -333,7 +418,7 @@ func (c *Conn) learnFixed(sctx *sql.Context, query string) *cachedPlan {
 	}
 	gen := c.sess.varsGen.Load()
 	n, err := analyzeRecovering(sctx, c, query)
-	if err != nil || !cacheablePlan(n) {
+	if err != nil || !cacheablePlan(n, c.eng.gms.Analyzer.Catalog.MySQLDb.Enabled()) {
 		return e
 	}
 	e.kind, e.node, e.varsGen, e.db = cacheFixed, n, gen, sctx.GetCurrentDatabase()
@@ -380,7 +465,10 @@ func fixedShape(stmt sqlparser.Statement) bool {
 // user variables assigned constants, and transaction statements, none of
 // which keeps state between executions or depends on anything but the
 // session's variables and current database.
-func cacheablePlan(n sql.Node) bool {
+//
+// With the privilege system on, a SET of a system variable is not kept:
+// the privileges it needs are checked when it is planned.
+func cacheablePlan(n sql.Node, privileges bool) bool {
 	ok := true
 	transform.Inspect(n, func(c sql.Node) bool {
 		switch c := c.(type) {
@@ -410,7 +498,7 @@ func cacheablePlan(n sql.Node) bool {
 				case *expression.UserVar:
 				case *expression.SystemVar:
 					scope, isMySQL := v.Scope.(*sql.MysqlScope)
-					ok = ok && isMySQL && scope.Type == sql.SystemVariableScope_Session
+					ok = ok && !privileges && isMySQL && scope.Type == sql.SystemVariableScope_Session
 				default:
 					ok = false
 				}
