@@ -41,8 +41,11 @@ import (
 //     again, and go to GMS.
 //
 // The cache is bounded (planCacheSize texts, least recently used
-// dropped). It is off with the privilege system (the MySQL server, where
-// grants are checked per statement) and under SET strata_plan_reuse = OFF.
+// dropped; none longer than maxCachedText). It is off under SET
+// strata_plan_reuse = OFF. With the privilege system on (the MySQL
+// server), templates check the account's SELECT privilege at every
+// execution (prepared.go, allowed), and a SET of a system variable is not
+// kept, since planning checks what it needs.
 
 // planCacheSize is how many statement texts a connection's plan cache
 // keeps, and maxCachedText the longest text it looks at: a long statement
