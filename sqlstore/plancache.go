@@ -98,9 +98,10 @@ type planCache struct {
 // resolved is what the plan cache runs for a statement: a kept plan, or a
 // parameterized statement with its arguments.
 type resolved struct {
-	fixed *cachedPlan
-	stmt  *Stmt
-	args  []Arg
+	fixed   *cachedPlan
+	planned bool // the kept plan was made for this execution
+	stmt    *Stmt
+	args    []Arg
 }
 
 // get returns the entry of key, made the most recent, or nil.
@@ -164,7 +165,7 @@ func (pc *planCache) pushFront(e *cachedPlan) {
 // comments, and numbers that are not plain integers (1.5, 1e3, 0x1f,
 // integers beyond int64, a sign stays outside the placeholder). ok is false
 // for texts the cache leaves alone: with placeholders or semicolons of
-// their own, or an unterminated string or comment.
+// their own, a NUL byte, or an unterminated string or comment.
 func normalize(dst []byte, ints []int64, query string) (_ []byte, _ []int64, ok bool) {
 	q := query
 	for i := 0; i < len(q); {
@@ -197,14 +198,16 @@ func normalize(dst []byte, ints []int64, query string) (_ []byte, _ []int64, ok 
 			}
 			dst = append(dst, q[i:end+2]...)
 			i = end + 2
-		case c == '#' || (c == '-' && i+2 < len(q) && q[i+1] == '-' && (q[i+2] == ' ' || q[i+2] == '\t')):
+		case c == '#' || ((c == '-' || c == '/') && i+1 < len(q) && q[i+1] == c):
+			// The engine's tokenizer starts a line comment at any "--"
+			// and "//".
 			end := indexFrom(q, i, "\n")
 			if end < 0 {
 				end = len(q) - 1
 			}
 			dst = append(dst, q[i:end+1]...)
 			i = end + 1
-		case c == '?' || c == ';' || c == ':':
+		case c == '?' || c == ';' || c == ':' || c == 0: // the tokenizer ends at a NUL
 			return dst, ints, false
 		case wordByte(c):
 			j := i + 1
@@ -363,6 +366,11 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 			return false
 		}
 		e = c.learnFixed(sctx, query)
+		if e.kind != cacheFixed {
+			return false
+		}
+		pc.found = resolved{fixed: e, planned: true}
+		return true
 	}
 	if e.kind != cacheFixed {
 		return false
@@ -379,7 +387,7 @@ func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.Row
 	case f.stmt != nil:
 		return f.stmt.startIn(sctx, f.args)
 	case f.fixed != nil:
-		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect)
+		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect, !f.planned)
 	}
 	return nil, nil, fmt.Errorf("sqlstore: no cached plan for %q", truncate(query, 200))
 }
@@ -518,8 +526,9 @@ func cacheablePlan(n sql.Node, privileges bool) bool {
 // runPlan executes a kept plan as GMS's QueryWithBindings would after
 // analysis: the statement counted, the session validated, the
 // transaction begun, warnings cleared, then the iterators built and
-// wrapped (commit of autocommit statements).
-func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect bool) (schema sql.Schema, iter sql.RowIter, err error) {
+// wrapped (commit of autocommit statements). reused counts the execution
+// in Strata_plans_reused.
+func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	e := c.eng.gms
 	sql.IncrementStatusVariable(ctx, "Questions", 1)
@@ -548,6 +557,8 @@ func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect bool)
 	if schema == nil {
 		schema = n.Schema()
 	}
-	c.sess.plansReused.Add(1)
+	if reused {
+		c.sess.plansReused.Add(1)
+	}
 	return schema, &recoveringIter{RowIter: iter, query: query}, nil
 }
