@@ -105,6 +105,29 @@ func TestServerDirectMatchesHandler(t *testing.T) {
 	gotCols, _ := describe(t)(cached.QueryContext(ctx, "SELECT * FROM t WHERE id = ?", 8))
 	require.Equal(t, wantCols, gotCols)
 
+	// A client with multi-statement queries on sends COM_QUERY the
+	// protocol layer hands over as a multi-statement query: the same
+	// path, with reused plans.
+	multi := client(t, s.Addr(), "root", "pw", "multiStatements=true")
+	mconn, err := multi.Conn(ctx)
+	require.NoError(t, err)
+	defer mconn.Close()
+	reused := func() int {
+		var name string
+		var n int
+		require.NoError(t, mconn.QueryRowContext(ctx, "SHOW SESSION STATUS LIKE 'Strata_plans_reused'").Scan(&name, &n))
+		return n
+	}
+	before := reused()
+	for i := 1; i <= 5; i++ {
+		q := fmt.Sprintf("SELECT id, c FROM t WHERE id BETWEEN %d AND %d", i, i+200)
+		wantCols, want := describe(t)(planned.QueryContext(ctx, q))
+		gotCols, got := describe(t)(mconn.QueryContext(ctx, q))
+		require.Equal(t, wantCols, gotCols, q)
+		require.Equal(t, want, got, q)
+	}
+	require.GreaterOrEqual(t, reused()-before, 4)
+
 	// Transactions and variables through kept plans.
 	for i := 0; i < 3; i++ {
 		_, err = cached.ExecContext(ctx, "SET @v = 5")

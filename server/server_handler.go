@@ -250,6 +250,13 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
 	}
+	// A text the plan cache runs holds one statement (no semicolon
+	// outside strings and comments): nothing remains after it.
+	if handled, derr := h.runDirect(ctx, c, query, nil, shortInfoDropped(callback)); handled {
+		err = h.queryErr(c, query, true, derr)
+		releaseMemory(err)
+		return "", err
+	}
 	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback)))
 	h.prepared.after(c)
 	if err != nil {
