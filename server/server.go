@@ -323,6 +323,7 @@ func Start(cfg Config) (*Server, error) {
 		_ = nl.Close()
 		return fail(err)
 	}
+	s.h.direct, s.h.sm = st.WrapEngine(s.engine), s.gms.SessionManager()
 	go func() {
 		defer close(s.started)
 		_ = s.gms.Start()

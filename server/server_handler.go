@@ -32,16 +32,21 @@ type handler struct {
 	maxPacket int
 	prepared  *preparedLimit    // max_prepared_stmt_count; nil: no limit
 	users     *mysql_db.MySQLDb // the accounts, for SET PASSWORD (password.go)
+	// direct and sm run statements on cached plans on the connection's
+	// goroutine (server_direct.go); nil: every statement goes to GMS.
+	direct *sqlstore.Engine
+	sm     *server.SessionManager
 
 	mu       sync.Mutex
 	cond     *sync.Cond
 	conns    int                          // connections between NewConnection and ConnectionClosed
 	running  int                          // commands being executed
 	sessions map[uint32]*sqlstore.Session // by connection ID, from the session builder (track)
+	directs  map[uint32]*directConn       // by connection ID, made at the first statement (directConnOf)
 }
 
 func newHandler(h *server.Handler, store *sqlstore.Store, parser gsql.Parser, maxPacket int) *handler {
-	w := &handler{Handler: h, store: store, parser: parser, maxPacket: maxPacket, sessions: map[uint32]*sqlstore.Session{}}
+	w := &handler{Handler: h, store: store, parser: parser, maxPacket: maxPacket, sessions: map[uint32]*sqlstore.Session{}, directs: map[uint32]*directConn{}}
 	w.cond = sync.NewCond(&w.mu)
 	return w
 }
@@ -175,6 +180,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.prepared.reset(c, false)
 	h.mu.Lock()
 	delete(h.sessions, c.ConnectionID)
+	delete(h.directs, c.ConnectionID)
 	h.conns--
 	h.cond.Broadcast()
 	h.mu.Unlock()
@@ -202,6 +208,11 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		query = alter
 	}
 	callback = h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback))
+	if handled, derr := h.runDirect(ctx, c, query, nil, callback); handled {
+		err = h.queryErr(c, query, false, derr)
+		releaseMemory(err)
+		return err
+	}
 	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
 		return h.Handler.ComQuery(ctx, c, query, callback)
 	})
@@ -238,6 +249,13 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer stop()
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
+	}
+	// A text the plan cache runs holds one statement (no semicolon
+	// outside strings and comments): nothing remains after it.
+	if handled, derr := h.runDirect(ctx, c, query, nil, shortInfoDropped(callback)); handled {
+		err = h.queryErr(c, query, true, derr)
+		releaseMemory(err)
+		return "", err
 	}
 	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback)))
 	h.prepared.after(c)
@@ -283,6 +301,15 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	defer h.survive(c, "COM_STMT_EXECUTE", &err)
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
+	var argBuf [8]sqlstore.Arg
+	if args := integerArgs(prepare.BindVars, argBuf[:0]); len(prepare.BindVars) == 0 || args != nil {
+		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
+		if handled {
+			err = wireErr(derr)
+			releaseMemory(err)
+			return err
+		}
+	}
 	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
 		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	})

@@ -55,6 +55,15 @@ func (e *Engine) NewConn() *Conn {
 	return &Conn{eng: e, sess: e.store.NewSession(nil), prepared: make(map[string]int)}
 }
 
+// AttachConn returns a connection over sess, a session of the engine's
+// that another front end made and owns (the MySQL-protocol server's), for
+// running its statements through the plan cache (CachedPlan, RunCached).
+// The caller drops it with the session and never closes it: closing would
+// end the session.
+func (e *Engine) AttachConn(sess *Session) *Conn {
+	return &Conn{eng: e, sess: sess, prepared: make(map[string]int)}
+}
+
 // Conn is one connection: one session over the engine, so one transaction
 // at a time. It is used by one goroutine at a time. Its statements and
 // results belong to it and end with it.
@@ -74,7 +83,10 @@ type Conn struct {
 	writes map[string]*PreparedWrite
 	// spare is the last closed Rows, which the next query reuses with its
 	// buffers.
-	spare  *Rows
+	spare *Rows
+	// plans is what the connection knows of the texts it ran without
+	// arguments (plancache.go).
+	plans  planCache
 	closed bool
 }
 
@@ -168,6 +180,17 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, err
 		}
 		return st.Exec(ctx, args...)
 	}
+	if sctx, _, iter, handled, err := c.cachedQuery(ctx, query); handled {
+		if err != nil {
+			return Result{}, clientError(err)
+		}
+		r, err := c.drain(sctx, iter)
+		if err != nil {
+			return Result{}, err
+		}
+		r.Warnings = c.sess.WarningCount()
+		return r, nil
+	}
 	var total Result
 	rest := query
 	for {
@@ -219,8 +242,17 @@ func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, err
 		}
 		return st.Query(ctx, args...)
 	}
-	sctx := c.newContext(ctx, query)
-	schema, iter, err := Query(sctx, c.eng.gms, query, nil, nil)
+	sctx, schema, iter, handled, err := c.cachedQuery(ctx, query)
+	if handled {
+		if err != nil {
+			return nil, clientError(err)
+		}
+		return c.newRows(sctx, schema, iter), nil
+	}
+	if sctx == nil {
+		sctx = c.newContext(ctx, query)
+	}
+	schema, iter, err = Query(sctx, c.eng.gms, query, nil, nil)
 	if err != nil {
 		return nil, clientError(err)
 	}

@@ -67,7 +67,7 @@ func literal(v any) (sqlparser.Expr, error) {
 		return intLiteralArg(x), nil
 	case uint64:
 		if x > math.MaxInt64 {
-			return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(x, types.Uint64)}}, nil
+			return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(x, types.Uint64)}, Auth: literalAuth}, nil
 		}
 		return intLiteralArg(int64(x)), nil
 	case bool:
@@ -123,7 +123,7 @@ func intLiteralArg(x int64) sqlparser.Expr {
 	default:
 		v, t = x, types.Int64
 	}
-	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(v, t)}}
+	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(v, t)}, Auth: literalAuth}
 }
 
 // binaryArg is b as a binary string, as the MySQL protocol server binds a
@@ -135,7 +135,7 @@ func binaryArg(b []byte) sqlparser.Expr {
 		base = sqltypes.Blob
 	}
 	t := types.MustCreateBinary(base, int64(len(b)))
-	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(string(b), t)}}
+	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(string(b), t)}, Auth: literalAuth}
 }
 
 // injected carries a built literal through the parser's syntax tree.
@@ -146,3 +146,8 @@ func (i injected) WithResolvedChildren([]any) (any, error) { return i.lit, nil }
 
 // String prints the literal where the tree is printed.
 func (i injected) String() string { return i.lit.String() }
+
+// literalAuth is the authorization of an argument's literal: none, as for
+// a literal in a statement's text (the engine's binder asks every injected
+// expression for one, and refuses an empty one when accounts are on).
+var literalAuth = sqlparser.AuthInformation{AuthType: sqlparser.AuthType_IGNORE}

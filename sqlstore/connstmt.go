@@ -77,10 +77,26 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 	if s.closed || s.conn.closed {
 		return nil, nil, nil, ErrConnClosed
 	}
+	if len(args) == 0 && s.numInput == 0 {
+		sctx, schema, iter, handled, err := s.conn.cachedQuery(ctx, s.query)
+		if handled {
+			if err != nil {
+				return nil, nil, nil, clientError(err)
+			}
+			return sctx, schema, iter, nil
+		}
+	}
 	sctx := s.conn.newContext(ctx, s.query)
-	var schema sql.Schema
-	var iter sql.RowIter
-	var err error
+	schema, iter, err := s.startIn(sctx, args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sctx, schema, iter, nil
+}
+
+// startIn binds args and starts the statement in sctx, a context of the
+// connection's session.
+func (s *Stmt) startIn(sctx *sql.Context, args []Arg) (schema sql.Schema, iter sql.RowIter, err error) {
 	if s.sel != nil && len(args) > 0 {
 		// Bindings are made only if the engine plans this execution.
 		var bindErr error
@@ -91,7 +107,7 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 		}
 		schema, iter, err = s.sel.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, argValues(args))
 		if bindErr != nil {
-			return nil, nil, nil, bindErr
+			return nil, nil, bindErr
 		}
 	} else if s.wr != nil && len(args) > 0 {
 		var bindErr error
@@ -102,19 +118,19 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 		}
 		schema, iter, err = s.wr.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, args)
 		if bindErr != nil {
-			return nil, nil, nil, bindErr
+			return nil, nil, bindErr
 		}
 	} else {
 		bindings, bErr := bind(args)
 		if bErr != nil {
-			return nil, nil, nil, bErr
+			return nil, nil, bErr
 		}
 		schema, iter, err = Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings)
 	}
 	if err != nil {
-		return nil, nil, nil, clientError(err)
+		return nil, nil, clientError(err)
 	}
-	return sctx, schema, iter, nil
+	return schema, iter, nil
 }
 
 // bind turns arguments into the engine's bindings: ? placeholders are named

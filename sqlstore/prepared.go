@@ -42,9 +42,9 @@ import (
 // arguments that are integers within the column's type and leave at least
 // one interval (others, such as NULL or 5000000000 for an INT column, go to
 // GMS, whose answer stays the reference), and leave every interval
-// bounded on both sides (id > ? alone goes to GMS). With the privilege system on, as
-// in the MySQL server, every execution is planned, so that grants are
-// checked.
+// bounded on both sides (id > ? alone goes to GMS). With the privilege
+// system on, as in the MySQL server, each execution on a template checks
+// that the account may read the table (allowed), as GMS's binding would.
 
 // planReuseVar is the session variable that turns plan reuse off for a
 // session (SET strata_plan_reuse = OFF): every execution is then planned
@@ -240,13 +240,16 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 		}
 		return Query(ctx, e, query, parsed, bindings)
 	}
-	if e.Analyzer.Catalog.MySQLDb.Enabled() || !planReuse(ctx) {
+	if !planReuse(ctx) {
 		return planned()
 	}
 	if t := p.tmpl; t != nil && !t.fits(ctx) {
 		p.tmpl, p.tries = nil, 0
 	}
 	if t := p.tmpl; t != nil {
+		if !allowed(ctx, e, t) {
+			return planned() // and GMS's binding refuses it
+		}
 		lookup, ok := p.lookup(ctx, t, args)
 		if !ok {
 			return planned()
@@ -287,6 +290,24 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 		}
 		return n, nil
 	})
+}
+
+// allowed reports whether the session's account may read the template's
+// table now. With the privilege system on (the MySQL server), GMS checks
+// privileges when it binds a statement, which a reused plan skips: the
+// check is made here at every execution instead, against the grants as
+// they are now.
+func allowed(ctx *sql.Context, e *sqle.Engine, t *planTemplate) bool {
+	db := e.Analyzer.Catalog.MySQLDb
+	if !db.Enabled() {
+		return true
+	}
+	var dbName string
+	if d := t.node.Database(); d != nil {
+		dbName = d.Name()
+	}
+	return db.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(
+		sql.PrivilegeCheckSubject{Database: dbName, Table: t.node.Name()}, sql.PrivilegeType_Select))
 }
 
 // planReuse reports whether ctx's session reuses plans.

@@ -53,6 +53,38 @@ type Session struct {
 	// locking caches what the last statement text says of the rows it
 	// locks (locks.go, stmtLockingOf).
 	locking *stmtLocking
+	// varsGen counts the changes of the session's system variables: a
+	// kept plan (plancache.go) was bound under the values of one count.
+	varsGen atomic.Uint64
+}
+
+// SetSessionVariable implements sql.Session, counting changes in varsGen.
+func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) error {
+	old, oldErr := s.BaseSession.GetSessionVariable(ctx, name)
+	err := s.BaseSession.SetSessionVariable(ctx, name, value)
+	if err == nil {
+		if now, nowErr := s.BaseSession.GetSessionVariable(ctx, name); oldErr != nil || nowErr != nil || !sameValue(old, now) {
+			s.varsGen.Add(1)
+		}
+	}
+	return err
+}
+
+// InitSessionVariable implements sql.Session, counting changes in
+// varsGen.
+func (s *Session) InitSessionVariable(ctx *sql.Context, name string, value any) error {
+	s.varsGen.Add(1)
+	return s.BaseSession.InitSessionVariable(ctx, name, value)
+}
+
+// sameValue reports whether two values of a system variable are equal;
+// false when unsure.
+func sameValue(a, b any) bool {
+	switch a.(type) {
+	case nil, bool, string, int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint, float32, float64:
+		return a == b
+	}
+	return false
 }
 
 func newSession(base *sql.BaseSession, s *Store) *Session {

@@ -1,0 +1,59 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BenchmarkWirePointSelect runs a prepared primary-key select over the
+// MySQL protocol (go-sql-driver/mysql, client and server in this
+// process), the statement of sysbench's oltp_point_select:
+//
+//	go test ./server -run '^$' -bench WirePointSelect -benchmem -cpuprofile wire.prof
+func BenchmarkWirePointSelect(b *testing.B) {
+	ctx := context.Background()
+	s, err := Start(Config{Data: b.TempDir(), Listen: "127.0.0.1:0", User: "root", Password: "pw", NoSync: true})
+	require.NoError(b, err)
+	defer func() { require.NoError(b, s.Shutdown(ctx)) }()
+	db := client(&testing.T{}, s.Addr(), "root", "pw", "")
+	_, err = db.Exec("CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(120), pad CHAR(60))")
+	require.NoError(b, err)
+	for i := 1; i <= 1000; i += 100 {
+		q := "INSERT INTO sbtest1 VALUES "
+		for j := i; j < i+100; j++ {
+			if j > i {
+				q += ","
+			}
+			q += fmt.Sprintf("(%d, %d, 'c%d', 'pad')", j, j%97, j)
+		}
+		_, err = db.Exec(q)
+		require.NoError(b, err)
+	}
+	conn, err := db.Conn(ctx)
+	require.NoError(b, err)
+	defer conn.Close()
+	for _, mode := range []string{"prepared", "text"} {
+		b.Run(mode, func(b *testing.B) {
+			stmt, err := conn.PrepareContext(ctx, "SELECT c FROM sbtest1 WHERE id=?")
+			require.NoError(b, err)
+			defer stmt.Close()
+			var c string
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				if mode == "prepared" {
+					err = stmt.QueryRowContext(ctx, i%1000+1).Scan(&c)
+				} else {
+					err = conn.QueryRowContext(ctx, fmt.Sprintf("SELECT c FROM sbtest1 WHERE id=%d", i%1000+1)).Scan(&c)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,280 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/dolthub/go-mysql-server/server"
+	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// Statements on cached plans, on the connection's goroutine. GMS's
+// protocol handler binds and analyzes every statement, and reads every
+// result through an errgroup of goroutines (one reading the rows, one
+// converting them, one polling the socket) and a timer: for a point select
+// those goroutines, their stacks grown at each statement and the
+// scheduler's hand-overs cost about as much as the read. A statement the
+// session's plan cache runs (sqlstore.Conn.CachedPlan: SELECT 1, SET,
+// BEGIN, COMMIT, and selects of the shape sqlstore.PreparedSelect reuses,
+// as text or as a prepared statement with integer arguments) is run here
+// instead: its context made by the protocol layer's session manager and
+// entered in the process list (KILL QUERY and SHOW PROCESSLIST see it), its
+// rows read and converted by the goroutine that writes them. A hung-up
+// client still cancels it (watchPeer, in the callers). Every other
+// statement goes to GMS's handler as before.
+
+// rowsBatch is how many rows go to the protocol layer per call, as in
+// GMS's handler.
+const rowsBatch = 128
+
+// directConn is the plan-cache connection of one client connection: an
+// sqlstore.Conn attached to the connection's session.
+type directConn struct {
+	sess *sqlstore.Session
+	conn *sqlstore.Conn
+}
+
+// directConnOf returns the attached connection of c's current session,
+// or nil when the direct path is off or c has no session yet.
+func (h *handler) directConnOf(c *mysql.Conn) *sqlstore.Conn {
+	if h.direct == nil || h.sm == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sess := h.sessions[c.ConnectionID]
+	if sess == nil {
+		return nil
+	}
+	d := h.directs[c.ConnectionID]
+	if d == nil || d.sess != sess {
+		// A new session (the connection was reset): its own cache.
+		d = &directConn{sess: sess, conn: h.direct.AttachConn(sess)}
+		h.directs[c.ConnectionID] = d
+	}
+	return d.conn
+}
+
+// runDirect runs query (with args, for a prepared statement) on the
+// connection's goroutine when the session's plan cache has it, giving the
+// result to callback; handled is false, and nothing was run, otherwise.
+func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, args []sqlstore.Arg, callback func(*sqltypes.Result, bool) error) (handled bool, err error) {
+	conn := h.directConnOf(c)
+	if conn == nil || !conn.CachedPlan(ctx, query, args) {
+		return false, nil
+	}
+	sctx, err := h.sm.NewContextWithQuery(ctx, c, query)
+	if err != nil {
+		return true, err
+	}
+	sctx, err = sctx.ProcessList.BeginQuery(sctx, query)
+	if err != nil {
+		return true, err
+	}
+	defer sctx.ProcessList.EndQuery(sctx)
+	if err := gsql.SessionCommandBegin(sctx.Session); err != nil {
+		return true, err
+	}
+	defer gsql.SessionCommandEnd(sctx.Session)
+
+	schema, iter, err := conn.RunCached(sctx, query)
+	if err == nil {
+		err = h.sendResult(sctx, c, schema, iter, callback)
+	}
+	if err != nil {
+		// As GMS's handler returns them (a typed nil must not escape).
+		return true, gsql.CastSQLError(err)
+	}
+	return true, nil
+}
+
+// sendResult reads iter to the end and gives its rows to callback in
+// batches, or its OK result, as GMS's handler does; iter is closed.
+func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schema, iter gsql.RowIter, callback func(*sqltypes.Result, bool) error) (err error) {
+	closed := false
+	defer func() {
+		if !closed {
+			if cerr := iter.Close(ctx); err == nil {
+				err = cerr
+			}
+		}
+	}()
+	if types.IsOkResultSchema(schema) {
+		row, err := iter.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := iter.Next(ctx); err != io.EOF {
+			if err == nil {
+				err = errors.New("result schema iterator returned more than one row")
+			}
+			return err
+		}
+		closed = true
+		if err := iter.Close(ctx); err != nil {
+			return err
+		}
+		ok := row[0].(types.OkResult)
+		r := &sqltypes.Result{RowsAffected: ok.RowsAffected, InsertID: ok.InsertID}
+		if ok.Info != nil {
+			r.Info = ok.Info.String()
+		}
+		setStatusFlags(ctx, c)
+		return callback(r, false)
+	}
+
+	buf := gsql.ByteBufPool.Get().(*gsql.ByteBuffer)
+	defer func() {
+		buf.Reset()
+		gsql.ByteBufPool.Put(buf)
+	}()
+	fields := fieldsOf(ctx, schema)
+	r := &sqltypes.Result{Fields: fields}
+	sent := false
+	for {
+		row, err := iter.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if types.IsOkResult(row) {
+			ok := row[0].(types.OkResult)
+			r = &sqltypes.Result{RowsAffected: ok.RowsAffected, InsertID: ok.InsertID}
+			if ok.Info != nil {
+				r.Info = ok.Info.String()
+			}
+			continue
+		}
+		out, err := server.RowToSQL(ctx, schema, row, nil, buf)
+		if err != nil {
+			return err
+		}
+		r.Rows = append(r.Rows, out)
+		r.RowsAffected++
+		if r.RowsAffected == rowsBatch {
+			if err := callback(r, false); err != nil {
+				return err
+			}
+			sent = true
+			r = &sqltypes.Result{Fields: fields}
+		}
+	}
+	closed = true
+	if err := iter.Close(ctx); err != nil {
+		return err
+	}
+	setStatusFlags(ctx, c)
+	if sent && r.RowsAffected == 0 {
+		return nil
+	}
+	return callback(r, false)
+}
+
+// setStatusFlags sets the autocommit and in-transaction flags of the
+// packets that end the result, as GMS's handler does.
+func setStatusFlags(ctx *gsql.Context, c *mysql.Conn) {
+	on := true
+	if v, err := ctx.GetSessionVariable(ctx, gsql.AutoCommitSessionVar); err == nil {
+		if b, err := gsql.ConvertToBool(ctx, v); err == nil {
+			on = b
+		}
+	}
+	if on {
+		c.StatusFlags |= uint16(mysql.ServerStatusAutocommit)
+	} else {
+		c.StatusFlags &^= uint16(mysql.ServerStatusAutocommit)
+	}
+	if ctx.GetTransaction() != nil {
+		c.StatusFlags |= uint16(mysql.ServerInTransaction)
+	} else {
+		c.StatusFlags &^= uint16(mysql.ServerInTransaction)
+	}
+}
+
+// fieldsOf describes a result's columns to the client as GMS's handler
+// does: the character set of text columns is character_set_results when
+// set, binary for binary types.
+func fieldsOf(ctx *gsql.Context, s gsql.Schema) []*querypb.Field {
+	results := ctx.GetCharacterSetResults()
+	fields := make([]*querypb.Field, len(s))
+	for i, col := range s {
+		charset := uint32(gsql.Collation_Default.CharacterSet())
+		if ct, ok := col.Type.(gsql.TypeWithCollation); ok {
+			charset = uint32(ct.Collation().CharacterSet())
+		}
+		if types.IsBinaryType(col.Type) {
+			charset = uint32(gsql.Collation_binary)
+		} else if results != gsql.CharacterSet_Unspecified {
+			charset = uint32(results)
+		}
+		var flags querypb.MySqlFlag
+		if !col.Nullable {
+			flags |= querypb.MySqlFlag_NOT_NULL_FLAG
+		}
+		if col.AutoIncrement {
+			flags |= querypb.MySqlFlag_AUTO_INCREMENT_FLAG
+		}
+		if col.PrimaryKey {
+			flags |= querypb.MySqlFlag_PRI_KEY_FLAG
+		}
+		if types.IsUnsigned(col.Type) {
+			flags |= querypb.MySqlFlag_UNSIGNED_FLAG
+		}
+		f := &querypb.Field{
+			Name:         col.Name,
+			OrgName:      col.Name,
+			Table:        col.Source,
+			OrgTable:     col.Source,
+			Database:     col.DatabaseSource,
+			Type:         col.Type.Type(),
+			Charset:      charset,
+			ColumnLength: col.Type.MaxTextResponseByteLength(ctx),
+			Flags:        uint32(flags),
+		}
+		if types.IsDecimal(col.Type) {
+			f.Decimals = uint32(col.Type.(gsql.DecimalType).Scale())
+		} else if types.IsDatetimeType(col.Type) {
+			f.Decimals = uint32(col.Type.(gsql.DatetimeType).Precision())
+		}
+		fields[i] = f
+	}
+	return fields
+}
+
+// integerArgs returns a prepared statement's arguments when all are
+// integers, the only ones the plan cache runs, else nil.
+func integerArgs(bindVars map[string]*querypb.BindVariable, buf []sqlstore.Arg) []sqlstore.Arg {
+	args := buf[:0]
+	for name, bv := range bindVars {
+		v, err := sqltypes.BindVariableToValue(bv)
+		if err != nil {
+			return nil
+		}
+		switch {
+		case v.IsSigned():
+			n, err := sqltypes.ToInt64(v)
+			if err != nil {
+				return nil
+			}
+			args = append(args, sqlstore.Arg{Name: name, Value: n})
+		case v.IsUnsigned():
+			n, err := sqltypes.ToUint64(v)
+			if err != nil {
+				return nil
+			}
+			args = append(args, sqlstore.Arg{Name: name, Value: n})
+		default:
+			return nil
+		}
+	}
+	return args
+}
