@@ -33,7 +33,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys}, final)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -64,14 +64,15 @@ const AfterJoinsRule analyzer.RuleId = 10_001
 
 // Analyzer rules of values
 //
-// Five rewrites close gaps in how GMS evaluates, compares and applies
+// Six rewrites close gaps in how GMS evaluates, compares and applies
 // values: exactAggregates (exactagg.go: SUM and AVG exact and typed as in
 // MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
 // column's range, values bound for BIGINT), compareUpdatesExactly
 // (exactupdate.go: updates that change only letter case),
 // checkIntArithmetic (intarith.go: integer arithmetic exact and typed as
-// in MySQL) and exactHashKeys (hashkeys.go: hash joins over DECIMAL and
-// mixed types). Each leaves a plan it has rewritten as it is. They run
+// in MySQL), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
+// mixed types) and limitRecursion (recursivecte.go: recursive CTEs bounded
+// by cte_max_recursion_depth). Each leaves a plan it has rewritten as it is. They run
 // inside a rule GMS knows, at the end of every analysis (Install).
 //
 // GMS analyzes a simple INSERT (VALUES of literals), a single-table UPDATE

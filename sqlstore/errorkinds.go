@@ -42,7 +42,8 @@ var errorKinds = []*errorKind{
 	{kind: sql.ErrValueOutOfRange, num: mysql.ERWarnDataOutOfRange, state: "22003", message: prefixed("Out of range value")},
 	{kind: types.ErrConvertToDecimalLimit, num: mysql.ERWarnDataOutOfRange, state: "22003", message: strings.TrimSpace},
 	{kind: mysqlcompat.ErrIntOutOfRange, num: mysql.ERDataOutOfRange, state: "22003"},
-	{kind: errTxnTooLarge, num: 1197, state: mysql.SSUnknownSQLState}, // ER_TRANS_CACHE_FULL
+	{kind: mysqlcompat.ErrRecursionDepth, num: 3636, state: mysql.SSUnknownSQLState}, // ER_CTE_MAX_RECURSION_DEPTH
+	{kind: errTxnTooLarge, num: 1197, state: mysql.SSUnknownSQLState},                // ER_TRANS_CACHE_FULL
 	{kind: sql.ErrColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrTableColumnNotFound, num: mysql.ERBadFieldError, state: "42S22", message: prefixed("Unknown column")},
 	{kind: sql.ErrCheckConstraintViolated, num: 3819, state: mysql.SSUnknownSQLState, message: checkViolatedMessage},
