@@ -296,7 +296,7 @@ func Start(cfg Config) (*Server, error) {
 		// The engine names a connection's account in its process list
 		// only when the client chose a database at login; KILL's owner
 		// check and SHOW PROCESSLIST need it for every connection.
-		s.engine.ProcessList.ConnectionReady(sess)
+		listProcess(s.engine, c, sess)
 		return sess, nil
 	}
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {
@@ -305,6 +305,7 @@ func Start(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("unexpected protocol handler %T", h)
 		}
 		s.h = newHandler(gh, st, s.engine.Parser, cfg.MaxAllowedPacket)
+		s.h.engine = s.engine
 		s.h.prepared = newPreparedLimit(s.engine)
 		s.h.users = s.engine.Analyzer.Catalog.MySQLDb
 		return s.h, nil
