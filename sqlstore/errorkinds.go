@@ -63,15 +63,15 @@ var errorKinds = []*errorKind{
 	{kind: sql.ErrCheckConstraintInvalidatedByColumnAlter, num: 3959, state: mysql.SSUnknownSQLState}, // ER_DEPENDENT_BY_CHECK_CONSTRAINT
 	{kind: sql.ErrForeignKeyDropTable, num: 3730, state: mysql.SSUnknownSQLState, // ER_FK_CANNOT_DROP_PARENT
 		message: reworded(sql.ErrForeignKeyDropTable, "Cannot drop table '%s' referenced by a foreign key constraint '%s'.")},
-	{kind: sql.ErrTruncateReferencedFromForeignKey, num: 1701, state: "42000"},                        // ER_TRUNCATE_ILLEGAL_FK
-	{kind: sql.ErrForeignKeyDropColumn, num: 1828, state: mysql.SSUnknownSQLState},                    // ER_FK_COLUMN_CANNOT_DROP
-	{kind: sql.ErrForeignKeyColumnTypeMismatch, num: 3780, state: mysql.SSUnknownSQLState},            // ER_FK_INCOMPATIBLE_COLUMNS
+	{kind: sql.ErrTruncateReferencedFromForeignKey, num: 1701, state: "42000"},             // ER_TRUNCATE_ILLEGAL_FK
+	{kind: sql.ErrForeignKeyDropColumn, num: 1828, state: mysql.SSUnknownSQLState},         // ER_FK_COLUMN_CANNOT_DROP
+	{kind: sql.ErrForeignKeyColumnTypeMismatch, num: 3780, state: mysql.SSUnknownSQLState}, // ER_FK_INCOMPATIBLE_COLUMNS
 	{kind: sql.ErrForeignKeyNotResolved, num: mysql.ErNoReferencedRow2, state: "23000", message: capitalized},
 	{kind: sql.ErrTableNotFound, num: mysql.ERNoSuchTable, state: "42S02", message: reworded(sql.ErrTableNotFound, "Table '%s' doesn't exist")},
 	{kind: sql.ErrDatabaseNotFound, num: mysql.ERBadDb, state: "42000", message: unknownDatabaseMessage},
 	{kind: sql.ErrDatabaseExists, num: mysql.ERDbCreateExists, state: "HY000", message: reworded(sql.ErrDatabaseExists, "Can't create database '%s'; database exists")},
 	{kind: sql.ErrViewDoesNotExist, num: mysql.ERBadTable, state: "42S02", message: reworded(sql.ErrViewDoesNotExist, "Unknown table '%s.%s'")},
-	{kind: sql.ErrFunctionNotFound, num: 1305, state: "42000", message: reworded(sql.ErrFunctionNotFound, "FUNCTION %s does not exist")},            // ER_SP_DOES_NOT_EXIST
+	{kind: sql.ErrFunctionNotFound, num: 1305, state: "42000", message: reworded(sql.ErrFunctionNotFound, "FUNCTION %s does not exist")}, // ER_SP_DOES_NOT_EXIST
 	{kind: sql.ErrStoredProcedureDoesNotExist, num: 1305, state: "42000", message: reworded(sql.ErrStoredProcedureDoesNotExist, "PROCEDURE %s does not exist")},
 	{kind: sql.ErrCantDropFieldOrKey, num: mysql.ERCantDropFieldOrKey, state: "42000", message: reworded(sql.ErrCantDropFieldOrKey, "Can't DROP '%s'; check that column/key exists")},
 	{kind: sql.ErrDuplicateAliasOrTable, num: mysql.ERNonUniqTable, state: "42000", message: reworded(sql.ErrDuplicateAliasOrTable, "Not unique table/alias: '%s'")},
