@@ -104,7 +104,7 @@ func New(e storage.Engine, opts *Options) (*Store, error) {
 	s.engineStats, _ = e.(storage.StatsSource)
 	s.autoinc = autoIncs{engine: e}
 	s.provider = &Provider{store: s, procs: sql.NewExternalStoredProcedureRegistry()}
-	s.provider.RegisterProcedures(lockWaitsProcedure(s))
+	s.provider.RegisterProcedures(lockWaitsProcedure(s), checkTableProcedure(s))
 	if err := s.load(); err != nil {
 		_ = e.Close()
 		return nil, err
@@ -241,6 +241,8 @@ func (s *Store) Configure(e *sqle.Engine) {
 	// around the parsers mysqlcompat.Install wrapped.
 	a.Parser = lockClauseParser{a.Parser}
 	e.Parser = lockClauseParser{e.Parser}
+	// CHECK TABLE, which vitess does not parse (checktable.go).
+	e.Parser = checkTableParser{e.Parser}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The
