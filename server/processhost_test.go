@@ -2,6 +2,7 @@ package server
 
 import (
 	"database/sql"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,7 +29,9 @@ func TestServerProcessListHost(t *testing.T) {
 	conn, err := db.Conn(t.Context())
 	require.NoError(t, err)
 	defer conn.Close()
-	var local string
+	var id int64
+	require.NoError(t, conn.QueryRowContext(t.Context(), "SELECT CONNECTION_ID()").Scan(&id))
+	// host returns the Host of this connection's row of q's result.
 	host := func(q string) string {
 		t.Helper()
 		rows, err := conn.QueryContext(t.Context(), q)
@@ -37,6 +40,12 @@ func TestServerProcessListHost(t *testing.T) {
 		cols, err := rows.Columns()
 		require.NoError(t, err)
 		var h string
+		idCol := -1
+		for i, c := range cols {
+			if strings.EqualFold(c, "id") {
+				idCol = i
+			}
+		}
 		for rows.Next() {
 			vals := make([]sql.NullString, len(cols))
 			ptrs := make([]any, len(cols))
@@ -44,6 +53,9 @@ func TestServerProcessListHost(t *testing.T) {
 				ptrs[i] = &vals[i]
 			}
 			require.NoError(t, rows.Scan(ptrs...))
+			if idCol >= 0 && vals[idCol].String != strconv.FormatInt(id, 10) {
+				continue
+			}
 			for i, c := range cols {
 				if strings.EqualFold(c, "host") {
 					h = vals[i].String
@@ -53,10 +65,8 @@ func TestServerProcessListHost(t *testing.T) {
 		require.NoError(t, rows.Err())
 		return h
 	}
-	local = host("SHOW PROCESSLIST")
+	local := host("SHOW PROCESSLIST")
 	require.True(t, strings.HasPrefix(local, "127.0.0.1:"), "Host %q", local)
-	var id int64
-	require.NoError(t, conn.QueryRowContext(t.Context(), "SELECT CONNECTION_ID()").Scan(&id))
 	var fromSchema string
 	require.NoError(t, root.QueryRow("SELECT host FROM information_schema.processlist WHERE id = ?", id).Scan(&fromSchema))
 	require.Equal(t, local, fromSchema)

@@ -243,6 +243,8 @@ func Start(cfg Config) (*Server, error) {
 	if err := s.setupVariables(); err != nil {
 		return fail(err)
 	}
+	// mysql.general_log and mysql.slow_log for dump tools (logtables.go).
+	s.engine.Parser = logTablesParser{s.engine.Parser}
 	if err := s.createDatabase(defaultDB); err != nil {
 		return fail(fmt.Errorf("creating database %s: %w", defaultDB, err))
 	}
