@@ -37,8 +37,10 @@ type insertRows struct {
 	child sql.Node
 	exec  sql.NodeExecBuilder
 	// n counts the rows of the current execution; shared by the copies
-	// WithChildren makes, reset when the source is built.
-	n *int64
+	// WithChildren makes, reset when the source is built. It points at
+	// count of the node the rule made (one allocation for both).
+	n     *int64
+	count int64
 }
 
 var _ sql.ExecSourceRel = (*insertRows)(nil)
@@ -86,10 +88,11 @@ func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
 	return row, err
 }
 
-// numberInsertErrors is the rule that puts insertRows under every INSERT.
-// Run again over its own output it changes nothing.
-func numberInsertErrors(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+// numberInsertErrors returns the rule, for an engine whose analyzer is a,
+// that puts insertRows under every INSERT. Run again over its own output
+// it changes nothing. The function it applies to each node is made once.
+func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
+	visit := func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		ins, ok := n.(*plan.InsertInto)
 		if !ok || ins.Source == nil {
 			return n, transform.SameTree, nil
@@ -97,8 +100,16 @@ func numberInsertErrors(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *pla
 		if _, done := ins.Source.(*insertRows); done {
 			return n, transform.SameTree, nil
 		}
-		return ins.WithSource(&insertRows{child: ins.Source, exec: a.ExecBuilder, n: new(int64)}), transform.NewTree, nil
-	})
+		src := &insertRows{child: ins.Source, exec: a.ExecBuilder}
+		src.n = &src.count
+		return ins.WithSource(src), transform.NewTree, nil
+	}
+	return func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+		if qFlags != nil && !qFlags.IsSet(sql.QFlagInsert) {
+			return n, transform.SameTree, nil
+		}
+		return transform.Node(n, visit)
+	}
 }
 
 // insertOf returns the INSERT a statement's plan runs, under the nodes GMS

@@ -31,8 +31,15 @@ var ErrRecursionDepth = goerrors.NewKind("Recursive query aborted after %d itera
 
 // limitRecursion is the rule that puts recursiveCTE in place of every
 // RecursiveCte of n, in derived tables and subquery expressions too. Run
-// again over its own output it changes nothing.
-func limitRecursion(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// again over its own output it changes nothing. GMS flags every statement
+// with a CTE (or a view, or a derived table) as having a subquery; the
+// others, most statements, are not walked. (GMS's fixed batches of simple
+// statements, which pass no flags, hold no CTE but in a subquery of a
+// single-table UPDATE or DELETE, which keeps GMS's limit.)
+func limitRecursion(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if qFlags == nil || !qFlags.SubqueryIsSet() {
+		return n, transform.SameTree, nil
+	}
 	return replaceRecursiveCTEs(a, n)
 }
 

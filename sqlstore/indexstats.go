@@ -171,37 +171,55 @@ func (st *tableIndexStats) cardinality(d *tableDef, name string, seq int) (int64
 	return is.Distinct[seq-1], true
 }
 
-// cardinalityRule puts the saved cardinalities into SHOW INDEX and into
-// reads of information_schema.STATISTICS (see above).
-func (s *Store) cardinalityRule(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+// cardinalityRule returns the rule, for engines whose analyzer is a, that
+// puts the saved cardinalities into SHOW INDEX and into reads of
+// information_schema.STATISTICS (see above). The function it applies to
+// each node is made once, here, so that the rule allocates nothing for the
+// statements it only walks.
+func (s *Store) cardinalityRule(a *analyzer.Analyzer) analyzer.RuleFunc {
+	visit := func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch x := n.(type) {
 		case *plan.ShowIndexes:
 			return &cardinalities{child: x, exec: a.ExecBuilder, store: s, table: tableOfNode(x.Child),
 				tableCol: 0, indexCol: 2, seqCol: 3, cardCol: 6}, transform.NewTree, nil
 		case *plan.ResolvedTable:
-			if !strings.EqualFold(x.Name(), "statistics") || x.Database() == nil || !strings.EqualFold(x.Database().Name(), "information_schema") {
-				return n, transform.SameTree, nil
-			}
-			c := &cardinalities{child: x, exec: a.ExecBuilder, store: s, schemaCol: -1}
-			cols := map[string]*int{"TABLE_SCHEMA": &c.schemaCol, "TABLE_NAME": &c.tableCol, "INDEX_NAME": &c.indexCol, "SEQ_IN_INDEX": &c.seqCol, "CARDINALITY": &c.cardCol}
-			for _, p := range cols {
-				*p = -1
-			}
-			for i, col := range x.Schema() {
-				if p, ok := cols[strings.ToUpper(col.Name)]; ok {
-					*p = i
-				}
-			}
-			for _, p := range cols {
-				if *p < 0 {
-					return n, transform.SameTree, nil
-				}
-			}
-			return c, transform.NewTree, nil
+			return statisticsCardinalities(x, a, s)
 		}
 		return n, transform.SameTree, nil
-	})
+	}
+	return func(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+		if _, show := n.(*plan.ShowIndexes); !show && ctx.Query() != "" && !containsFold(ctx.Query(), "statistics") {
+			// Neither SHOW INDEX nor, by its text, a read of STATISTICS
+			// (a view over it keeps GMS's 0): most statements are not
+			// walked. A context without the statement's text is walked.
+			return n, transform.SameTree, nil
+		}
+		return transform.Node(n, visit)
+	}
+}
+
+// statisticsCardinalities wraps a read of information_schema.STATISTICS
+// in cardinalities; any other table is left as it is.
+func statisticsCardinalities(x *plan.ResolvedTable, a *analyzer.Analyzer, s *Store) (sql.Node, transform.TreeIdentity, error) {
+	if !strings.EqualFold(x.Name(), "statistics") || x.Database() == nil || !strings.EqualFold(x.Database().Name(), "information_schema") {
+		return x, transform.SameTree, nil
+	}
+	c := &cardinalities{child: x, exec: a.ExecBuilder, store: s}
+	cols := map[string]*int{"TABLE_SCHEMA": &c.schemaCol, "TABLE_NAME": &c.tableCol, "INDEX_NAME": &c.indexCol, "SEQ_IN_INDEX": &c.seqCol, "CARDINALITY": &c.cardCol}
+	for _, p := range cols {
+		*p = -1
+	}
+	for i, col := range x.Schema() {
+		if p, ok := cols[strings.ToUpper(col.Name)]; ok {
+			*p = i
+		}
+	}
+	for _, p := range cols {
+		if *p < 0 {
+			return x, transform.SameTree, nil
+		}
+	}
+	return c, transform.NewTree, nil
 }
 
 // tableOfNode returns the store's table under a resolved table node.

@@ -222,7 +222,7 @@ func (s *Store) Configure(e *sqle.Engine) {
 	installNestedTxn(a)
 	// Full scans show their plans under EXPLAIN (explain.go): with the
 	// value rules, which see every statement's plan.
-	mysqlcompat.Install(e, explainScansRule, s.cardinalityRule)
+	mysqlcompat.Install(e, explainScansRule, s.cardinalityRule(a))
 	// After the joins are planned, in mysqlcompat's rule at the end of the
 	// once-after batch: join keys exact (joinkeys.go).
 	mysqlcompat.WrapRule(a, func(id analyzer.RuleId) bool { return id == mysqlcompat.AfterJoinsRule }, func(after analyzer.RuleFunc) analyzer.RuleFunc {
