@@ -241,8 +241,9 @@ func (s *Store) Configure(e *sqle.Engine) {
 	// around the parsers mysqlcompat.Install wrapped.
 	a.Parser = lockClauseParser{a.Parser}
 	e.Parser = lockClauseParser{e.Parser}
-	// CHECK TABLE, which vitess does not parse (checktable.go).
-	e.Parser = checkTableParser{e.Parser}
+	// CHECK TABLE, which vitess does not parse (checktable.go), and INTO
+	// OUTFILE's CHARACTER SET binary, which GMS refuses (outfilecharset.go).
+	e.Parser = checkTableParser{outfileCharsetParser{e.Parser}}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The
