@@ -33,7 +33,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys}, final)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a)}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -64,14 +64,16 @@ const AfterJoinsRule analyzer.RuleId = 10_001
 
 // Analyzer rules of values
 //
-// Five rewrites close gaps in how GMS evaluates, compares and applies
+// Seven rewrites close gaps in how GMS evaluates, compares and applies
 // values: exactAggregates (exactagg.go: SUM and AVG exact and typed as in
 // MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
 // column's range, values bound for BIGINT), compareUpdatesExactly
 // (exactupdate.go: updates that change only letter case),
 // checkIntArithmetic (intarith.go: integer arithmetic exact and typed as
-// in MySQL) and exactHashKeys (hashkeys.go: hash joins over DECIMAL and
-// mixed types). Each leaves a plan it has rewritten as it is. They run
+// in MySQL), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
+// mixed types), limitRecursion (recursivecte.go: recursive CTEs bounded
+// by cte_max_recursion_depth) and numberInsertErrors (insertvalues.go: the
+// rows of an INSERT counted, for its errors). Each leaves a plan it has rewritten as it is. They run
 // inside a rule GMS knows, at the end of every analysis (Install).
 //
 // GMS analyzes a simple INSERT (VALUES of literals), a single-table UPDATE
@@ -113,7 +115,15 @@ func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowI
 			n = q
 		}
 	}
-	return e.NodeExecBuilder.Build(ctx, n, r)
+	iter, err := e.NodeExecBuilder.Build(ctx, n, r)
+	if err != nil {
+		return nil, err
+	}
+	if ins, src := insertOf(n); ins != nil {
+		// An INSERT's conversion errors worded as MySQL's (insertvalues.go).
+		iter = &insertErrors{RowIter: iter, sch: ins.Destination.Schema(), n: src.n}
+	}
+	return iter, nil
 }
 
 // fixedBatches reports whether GMS may have analyzed a statement whose

@@ -252,6 +252,8 @@ func Start(cfg Config) (*Server, error) {
 	if err := s.setupVariables(); err != nil {
 		return fail(err)
 	}
+	// mysql.general_log and mysql.slow_log for dump tools (logtables.go).
+	s.engine.Parser = logTablesParser{s.engine.Parser}
 	if err := s.createDatabase(defaultDB); err != nil {
 		return fail(fmt.Errorf("creating database %s: %w", defaultDB, err))
 	}
@@ -305,7 +307,7 @@ func Start(cfg Config) (*Server, error) {
 		// The engine names a connection's account in its process list
 		// only when the client chose a database at login; KILL's owner
 		// check and SHOW PROCESSLIST need it for every connection.
-		s.engine.ProcessList.ConnectionReady(sess)
+		listProcess(s.engine, c, sess)
 		return sess, nil
 	}
 	wrap := func(h mysql.Handler) (mysql.Handler, error) {
@@ -314,6 +316,7 @@ func Start(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("unexpected protocol handler %T", h)
 		}
 		s.h = newHandler(gh, st, s.engine.Parser, cfg.MaxAllowedPacket)
+		s.h.engine = s.engine
 		s.h.prepared = newPreparedLimit(s.engine)
 		s.h.users = s.engine.Analyzer.Catalog.MySQLDb
 		return s.h, nil

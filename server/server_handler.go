@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
@@ -43,6 +44,7 @@ type handler struct {
 	running  int                          // commands being executed
 	sessions map[uint32]*sqlstore.Session // by connection ID, from the session builder (track)
 	directs  map[uint32]*directConn       // by connection ID, made at the first statement (directConnOf)
+	engine   *sqle.Engine                 // whose process list names the connections (processhost.go)
 }
 
 func newHandler(h *server.Handler, store *sqlstore.Store, parser gsql.Parser, maxPacket int) *handler {
@@ -191,7 +193,11 @@ func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) (err error) {
 	h.begin()
 	defer h.end()
 	defer h.survive(c, "COM_INIT_DB", &err)
-	return wireErr(h.Handler.ComInitDB(c, schemaName))
+	if err := h.Handler.ComInitDB(c, schemaName); err != nil {
+		return wireErr(err)
+	}
+	h.relistProcess(c)
+	return nil
 }
 
 // ComQuery implements mysql.Handler.
@@ -322,7 +328,11 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 // ComResetConnection implements mysql.Handler.
 func (h *handler) ComResetConnection(c *mysql.Conn) error {
 	defer h.prepared.reset(c, false)
-	return wireErr(h.Handler.ComResetConnection(c))
+	if err := h.Handler.ComResetConnection(c); err != nil {
+		return wireErr(err)
+	}
+	h.relistProcess(c)
+	return nil
 }
 
 // authServer wraps the account store's authentication methods:

@@ -135,13 +135,26 @@ func StatementError(query string, err error) error {
 		}
 		return err
 	}
+	if name, ok := missingDatabase(err); ok {
+		// DROP DATABASE of a database that does not exist: 1008.
+		if first, second := LeadingWords(query); strings.EqualFold(first, "drop") &&
+			(strings.EqualFold(second, "database") || strings.EqualFold(second, "schema")) {
+			return mysql.NewSQLError(mysql.ERDbDropExists, mysql.SSUnknownSQLState, "Can't drop database '%s'; database doesn't exist", name)
+		}
+		return err
+	}
 	name, ok := "", false
 	var se *mysql.SQLError
 	switch {
 	case sql.ErrTableNotFound.Is(err):
 		name, ok = strings.CutPrefix(err.Error(), "table not found: ")
 	case errors.As(err, &se) && se.Num == mysql.ERNoSuchTable:
-		name, ok = strings.CutPrefix(se.Message, "table not found: ")
+		// GMS's words, or MySQL's as errorKinds gives them.
+		if name, ok = strings.CutPrefix(se.Message, "table not found: "); !ok {
+			if rest, found := strings.CutPrefix(se.Message, "Table '"); found {
+				name, ok = strings.CutSuffix(rest, "' doesn't exist")
+			}
+		}
 	}
 	if !ok {
 		return err
@@ -161,4 +174,25 @@ func isNullIntoNotNull(err error) bool {
 	}
 	var se *mysql.SQLError
 	return errors.As(err, &se) && se.Num == mysql.ERBadNullError
+}
+
+// missingDatabase returns the name of the database err says does not
+// exist, as GMS raises it or numbered 1049 with GMS's or MySQL's words.
+func missingDatabase(err error) (string, bool) {
+	if sql.ErrDatabaseNotFound.Is(err) {
+		return strings.CutPrefix(err.Error(), "database not found: ")
+	}
+	var se *mysql.SQLError
+	if !errors.As(err, &se) || se.Num != mysql.ERBadDb {
+		return "", false
+	}
+	if name, ok := strings.CutPrefix(se.Message, "database not found: "); ok {
+		return name, true
+	}
+	name, ok := strings.CutPrefix(se.Message, "Unknown database '")
+	if !ok {
+		return "", false
+	}
+	name, _, ok = strings.Cut(name, "'")
+	return name, ok
 }

@@ -185,6 +185,17 @@ func (p *StatsProvider) GetTableStats(ctx *sql.Context, db string, table sql.Tab
 // the row count (it panics on an empty table, GMS v0.20.0); an empty table
 // gets no statistics instead.
 func (p *StatsProvider) AnalyzeTable(ctx *sql.Context, table sql.Table, db string) (err error) {
+	if t := underlyingTable(table); t != nil {
+		// The distinct counts of every index, kept for SHOW INDEX
+		// (indexstats.go).
+		rows, _, err := t.RowCount(ctx)
+		if err != nil {
+			return err
+		}
+		if err := t.store.analyzeIndexes(ctx, t.def, rows); err != nil {
+			return err
+		}
+	}
 	if st, ok := table.(sql.StatisticsTable); ok {
 		if n, _, cerr := st.RowCount(ctx); cerr == nil && n == 0 {
 			return nil
@@ -198,6 +209,20 @@ func (p *StatsProvider) AnalyzeTable(ctx *sql.Context, table sql.Table, db strin
 		}
 	}()
 	return p.prov.AnalyzeTable(ctx, table, db)
+}
+
+// underlyingTable returns the store's table under table's wrappers.
+func underlyingTable(table sql.Table) *Table {
+	for {
+		switch x := table.(type) {
+		case *Table:
+			return x
+		case sql.TableWrapper:
+			table = x.Underlying()
+		default:
+			return nil
+		}
+	}
 }
 
 // SetStats implements sql.StatsProvider.

@@ -109,7 +109,7 @@ func New(e storage.Engine, opts *Options) (*Store, error) {
 	s.engineStats, _ = e.(storage.StatsSource)
 	s.autoinc = autoIncs{engine: e}
 	s.provider = &Provider{store: s, procs: sql.NewExternalStoredProcedureRegistry()}
-	s.provider.RegisterProcedures(lockWaitsProcedure(s))
+	s.provider.RegisterProcedures(lockWaitsProcedure(s), checkTableProcedure(s))
 	if err := s.load(); err != nil {
 		_ = e.Close()
 		return nil, err
@@ -227,7 +227,7 @@ func (s *Store) Configure(e *sqle.Engine) {
 	installNestedTxn(a)
 	// Full scans show their plans under EXPLAIN (explain.go): with the
 	// value rules, which see every statement's plan.
-	mysqlcompat.Install(e, explainScansRule)
+	mysqlcompat.Install(e, explainScansRule, s.cardinalityRule(a))
 	// After the joins are planned, in mysqlcompat's rule at the end of the
 	// once-after batch: join keys exact (joinkeys.go).
 	mysqlcompat.WrapRule(a, func(id analyzer.RuleId) bool { return id == mysqlcompat.AfterJoinsRule }, func(after analyzer.RuleFunc) analyzer.RuleFunc {
@@ -251,6 +251,9 @@ func (s *Store) Configure(e *sqle.Engine) {
 	// the plan that runs.
 	e.Parser = explainParser{e.Parser}
 	a.ExecBuilder = explainExec{a.ExecBuilder}
+	// CHECK TABLE, which vitess does not parse (checktable.go), and INTO
+	// OUTFILE's CHARACTER SET binary, which GMS refuses (outfilecharset.go).
+	e.Parser = checkTableParser{outfileCharsetParser{e.Parser}}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The

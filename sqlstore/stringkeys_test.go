@@ -57,6 +57,7 @@ func TestSemiJoinStringIndexNumberKey(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE s (id INT PRIMARY KEY, code VARCHAR(20), KEY (code))")
 	d.exec("CREATE TABLE n (id INT PRIMARY KEY, v INT)")
+	d.exec("SET cte_max_recursion_depth = 3000")
 	d.exec("INSERT INTO s WITH RECURSIVE r(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM r WHERE i < 3000) SELECT i, CONCAT('x', i) FROM r")
 	d.exec("INSERT INTO s VALUES (1, '01'), (2, '7.0')")
 	d.exec("INSERT INTO n VALUES (1, 1), (2, 3), (3, 7)")

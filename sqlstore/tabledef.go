@@ -138,6 +138,15 @@ func newTableDef(db string, rec *tableRecord) (*tableDef, error) {
 		}
 		if cr.Generated != nil {
 			col.Generated = sql.NewUnresolvedColumnDefaultValue(*cr.Generated)
+			if col.Extra == "" {
+				// What SHOW COLUMNS and information_schema.COLUMNS say of a
+				// generated column in MySQL; dump tools leave such columns
+				// out of their INSERTs by it.
+				col.Extra = "STORED GENERATED"
+				if col.Virtual {
+					col.Extra = "VIRTUAL GENERATED"
+				}
+			}
 		}
 		if cr.AutoIncrement && d.autoIncCol < 0 {
 			d.autoIncCol = i
