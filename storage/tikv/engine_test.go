@@ -34,3 +34,46 @@ func TestContract(t *testing.T) {
 func TestContractOneRegion(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) storage.Engine { return openMock(t) })
 }
+
+// TestValues checks the values TiKV cannot store as they are (empty ones,
+// and those that begin with the byte that marks an encoded one) through
+// every read path.
+func TestValues(t *testing.T) {
+	e := openMock(t, []byte("b"))
+	defer e.Close()
+	vals := map[string][]byte{"a": {}, "b": {0}, "c": {0, 0, 1}, "d": {1}}
+	tx, err := e.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range vals {
+		if err := tx.Set([]byte(k), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.Latest()
+	keys := [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d")}
+	got, err := r.(storage.MultiGetter).MultiGet(keys, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := r.NewIter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	ok := it.First()
+	for i, k := range keys {
+		v, err := r.Get(k, nil)
+		if err != nil || string(v) != string(vals[string(k)]) || got[i] == nil || string(got[i]) != string(vals[string(k)]) {
+			t.Fatalf("%s: Get %x %v, MultiGet %x; want %x", k, v, err, got[i], vals[string(k)])
+		}
+		if !ok || string(it.Key()) != string(k) || string(it.Value()) != string(vals[string(k)]) {
+			t.Fatalf("%s: iterator at %q %x", k, it.Key(), it.Value())
+		}
+		ok = it.Next()
+	}
+}

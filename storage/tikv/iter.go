@@ -189,7 +189,7 @@ func (it *iter) settleForward() bool {
 				}
 				continue
 			}
-			it.key, it.value, it.valid = k, it.base.Value(), true
+			it.key, it.value, it.valid = k, decodeValue(it.base.Value()), true
 			return true
 		}
 	}
@@ -228,7 +228,7 @@ func (it *iter) settleBackward() bool {
 				}
 				continue
 			}
-			it.key, it.value, it.valid = k, it.base.Value(), true
+			it.key, it.value, it.valid = k, decodeValue(it.base.Value()), true
 			return true
 		}
 	}

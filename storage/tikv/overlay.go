@@ -140,3 +140,24 @@ func build(ops []op) *overlay {
 	}
 	return o
 }
+
+// TiKV stores no empty value (a write of one is a deletion to it), and the
+// SQL layer writes empty values (non-unique index entries). A value is
+// stored as it is unless it is empty or starts with 0x00; then it is
+// stored behind one 0x00 byte. Most values go unchanged, without a copy.
+
+// encodeValue returns the stored form of v.
+func encodeValue(v []byte) []byte {
+	if len(v) > 0 && v[0] != 0 {
+		return v
+	}
+	return append([]byte{0}, v...)
+}
+
+// decodeValue returns the value whose stored form is w.
+func decodeValue(w []byte) []byte {
+	if len(w) > 0 && w[0] == 0 {
+		return w[1:]
+	}
+	return w
+}

@@ -104,7 +104,7 @@ func (r *reader) Get(key []byte, o *storage.ReadOptions) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("tikv: get: %w", mapError(err))
 	}
-	return ve.Value, nil
+	return decodeValue(ve.Value), nil
 }
 
 // NewIter implements storage.Reader.
@@ -155,7 +155,7 @@ func (r *reader) MultiGet(keys [][]byte, o *storage.ReadOptions, dst [][]byte) (
 			continue
 		}
 		if ve, ok := got[string(k)]; ok && len(ve.Value) > 0 {
-			dst = append(dst, ve.Value)
+			dst = append(dst, decodeValue(ve.Value))
 		} else {
 			dst = append(dst, nil)
 		}

@@ -232,7 +232,7 @@ func (t *txn) fill(ctx context.Context) error {
 		if e.del {
 			err = t.kt.Delete(e.key)
 		} else {
-			err = t.kt.Set(e.key, e.value)
+			err = t.kt.Set(e.key, encodeValue(e.value))
 		}
 		return err == nil
 	})
@@ -389,13 +389,19 @@ func (t *txn) LockKeys(ctx context.Context, o storage.LockOptions, keys ...[]byt
 		wait = DefaultLockWait
 	}
 	deadline := time.Now().Add(wait)
+	// client-go keeps the keys (the first becomes the primary): they must
+	// be the transaction's own, not buffers the caller reuses.
+	own := make([][]byte, len(keys))
+	for i, k := range keys {
+		own[i] = bytes.Clone(k)
+	}
 	for {
 		waitMs := max(time.Until(deadline).Milliseconds(), 1)
 		if o.NoWait {
 			waitMs = kv.LockNoWait
 		}
 		lc := kv.NewLockCtx(t.e.now(), waitMs, time.Now())
-		err := t.kt.LockKeys(ctx, lc, keys...)
+		err := t.kt.LockKeys(ctx, lc, own...)
 		if err == nil {
 			return nil
 		}
