@@ -10,12 +10,20 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // openStore opens (creating) the store in dir, with the engine's notices
-// going to out.
-// The DB is the engine under the store, for its metrics.
-func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, *kv.DB, error) {
+// going to out, or the store at a tikv:// address when store names one.
+// The DB is the engine under the store, for its metrics (nil over TiKV).
+func openStore(dir, store string, noSync bool, out *log.Logger) (*sqlstore.Store, *kv.DB, error) {
+	if store != "" {
+		st, err := tikvstore.Open(store, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening %s: %w", store, err)
+		}
+		return st, nil, nil
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("creating the data folder: %w", err)
 	}
