@@ -7,6 +7,8 @@
 //	tikv://pd1:2379,pd2:2379/?keyspace=app   a cluster, by its PD servers
 //	tikv://mock                              client-go's in-process mock cluster
 //	tikv://mock?regions=8                    the mock split into 8 regions
+//	tikv://mock?latency=500us                each request to the mock delayed:
+//	                                         a network round trip
 //
 // The mock keeps nothing once the process ends; it is for tests and for
 // trying the remote mode.
@@ -18,6 +20,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/storage/tikv"
@@ -38,6 +41,8 @@ type Address struct {
 	// Mock asks for an in-process mock cluster of Regions regions.
 	Mock    bool
 	Regions int
+	// Latency delays each request to the mock.
+	Latency time.Duration
 }
 
 // ParseAddress parses a tikv:// address.
@@ -52,8 +57,8 @@ func ParseAddress(s string) (Address, error) {
 	var a Address
 	q := u.Query()
 	for k := range q {
-		if k != "keyspace" && k != "regions" {
-			return Address{}, fmt.Errorf("tikvstore: %q: unknown parameter %q (keyspace, regions)", s, k)
+		if k != "keyspace" && k != "regions" && k != "latency" {
+			return Address{}, fmt.Errorf("tikvstore: %q: unknown parameter %q (keyspace, regions, latency)", s, k)
 		}
 	}
 	a.Keyspace = q.Get("keyspace")
@@ -65,10 +70,15 @@ func ParseAddress(s string) (Address, error) {
 				return Address{}, fmt.Errorf("tikvstore: %q: regions must be 1 to 256", s)
 			}
 		}
+		if l := q.Get("latency"); l != "" {
+			if a.Latency, err = time.ParseDuration(l); err != nil || a.Latency < 0 {
+				return Address{}, fmt.Errorf("tikvstore: %q: latency must be a duration such as 500us", s)
+			}
+		}
 		return a, nil
 	}
-	if q.Has("regions") {
-		return Address{}, fmt.Errorf("tikvstore: %q: regions is for tikv://mock only", s)
+	if q.Has("regions") || q.Has("latency") {
+		return Address{}, fmt.Errorf("tikvstore: %q: regions and latency are for tikv://mock only", s)
 	}
 	for _, h := range strings.Split(u.Host, ",") {
 		if h == "" {
@@ -104,6 +114,7 @@ func OpenEngine(a Address) (*tikv.Engine, error) {
 		return nil, err
 	}
 	defer m.Close() // the engine keeps the cluster until it closes
+	m.Latency = a.Latency
 	return m.Open()
 }
 
@@ -120,6 +131,9 @@ func splitKeys(n int) [][]byte {
 	}
 	return keys
 }
+
+// RemoteBatch is the planner's MultiGet and fetch batch over TiKV.
+const RemoteBatch = 256
 
 // Open opens the store at a tikv:// address. The store owns the engine
 // (Store.Close closes it).
@@ -145,6 +159,16 @@ func OpenOn(e *tikv.Engine, opts *sqlstore.Options) (*sqlstore.Store, error) {
 		o = *opts
 	}
 	o.SharedCatalog = true
+	// Each MultiGet is a BatchGet: one round trip to each region's store
+	// whatever the number of keys, so a remote store fetches in larger
+	// batches than the embedded engine's 32 (docs/scale-out.md has the
+	// figures).
+	if o.Access.MultiGetBatch == 0 {
+		o.Access.MultiGetBatch = RemoteBatch
+	}
+	if o.Access.FetchBatch == 0 {
+		o.Access.FetchBatch = RemoteBatch
+	}
 	s, err := sqlstore.New(e, &o)
 	if err != nil {
 		return nil, fmt.Errorf("tikvstore: %w", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/strata-db/strata/sqlstore"
@@ -69,5 +70,33 @@ func TestSQLOverMock(t *testing.T) {
 	exec(t, c, "DELETE FROM t WHERE id = 2")
 	if got, want := query(t, c, "SELECT id, n FROM t ORDER BY id"), "[1 13 3 12]"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestParseAddress(t *testing.T) {
+	tests := []struct {
+		addr, want, err string
+	}{
+		{addr: "tikv://pd1:2379,pd2:2379/?keyspace=app", want: "{[pd1:2379 pd2:2379] app false 0 0s}"},
+		{addr: "tikv://pd1,pd2/", want: "{[pd1:2379 pd2:2379]  false 0 0s}"},
+		{addr: "tikv://mock", want: "{[]  true 1 0s}"},
+		{addr: "tikv://mock?regions=8&latency=500us", want: "{[]  true 8 500µs}"},
+		{addr: "tikv://mock?regions=0", err: "regions must be 1 to 256"},
+		{addr: "tikv://pd1/?regions=2", err: "for tikv://mock only"},
+		{addr: "tikv://pd1/?colour=blue", err: "unknown parameter"},
+		{addr: "tikv:///", err: "names no PD server"},
+		{addr: "/data/x", err: "is not a tikv:// address"},
+	}
+	for _, tc := range tests {
+		a, err := ParseAddress(tc.addr)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v, want an error with %q", tc.addr, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(a) != tc.want {
+			t.Errorf("%s: %v %v, want %s", tc.addr, a, err, tc.want)
+		}
 	}
 }

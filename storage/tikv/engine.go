@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
+	"github.com/pingcap/kvproto/pkg/kvrpcpb"
 	"github.com/pingcap/log"
 	"github.com/strata-db/strata/storage"
 	tikverr "github.com/tikv/client-go/v2/error"
@@ -34,9 +36,26 @@ var (
 // Open connects to the cluster whose PD servers are pdAddrs ("host:port"),
 // in keyspace (empty: the default keyspace, API v1).
 func Open(pdAddrs []string, keyspace string) (*Engine, error) {
+	// client-go's PD client retries an unreachable PD for a long while;
+	// a PD nobody answers at is an error at once.
+	var reachable bool
+	var dialErr error
+	for _, a := range pdAddrs {
+		c, err := net.DialTimeout("tcp", a, 5*time.Second)
+		if err == nil {
+			_ = c.Close()
+			reachable = true
+			break
+		}
+		dialErr = errors.Join(dialErr, err)
+	}
+	if !reachable {
+		return nil, fmt.Errorf("tikv: no PD server answers at %v: %w", pdAddrs, dialErr)
+	}
 	var opts []txnkv.ClientOpt
 	if keyspace != "" {
-		opts = append(opts, txnkv.WithKeyspace(keyspace))
+		// A keyspace is API v2's.
+		opts = append(opts, txnkv.WithAPIVersion(kvrpcpb.APIVersion_V2), txnkv.WithKeyspace(keyspace))
 	}
 	c, err := txnkv.NewClient(pdAddrs, opts...)
 	if err != nil {

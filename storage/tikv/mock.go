@@ -24,6 +24,10 @@ type Mock struct {
 	cluster *testutils.MockCluster
 	pd      pd.Client
 
+	// Latency, when set before Open, delays every request the engines
+	// send: a network round trip, for seeing what one does to each plan.
+	Latency time.Duration
+
 	mu     sync.Mutex
 	open   int
 	closed bool
@@ -57,7 +61,7 @@ func (m *Mock) Open() (*Engine, error) {
 	}
 	m.open++
 	m.mu.Unlock()
-	store, err := tikv.NewTestTiKVStore(&sharedClient{Client: &m.client, mvcc: m.client.MvccStore}, m.pd,
+	store, err := tikv.NewTestTiKVStore(&sharedClient{Client: &m.client, mvcc: m.client.MvccStore, latency: m.Latency}, m.pd,
 		nil, func(c pd.Client) pd.Client { return sharedPD{c} }, 0)
 	if err != nil {
 		m.unref()
@@ -98,7 +102,8 @@ func (m *Mock) unref() {
 // other engines of the mock share.
 type sharedClient struct {
 	tikv.Client
-	mvcc testutils.MVCCStore
+	mvcc    testutils.MVCCStore
+	latency time.Duration
 }
 
 func (*sharedClient) Close() error { return nil }
@@ -109,6 +114,9 @@ func (*sharedClient) Close() error { return nil }
 // than the transaction's start for a conflict: an optimistic commit that
 // lost to a pessimistic lock would make the holder's commit fail too.
 func (c *sharedClient) SendRequest(ctx context.Context, addr string, req *tikvrpc.Request, timeout time.Duration) (*tikvrpc.Response, error) {
+	if c.latency > 0 {
+		time.Sleep(c.latency)
+	}
 	if req.Type == tikvrpc.CmdBatchRollback {
 		r := req.BatchRollback()
 		keep := make([][]byte, 0, len(r.Keys))
