@@ -51,6 +51,10 @@ func (it *iter) openForward(key []byte) bool {
 		it.base, it.pre = it.pre, nil
 		return true
 	}
+	if it.upper != nil && bytes.Compare(key, it.upper) >= 0 {
+		it.base = emptyIter{} // nothing to ask TiKV for
+		return true
+	}
 	b, err := it.src.snapshot().Iter(key, it.upper)
 	if err != nil {
 		it.fail(err)
@@ -70,6 +74,10 @@ func (it *iter) openBackward(key []byte) bool {
 	it.closeBase()
 	if key == nil {
 		key = keyMax
+	}
+	if it.lower != nil && bytes.Compare(key, it.lower) <= 0 {
+		it.base = emptyIter{}
+		return true
 	}
 	b, err := it.src.snapshot().IterReverse(key, it.lower)
 	if err != nil {
@@ -235,6 +243,15 @@ func (it *iter) settleBackward() bool {
 		}
 	}
 }
+
+// emptyIter is a scan of an empty range.
+type emptyIter struct{}
+
+func (emptyIter) Valid() bool   { return false }
+func (emptyIter) Key() []byte   { return nil }
+func (emptyIter) Value() []byte { return nil }
+func (emptyIter) Next() error   { return nil }
+func (emptyIter) Close()        {}
 
 func (it *iter) Valid() bool   { return it.valid }
 func (it *iter) Key() []byte   { return it.key }
