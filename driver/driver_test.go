@@ -29,6 +29,12 @@ func TestParseDSN(t *testing.T) {
 		{dsn: "/data/x?cache=lots", wantErr: "cache=\"lots\""},
 		{dsn: "", wantErr: "no folder"},
 		{dsn: "/x?sync=maybe&colour=blue", wantErr: "unknown option \"colour\"\nsync=\"maybe\": want true or false"},
+		{dsn: "tikv://pd1:2379,pd2:2379/?keyspace=ks&db=app", want: driver.Config{Store: "tikv://pd1:2379,pd2:2379/?keyspace=ks", DB: "app"}},
+		{dsn: "tikv://mock?db=app", want: driver.Config{Store: "tikv://mock", DB: "app"}},
+		{dsn: "tikv://mock?regions=4", want: driver.Config{Store: "tikv://mock?regions=4"}},
+		{dsn: "tikv://pd1/?sync=false", wantErr: "sync is an option of a folder"},
+		{dsn: "tikv://pd1/?colour=blue", wantErr: "unknown parameter \"colour\""},
+		{dsn: "tikv:///?db=app", wantErr: "names no PD server"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.dsn, func(t *testing.T) {
@@ -261,4 +267,17 @@ func TestNoSetupWarnings(t *testing.T) {
 	defer rows.Close()
 	require.False(t, rows.Next(), "a warning from opening the connection")
 	require.NoError(t, rows.Err())
+}
+
+// TestTiKVDSN: a tikv:// data source name opens the store over TiKV (here
+// client-go's in-process mock): connections of one process share it.
+func TestTiKVDSN(t *testing.T) {
+	db, err := sql.Open("strata", "tikv://mock?regions=3&db=app")
+	require.NoError(t, err)
+	defer db.Close()
+	mustExec(t, db, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))")
+	mustExec(t, db, "INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+	var n int
+	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM t WHERE v >= ?", "a").Scan(&n))
+	require.Equal(t, 2, n)
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // Config is a parsed data source name:
@@ -33,9 +35,21 @@ import (
 //	      LOCAL fails with 3948 unless local_infile was set otherwise.
 //
 // A "file:" or "file://" prefix is accepted and ignored.
+//
+// A TiKV cluster is named by its PD servers instead of a folder:
+//
+//	tikv://pd1:2379,pd2:2379/?keyspace=app&db=mydb
+//	tikv://mock?db=mydb                    (client-go's in-process mock)
+//
+// with the options of package sqlstore/tikvstore (keyspace, regions) and
+// db; sync and cache are the embedded engine's and are refused.
 type Config struct {
-	// Dir is the absolute, cleaned path of the store's folder.
+	// Dir is the absolute, cleaned path of the store's folder; empty when
+	// Store names a cluster.
 	Dir string
+	// Store is the tikv:// address of the cluster, without db; empty for
+	// a folder.
+	Store string
 	// DB is the database every connection starts in; empty for none.
 	DB string
 	// NoSync is sync=false.
@@ -49,6 +63,9 @@ type Config struct {
 // ParseDSN parses a data source name. Every unknown option and bad value is
 // reported, one per line, in a single error.
 func ParseDSN(dsn string) (*Config, error) {
+	if tikvstore.IsAddress(dsn) {
+		return parseTiKV(dsn)
+	}
 	path, query, _ := strings.Cut(dsn, "?")
 	path = strings.TrimPrefix(strings.TrimPrefix(path, "file://"), "file:")
 	if path == "" {
@@ -105,8 +122,53 @@ func ParseDSN(dsn string) (*Config, error) {
 	return c, nil
 }
 
+// parseTiKV parses a tikv:// data source name.
+func parseTiKV(dsn string) (*Config, error) {
+	addr, query, _ := strings.Cut(dsn, "?")
+	vals, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %v", ErrBadDSN, dsn, err)
+	}
+	c := &Config{}
+	if db, ok := vals["db"]; ok {
+		c.DB = db[len(db)-1]
+		delete(vals, "db")
+	}
+	for _, k := range []string{"sync", "cache"} {
+		if vals.Has(k) {
+			return nil, fmt.Errorf("%w: %q: %s is an option of a folder, not of a TiKV cluster", ErrBadDSN, dsn, k)
+		}
+	}
+	if len(vals) > 0 {
+		addr += "?" + vals.Encode()
+	}
+	if _, err := tikvstore.ParseAddress(addr); err != nil {
+		return nil, fmt.Errorf("%w: %q: %v", ErrBadDSN, dsn, err)
+	}
+	c.Store = addr
+	return c, nil
+}
+
+// location is what names the store: the folder or the cluster's address.
+func (c *Config) location() string {
+	if c.Store != "" {
+		return c.Store
+	}
+	return c.Dir
+}
+
 // String formats the configuration as a data source name.
 func (c *Config) String() string {
+	if c.Store != "" {
+		if c.DB == "" {
+			return c.Store
+		}
+		sep := "?"
+		if strings.Contains(c.Store, "?") {
+			sep = "&"
+		}
+		return c.Store + sep + url.Values{"db": {c.DB}}.Encode()
+	}
 	v := url.Values{}
 	if c.DB != "" {
 		v.Set("db", c.DB)

@@ -8,6 +8,7 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // shared is one open store and its engine, shared by every connector of
@@ -32,7 +33,8 @@ var registry struct {
 func acquire(cfg *Config) (*shared, error) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	if s, ok := registry.stores[cfg.Dir]; ok {
+	loc := cfg.location()
+	if s, ok := registry.stores[loc]; ok {
 		if s.noSync != cfg.NoSync {
 			return nil, fmt.Errorf("%w: %s is open with sync=%t", ErrOptionsMismatch, cfg.Dir, !s.noSync)
 		}
@@ -42,22 +44,28 @@ func acquire(cfg *Config) (*shared, error) {
 		s.refs++
 		return s, nil
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("strata: %w", err)
+	var st *sqlstore.Store
+	var err error
+	if cfg.Store != "" {
+		st, err = tikvstore.Open(cfg.Store, nil)
+	} else {
+		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("strata: %w", err)
+		}
+		opts := &kvstore.Options{NoSync: cfg.NoSync}
+		if cfg.CacheSize > 0 {
+			opts.KV = &kv.Options{CacheSize: cfg.CacheSize}
+		}
+		st, _, err = kvstore.Open(cfg.Dir, opts)
 	}
-	opts := &kvstore.Options{NoSync: cfg.NoSync}
-	if cfg.CacheSize > 0 {
-		opts.KV = &kv.Options{CacheSize: cfg.CacheSize}
-	}
-	st, _, err := kvstore.Open(cfg.Dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("strata: %w", err)
 	}
-	s := &shared{dir: cfg.Dir, noSync: cfg.NoSync, cacheSize: cacheSizeOf(cfg), engine: st.OpenEngine(), refs: 1}
+	s := &shared{dir: loc, noSync: cfg.NoSync, cacheSize: cacheSizeOf(cfg), engine: st.OpenEngine(), refs: 1}
 	if registry.stores == nil {
 		registry.stores = make(map[string]*shared)
 	}
-	registry.stores[cfg.Dir] = s
+	registry.stores[loc] = s
 	return s, nil
 }
 

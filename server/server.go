@@ -36,6 +36,11 @@ type Config struct {
 	// Data is the database folder, created when missing. Accounts and
 	// the files folder (Data/files/sql) are kept in it.
 	Data string
+	// Store, when set, is the tikv:// address of a TiKV cluster that holds
+	// the databases and accounts instead of Data (package
+	// sqlstore/tikvstore); Data then keeps only the files folder. Several
+	// servers may serve one cluster.
+	Store string
 	// Listen is the TCP address, host:port (port 0 picks a free one).
 	// An address that is not a loopback one needs the account to have
 	// a password.
@@ -237,7 +242,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	routeLogs(cfg.Logger)
 
-	st, db, err := openStore(cfg.Data, cfg.NoSync, cfg.Logger)
+	st, db, err := openStore(cfg.Data, cfg.Store, cfg.NoSync, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -2,17 +2,27 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log"
 
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // openStore opens (creating) the store in dir, with the engine's errors
-// and recovery notices going to out.
-// The DB is the engine under the store, for its metrics.
-func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, *kv.DB, error) {
+// and recovery notices going to out, or the store at a tikv:// address
+// when store names one. The DB is the engine under the store, for its
+// metrics (nil over TiKV).
+func openStore(dir, store string, noSync bool, out *log.Logger) (*sqlstore.Store, *kv.DB, error) {
+	if store != "" {
+		st, err := tikvstore.Open(store, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening %s: %w", store, err)
+		}
+		return st, nil, nil
+	}
 	return kvstore.OpenDir(dir, &kvstore.Options{NoSync: noSync, KV: &kv.Options{Logger: kvstore.NoticeLog(out)}})
 }
 

@@ -37,6 +37,11 @@ type Options struct {
 	// before spilling sorted runs to temporary files (indexbuild.go); zero
 	// means DefaultIndexBuildMemory.
 	IndexBuildMemory int
+	// SharedCatalog says that other processes may serve the same engine
+	// (the TiKV backend): every transaction then checks the schema
+	// version and reloads the catalog another process changed
+	// (catalog_version.go), at the cost of one read per transaction.
+	SharedCatalog bool
 }
 
 // DefaultMaxTxnBytes is the bound on a transaction's writes when the
@@ -77,6 +82,9 @@ type Store struct {
 	// the committed catalog names, changes only under the write lock.
 	ddlMu sync.RWMutex
 	live  map[uint64]bool
+	// schemaSeen is the schema version the catalog cache and live last
+	// followed (catalog_version.go).
+	schemaSeen atomic.Uint64
 
 	// turns orders autocommit writes (rerun.go): first runs share it, a
 	// run after a conflict holds it alone.
@@ -131,27 +139,16 @@ func (s *Store) load() error {
 	case len(v) != 1 || v[0] != storeFormat:
 		return fmt.Errorf("%w: store format %x, want %d", ErrCorruptCatalog, v, storeFormat)
 	}
-	s.live = make(map[uint64]bool)
-	lower := []byte{prefixCatalog, kindTable}
-	it, err := s.engine.Latest().NewIter(&storage.IterOptions{LowerBound: lower, UpperBound: prefixEnd(lower)})
+	live, maxID, err := s.readLive(s.engine.Latest())
 	if err != nil {
-		return wrapf(err, "sqlstore: reading the catalog")
+		return err
 	}
-	var maxID uint64
-	for ok := it.First(); ok; ok = it.Next() {
-		var rec tableRecord
-		if err := decodeRecord(it.Value(), &rec, fmt.Sprintf("table key %x", it.Key())); err != nil {
-			_ = it.Close()
-			return err
-		}
-		s.live[rec.ID] = true
-		maxID = max(maxID, rec.ID)
+	s.live = live
+	ver, err := readSchemaVersion(s.engine.Latest())
+	if err != nil {
+		return err
 	}
-	if err := it.Error(); err != nil {
-		_ = it.Close()
-		return wrapf(err, "sqlstore: reading the catalog")
-	}
-	_ = it.Close()
+	s.schemaSeen.Store(ver)
 	if s.tableIDs, err = newAllocator(s.engine, metaKey(metaTableID), 16, max(maxID+1, 1)); err != nil {
 		return err
 	}

@@ -132,6 +132,9 @@ func (s *Store) beginTxn(readOnly bool) *txn {
 	if err != nil {
 		// Every use of the transaction reports err (a closed engine).
 		tx = brokenTxn{err: wrapf(err, "sqlstore: beginning a transaction")}
+	} else if err := s.syncCatalog(tx); err != nil {
+		_ = tx.Rollback()
+		tx = brokenTxn{err: err}
 	}
 	t := &txn{store: s, readOnly: readOnly, tx: tx}
 	t.stmt = t.mark()
@@ -513,6 +516,9 @@ func (t *txn) commit() error {
 	}
 	if t.ddl {
 		s.live = live
+		// The change is committed; a failure to announce it to other
+		// processes is reported once the commit's work is done.
+		err = s.bumpSchemaVersion()
 		for _, id := range t.dropped {
 			if !live[id] {
 				s.counters.drop(id)
@@ -521,6 +527,9 @@ func (t *txn) commit() error {
 	}
 	for _, f := range t.after {
 		f()
+	}
+	if err != nil {
+		return toSQLError(err)
 	}
 	return nil
 }

@@ -43,35 +43,36 @@
 //
 // # How the engines map
 //
-//	contract               embedded engine (kv.Engine)                   TiKV (client-go txnkv)
-//	Engine.Begin           DB snapshot + indexed Batch                   Client.Begin: KVTxn with a start ts from PD
-//	Txn.StartVersion       Snapshot.Seq                                  KVTxn.StartTS
+//	contract               embedded engine (kv.Engine)                   TiKV (storage/tikv, client-go txnkv)
+//	Engine.Begin           DB snapshot + indexed Batch                   a start ts from PD; a KVTxn when needed
+//	Txn.StartVersion       Snapshot.Seq                                  the start ts
 //	Engine.LastVersion     DB.LastSeq                                    PD's current ts (a fresh GetTS)
 //	Engine.Latest          DB reads at the visible sequence              a snapshot at a fresh ts per read
-//	Reader.Get             Batch.Get / DB.Get at the snapshot            KVTxn.Get (membuffer, then snapshot Get)
-//	Reader.NewIter         Batch.NewIter / DB.NewIter                    KVTxn.Iter / IterReverse (union iterator)
-//	Txn.Snapshot           DB reads at the snapshot's sequence           KVTxn.GetSnapshot
-//	Txn.Current            Batch over the latest state                   membuffer over a snapshot at a fresh ts
-//	MultiGetter.MultiGet   Batch.MultiGet / DB.MultiGet                  KVTxn.BatchGet (membuffer first)
-//	MultiScanner           DB.NewMultiScan (prepared, reads coalesced)   concurrent Scans, one per range or region
-//	Set, Delete            Batch.Set / Delete                            KVTxn.Set / Delete (membuffer)
-//	DeleteRange            Batch.DeleteRange (a range tombstone)         scan the range and Delete each key
-//	Count, Len             Batch.Count / Len                             membuffer Len / Size
-//	RollbackTo             Batch.RollbackTo at the n-th entry            membuffer Staging per mark, Cleanup to undo
-//	ViewAt, AdvanceView    a second indexed Batch fed from a write log   membuffer staging snapshots (as TiDB reads them)
-//	Guard                  commit checks the range's newer versions      lock the guarded keys, or a version key of the range
+//	Reader.Get             Batch.Get / DB.Get at the snapshot            the writes kept, then a snapshot Get
+//	Reader.NewIter         Batch.NewIter / DB.NewIter                    the writes merged over snapshot Scans
+//	Txn.Snapshot           DB reads at the snapshot's sequence           snapshot reads at the start ts
+//	Txn.Current            Batch over the latest state                   the writes over a snapshot at a fresh ts
+//	MultiGetter.MultiGet   Batch.MultiGet / DB.MultiGet                  the writes kept, then one BatchGet
+//	MultiScanner           DB.NewMultiScan (prepared, reads coalesced)   the ranges' first batches fetched concurrently
+//	Set, Delete            Batch.Set / Delete                            a write log and a copy-on-write B-tree
+//	DeleteRange            Batch.DeleteRange (a range tombstone)         at commit, a Delete of each key of the range
+//	Count, Len             Batch.Count / Len                             the write log's length and bytes
+//	RollbackTo             Batch.RollbackTo at the n-th entry            the B-tree built again from the log
+//	ViewAt, AdvanceView    a second indexed Batch fed from a write log   B-trees of the log's first n writes
+//	Guard                  commit checks the range's newer versions      before the commit, the range's keys and their
+//	                                                                     commit ts compared with the snapshot's
 //	Commit                 Batch.CommitIfNoConflict in the commit queue  KVTxn.Commit (2PC); write conflict -> ErrConflict
 //	SetDurable             WriteOptions Sync for this commit             nothing: Raft commits are durable
 //	Rollback               Snapshot.Close                                KVTxn.Rollback
 //	Locker.LockKeys        kv/lock table; the for-update version after   KVTxn.LockKeys with a LockCtx wait time and a
-//	                       the grants                                    for-update ts (write conflict if newer)
-//	Locker.SetPessimistic  commit checks keys after the for-update       KVTxn.SetPessimistic(true): prewrite of
-//	                       version, not the snapshot                     locked keys skips the conflict check
-//	Locker.LatestView      the view's batch over the latest state        membuffer over a snapshot at the for-update ts
-//	LockInspector          kv/lock Table.Waits                           TiKV's lock waiter manager (GetLockWaitInfo)
+//	                       the grants                                    fresh for-update ts (again on a write conflict)
+//	Locker.SetPessimistic  commit checks keys after the for-update       the KVTxn begun pessimistic at the first lock:
+//	                       version, not the snapshot                     prewrite of locked keys skips the conflict check
+//	Locker.LatestView      the view's batch over the latest state        the view over a snapshot at a fresh ts
+//	LockInspector          kv/lock Table.Waits                           not yet (TiKV's lock waiter manager)
 //	ConflictError          the key of a failed commit check              the key of a WriteConflict error
-//	SizeEstimator          DB.ApproximateSize / EstimateRange            PD region approximate sizes and keys
-//	StatsSource            DB.Stats (kv/stats counters)                  client-go metrics mapped to the counters
+//	SizeEstimator          DB.ApproximateSize / EstimateRange            not yet (PD's approximate region sizes)
+//	StatsSource            DB.Stats (kv/stats counters)                  not yet (client-go metrics)
 //	BulkLoader             DB.NewIngest: tables written and ingested     (none: TiKV's import service is another API)
 //
 // The conformance suite, storage/storagetest, checks these promises through

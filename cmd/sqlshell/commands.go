@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // command is one of the mysql client's commands the shell knows: name is
@@ -458,7 +459,11 @@ func (sh *shell) status() {
 	fmt.Fprintln(w, "--------------")
 	fmt.Fprintln(w, "sqlshell, Strata's SQL shell")
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Connection:\t\tembedded, data folder %s\n", sh.data)
+	if tikvstore.IsAddress(sh.data) {
+		fmt.Fprintf(w, "Connection:\t\tTiKV cluster %s\n", sh.data)
+	} else {
+		fmt.Fprintf(w, "Connection:\t\tembedded, data folder %s\n", sh.data)
+	}
 	fmt.Fprintf(w, "Current database:\t%s\n", db)
 	fmt.Fprintf(w, "Current user:\t\t%s\n", user)
 	fmt.Fprintf(w, "Server version:\t\t%s\n", version)

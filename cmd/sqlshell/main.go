@@ -16,6 +16,7 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // Exit codes.
@@ -52,6 +53,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	data := fs.String("data", dataDefault(), "the database folder")
+	store := fs.String("store", "", "a tikv:// address: the store is that TiKV cluster")
 	db := fs.String("db", defaultDB, "the database to start in (created when missing)")
 	exec := fs.String("e", "", "run these statements and exit")
 	var table, vertical, noHeader bool
@@ -78,6 +80,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	if *store != "" {
+		if !tikvstore.IsAddress(*store) {
+			fmt.Fprintf(stderr, "sqlshell: --store %q: want a tikv:// address (a folder is --data)\n", *store)
+			return exitUsage
+		}
+		*data = *store
+	}
 	st, err := openStore(*data, false, log.New(os.Stderr, "strata: ", 0))
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlshell: %v\n", err)
@@ -151,6 +160,9 @@ const usage = `Usage:
 
 Flags:
   --data DIR            the database folder (default $STRATA_DATA, else ./strata-data)
+  --store tikv://PD:2379,.../?keyspace=NAME
+                        use a TiKV cluster instead of the folder (tikv://mock: an
+                        in-process mock cluster that keeps nothing)
   --db NAME             the database to start in, created when missing (default main)
   -e SQL                run the statements and exit
   -t, --table           boxed tables even when output is not a terminal
@@ -188,6 +200,13 @@ func historyDefault() string {
 // openStore opens (creating) the store in dir, with the engine's notices
 // going to out.
 func openStore(dir string, noSync bool, out *log.Logger) (*sqlstore.Store, error) {
+	if tikvstore.IsAddress(dir) {
+		st, err := tikvstore.Open(dir, nil)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", dir, err)
+		}
+		return st, nil
+	}
 	st, _, err := kvstore.OpenDir(dir, &kvstore.Options{NoSync: noSync, KV: &kv.Options{Logger: kvstore.NoticeLog(out)}})
 	return st, err
 }

@@ -80,6 +80,8 @@ func TestExecFlag(t *testing.T) {
 		{"bad-flag", []string{"--nope"}},
 		{"empty-db", []string{"--db", "", "-e", "SELECT 1"}},
 		{"comments-separate", []string{"-e", "SELECT 1/* c */AS x, 'a'/**/'b' AS y"}},
+		{"store-tikv-mock", []string{"--store", "tikv://mock?regions=2", "-e", "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10)); INSERT INTO t VALUES (1, 'a'), (2, ''); SELECT * FROM t ORDER BY id"}},
+		{"store-not-tikv", []string{"--store", "/some/folder", "-e", "SELECT 1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,10 @@ SIGINT or SIGTERM stops it: running statements may finish for
 
 Flags:
   --data DIR                   the database folder (default $STRATA_DATA, else ./strata-data)
+  --store tikv://PD:2379,.../?keyspace=NAME
+                               keep the databases and accounts in a TiKV cluster
+                               instead (--data keeps the files folder); several
+                               servers may serve one cluster (docs/scale-out.md)
   --listen HOST:PORT           address to listen on (default 127.0.0.1:3306); a
                                non-loopback address needs a password
   --user NAME                  the administrator account (default root)
@@ -56,6 +60,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage) }
 	cfg := server.Config{}
 	fs.StringVar(&cfg.Data, "data", dataDefault(), "")
+	fs.StringVar(&cfg.Store, "store", "", "")
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:3306", "")
 	fs.StringVar(&cfg.User, "user", "root", "")
 	fs.StringVar(&cfg.Password, "password", os.Getenv("STRATA_PASSWORD"), "")
@@ -95,7 +100,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sqlshell serve: %s\n", serveFlagNames.Replace(err.Error()))
 		return exitOpen
 	}
-	logger.Printf("serving %s on %s (user %s)", cfg.Data, s.Addr(), cfg.User)
+	where := cfg.Data
+	if cfg.Store != "" {
+		where = cfg.Store
+	}
+	logger.Printf("serving %s on %s (user %s)", where, s.Addr(), cfg.User)
 	<-ctx.Done()
 	stop()
 	logger.Printf("shutting down")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // harness implements enginetest.Harness and the optional harness
@@ -57,14 +58,8 @@ func (h *harness) Setup(scripts ...[]setup.SetupScript) {
 
 // NewEngine implements enginetest.Harness: a new store per engine.
 func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
-	dir, err := os.MkdirTemp(tempBase(), "sqlstore-enginetest-")
+	s, err := openTestStore(t)
 	require.NoError(t, err)
-	s, _, err := kvstore.Open(dir, &kvstore.Options{NoSync: true})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_ = s.Close()
-		_ = os.RemoveAll(dir)
-	})
 	// The Go-written test procedures GMS's suites call (memory_inout_add
 	// and others) are registered like an embedder would register its own.
 	s.Provider().RegisterProcedures(memory.ExternalStoredProcedures...)
@@ -89,6 +84,32 @@ func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
 	h.session = nil
 	h.mu.Unlock()
 	return e, nil
+}
+
+// openTestStore opens a fresh store for t over the embedded engine, or,
+// when STRATA_TEST_STORE names a tikv:// address (tikv://mock?regions=4),
+// over that backend: the same suites on the remote backend.
+func openTestStore(t *testing.T) (*sqlstore.Store, error) {
+	if addr := os.Getenv("STRATA_TEST_STORE"); tikvstore.IsAddress(addr) {
+		s, err := tikvstore.Open(addr, nil)
+		if err == nil {
+			t.Cleanup(func() { _ = s.Close() })
+		}
+		return s, err
+	}
+	dir, err := os.MkdirTemp(tempBase(), "sqlstore-enginetest-")
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := kvstore.Open(dir, &kvstore.Options{NoSync: true})
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() {
+		_ = s.Close()
+		_ = os.RemoveAll(dir)
+	})
+	return s, nil
 }
 
 // tempBase prefers a memory-backed directory: the suites open thousands of

@@ -18,6 +18,7 @@ import (
 
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // harness implements logictest.Harness over a fresh store per file.
@@ -37,11 +38,18 @@ func (h *harness) Init() error {
 		_ = h.store.Close()
 		_ = os.RemoveAll(h.dir)
 	}
-	dir, err := os.MkdirTemp(tempBase(), "sqlstore-slt-")
-	if err != nil {
-		return err
+	var dir string
+	var s *sqlstore.Store
+	var err error
+	if addr := os.Getenv("STRATA_TEST_STORE"); tikvstore.IsAddress(addr) {
+		// The same files on the remote backend (tikv://mock?regions=4).
+		s, err = tikvstore.Open(addr, nil)
+	} else {
+		if dir, err = os.MkdirTemp(tempBase(), "sqlstore-slt-"); err != nil {
+			return err
+		}
+		s, _, err = kvstore.Open(dir, &kvstore.Options{NoSync: true})
 	}
-	s, _, err := kvstore.Open(dir, &kvstore.Options{NoSync: true})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/strata-db/strata/planner"
 	"github.com/strata-db/strata/sqlstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // sqlConfig is the sql subcommand's command line.
@@ -28,6 +29,7 @@ type sqlConfig struct {
 	inListSize int
 	statistics bool
 	cold       bool
+	store      string // -store: a tikv:// address for Strata's store
 	sync       bool
 	cacheSize  int64
 	seed       uint64
@@ -131,6 +133,7 @@ func parseSQLFlags(args []string, out io.Writer, opts Options) (*sqlConfig, erro
 	}
 	var workloads, access, engines string
 	fs.StringVar(&c.dir, "db", "", "database folder (kept; reused when it holds the table with -rows rows); default: a temporary folder")
+	fs.StringVar(&c.store, "store", "", "a tikv:// address: Strata's store is that TiKV cluster instead of a folder (reused like -db's); tikv://mock is client-go's in-process mock cluster")
 	fs.IntVar(&c.rows, "rows", 100000, "rows in sbtest")
 	fs.StringVar(&workloads, "workloads", sqlDefaultWorkloads, "comma-separated workloads, each name or name:size")
 	fs.StringVar(&access, "access", "planned", "comma-separated access modes to run each workload in: planned, naive, replan; a mode may add planner thresholds in parentheses, as in planned(multiget_batch=8,fetch_batch=8)")
@@ -190,6 +193,14 @@ func parseSQLFlags(args []string, out io.Writer, opts Options) (*sqlConfig, erro
 			if !slices.Contains(c.engines, n) {
 				c.engines = append(c.engines, n)
 			}
+		}
+	}
+	if c.store != "" {
+		if _, err := tikvstore.ParseAddress(c.store); err != nil {
+			errs = append(errs, fmt.Errorf("-store: %w", err))
+		}
+		if c.cold || c.dir != "" || c.cacheSize > 0 {
+			errs = append(errs, errors.New("-store: -cold, -db and -cache_size are the embedded engine's"))
 		}
 	}
 	if c.cold && slices.ContainsFunc(c.engines, func(e string) bool { return e != "strata" }) {

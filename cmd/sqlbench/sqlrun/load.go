@@ -15,6 +15,7 @@ import (
 	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/sqlstore/kvstore"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // sqlLoadBatch is the number of rows per INSERT of the bulk load.
@@ -25,7 +26,11 @@ const sqlLoadBatch = 500
 // and loads it, then compacts the database so that runs start from a
 // settled tree. It returns the table's largest id.
 func sqlPrepareTable(ctx context.Context, dir string, cfg *sqlConfig, stderr, progress io.Writer) (int64, error) {
-	db, err := sql.Open("strata", dir+"?db=sbtest&sync=false")
+	dsn := dir + "?db=sbtest&sync=false"
+	if tikvstore.IsAddress(dir) {
+		dsn = withDB(dir)
+	}
+	db, err := sql.Open("strata", dsn)
 	if err != nil {
 		return 0, err
 	}
@@ -43,12 +48,23 @@ func sqlPrepareTable(ctx context.Context, dir string, cfg *sqlConfig, stderr, pr
 		return 0, err
 	}
 	fmt.Fprintf(stderr, "... loaded %d rows in %.1fs\n", cfg.rows, time.Since(start).Seconds())
+	if tikvstore.IsAddress(dir) {
+		return int64(cfg.rows), nil // TiKV compacts by itself
+	}
 	start = time.Now()
 	if err := sqlCompact(dir); err != nil {
 		return 0, err
 	}
 	fmt.Fprintf(stderr, "... compacted in %.1fs\n", time.Since(start).Seconds())
 	return int64(cfg.rows), nil
+}
+
+// withDB adds db=sbtest to a tikv:// address.
+func withDB(addr string) string {
+	if strings.Contains(addr, "?") {
+		return addr + "&db=sbtest"
+	}
+	return addr + "?db=sbtest"
 }
 
 // sqlTableRows returns how many of the ids 1 to rows sbtest holds and its

@@ -25,6 +25,7 @@ type sqlBench struct {
 	// name.
 	others   map[string]*sql.DB
 	dir      string
+	store    string // -store: Strata's store, instead of dir
 	stdout   io.Writer
 	stderr   io.Writer
 	progress io.Writer

@@ -63,6 +63,7 @@ import (
 
 	"github.com/strata-db/strata/cmd/sqlbench/internal/meter"
 	_ "github.com/strata-db/strata/driver"
+	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // Engine is a database other than Strata that the workloads run against
@@ -160,7 +161,20 @@ func Main(ctx context.Context, args []string, stdout, stderr, progress io.Writer
 		defer os.RemoveAll(tmp)
 		dir = filepath.Join(tmp, "strata")
 	}
-	b := &sqlBench{cfg: cfg, dir: dir, stdout: stdout, stderr: stderr, progress: progress, others: map[string]*sql.DB{}}
+	b := &sqlBench{cfg: cfg, dir: dir, store: cfg.store, stdout: stdout, stderr: stderr, progress: progress, others: map[string]*sql.DB{}}
+	if cfg.store != "" {
+		// The driver shares one store among the process's connections and
+		// closes it with the last: keep one open for the run, so that a
+		// mock cluster outlives the reopenings.
+		keep, err := sql.Open("strata", cfg.store)
+		if err == nil {
+			err = keep.PingContext(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("-store: %w", err)
+		}
+		defer keep.Close()
+	}
 	defer func() {
 		for _, db := range b.others {
 			if cerr := db.Close(); cerr != nil && err == nil {
@@ -171,7 +185,7 @@ func Main(ctx context.Context, args []string, stdout, stderr, progress io.Writer
 	for _, e := range cfg.engines {
 		var maxID int64
 		if e == "strata" {
-			if maxID, err = sqlPrepareTable(ctx, dir, cfg, stderr, progress); err != nil {
+			if maxID, err = sqlPrepareTable(ctx, b.location(), cfg, stderr, progress); err != nil {
 				return err
 			}
 			if err := b.open(); err != nil {
@@ -216,7 +230,7 @@ func (b *sqlBench) setup() *Setup {
 
 // open opens the benchmark's database as b.db.
 func (b *sqlBench) open() error {
-	db, err := sql.Open("strata", sqlDSN(b.dir, b.cfg))
+	db, err := sql.Open("strata", sqlDSN(b.location(), b.cfg))
 	if err != nil {
 		return err
 	}
@@ -234,8 +248,19 @@ func (b *sqlBench) reopen() error {
 	return b.open()
 }
 
+// location is where Strata's store is: the -store address or the folder.
+func (b *sqlBench) location() string {
+	if b.store != "" {
+		return b.store
+	}
+	return b.dir
+}
+
 // sqlDSN is the data source name of the benchmark's database.
 func sqlDSN(dir string, cfg *sqlConfig) string {
+	if tikvstore.IsAddress(dir) {
+		return withDB(dir)
+	}
 	dsn := fmt.Sprintf("%s?db=sbtest&sync=%t", dir, cfg.sync)
 	if cfg.cacheSize > 0 {
 		dsn += fmt.Sprintf("&cache=%d", cfg.cacheSize)
