@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/memtable"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/wal"
 )
@@ -291,14 +292,43 @@ func (d *DB) writeGroup(group []*Batch) error {
 }
 
 // applyToMemtable inserts a batch whose header carries its sequence number.
+// An indexed batch (a transaction's) is applied in key order, walking its
+// index, through one memtable.Inserter: each entry is searched for from
+// where the last one went, which for the clustered keys of a bulk insert
+// (a table's rows, each index's entries) is a few comparisons instead of a
+// search from the head. Each entry keeps the sequence number of its place
+// in the batch, so the order of application changes nothing a reader can
+// see: nothing is visible until the commit publishes the batch's last
+// sequence number. Other batches are applied in their own order, through
+// the inserter too, which costs one comparison per entry out of order.
 func applyToMemtable(mem *memTable, b *Batch) error {
+	var ins memtable.Inserter
+	ins.Init(mem.Memtable)
 	seq := b.seq
+	if x := b.index; x != nil {
+		for _, r := range b.rangeDels {
+			start, end := b.rangeDel(r)
+			if err := mem.AddRangeDelete(start, end, seq+base.SeqNum(r.ord)); err != nil {
+				return err
+			}
+		}
+		for n := x.head.next[0]; n != nil; n = n.next[0] {
+			kind, key, value, _, err := decodeEntry(b.data[n.off:])
+			if err != nil {
+				return err
+			}
+			if err := ins.Add(key, seq+base.SeqNum(n.ord), kind, value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
 		var err error
 		if kind == base.KindRangeDelete {
 			err = mem.AddRangeDelete(key, value, seq)
 		} else {
-			err = mem.Add(key, seq, kind, value)
+			err = ins.Add(key, seq, kind, value)
 		}
 		seq++
 		return err

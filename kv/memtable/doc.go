@@ -41,7 +41,9 @@
 // goroutines may Reserve, Add, AddRangeDelete, Get and iterate at once.
 // Inserts link nodes with compare-and-swap on their links and retry only the
 // level whose neighbourhood changed; readers follow links with atomic loads
-// and never wait. An [Iter] belongs to one goroutine at a time.
+// and never wait. An [Iter] belongs to one goroutine at a time, and so does
+// an [Inserter], which adds entries given in key order (a sorted batch)
+// searching each from where the last went instead of from the head.
 //
 // # Usage
 //

@@ -12,8 +12,10 @@ import (
 // checks every result against the model. Each operation is one opcode byte
 // followed by one argument byte:
 //
-//	0-2 Add         argument: user key (low 4 bits), kind (bit 4)
+//	0-2 Add         argument: user key (low 4 bits), kind (bit 4); 0 by
+//	                Memtable.Add, 1 and 2 through one Inserter
 //	3   Add again   argument: picks an earlier entry; must fail with ErrExists
+//	                (odd arguments through the Inserter)
 //	4   RangeDel    argument: start key (low 4 bits), length (bits 4-5)
 //	5   SeekGE      argument: user key (low 4 bits), sequence number (high 4)
 //	6   SeekLT      as SeekGE
@@ -37,6 +39,8 @@ func runProgram(t *testing.T, prog []byte) {
 		m := New(0)
 		points, dels := &model{}, &model{}
 		it := m.NewIter()
+		var ins Inserter
+		ins.Init(m)
 		pos := -1
 		var seq base.SeqNum
 		ukey := func(b byte) []byte { return []byte{'a' + b&15} }
@@ -47,7 +51,11 @@ func runProgram(t *testing.T, prog []byte) {
 			case 0, 1, 2:
 				seq++
 				kind := base.Kind(arg >> 4 & 1)
-				err := m.Add(ukey(arg), seq, kind, []byte{arg})
+				add := m.Add
+				if op != 0 {
+					add = ins.Add
+				}
+				err := add(ukey(arg), seq, kind, []byte{arg})
 				if errors.Is(err, ErrArenaFull) {
 					return
 				}
@@ -62,7 +70,11 @@ func runProgram(t *testing.T, prog []byte) {
 					continue
 				}
 				e := points.entries[int(arg)%len(points.entries)]
-				err := m.Add(e.UserKey(), e.Seq(), e.Kind(), []byte("dup"))
+				add := m.Add
+				if arg%2 == 1 {
+					add = ins.Add
+				}
+				err := add(e.UserKey(), e.Seq(), e.Kind(), []byte("dup"))
 				if errors.Is(err, ErrArenaFull) {
 					return
 				}
