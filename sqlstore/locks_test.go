@@ -489,3 +489,33 @@ func TestLockedPointReadReadsLatest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []sql.Row{{int32(1), int32(0)}, {int32(5), int32(7)}}, d.exec("SELECT * FROM t ORDER BY id"))
 }
+
+// TestLockedReadAfterSavepointRollback: the row a locking read kept (so
+// that the write after it need not read it again) is not taken for the
+// row after ROLLBACK TO SAVEPOINT undid writes made before the read and
+// other writes brought the transaction back to as many writes: REPLACE
+// reads the row as it is, and the index keeps no entry of a value the
+// row no longer has.
+func TestLockedReadAfterSavepointRollback(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT, KEY iv (v))")
+	d.exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+	ctx := d.newCtx()
+	for _, q := range []string{
+		"BEGIN",
+		"SAVEPOINT sp",
+		"REPLACE INTO t VALUES (2, 21)",
+		"UPDATE t SET v = 11 WHERE id = 1",
+		"ROLLBACK TO SAVEPOINT sp",
+		"REPLACE INTO t VALUES (1, 30)",
+		"REPLACE INTO t VALUES (1, 40)",
+		"COMMIT",
+	} {
+		_, err := lq(d, ctx, q)
+		require.NoError(t, err, q)
+	}
+	require.Equal(t, []sql.Row{{int32(1), int32(40)}, {int32(2), int32(20)}}, d.exec("SELECT * FROM t ORDER BY id"))
+	require.Empty(t, d.exec("SELECT id FROM t WHERE v = 30"))
+	require.Empty(t, d.exec("SELECT id FROM t FORCE INDEX (iv) WHERE v = 10"))
+	require.Equal(t, []sql.Row{{int32(1)}}, d.exec("SELECT id FROM t FORCE INDEX (iv) WHERE v = 40"))
+}
