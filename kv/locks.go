@@ -123,6 +123,7 @@ func (t *engineTxn) lockOwner() *lock.Owner {
 // once the lock was granted nobody else could write it (see the commit
 // rules above), and before, only versions its for-update version covers. A
 // shared lock does not qualify: another holder of it may write the key.
+// Range deletions take no locks: such a key is still checked for them.
 func (t *engineTxn) holdsLock(key []byte) bool {
 	return t.owner != nil && t.owner.Holds(key) == lock.Exclusive
 }

@@ -198,3 +198,27 @@ func TestPessimisticCommitSharedLockChecked(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "p1", string(v))
 }
+
+// TestPessimisticCommitRangeDeleteChecked: a range deletion takes no
+// locks, so a key a pessimistic transaction holds locked may be deleted
+// by one committed after the lock; the transaction's write of the key then
+// conflicts instead of bringing it back, in the memtable and in a table.
+func TestPessimisticCommitRangeDeleteChecked(t *testing.T) {
+	for _, flush := range []bool{false, true} {
+		e := newLockEngine(t)
+		ctx := context.Background()
+		require.NoError(t, e.DB().Set([]byte("k"), []byte("v"), NoSync))
+		p, lp := beginLocker(t, e, true)
+		require.NoError(t, lp.LockKeys(ctx, xlock, []byte("k")))
+		o, _ := beginLocker(t, e, false)
+		require.NoError(t, o.DeleteRange([]byte("a"), []byte("z")))
+		require.NoError(t, o.Commit())
+		if flush {
+			require.NoError(t, e.DB().Flush())
+		}
+		require.NoError(t, p.Set([]byte("k"), []byte("p")))
+		require.ErrorIs(t, p.Commit(), storage.ErrConflict, "flush %v", flush)
+		_, err := e.Latest().Get([]byte("k"), nil)
+		require.ErrorIs(t, err, storage.ErrNotFound)
+	}
+}

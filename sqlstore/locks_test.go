@@ -563,3 +563,35 @@ func TestUpdateCollationEqualValue(t *testing.T) {
 	require.Equal(t, []sql.Row{{"ABC"}, {"b"}}, d.exec("SELECT s FROM t FORCE INDEX (ks) ORDER BY s"))
 	require.Equal(t, []sql.Row{{int32(1), "ABC", "XYZ"}}, d.exec("SELECT * FROM t WHERE id = 1"))
 }
+
+// TestDeleteAllUnderRowLock: DELETE FROM t without a WHERE (a range
+// deletion) and a transaction holding a row's lock and updating it do not
+// both commit with the row surviving the DELETE.
+func TestDeleteAllUnderRowLock(t *testing.T) {
+	for _, schema := range []string{"id INT PRIMARY KEY, v INT, KEY kv (v)", "id INT PRIMARY KEY, v INT"} {
+		t.Run(schema, func(t *testing.T) { testDeleteAllUnderRowLock(t, schema) })
+	}
+}
+
+func testDeleteAllUnderRowLock(t *testing.T, schema string) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (" + schema + ")")
+	d.exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+	a, b := d.newCtx(), d.newCtx()
+	_, err := lq(d, b, "SET innodb_lock_wait_timeout = 1")
+	require.NoError(t, err)
+	for _, q := range []string{"BEGIN", "UPDATE t SET v = 11 WHERE id = 1"} {
+		_, err := lq(d, a, q)
+		require.NoError(t, err, q)
+	}
+	_, errB := lq(d, b, "DELETE FROM t")
+	_, errA := lq(d, a, "COMMIT")
+	t.Logf("delete: %v; commit: %v", errB, errA)
+	if errB == nil {
+		require.Error(t, errA, "the row lock holder's update of a row the DELETE removed")
+		require.Empty(t, d.exec("SELECT * FROM t"))
+	} else {
+		require.NoError(t, errA)
+		require.Equal(t, []sql.Row{{int32(1), int32(11)}, {int32(2), int32(20)}}, d.exec("SELECT * FROM t ORDER BY id"))
+	}
+}
