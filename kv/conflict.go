@@ -57,10 +57,13 @@ func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, unchecked f
 			}
 		}
 		return forEachEntry(b.data[batchHeaderLen:], func(kind base.Kind, key, value []byte) error {
-			if kind == base.KindRangeDelete || (unchecked != nil && unchecked(key)) {
+			if kind == base.KindRangeDelete {
 				return nil
 			}
-			seq, err := d.newestSeq(key, keysAfter)
+			// A key the caller says nobody else wrote (one it holds a lock
+			// on) is still checked for range deletions, which take no
+			// locks.
+			seq, err := d.newestSeq(key, keysAfter, unchecked != nil && unchecked(key))
 			if err != nil {
 				return err
 			}
@@ -80,8 +83,9 @@ func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, unchecked f
 // or a smaller number when that entry is at or below after: tables whose
 // entries are all at or below after are not searched (older versions of
 // a key lie in older tables), which spares a commit of a transaction
-// newer than the last flush every table lookup.
-func (d *DB) newestSeq(key []byte, after base.SeqNum) (base.SeqNum, error) {
+// newer than the last flush every table lookup. With rangeOnly only range
+// deletions are looked at.
+func (d *DB) newestSeq(key []byte, after base.SeqNum, rangeOnly bool) (base.SeqNum, error) {
 	rs, ok := d.tryLoadReadState()
 	if !ok {
 		return 0, ErrClosed
@@ -94,8 +98,10 @@ func (d *DB) newestSeq(key []byte, after base.SeqNum) (base.SeqNum, error) {
 		if m.HasRangeDeletes() {
 			newest = max(newest, m.maxCoveringSeq(key, seq, immutable))
 		}
-		if _, _, eseq, found := m.Get(key, seq); found {
-			return max(newest, eseq), nil
+		if !rangeOnly {
+			if _, _, eseq, found := m.Get(key, seq); found {
+				return max(newest, eseq), nil
+			}
 		}
 		if newest > 0 {
 			return newest, nil
@@ -114,6 +120,9 @@ func (d *DB) newestSeq(key []byte, after base.SeqNum) (base.SeqNum, error) {
 		defer d.tables.release(e)
 		if e.tombs != nil {
 			newest = max(newest, e.tombs.MaxCoveringSeq(key, seq))
+		}
+		if rangeOnly {
+			return
 		}
 		_, _, eseq, ok, gerr := e.reader.Get(key, seq, nil, nil)
 		if gerr != nil {

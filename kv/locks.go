@@ -118,12 +118,14 @@ func (t *engineTxn) lockOwner() *lock.Owner {
 	return t.owner
 }
 
-// holdsLock reports whether the transaction holds a lock on key. A
-// pessimistic commit does not check such a key for newer commits: once
-// the lock was granted nobody else could write it (see the commit rules
-// above), and before, only versions its for-update version covers.
+// holdsLock reports whether the transaction holds an exclusive lock on
+// key. A pessimistic commit does not check such a key for newer commits:
+// once the lock was granted nobody else could write it (see the commit
+// rules above), and before, only versions its for-update version covers. A
+// shared lock does not qualify: another holder of it may write the key.
+// Range deletions take no locks: such a key is still checked for them.
 func (t *engineTxn) holdsLock(key []byte) bool {
-	return t.owner != nil && t.owner.Holds(key) != 0
+	return t.owner != nil && t.owner.Holds(key) == lock.Exclusive
 }
 
 // lockWrites locks every key of the batch exclusively without waiting, for

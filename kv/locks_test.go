@@ -176,3 +176,49 @@ func TestPessimisticCommitChecks(t *testing.T) {
 	err = p.Commit()
 	require.True(t, errors.Is(err, storage.ErrConflict), "%v", err)
 }
+
+// TestPessimisticCommitSharedLockChecked: a shared lock does not keep
+// another holder of it from writing the key, so a pessimistic commit
+// checks a key it holds only shared like an unlocked one: the second of
+// two transactions that both read the key under a shared lock and write
+// it fails instead of overwriting the first one's commit.
+func TestPessimisticCommitSharedLockChecked(t *testing.T) {
+	e := newLockEngine(t)
+	ctx := context.Background()
+	slock := storage.LockOptions{Mode: storage.LockShared, Wait: 5 * time.Second}
+	p1, l1 := beginLocker(t, e, true)
+	p2, l2 := beginLocker(t, e, true)
+	require.NoError(t, l1.LockKeys(ctx, slock, []byte("k")))
+	require.NoError(t, l2.LockKeys(ctx, slock, []byte("k")))
+	require.NoError(t, p1.Set([]byte("k"), []byte("p1")))
+	require.NoError(t, p2.Set([]byte("k"), []byte("p2")))
+	require.NoError(t, p1.Commit())
+	require.ErrorIs(t, p2.Commit(), storage.ErrConflict)
+	v, err := e.Latest().Get([]byte("k"), nil)
+	require.NoError(t, err)
+	require.Equal(t, "p1", string(v))
+}
+
+// TestPessimisticCommitRangeDeleteChecked: a range deletion takes no
+// locks, so a key a pessimistic transaction holds locked may be deleted
+// by one committed after the lock; the transaction's write of the key then
+// conflicts instead of bringing it back, in the memtable and in a table.
+func TestPessimisticCommitRangeDeleteChecked(t *testing.T) {
+	for _, flush := range []bool{false, true} {
+		e := newLockEngine(t)
+		ctx := context.Background()
+		require.NoError(t, e.DB().Set([]byte("k"), []byte("v"), NoSync))
+		p, lp := beginLocker(t, e, true)
+		require.NoError(t, lp.LockKeys(ctx, xlock, []byte("k")))
+		o, _ := beginLocker(t, e, false)
+		require.NoError(t, o.DeleteRange([]byte("a"), []byte("z")))
+		require.NoError(t, o.Commit())
+		if flush {
+			require.NoError(t, e.DB().Flush())
+		}
+		require.NoError(t, p.Set([]byte("k"), []byte("p")))
+		require.ErrorIs(t, p.Commit(), storage.ErrConflict, "flush %v", flush)
+		_, err := e.Latest().Get([]byte("k"), nil)
+		require.ErrorIs(t, err, storage.ErrNotFound)
+	}
+}

@@ -137,3 +137,22 @@ func TestRangeAggMatchesPlanned(t *testing.T) {
 		d.exec("ROLLBACK")
 	})
 }
+
+// TestRangeAggAfterAddColumn: rows stored before ALTER TABLE ADD COLUMN
+// aggregate the new column's default, as the planned statement does.
+func TestRangeAggAfterAddColumn(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT)")
+	d.exec("INSERT INTO t VALUES (1, 1), (2, 2), (3, NULL)")
+	d.exec("ALTER TABLE t ADD COLUMN m INT DEFAULT 7, ADD COLUMN n BIGINT")
+	d.exec("INSERT INTO t VALUES (4, 4, 1, 9)")
+	p := d.prepare(d.ctx, "SELECT COUNT(*), SUM(m), MIN(m), MAX(m), COUNT(n), SUM(n), SUM(k) FROM t WHERE id BETWEEN ? AND ?")
+	for i := 0; i < 3; i++ {
+		got, err := p.run(int64(0), int64(10))
+		require.NoError(t, err)
+		want, err := p.planned(int64(0), int64(10))
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+	require.True(t, p.sel.tmpl != nil && hasRangeAgg(p.sel.tmpl.root))
+}

@@ -227,3 +227,27 @@ func TestIndexBuildWhileWriting(t *testing.T) {
 	requireIndexAgrees(t, d, "iv", "v")
 	require.Equal(t, d.exec("SELECT id FROM t IGNORE INDEX (iv) WHERE v + 0 = 3 ORDER BY id"), d.exec("SELECT id FROM t WHERE v = 3 ORDER BY id"))
 }
+
+// TestIndexBuildUnderOpenWriter: a transaction that wrote rows before an
+// index was built over the table (its table definition has no such index)
+// commits after the build: either the commit fails or the index has its
+// rows.
+func TestIndexBuildUnderOpenWriter(t *testing.T) {
+	for _, n := range []int{100, bulkRows} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			d := newTestDB(t)
+			fillBulk(d, n)
+			a := d.newCtx()
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "INSERT INTO t VALUES (100001, 4242, 0, 'new')")
+			run(t, d, a, "UPDATE t SET v = 4343 WHERE id = 7")
+			d.exec("CREATE INDEX iv ON t (v)")
+			_, err := query(d.e, a, "COMMIT")
+			if err != nil {
+				_, _ = query(d.e, a, "ROLLBACK")
+			}
+			requireIndexAgrees(t, d, "iv", "v")
+			require.Equal(t, d.exec("SELECT id FROM t IGNORE INDEX (iv) WHERE v + 0 = 4343"), d.exec("SELECT id FROM t WHERE v = 4343"))
+		})
+	}
+}

@@ -489,3 +489,109 @@ func TestLockedPointReadReadsLatest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []sql.Row{{int32(1), int32(0)}, {int32(5), int32(7)}}, d.exec("SELECT * FROM t ORDER BY id"))
 }
+
+// TestLockedReadAfterSavepointRollback: the row a locking read kept (so
+// that the write after it need not read it again) is not taken for the
+// row after ROLLBACK TO SAVEPOINT undid writes made before the read and
+// other writes brought the transaction back to as many writes: REPLACE
+// reads the row as it is, and the index keeps no entry of a value the
+// row no longer has.
+func TestLockedReadAfterSavepointRollback(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT, KEY iv (v))")
+	d.exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+	ctx := d.newCtx()
+	for _, q := range []string{
+		"BEGIN",
+		"SAVEPOINT sp",
+		"REPLACE INTO t VALUES (2, 21)",
+		"UPDATE t SET v = 11 WHERE id = 1",
+		"ROLLBACK TO SAVEPOINT sp",
+		"REPLACE INTO t VALUES (1, 30)",
+		"REPLACE INTO t VALUES (1, 40)",
+		"COMMIT",
+	} {
+		_, err := lq(d, ctx, q)
+		require.NoError(t, err, q)
+	}
+	require.Equal(t, []sql.Row{{int32(1), int32(40)}, {int32(2), int32(20)}}, d.exec("SELECT * FROM t ORDER BY id"))
+	require.Empty(t, d.exec("SELECT id FROM t WHERE v = 30"))
+	require.Empty(t, d.exec("SELECT id FROM t FORCE INDEX (iv) WHERE v = 10"))
+	require.Equal(t, []sql.Row{{int32(1)}}, d.exec("SELECT id FROM t FORCE INDEX (iv) WHERE v = 40"))
+}
+
+// TestUniqueInsertsPessimistic: two pessimistic transactions inserting
+// rows with the same unique value do not both commit, also when the
+// second takes another lock after the first commits.
+func TestUniqueInsertsPessimistic(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
+	d.exec("CREATE TABLE o (id INT PRIMARY KEY)")
+	d.exec("INSERT INTO o VALUES (1)")
+	a, b := d.newCtx(), d.newCtx()
+	_, err := lq(d, b, "SET innodb_lock_wait_timeout = 1")
+	require.NoError(t, err)
+	for _, q := range []string{"BEGIN", "INSERT INTO t VALUES (1, 5)"} {
+		_, err := lq(d, a, q)
+		require.NoError(t, err, q)
+	}
+	_, err = lq(d, b, "BEGIN")
+	require.NoError(t, err)
+	_, errB := lq(d, b, "INSERT INTO t VALUES (2, 5)")
+	_, err = lq(d, a, "COMMIT")
+	require.NoError(t, err)
+	if errB == nil {
+		_, _ = lq(d, b, "SELECT * FROM o WHERE id = 1 FOR UPDATE")
+		_, errB = lq(d, b, "COMMIT")
+	}
+	_, _ = lq(d, b, "ROLLBACK")
+	require.Error(t, errB)
+	require.Equal(t, []sql.Row{{int32(1), int32(5)}}, d.exec("SELECT * FROM t ORDER BY id"))
+	require.Equal(t, []sql.Row{{int32(1)}}, d.exec("SELECT id FROM t WHERE u = 5"))
+}
+
+// TestUpdateCollationEqualValue: an UPDATE to a value its index's
+// collation finds equal ('abc' to 'ABC') keeps the index key, and reads
+// through the index (covering ones too) give the new value.
+func TestUpdateCollationEqualValue(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, u VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, KEY ks (s), UNIQUE KEY ku (u))")
+	d.exec("INSERT INTO t VALUES (1, 'abc', 'xyz'), (2, 'b', 'c')")
+	d.exec("UPDATE t SET s = 'ABC', u = 'XYZ' WHERE id = 1")
+	require.Equal(t, []sql.Row{{"ABC"}}, d.exec("SELECT s FROM t FORCE INDEX (ks) WHERE s = 'abc'"))
+	require.Equal(t, []sql.Row{{"XYZ"}}, d.exec("SELECT u FROM t FORCE INDEX (ku) WHERE u = 'xyz'"))
+	require.Equal(t, []sql.Row{{"ABC"}, {"b"}}, d.exec("SELECT s FROM t FORCE INDEX (ks) ORDER BY s"))
+	require.Equal(t, []sql.Row{{int32(1), "ABC", "XYZ"}}, d.exec("SELECT * FROM t WHERE id = 1"))
+}
+
+// TestDeleteAllUnderRowLock: DELETE FROM t without a WHERE (a range
+// deletion) and a transaction holding a row's lock and updating it do not
+// both commit with the row surviving the DELETE.
+func TestDeleteAllUnderRowLock(t *testing.T) {
+	for _, schema := range []string{"id INT PRIMARY KEY, v INT, KEY kv (v)", "id INT PRIMARY KEY, v INT"} {
+		t.Run(schema, func(t *testing.T) { testDeleteAllUnderRowLock(t, schema) })
+	}
+}
+
+func testDeleteAllUnderRowLock(t *testing.T, schema string) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (" + schema + ")")
+	d.exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+	a, b := d.newCtx(), d.newCtx()
+	_, err := lq(d, b, "SET innodb_lock_wait_timeout = 1")
+	require.NoError(t, err)
+	for _, q := range []string{"BEGIN", "UPDATE t SET v = 11 WHERE id = 1"} {
+		_, err := lq(d, a, q)
+		require.NoError(t, err, q)
+	}
+	_, errB := lq(d, b, "DELETE FROM t")
+	_, errA := lq(d, a, "COMMIT")
+	t.Logf("delete: %v; commit: %v", errB, errA)
+	if errB == nil {
+		require.Error(t, errA, "the row lock holder's update of a row the DELETE removed")
+		require.Empty(t, d.exec("SELECT * FROM t"))
+	} else {
+		require.NoError(t, errA)
+		require.Equal(t, []sql.Row{{int32(1), int32(11)}, {int32(2), int32(20)}}, d.exec("SELECT * FROM t ORDER BY id"))
+	}
+}

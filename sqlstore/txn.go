@@ -187,6 +187,10 @@ func (t *txn) rollbackTo(m txnMark) error {
 		return fmt.Errorf("sqlstore: statement rollback: %w", err)
 	}
 	t.boundary = min(t.boundary, m.count)
+	// The row a locking read kept may have been read over writes undone
+	// now: writes made after the rollback could bring the count back to
+	// where it was read without it being the row (locks.go).
+	t.lastRead = nil
 	t.deltas = t.deltas[:m.deltas]
 	t.created = t.created[:min(m.created, len(t.created))]
 	t.dropped = t.dropped[:min(m.dropped, len(t.dropped))]

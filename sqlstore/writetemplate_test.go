@@ -302,3 +302,72 @@ func BenchmarkPreparedWrite(b *testing.B) {
 		}
 	}
 }
+
+// TestPreparedWriteForeignKeyChecks: the analysis leaves foreign keys out
+// of a write's plan when foreign_key_checks is off, so a template learned
+// then does not serve once it is on again: the write that would break the
+// key fails with 1452.
+func TestPreparedWriteForeignKeyChecks(t *testing.T) {
+	ctx := context.Background()
+	d := newTestDB(t)
+	d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
+	d.exec("CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
+	d.exec("INSERT INTO p VALUES (1)")
+	e := d.s.OpenEngine()
+	c := e.NewConn()
+	t.Cleanup(func() { _ = c.Close(); _ = e.Close() })
+	require.NoError(t, c.UseDatabase(ctx, "mydb"))
+	_, err := c.Exec(ctx, "SET foreign_key_checks = 0")
+	require.NoError(t, err)
+	st, err := c.Prepare(ctx, "INSERT INTO ch VALUES (?, ?)")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	for i := int64(1); i <= 4; i++ {
+		_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: i}, Arg{Ordinal: 2, Value: int64(100 + i)})
+		require.NoError(t, err)
+	}
+	require.NotZero(t, c.sess.plansReused.Load(), "the template serves while the checks stay off")
+	_, err = c.Exec(ctx, "SET foreign_key_checks = 1")
+	require.NoError(t, err)
+	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(10)}, Arg{Ordinal: 2, Value: int64(999)})
+	require.Error(t, err)
+	require.Equal(t, 1452, int(MySQLError(err).Num), "%v", err)
+	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(11)}, Arg{Ordinal: 2, Value: int64(1)})
+	require.NoError(t, err)
+}
+
+// TestPreparedWriteAfterTrigger: a trigger created after a write's
+// template was learned fires on the template's next execution, and stops
+// once dropped.
+func TestPreparedWriteAfterTrigger(t *testing.T) {
+	ctx := context.Background()
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT)")
+	d.exec("CREATE TABLE tlog (n INT AUTO_INCREMENT PRIMARY KEY, what INT)")
+	d.exec("INSERT INTO t VALUES (1, 0)")
+	e := d.s.OpenEngine()
+	c := e.NewConn()
+	t.Cleanup(func() { _ = c.Close(); _ = e.Close() })
+	require.NoError(t, c.UseDatabase(ctx, "mydb"))
+	st, err := c.Prepare(ctx, "UPDATE t SET k = ? WHERE id = ?")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	exec := func(k int64) {
+		t.Helper()
+		_, err := st.Exec(ctx, Arg{Ordinal: 1, Value: k}, Arg{Ordinal: 2, Value: int64(1)})
+		require.NoError(t, err)
+	}
+	for k := int64(1); k <= 4; k++ {
+		exec(k)
+	}
+	require.NotZero(t, c.sess.plansReused.Load())
+	_, err = c.Exec(ctx, "CREATE TRIGGER t_upd AFTER UPDATE ON t FOR EACH ROW INSERT INTO tlog (what) VALUES (NEW.k)")
+	require.NoError(t, err)
+	exec(10)
+	exec(11)
+	require.Equal(t, []string{"[10]", "[11]"}, queryAll(t, c, "SELECT what FROM tlog ORDER BY n"))
+	_, err = c.Exec(ctx, "DROP TRIGGER t_upd")
+	require.NoError(t, err)
+	exec(12)
+	require.Equal(t, []string{"[10]", "[11]"}, queryAll(t, c, "SELECT what FROM tlog ORDER BY n"))
+}
