@@ -52,6 +52,10 @@ func (r *insertRows) IsReadOnly() bool     { return r.child.IsReadOnly() }
 func (r *insertRows) String() string       { return r.child.String() }
 func (r *insertRows) DebugString() string  { return sql.DebugString(r.child) }
 
+// Wrapped returns the source insertRows counts: it changes nothing of what
+// the source does, so EXPLAIN describes the source in its place.
+func (r *insertRows) Wrapped() sql.Node { return r.child }
+
 // WithChildren implements sql.Node.
 func (r *insertRows) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {

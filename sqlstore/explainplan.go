@@ -145,6 +145,10 @@ func (x *explainer) walk(n sql.Node, sel *xSelect, alias string) *xop {
 	switch n := n.(type) {
 	case *quotaNode:
 		return x.walk(n.child, sel, alias)
+	case interface{ Wrapped() sql.Node }:
+		// A node that only watches the one inside it (mysqlcompat's
+		// insert-row counter).
+		return x.walk(n.Wrapped(), sel, alias)
 	case *plan.Project:
 		op := x.walk(n.Child, sel, alias)
 		x.subqueries(n.Projections, sel, op, "select_list_subqueries", "projection")
