@@ -3,9 +3,9 @@ package tikvstore
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
