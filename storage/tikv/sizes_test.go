@@ -237,3 +237,27 @@ func TestCovered(t *testing.T) {
 		}
 	}
 }
+
+// TestSizesConcurrent runs estimates of a few ranges from several
+// goroutines (under -race: the cache is shared by every plan).
+func TestSizesConcurrent(t *testing.T) {
+	e, _ := newFakePD(t)
+	done := make(chan error)
+	for g := range 8 {
+		go func() {
+			var err error
+			for i := range 50 {
+				start := []byte{'a' + byte((g+i)%4)}
+				if _, _, err2 := e.EstimateRange(start, []byte("f")); err2 != nil && !errors.Is(err2, storage.ErrNoEstimate) {
+					err = err2
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
