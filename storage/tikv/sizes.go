@@ -59,15 +59,16 @@ type regionSizes struct {
 	now   func() time.Time
 	page  int // regions per request: sizePage
 
-	mu    sync.Mutex
-	cache map[sizeRange]sizeEntry
+	mu sync.Mutex
+	// cache holds the estimates by start key, then end key: looked up
+	// without making a key of the two.
+	cache map[string]map[string]sizeEntry
+	n     int // the estimates cache holds
 }
 
 // errNoPDHTTP is the answer of an engine that knows no PD HTTP address,
 // made once: the SQL layer asks again at each plan until it has a count.
 var errNoPDHTTP = fmt.Errorf("tikv: no PD HTTP API to read region sizes from: %w", storage.ErrNoEstimate)
-
-type sizeRange struct{ start, end string }
 
 type sizeEntry struct {
 	keys, size int64
@@ -82,7 +83,7 @@ func newRegionSizes(bases []string, codec tikv.Codec) *regionSizes {
 		codec:  codec,
 		now:    time.Now,
 		page:   sizePage,
-		cache:  make(map[sizeRange]sizeEntry),
+		cache:  make(map[string]map[string]sizeEntry),
 	}
 }
 
@@ -109,10 +110,9 @@ func (s *regionSizes) estimate(start, end []byte) (keys, size int64, err error) 
 	if len(end) > 0 && bytes.Compare(start, end) >= 0 {
 		return 0, 0, nil
 	}
-	k := sizeRange{string(start), string(end)}
 	now := s.now()
 	s.mu.Lock()
-	e, ok := s.cache[k]
+	e, ok := s.cache[string(start)][string(end)]
 	s.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		return e.keys, e.size, e.err
@@ -120,10 +120,19 @@ func (s *regionSizes) estimate(start, end []byte) (keys, size int64, err error) 
 	e.keys, e.size, e.err = s.fetch(start, end)
 	e.expires = now.Add(sizeTTL)
 	s.mu.Lock()
-	if len(s.cache) >= sizeCacheMax {
+	if s.n >= sizeCacheMax {
 		clear(s.cache)
+		s.n = 0
 	}
-	s.cache[k] = e
+	ends := s.cache[string(start)]
+	if ends == nil {
+		ends = make(map[string]sizeEntry)
+		s.cache[string(start)] = ends
+	}
+	if _, ok := ends[string(end)]; !ok {
+		s.n++
+	}
+	ends[string(end)] = e
 	s.mu.Unlock()
 	return e.keys, e.size, e.err
 }

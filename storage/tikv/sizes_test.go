@@ -158,6 +158,10 @@ func TestSizesCached(t *testing.T) {
 	if got := f.requests.Load(); got != 1 {
 		t.Fatalf("%d requests for one range; want 1", got)
 	}
+	start, end := []byte("b"), []byte("f")
+	if n := testing.AllocsPerRun(100, func() { _, _ = e.ApproximateSize(start, end) }); n != 0 {
+		t.Fatalf("%v allocations per kept estimate; want 0", n)
+	}
 	f.fail.Store(true)
 	now = now.Add(sizeTTL)
 	for range 3 {
@@ -258,6 +262,49 @@ func TestSizesConcurrent(t *testing.T) {
 	for range 8 {
 		if err := <-done; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSizesKept is what a plan pays for an estimate PD gave a moment
+// ago: a lookup in the engine's cache.
+func BenchmarkSizesKept(b *testing.B) {
+	f := &fakePD{
+		codec:  tikv.NewCodecV1(tikv.ModeTxn),
+		splits: [][]byte{[]byte("b"), []byte("d"), []byte("f")},
+		sizes:  []int64{1, 2, 4, 8},
+		keys:   []int64{10, 20, 40, 80},
+	}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	s := newRegionSizes([]string{srv.URL}, f.codec)
+	start, end := []byte("b"), []byte("f")
+	if _, _, err := s.estimate(start, end); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _, _ = s.estimate(start, end)
+	}
+}
+
+// BenchmarkSizesAsked is an estimate asked of PD (a local HTTP server
+// playing it): what the first plan of a range pays every sizeTTL.
+func BenchmarkSizesAsked(b *testing.B) {
+	f := &fakePD{
+		codec:  tikv.NewCodecV1(tikv.ModeTxn),
+		splits: [][]byte{[]byte("b"), []byte("d"), []byte("f")},
+		sizes:  []int64{1, 2, 4, 8},
+		keys:   []int64{10, 20, 40, 80},
+	}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	s := newRegionSizes([]string{srv.URL}, f.codec)
+	start, end := []byte("b"), []byte("f")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := s.fetch(start, end); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
