@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -307,4 +308,26 @@ func BenchmarkSizesAsked(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestSizesRealCluster reads the whole keyspace's size from the PD of the
+// cluster STRATA_TIKV_PD names ("pd1:2379,pd2:2379", API v1): the shape of
+// PD's answer and the region keys' encoding, which only a real PD checks.
+// It skips without one.
+func TestSizesRealCluster(t *testing.T) {
+	pd := os.Getenv("STRATA_TIKV_PD")
+	if pd == "" || strings.Contains(pd, "keyspace") {
+		t.Skip("STRATA_TIKV_PD names no TiKV cluster of API v1 (e.g. STRATA_TIKV_PD=127.0.0.1:2379 after tiup playground)")
+	}
+	pd = strings.TrimSuffix(strings.TrimPrefix(pd, "tikv://"), "/")
+	e, err := Open(strings.Split(pd, ","), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	keys, size, err := e.EstimateRange(nil, nil)
+	if err != nil || keys < 0 || size < 0 {
+		t.Fatalf("the whole keyspace: %d keys, %d bytes, %v", keys, size, err)
+	}
+	t.Logf("PD: %d keys, %d bytes", keys, size)
 }
