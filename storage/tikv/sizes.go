@@ -145,48 +145,71 @@ func (s *regionSizes) estimate(start, end []byte) (keys, size int64, err error) 
 // wrong by orders of magnitude, and the planner's own fallback is better.
 func (s *regionSizes) fetch(start, end []byte) (keys, size int64, err error) {
 	encStart, encEnd := s.codec.EncodeRegionRange(start, end)
-	var fk, fb, pk, pb float64
-	whole := false
+	var sum sizeSum
 	for page := 0; page < sizeMaxPages; page++ {
 		rs, err := s.get(encStart, encEnd)
 		if err != nil {
 			return 0, 0, fmt.Errorf("tikv: region sizes of [%x, %x) from PD: %w: %w", start, end, storage.ErrNoEstimate, err)
 		}
-		var last []byte
-		for _, r := range rs.Regions {
-			lo, err := hex.DecodeString(r.StartKey)
-			if err != nil {
-				return 0, 0, fmt.Errorf("tikv: PD region start key %q: %w: %w", r.StartKey, storage.ErrNoEstimate, err)
-			}
-			hi, err := hex.DecodeString(r.EndKey)
-			if err != nil {
-				return 0, 0, fmt.Errorf("tikv: PD region end key %q: %w: %w", r.EndKey, storage.ErrNoEstimate, err)
-			}
-			last = hi
-			rlo, rhi, err := s.codec.DecodeRegionRange(lo, hi)
-			if err != nil {
-				return 0, 0, fmt.Errorf("tikv: PD region [%x, %x): %w: %w", lo, hi, storage.ErrNoEstimate, err)
-			}
-			f := covered(rlo, rhi, start, end)
-			rk, rb := float64(r.ApproximateKeys), float64(r.ApproximateSize)*(1<<20)
-			if f >= 1 {
-				whole = true
-				fk += rk
-				fb += rb
-			} else {
-				pk += f * rk
-				pb += f * rb
-			}
+		last, err := sum.add(rs, s.codec, start, end)
+		if err != nil {
+			return 0, 0, err
 		}
 		if len(rs.Regions) < s.page || len(last) == 0 || (len(encEnd) > 0 && bytes.Compare(last, encEnd) >= 0) {
 			break
 		}
 		encStart = last
 	}
-	if !whole {
+	return sum.result(start, end)
+}
+
+// sizeSum adds up the regions of a range, page by page.
+type sizeSum struct {
+	keys, size float64
+	whole      bool // a region is covered whole
+}
+
+// add adds the regions of one page of PD's answer, each prorated to the
+// share of it [start, end) covers, and returns the last region's end key
+// (encoded: where the next page starts).
+func (sum *sizeSum) add(rs *pdRegions, codec tikv.Codec, start, end []byte) (last []byte, err error) {
+	for _, r := range rs.Regions {
+		lo, err := hex.DecodeString(r.StartKey)
+		if err != nil {
+			return nil, fmt.Errorf("tikv: PD region start key %q: %w: %w", r.StartKey, storage.ErrNoEstimate, err)
+		}
+		hi, err := hex.DecodeString(r.EndKey)
+		if err != nil {
+			return nil, fmt.Errorf("tikv: PD region end key %q: %w: %w", r.EndKey, storage.ErrNoEstimate, err)
+		}
+		last = hi
+		rlo, rhi, err := codec.DecodeRegionRange(lo, hi)
+		if err != nil {
+			return nil, fmt.Errorf("tikv: PD region [%x, %x): %w: %w", lo, hi, storage.ErrNoEstimate, err)
+		}
+		f := covered(rlo, rhi, start, end)
+		if f >= 1 {
+			sum.whole = true
+		}
+		sum.keys += f * float64(max(r.ApproximateKeys, 0))
+		sum.size += f * float64(max(r.ApproximateSize, 0)) * (1 << 20)
+	}
+	return last, nil
+}
+
+// result returns the estimate, or ErrNoEstimate when no region was
+// covered whole.
+func (sum *sizeSum) result(start, end []byte) (keys, size int64, err error) {
+	if !sum.whole {
 		return 0, 0, fmt.Errorf("tikv: [%x, %x) covers no region whole: %w", start, end, storage.ErrNoEstimate)
 	}
-	return int64(math.Round(fk + pk)), int64(math.Round(fb + pb)), nil
+	toInt := func(x float64) int64 {
+		if x >= math.MaxInt64 {
+			return math.MaxInt64
+		}
+		return int64(math.Round(x))
+	}
+	return toInt(sum.keys), toInt(sum.size), nil
 }
 
 // get asks each PD server in turn for a page of the regions of [start, end)

@@ -331,3 +331,33 @@ func TestSizesRealCluster(t *testing.T) {
 	}
 	t.Logf("PD: %d keys, %d bytes", keys, size)
 }
+
+// FuzzPDRegions feeds PD answers of any shape to the summing of regions:
+// no panic, and an estimate is never negative. covered stays a share.
+func FuzzPDRegions(f *testing.F) {
+	codec := tikv.NewCodecV1(tikv.ModeTxn)
+	enc := func(k string) string { return strings.ToUpper(hex.EncodeToString(codec.EncodeRegionKey([]byte(k)))) }
+	f.Add([]byte(`{"count":2,"regions":[{"start_key":"","end_key":"`+enc("b")+`","approximate_size":3,"approximate_keys":30},{"start_key":"`+enc("b")+`","end_key":"","approximate_size":1,"approximate_keys":9}]}`), []byte("a"), []byte("c"))
+	f.Add([]byte(`{"regions":[{"start_key":"zz","end_key":"00","approximate_size":-1,"approximate_keys":9223372036854775807}]}`), []byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, body, start, end []byte) {
+		var rs pdRegions
+		if json.Unmarshal(body, &rs) != nil {
+			return
+		}
+		for _, r := range rs.Regions {
+			lo, _ := hex.DecodeString(r.StartKey)
+			hi, _ := hex.DecodeString(r.EndKey)
+			if c := covered(lo, hi, start, end); !(c >= 0 && c <= 1) {
+				t.Fatalf("covered([%x, %x), [%x, %x)) = %v", lo, hi, start, end, c)
+			}
+		}
+		var sum sizeSum
+		if _, err := sum.add(&rs, codec, start, end); err != nil {
+			return
+		}
+		keys, size, err := sum.result(start, end)
+		if err == nil && (keys < 0 || size < 0) {
+			t.Fatalf("%d keys, %d bytes", keys, size)
+		}
+	})
+}
