@@ -141,6 +141,7 @@ func (e *Engine) Close() error {
 	if e.release == nil {
 		return nil
 	}
+	e.sizes.close()
 	err := e.release()
 	e.release = nil
 	return err

@@ -79,11 +79,20 @@ type sizeEntry struct {
 func newRegionSizes(bases []string, codec tikv.Codec) *regionSizes {
 	return &regionSizes{
 		bases:  bases,
-		client: &http.Client{Timeout: sizeTimeout},
+		// A transport of its own, so that Close drops its connections
+		// and no one else's.
+		client: &http.Client{Timeout: sizeTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		codec:  codec,
 		now:    time.Now,
 		page:   sizePage,
 		cache:  make(map[string]map[string]sizeEntry),
+	}
+}
+
+// close drops the idle connections to PD.
+func (s *regionSizes) close() {
+	if s != nil {
+		s.client.CloseIdleConnections()
 	}
 }
 
