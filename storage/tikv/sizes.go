@@ -78,7 +78,7 @@ type sizeEntry struct {
 
 func newRegionSizes(bases []string, codec tikv.Codec) *regionSizes {
 	return &regionSizes{
-		bases:  bases,
+		bases: bases,
 		// A transport of its own, so that Close drops its connections
 		// and no one else's.
 		client: &http.Client{Timeout: sizeTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()},
