@@ -64,6 +64,10 @@ type regionSizes struct {
 	// without making a key of the two.
 	cache map[string]map[string]sizeEntry
 	n     int // the estimates cache holds
+	// asking holds the ranges being asked of PD, closed when the answer
+	// is kept: the plans that want one meanwhile wait for it rather than
+	// all asking.
+	asking map[string]chan struct{}
 }
 
 // errNoPDHTTP is the answer of an engine that knows no PD HTTP address,
@@ -86,6 +90,7 @@ func newRegionSizes(bases []string, codec tikv.Codec) *regionSizes {
 		now:    time.Now,
 		page:   sizePage,
 		cache:  make(map[string]map[string]sizeEntry),
+		asking: make(map[string]chan struct{}),
 	}
 }
 
@@ -122,13 +127,31 @@ func (s *regionSizes) estimate(start, end []byte) (keys, size int64, err error) 
 	now := s.now()
 	s.mu.Lock()
 	e, ok := s.cache[string(start)][string(end)]
-	s.mu.Unlock()
 	if ok && now.Before(e.expires) {
+		s.mu.Unlock()
 		return e.keys, e.size, e.err
 	}
+	// Start and end, each behind its length.
+	asked := strconv.Itoa(len(start)) + ":" + string(start) + string(end)
+	if wait, ok := s.asking[asked]; ok {
+		s.mu.Unlock()
+		<-wait
+		s.mu.Lock()
+		e, ok = s.cache[string(start)][string(end)]
+		s.mu.Unlock()
+		if !ok { // the cache was emptied meanwhile
+			return s.estimate(start, end)
+		}
+		return e.keys, e.size, e.err
+	}
+	done := make(chan struct{})
+	s.asking[asked] = done
+	s.mu.Unlock()
 	e.keys, e.size, e.err = s.fetch(start, end)
 	e.expires = now.Add(sizeTTL)
 	s.mu.Lock()
+	delete(s.asking, asked)
+	defer close(done)
 	if s.n >= sizeCacheMax {
 		clear(s.cache)
 		s.n = 0

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +24,8 @@ import (
 // fakePD plays PD's HTTP API for region listings: regions cut at the split
 // keys (the contract's keys), each with a size (MiB) and a key count.
 type fakePD struct {
+	// gate, when set, holds every request until it is closed.
+	gate     chan struct{}
 	codec    tikv.Codec
 	splits   [][]byte
 	sizes    []int64 // MiB, one per region
@@ -33,6 +36,9 @@ type fakePD struct {
 
 func (f *fakePD) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.requests.Add(1)
+	if f.gate != nil {
+		<-f.gate
+	}
 	if r.URL.Path != "/pd/api/v1/regions/key" || f.fail.Load() {
 		http.Error(w, "[PD:common:ErrUnknown]", http.StatusInternalServerError)
 		return
@@ -240,6 +246,32 @@ func TestCovered(t *testing.T) {
 		if got := covered(b(tc.lo), b(tc.hi), b(tc.start), b(tc.end)); got != tc.want {
 			t.Errorf("covered([%q, %q), [%q, %q)) = %v; want %v", tc.lo, tc.hi, tc.start, tc.end, got, tc.want)
 		}
+	}
+}
+
+// TestSizesAskedOnce checks that plans wanting the same estimate at once
+// make one request to PD.
+func TestSizesAskedOnce(t *testing.T) {
+	e, f := newFakePD(t)
+	f.gate = make(chan struct{})
+	done := make(chan error)
+	for range 8 {
+		go func() {
+			n, err := e.ApproximateSize([]byte("b"), []byte("f"))
+			if err == nil && n != 6*mib {
+				err = fmt.Errorf("%d bytes; want 6 MiB", n)
+			}
+			done <- err
+		}()
+	}
+	close(f.gate)
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.requests.Load(); got != 1 {
+		t.Fatalf("%d requests for one range; want 1", got)
 	}
 }
 
