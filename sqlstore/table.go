@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -425,6 +426,10 @@ func (t *Table) approximateCount() error {
 		return nil
 	}
 	keys, bytes, err := t.store.sizes.EstimateRange(prefix, prefixEnd(prefix))
+	if errors.Is(err, storage.ErrNoEstimate) {
+		// The engine cannot tell now: the table's size stays unknown.
+		return nil
+	}
 	if err != nil {
 		return wrapf(err, "sqlstore: estimating the size of %s", t.def.name)
 	}

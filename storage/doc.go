@@ -32,7 +32,8 @@
 // without them: MultiGetter and MultiScanner on readers (batched reads;
 // without them the SQL layer calls Get per key and NewIter per range),
 // SizeEstimator and StatsSource on the engine (without them the planner
-// knows less, and the status variables show zeros), Locker on a
+// knows less, and the status variables show zeros; an estimator may
+// answer ErrNoEstimate for a range it cannot size), Locker on a
 // transaction (key locks for pessimistic transactions; without it the SQL
 // layer runs every transaction optimistically and relies on Guard),
 // LockInspector on the engine (who waits for whom), BulkLoader on the
@@ -71,7 +72,7 @@
 //	Locker.LatestView      the view's batch over the latest state        the view over a snapshot at a fresh ts
 //	LockInspector          kv/lock Table.Waits                           not yet (TiKV's lock waiter manager)
 //	ConflictError          the key of a failed commit check              the key of a WriteConflict error
-//	SizeEstimator          DB.ApproximateSize / EstimateRange            not yet (PD's approximate region sizes)
+//	SizeEstimator          DB.ApproximateSize / EstimateRange            PD's approximate region sizes (HTTP API), prorated
 //	StatsSource            DB.Stats (kv/stats counters)                  not yet (client-go metrics)
 //	BulkLoader             DB.NewIngest: tables written and ingested     (none: TiKV's import service is another API)
 //

@@ -27,6 +27,10 @@ var (
 	// ErrLockNotAvailable is returned by Locker.LockKeys with
 	// LockOptions.NoWait when a key is locked by another transaction.
 	ErrLockNotAvailable = errors.New("storage: lock not available")
+	// ErrNoEstimate is returned by a SizeEstimator that cannot estimate a
+	// range (the engine's source of sizes does not give them, or not now):
+	// the caller plans as for a range of unknown size.
+	ErrNoEstimate = errors.New("storage: no size estimate")
 )
 
 // ConflictError is how an engine may report the key of a lost conflict, so
@@ -153,6 +157,10 @@ type Engine interface {
 
 // SizeEstimator is an Engine that estimates what a key range holds without
 // reading it. Callers find it by type assertion.
+//
+// An estimate may be unknown: an error satisfying errors.Is(err,
+// ErrNoEstimate) says so, and the caller falls back as without an
+// estimator.
 type SizeEstimator interface {
 	// ApproximateSize returns the bytes of stored data [start, end) spans: what
 	// a scan of the range would read.

@@ -18,6 +18,12 @@
 // (storage.Locker) are TiKV's pessimistic locks, taken by a client-go
 // transaction begun at the first lock.
 //
+// Size estimates (storage.SizeEstimator, sizes.go) are PD's approximate
+// region sizes and key counts, read from PD's HTTP API, prorated where a
+// range covers a region in part and kept 30 seconds per range; where PD
+// gives none (the mock, a range inside one region) they are
+// storage.ErrNoEstimate.
+//
 // Mock is client-go's in-process cluster (mocktikv), for tests and trials:
 // engines opened on one Mock share its data as processes sharing a cluster
 // do. docs/scale-out.md says what is supported, and how each access path

@@ -27,12 +27,16 @@ type Engine struct {
 	// release closes what the engine owns (the client, or its share of a
 	// mock cluster).
 	release func() error
+	// sizes estimates ranges from PD's region sizes (sizes.go).
+	sizes *regionSizes
 }
 
 var (
 	_ storage.Engine = (*Engine)(nil)
 	_ storage.Txn    = (*txn)(nil)
 	_ storage.Locker = (*txn)(nil)
+
+	_ storage.SizeEstimator = (*Engine)(nil)
 )
 
 // Open connects to the cluster whose PD servers are pdAddrs ("host:port"),
@@ -63,7 +67,39 @@ func Open(pdAddrs []string, keyspace string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tikv: connect to PD %v: %w", pdAddrs, err)
 	}
-	return &Engine{store: c.KVStore, release: c.Close}, nil
+	// PD serves its HTTP API on its client address.
+	bases := make([]string, len(pdAddrs))
+	for i, a := range pdAddrs {
+		bases[i] = "http://" + a
+	}
+	return &Engine{store: c.KVStore, release: c.Close, sizes: newRegionSizes(bases, storeCodec(c.KVStore))}, nil
+}
+
+// storeCodec returns the codec by which the store's keys become the keys
+// PD bounds regions by: the one its PD client encodes with, or API v1's.
+func storeCodec(s *tikv.KVStore) tikv.Codec {
+	if c, ok := s.GetPDClient().(interface{ GetCodec() tikv.Codec }); ok {
+		return c.GetCodec()
+	}
+	return tikv.NewCodecV1(tikv.ModeTxn)
+}
+
+// ApproximateSize implements storage.SizeEstimator from the approximate
+// sizes PD has of the regions [start, end) overlaps, prorated where the
+// range covers a region in part. Estimates are kept for a while (so that a
+// plan does not pay a request to PD); where PD gives none (the mock
+// cluster, PD unreachable, a range inside one region) the error satisfies
+// errors.Is(err, storage.ErrNoEstimate).
+func (e *Engine) ApproximateSize(start, end []byte) (int64, error) {
+	_, b, err := e.sizes.estimate(start, end)
+	return b, err
+}
+
+// EstimateRange implements storage.SizeEstimator as ApproximateSize does,
+// with PD's approximate key counts. PD counts every version TiKV keeps of
+// a key, not live keys alone.
+func (e *Engine) EstimateRange(start, end []byte) (keys, bytes int64, err error) {
+	return e.sizes.estimate(start, end)
 }
 
 // Store returns the client-go store the engine reads and writes through.
@@ -105,6 +141,7 @@ func (e *Engine) Close() error {
 	if e.release == nil {
 		return nil
 	}
+	e.sizes.close()
 	err := e.release()
 	e.release = nil
 	return err

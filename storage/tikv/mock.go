@@ -30,6 +30,12 @@ type Mock struct {
 	// send: a network round trip, for seeing what one does to each plan.
 	Latency time.Duration
 
+	// PDHTTP, when set before Open, is the address ("http://host:port") of
+	// a server playing PD's HTTP API, from which the engines read region
+	// sizes (mocktikv has no such API: without it the engines' size
+	// estimates are unknown).
+	PDHTTP string
+
 	mu     sync.Mutex
 	open   int
 	closed bool
@@ -69,7 +75,11 @@ func (m *Mock) Open() (*Engine, error) {
 		m.unref()
 		return nil, fmt.Errorf("tikv: mock store: %w", err)
 	}
-	return &Engine{store: store, release: func() error {
+	var bases []string
+	if m.PDHTTP != "" {
+		bases = []string{m.PDHTTP}
+	}
+	return &Engine{store: store, sizes: newRegionSizes(bases, storeCodec(store)), release: func() error {
 		err := store.Close()
 		m.unref()
 		return err
