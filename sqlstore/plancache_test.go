@@ -221,7 +221,7 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	require.Equal(t, [][]any{{int64(10)}}, rows("SELECT c FROM t WHERE id = 1"))
 	exec("ALTER TABLE t RENAME COLUMN c TO e")
 	r := queryResult(t, c, "SELECT c FROM t WHERE id = 1")
-	require.Contains(t, r.err, "could not be found")
+	require.Contains(t, r.err, "Unknown column 'c'")
 
 	// Another database: the same text reads its table.
 	exec("CREATE DATABASE other")
