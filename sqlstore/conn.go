@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -81,6 +82,9 @@ type Conn struct {
 	// writes keeps the prepared writes' templates by text
 	// (writetemplate.go), for statements prepared again.
 	writes map[string]*PreparedWrite
+	// kept is what Prepare found of the texts it prepared (keptPrepare),
+	// for the same texts prepared again.
+	kept map[string]*keptPrepare
 	// spare is the last closed Rows, which the next query reuses with its
 	// buffers.
 	spare *Rows
@@ -381,13 +385,26 @@ func (c *Conn) forgetOneShot(key string) {
 // Prepare parses and binds query once (errors such as an unknown table
 // surface here) and keeps its parsed form for every execution, which binds
 // the arguments and plans it; prepared SELECTs of the shape PreparedSelect
-// knows reuse their plan.
+// knows reuse their plan. A text prepared again on the connection reuses
+// what the last Prepare of it found (keptPrepare).
 func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	if c.closed {
 		return nil, ErrConnClosed
 	}
 	key := sql.RemoveSpaceAndDelimiter(query, ';')
 	sctx := c.newContext(ctx, query)
+	if k := c.keptFor(sctx, key); k != nil {
+		if c.prepared[key] == 0 {
+			c.eng.gms.PreparedDataCache.CacheStmt(c.sess.ID(), key, k.parsed)
+		}
+		c.prepared[key]++
+		st := &Stmt{conn: c, query: key, parsed: k.parsed, numInput: k.numInput, sel: k.sel}
+		if st.numInput > 0 {
+			st.wr = c.preparedWrite(sctx, key, k.parsed)
+		}
+		return st, nil
+	}
+	version := c.eng.store.catalog.version.Load() // what this Prepare sees, or later
 	if err := Prepare(sctx, c.eng.gms, query); err != nil {
 		return nil, clientError(err)
 	}
@@ -401,7 +418,69 @@ func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 		st.sel = NewPreparedSelect(parsed)
 		st.wr = c.preparedWrite(sctx, key, parsed)
 	}
+	c.keep(sctx, key, st, version)
 	return st, nil
+}
+
+// maxKeptPrepares bounds the prepared texts a connection keeps.
+const maxKeptPrepares = 64
+
+// keptPrepare is what Prepare found of a text: its parsed statement, and
+// the PreparedSelect that keeps its plan. database/sql prepares a
+// statement again on the connection in every transaction that uses it
+// (Tx.Stmt), and parsing and binding it again was most of a short
+// transaction's cost; kept, the statement's plan template also outlives
+// the transaction. It is used while what the Prepare depended on holds:
+// the same current database, the session's variables unchanged
+// (Session.varsGen: sql_mode decides the parse, the collation the
+// binding), and the catalog at the same version. A change the catalog
+// version does not see (a temporary table dropped, another process's DDL
+// on a shared catalog not yet read) only moves an error from Prepare to
+// the first execution, which binds the statement afresh. With the
+// privilege system on, every Prepare checks the account's grants in full.
+type keptPrepare struct {
+	parsed   sqlparser.Statement
+	numInput int
+	sel      *PreparedSelect
+	db       string
+	varsGen  uint64
+	version  uint64
+}
+
+// keptFor returns what a Prepare of key kept that still holds, or nil.
+func (c *Conn) keptFor(sctx *sql.Context, key string) *keptPrepare {
+	k := c.kept[key]
+	if k == nil {
+		return nil
+	}
+	if !planReuse(sctx) || c.eng.gms.Analyzer.Catalog.MySQLDb.Enabled() ||
+		k.db != sctx.GetCurrentDatabase() || k.varsGen != c.sess.varsGen.Load() ||
+		k.version != c.eng.store.catalog.version.Load() {
+		delete(c.kept, key)
+		return nil
+	}
+	return k
+}
+
+// keep records what Prepare found of key, for the next Prepare of it.
+// version is the catalog version read before that Prepare: a DDL commit
+// during it makes the entry stale, never the reverse (a DDL commit in
+// progress holds the version at its maximum).
+func (c *Conn) keep(sctx *sql.Context, key string, st *Stmt, version uint64) {
+	if len(key) > maxCachedText || version == math.MaxUint64 || c.eng.gms.Analyzer.Catalog.MySQLDb.Enabled() {
+		return
+	}
+	if len(c.kept) >= maxKeptPrepares {
+		for k := range c.kept {
+			delete(c.kept, k)
+			break
+		}
+	}
+	if c.kept == nil {
+		c.kept = make(map[string]*keptPrepare)
+	}
+	c.kept[key] = &keptPrepare{parsed: st.parsed, numInput: st.numInput, sel: st.sel,
+		db: sctx.GetCurrentDatabase(), varsGen: c.sess.varsGen.Load(), version: version}
 }
 
 // unprepare drops one reference to a prepared text.

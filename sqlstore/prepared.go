@@ -90,7 +90,7 @@ type bound struct{ op, arg string }
 // nil when the statement does not have the shape described above.
 func NewPreparedSelect(stmt sqlparser.Statement) *PreparedSelect {
 	sel, ok := stmt.(*sqlparser.Select)
-	if !ok || sel.With != nil || sel.Into != nil || sel.Lock != "" || sel.Having != nil ||
+	if !ok || sel.With != nil || sel.Into != nil || sel.Having != nil ||
 		len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows ||
 		sel.Where == nil || sel.Where.Type != sqlparser.WhereStr || len(sel.From) != 1 {
 		return nil
