@@ -306,10 +306,15 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 		return false
 	}
 	if len(args) > 0 {
-		// A prepared statement's text: a template or nothing.
+		// A prepared statement's text: a template or nothing. Selects
+		// take integer arguments; writes also strings and NULL, which
+		// the protocol's quoted values and NULL bind to.
+		ints := true
 		for _, a := range args {
 			switch a.Value.(type) {
 			case int64, uint64:
+			case string, nil:
+				ints = false
 			default:
 				return false
 			}
@@ -322,7 +327,7 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 			return false
 		}
 		st, err := c.parseOne(ctx, e.param)
-		if err != nil || st.sel == nil {
+		if err != nil || (st.sel == nil || !ints) && st.wr == nil {
 			return false
 		}
 		pc.found = resolved{stmt: st, args: args}
@@ -342,7 +347,7 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	}
 	if e != nil && e.kind == cacheTemplate {
 		st, err := c.parseOne(ctx, e.param)
-		if err != nil || st.sel == nil {
+		if err != nil || st.sel == nil && st.wr == nil {
 			return false
 		}
 		pc.args = pc.args[:0]
@@ -408,7 +413,7 @@ func (c *Conn) learnTemplate(ctx context.Context, param string) *cachedPlan {
 	e := &cachedPlan{key: param, kind: cacheNone}
 	parsed, _, err := c.eng.gms.Parser.ParseOneWithOptions(sctx, param, sql.LoadSqlMode(sctx).ParserOptions())
 	if err == nil {
-		if NewPreparedSelect(parsed) != nil {
+		if NewPreparedSelect(parsed) != nil || NewPreparedWrite(parsed) != nil {
 			e.kind, e.param = cacheTemplate, param
 		} else {
 			e.fixedShape = fixedShape(parsed)
