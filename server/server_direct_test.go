@@ -299,6 +299,16 @@ func TestServerDirectWritesMatchHandler(t *testing.T) {
 		{"INSERT INTO %[1]s (id, k) VALUES (501, 502)", nil}, // 1062
 		{"DELETE FROM %[1]s WHERE id = 500", nil},
 		{"DELETE FROM %[1]s WHERE id = 501", nil},
+		// INSERT texts with strings: plain ones become arguments.
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (0, 600, 'auto', 'p')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (601, 601, 'it''s', 'p')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (602, 602, 'back\\'slash', 'p')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (603, 603, _utf8mb4'intro', N'n')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (604, 604, 'adj' 'acent', 'p')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (605, 605, 'much too long a string', 'p')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (606, 606, DATE '2026-12-07', 'p')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (607, 601, 'dup k', 'p')", nil},
+		{"INSERT INTO %[1]s (id, k, c, pad) VALUES (0, 608, '', '')", nil},
 	}
 	run := func(conn *sql.Conn, rec *recorder, tbl string, st step, stmts map[string]*sql.Stmt) []byte {
 		text := fmt.Sprintf(st.text, tbl)
