@@ -22,8 +22,10 @@ import (
 // those goroutines, their stacks grown at each statement and the
 // scheduler's hand-overs cost about as much as the read. A statement the
 // session's plan cache runs (sqlstore.Conn.CachedPlan: SELECT 1, SET,
-// BEGIN, COMMIT, and selects of the shape sqlstore.PreparedSelect reuses,
-// as text or as a prepared statement with integer arguments) is run here
+// BEGIN, COMMIT, selects of the shape sqlstore.PreparedSelect reuses and
+// writes of the shapes sqlstore.PreparedWrite reuses, as text or as a
+// prepared statement with integer (writes: also string and NULL)
+// arguments) is run here
 // instead: its context made by the protocol layer's session manager and
 // entered in the process list (KILL QUERY and SHOW PROCESSLIST see it), its
 // rows read and converted by the goroutine that writes them. A hung-up

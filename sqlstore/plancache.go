@@ -29,6 +29,8 @@ import (
 //     execution reuses the template the prepared path keeps, with all its
 //     checks (catalog version, sql_mode, current database, arguments that
 //     fit the column).
+//   - So do texts of the shapes PreparedWrite reuses, an INSERT's plain
+//     single-quoted strings made arguments as well (valueString).
 //   - Texts whose analyzed plan reads no table and keeps nothing between
 //     executions (cacheablePlan: constants selected from no table, SET of
 //     session and user variables to constants, BEGIN, COMMIT, ROLLBACK)
