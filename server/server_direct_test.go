@@ -417,3 +417,38 @@ func TestServerDirectWritesCheckPrivileges(t *testing.T) {
 	_, rows := describe(t)(root.QueryContext(ctx, "SELECT * FROM t ORDER BY id"))
 	require.Equal(t, [][]string{{"1", "x"}, {"3", "b"}, {"4", "b"}, {"7", "x"}}, rows)
 }
+
+// TestServerDirectWriteConflictsRerun: autocommit writes on kept plans in
+// optimistic transactions that lose a write conflict run again, as the
+// handler's do: no client sees 1213, and no increment is lost.
+func TestServerDirectWriteConflictsRerun(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "strata_txn_mode=%27optimistic%27")
+	db.SetMaxOpenConns(8)
+	execAll(t, db, "CREATE TABLE c (id INT PRIMARY KEY, n INT)", "INSERT INTO c VALUES (1, 0)")
+	const workers, each = 8, 30
+	concurrently(t, workers, func(g int) error {
+		ctx := context.Background()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		inc, err := conn.PrepareContext(ctx, "UPDATE c SET n = n + 1 WHERE id = ?")
+		if err != nil {
+			return err
+		}
+		defer inc.Close()
+		for range each {
+			if _, err := inc.ExecContext(ctx, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.Equal(t, []int{workers * each}, queryInts(t, db, "SELECT n FROM c"))
+	var name string
+	var mode string
+	require.NoError(t, db.QueryRow("SHOW VARIABLES LIKE 'strata_txn_mode'").Scan(&name, &mode))
+	require.Equal(t, "optimistic", mode)
+}
