@@ -22,8 +22,10 @@ import (
 // those goroutines, their stacks grown at each statement and the
 // scheduler's hand-overs cost about as much as the read. A statement the
 // session's plan cache runs (sqlstore.Conn.CachedPlan: SELECT 1, SET,
-// BEGIN, COMMIT, and selects of the shape sqlstore.PreparedSelect reuses,
-// as text or as a prepared statement with integer arguments) is run here
+// BEGIN, COMMIT, selects of the shape sqlstore.PreparedSelect reuses and
+// writes of the shapes sqlstore.PreparedWrite reuses, as text or as a
+// prepared statement with integer (writes: also string and NULL)
+// arguments) is run here
 // instead: its context made by the protocol layer's session manager and
 // entered in the process list (KILL QUERY and SHOW PROCESSLIST see it), its
 // rows read and converted by the goroutine that writes them. A hung-up
@@ -70,17 +72,34 @@ func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, ar
 	if conn == nil || !conn.CachedPlan(ctx, query, args) {
 		return false, nil
 	}
+	// A write runs as the handler's do: an autocommit write that loses a
+	// write conflict runs again, found in the cache again (a conflict
+	// sends nothing to the client).
+	again := false
+	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
+		if again && !conn.CachedPlan(ctx, query, args) {
+			return err
+		}
+		again = true
+		err = h.runCached(ctx, c, conn, query, callback)
+		return err
+	})
+	return true, err
+}
+
+// runCached runs the statement conn.CachedPlan found for query.
+func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.Conn, query string, callback func(*sqltypes.Result, bool) error) error {
 	sctx, err := h.sm.NewContextWithQuery(ctx, c, query)
 	if err != nil {
-		return true, err
+		return err
 	}
 	sctx, err = sctx.ProcessList.BeginQuery(sctx, query)
 	if err != nil {
-		return true, err
+		return err
 	}
 	defer sctx.ProcessList.EndQuery(sctx)
 	if err := gsql.SessionCommandBegin(sctx.Session); err != nil {
-		return true, err
+		return err
 	}
 	defer gsql.SessionCommandEnd(sctx.Session)
 
@@ -90,9 +109,9 @@ func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, ar
 	}
 	if err != nil {
 		// As GMS's handler returns them (a typed nil must not escape).
-		return true, gsql.CastSQLError(err)
+		return gsql.CastSQLError(err)
 	}
-	return true, nil
+	return nil
 }
 
 // sendResult reads iter to the end and gives its rows to callback in
@@ -250,9 +269,13 @@ func fieldsOf(ctx *gsql.Context, s gsql.Schema) []*querypb.Field {
 	return fields
 }
 
-// integerArgs returns a prepared statement's arguments when all are
-// integers, the only ones the plan cache runs, else nil.
-func integerArgs(bindVars map[string]*querypb.BindVariable, buf []sqlstore.Arg) []sqlstore.Arg {
+// bindArgs returns a prepared statement's arguments as the plan cache
+// takes them, or nil when one is of another kind: integers as integers,
+// NULL as nil, and every quoted value (strings, binary strings, dates and
+// times) as a string, which is how GMS's handler binds them too (an
+// integer literal, NULL, or a string literal of the value's bytes).
+// Floating-point and decimal arguments go to the handler.
+func bindArgs(bindVars map[string]*querypb.BindVariable, buf []sqlstore.Arg) []sqlstore.Arg {
 	args := buf[:0]
 	for name, bv := range bindVars {
 		v, err := sqltypes.BindVariableToValue(bv)
@@ -272,6 +295,10 @@ func integerArgs(bindVars map[string]*querypb.BindVariable, buf []sqlstore.Arg) 
 				return nil
 			}
 			args = append(args, sqlstore.Arg{Name: name, Value: n})
+		case v.IsNull():
+			args = append(args, sqlstore.Arg{Name: name, Value: nil})
+		case v.IsQuoted():
+			args = append(args, sqlstore.Arg{Name: name, Value: string(v.Raw())})
 		default:
 			return nil
 		}

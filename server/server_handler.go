@@ -308,7 +308,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	ctx, stop := watchPeer(ctx, c.Conn)
 	defer stop()
 	var argBuf [8]sqlstore.Arg
-	if args := integerArgs(prepare.BindVars, argBuf[:0]); len(prepare.BindVars) == 0 || args != nil {
+	if args := bindArgs(prepare.BindVars, argBuf[:0]); len(prepare.BindVars) == 0 || args != nil {
 		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
 		if handled {
 			err = wireErr(derr)

@@ -29,6 +29,8 @@ import (
 //     execution reuses the template the prepared path keeps, with all its
 //     checks (catalog version, sql_mode, current database, arguments that
 //     fit the column).
+//   - So do texts of the shapes PreparedWrite reuses, an INSERT's plain
+//     single-quoted strings made arguments as well (valueString).
 //   - Texts whose analyzed plan reads no table and keeps nothing between
 //     executions (cacheablePlan: constants selected from no table, SET of
 //     session and user variables to constants, BEGIN, COMMIT, ROLLBACK)
@@ -90,6 +92,7 @@ type planCache struct {
 
 	norm []byte  // normalize's output, reused
 	ints []int64 // normalize's literals, reused
+	vals []any   // normalizeValues' literals of an INSERT, reused
 	args []Arg   // the literals as arguments, reused
 
 	found resolved // what resolve found, for runResolved
@@ -167,10 +170,31 @@ func (pc *planCache) pushFront(e *cachedPlan) {
 // for texts the cache leaves alone: with placeholders or semicolons of
 // their own, a NUL byte, or an unterminated string or comment.
 func normalize(dst []byte, ints []int64, query string) (_ []byte, _ []int64, ok bool) {
+	dst, ints, _, ok = normalizeValues(dst, ints, nil, query, false)
+	return dst, ints, ok
+}
+
+// normalizeValues is normalize, and with strs also replaces plain
+// single-quoted strings (valueString) by placeholders; vals then gets
+// every replaced literal in order, integers as int64 and strings as the
+// string's value.
+func normalizeValues(dst []byte, ints []int64, vals []any, query string, strs bool) (_ []byte, _ []int64, _ []any, ok bool) {
 	q := query
 	for i := 0; i < len(q); {
 		c := q[i]
 		switch {
+		case c == '\'' && strs:
+			v, end, plain := valueString(q, i)
+			if end < 0 {
+				return dst, ints, vals, false
+			}
+			if plain {
+				dst = append(dst, '?')
+				vals = append(vals, v)
+			} else {
+				dst = append(dst, q[i:end]...)
+			}
+			i = end
 		case c == '\'' || c == '"' || c == '`':
 			j := i + 1
 			for ; j < len(q); j++ {
@@ -187,14 +211,14 @@ func normalize(dst []byte, ints []int64, query string) (_ []byte, _ []int64, ok 
 				}
 			}
 			if j >= len(q) {
-				return dst, ints, false
+				return dst, ints, vals, false
 			}
 			dst = append(dst, q[i:j+1]...)
 			i = j + 1
 		case c == '/' && i+1 < len(q) && q[i+1] == '*':
 			end := indexFrom(q, i+2, "*/")
 			if end < 0 {
-				return dst, ints, false
+				return dst, ints, vals, false
 			}
 			dst = append(dst, q[i:end+2]...)
 			i = end + 2
@@ -208,7 +232,7 @@ func normalize(dst []byte, ints []int64, query string) (_ []byte, _ []int64, ok 
 			dst = append(dst, q[i:end+1]...)
 			i = end + 1
 		case c == '?' || c == ';' || c == ':' || c == 0: // the tokenizer ends at a NUL
-			return dst, ints, false
+			return dst, ints, vals, false
 		case wordByte(c):
 			j := i + 1
 			for j < len(q) && wordByte(q[j]) {
@@ -226,6 +250,9 @@ func normalize(dst []byte, ints []int64, query string) (_ []byte, _ []int64, ok 
 			if v, err := strconv.ParseInt(word, 10, 64); err == nil && !after && allDigits(word) {
 				dst = append(dst, '?')
 				ints = append(ints, v)
+				if strs {
+					vals = append(vals, v)
+				}
 			} else {
 				dst = append(dst, word...)
 			}
@@ -235,7 +262,7 @@ func normalize(dst []byte, ints []int64, query string) (_ []byte, _ []int64, ok 
 			i++
 		}
 	}
-	return dst, ints, true
+	return dst, ints, vals, true
 }
 
 func indexFrom(s string, from int, sub string) int {
@@ -306,10 +333,15 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 		return false
 	}
 	if len(args) > 0 {
-		// A prepared statement's text: a template or nothing.
+		// A prepared statement's text: a template or nothing. Selects
+		// take integer arguments; writes also strings and NULL, which
+		// the protocol's quoted values and NULL bind to.
+		ints := true
 		for _, a := range args {
 			switch a.Value.(type) {
 			case int64, uint64:
+			case string, nil:
+				ints = false
 			default:
 				return false
 			}
@@ -322,18 +354,22 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 			return false
 		}
 		st, err := c.parseOne(ctx, e.param)
-		if err != nil || st.sel == nil {
+		if err != nil || (st.sel == nil || !ints) && st.wr == nil {
 			return false
 		}
 		pc.found = resolved{stmt: st, args: args}
 		return true
 	}
+	// An INSERT's string values are parameterized too: its VALUES row is
+	// a prepared write's (writetemplate.go) only when every value is.
+	first, _ := LeadingWords(query)
+	inserting := strings.EqualFold(first, "insert")
 	var ok bool
-	pc.norm, pc.ints, ok = normalize(pc.norm[:0], pc.ints[:0], query)
+	pc.norm, pc.ints, pc.vals, ok = normalizeValues(pc.norm[:0], pc.ints[:0], pc.vals[:0], query, inserting)
 	if !ok {
 		return false
 	}
-	hasInts := len(pc.ints) > 0
+	hasInts := len(pc.ints) > 0 || len(pc.vals) > 0
 	e := pc.get(pc.norm)
 	if e == nil && hasInts {
 		if e = c.learnTemplate(ctx, string(pc.norm)); e == nil {
@@ -342,12 +378,18 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	}
 	if e != nil && e.kind == cacheTemplate {
 		st, err := c.parseOne(ctx, e.param)
-		if err != nil || st.sel == nil {
+		if err != nil || st.sel == nil && st.wr == nil {
 			return false
 		}
 		pc.args = pc.args[:0]
-		for i, v := range pc.ints {
-			pc.args = append(pc.args, Arg{Ordinal: i + 1, Value: v})
+		if inserting {
+			for i, v := range pc.vals {
+				pc.args = append(pc.args, Arg{Ordinal: i + 1, Value: v})
+			}
+		} else {
+			for i, v := range pc.ints {
+				pc.args = append(pc.args, Arg{Ordinal: i + 1, Value: v})
+			}
 		}
 		pc.found = resolved{stmt: st, args: pc.args}
 		return true
@@ -408,7 +450,7 @@ func (c *Conn) learnTemplate(ctx context.Context, param string) *cachedPlan {
 	e := &cachedPlan{key: param, kind: cacheNone}
 	parsed, _, err := c.eng.gms.Parser.ParseOneWithOptions(sctx, param, sql.LoadSqlMode(sctx).ParserOptions())
 	if err == nil {
-		if NewPreparedSelect(parsed) != nil {
+		if NewPreparedSelect(parsed) != nil || NewPreparedWrite(parsed) != nil {
 			e.kind, e.param = cacheTemplate, param
 		} else {
 			e.fixedShape = fixedShape(parsed)
@@ -561,4 +603,48 @@ func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reus
 		c.sess.plansReused.Add(1)
 	}
 	return schema, &recoveringIter{RowIter: iter, query: query}, nil
+}
+
+// valueString reads the single-quoted string at q[i]: its value, the
+// index after it (-1 when unterminated), and whether it is a plain string
+// whose value is the same whatever the session's variables: no character
+// set introducer or prefix before it (_utf8mb4'x', N'x', X'1f'), no
+// backslash in it (an escape or not, by sql_mode), and no string after it
+// ('a' 'b' is one string). A doubled quote is one quote.
+func valueString(q string, i int) (v string, end int, plain bool) {
+	plain = i == 0 || !wordByte(q[i-1])
+	doubled := false
+	j := i + 1
+	for ; j < len(q); j++ {
+		if q[j] == '\\' {
+			plain = false
+			j++
+			continue
+		}
+		if q[j] == '\'' {
+			if j+1 < len(q) && q[j+1] == '\'' {
+				doubled = true
+				j++
+				continue
+			}
+			break
+		}
+	}
+	if j >= len(q) {
+		return "", -1, false
+	}
+	end = j + 1
+	for k := end; k < len(q); k++ {
+		if c := q[k]; c == '\'' || c == '"' {
+			plain = false
+		} else if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		break
+	}
+	v = q[i+1 : j]
+	if doubled {
+		v = strings.ReplaceAll(v, "''", "'")
+	}
+	return v, end, plain
 }

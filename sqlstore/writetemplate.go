@@ -57,8 +57,11 @@ import (
 // whose commit is guarded against a concurrent change of the table's
 // definition). Arguments of other Go types than integers, strings, bytes,
 // booleans and NULL, and integers outside the lookup column's type, go to
-// GMS. With the privilege system on, and with strata_plan_reuse OFF, every
-// execution is planned.
+// GMS. With strata_plan_reuse OFF every execution is planned. With the
+// privilege system on (the MySQL server), a template checks at every
+// execution the privilege binding checks, INSERT, UPDATE or DELETE on its
+// table (allowed), so that a REVOKE takes effect at the next execution;
+// an execution refused is planned, and fails as planning fails it.
 
 // maxWriteTemplates bounds the templates one PreparedWrite keeps, one per
 // kind of argument literals.
@@ -101,6 +104,9 @@ type writeTemplate struct {
 	db      string
 	sqlMode any
 	version uint64
+	// The table written and the privilege it takes, for allowed.
+	privDB, privTable string
+	priv              sql.PrivilegeType
 }
 
 // NewPreparedWrite returns the PreparedWrite of a parsed statement, or nil
@@ -255,10 +261,14 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 		}
 		return Query(ctx, e, query, parsed, bindings)
 	}
-	if e.Analyzer.Catalog.MySQLDb.Enabled() || !planReuse(ctx) || !p.literals(ctx, args) {
+	if !planReuse(ctx) || !p.literals(ctx, args) {
 		return planned()
 	}
 	if t := p.find(); t != nil {
+		if !t.allowed(ctx, e) {
+			// Planning refuses it with the error binding gives.
+			return planned()
+		}
 		if !t.fits(ctx) {
 			p.drop(t)
 		} else {
@@ -294,7 +304,7 @@ func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string,
 	bound := func(lits []*expression.Literal) (sql.Node, error) {
 		bindings := make(map[string]sqlparser.Expr, len(lits))
 		for i, name := range p.names {
-			bindings[name] = sqlparser.InjectedExpr{Expression: injected{lits[i]}}
+			bindings[name] = sqlparser.InjectedExpr{Expression: injected{lits[i]}, Auth: literalAuth}
 		}
 		return e.BoundQueryPlan(ctx, query, parsed, bindings)
 	}
@@ -557,6 +567,17 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		if ita {
 			return nil
 		}
+		var dest *plan.ResolvedTable
+		transform.Inspect(n.(*plan.InsertInto).Destination, func(c sql.Node) bool {
+			if rt, isRT := c.(*plan.ResolvedTable); isRT && dest == nil {
+				dest = rt
+			}
+			return dest == nil
+		})
+		if dest == nil {
+			return nil
+		}
+		t.privOf(dest, sql.PrivilegeType_Insert)
 		t.markHot(n)
 		return t
 	}
@@ -597,6 +618,11 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		return nil
 	}
 	t.ita, t.index, t.typ, t.point = ita, lookup.Index, typ, lookup.IsPointLookup
+	if p.kind == writeUpdate {
+		t.privOf(rt, sql.PrivilegeType_Update)
+	} else {
+		t.privOf(rt, sql.PrivilegeType_Delete)
+	}
 	mine, built := t.lookup(ctx, lits[len(lits)-1])
 	if !built {
 		return nil
@@ -607,6 +633,27 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	}
 	t.markHot(n)
 	return t
+}
+
+// privOf records the table a template writes and the privilege that
+// takes, as binding checks it.
+func (t *writeTemplate) privOf(rt *plan.ResolvedTable, priv sql.PrivilegeType) {
+	t.privTable, t.priv = rt.Name(), priv
+	if d := rt.Database(); d != nil {
+		t.privDB = d.Name()
+	}
+}
+
+// allowed reports whether the session's account holds the privilege the
+// template's write takes, checked as binding checks it (the account's
+// privileges as they are now).
+func (t *writeTemplate) allowed(ctx *sql.Context, e *sqle.Engine) bool {
+	db := e.Analyzer.Catalog.MySQLDb
+	if !db.Enabled() {
+		return true
+	}
+	return db.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(
+		sql.PrivilegeCheckSubject{Database: t.privDB, Table: t.privTable}, t.priv))
 }
 
 // literalsEqual reports whether two literals hold equal values (numbers by
