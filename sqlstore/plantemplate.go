@@ -241,8 +241,14 @@ func (t *planTemplate) fits(ctx *sql.Context) bool {
 	if ctx.GetCurrentDatabase() != t.db {
 		return false
 	}
-	mode, _ := ctx.GetSessionVariable(ctx, "sql_mode")
-	limit, _ := ctx.GetSessionVariable(ctx, "sql_select_limit")
+	var mode, limit any
+	if sess, ok := ctx.Session.(*Session); ok {
+		v := sess.vars(ctx)
+		mode, limit = v.sqlMode, v.selLimit
+	} else {
+		mode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
+		limit, _ = ctx.GetSessionVariable(ctx, "sql_select_limit")
+	}
 	return mode == t.sqlMode && limit == t.selLimit
 }
 
