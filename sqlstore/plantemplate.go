@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -322,7 +321,7 @@ func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[stri
 			return sql.IndexLookup{}, false
 		}
 	}
-	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: slices.Clone(set), reverse: t.reverse}
+	ranges := newIntervalRanges(ctx, t.typ, set, t.reverse)
 	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsReverse: t.reverse}, true
 }
 
