@@ -28,6 +28,7 @@ func BenchmarkPreparedSelect(b *testing.B) {
 		args       func(i int) []any
 	}{
 		{"point", "SELECT c FROM t WHERE id = ?", func(i int) []any { return []any{i * 7919 % 10000} }},
+		{"index_lookup", "SELECT id FROM t WHERE k = ?", func(i int) []any { return []any{i * 7919 % 1000} }},
 		{"in_list:10", "SELECT c FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", func(i int) []any {
 			a := make([]any, 10)
 			for j := range a {

@@ -31,7 +31,11 @@ type Conn struct {
 	// args holds the arguments of a query run without Prepare, reused.
 	args []sqlstore.Arg
 	// spare is the last closed Rows, which the next query reuses.
-	spare  *Rows
+	spare *Rows
+	// names is the last column list Rows.Columns returned, given again
+	// while the names are the same: database/sql asks for it at every
+	// query that reads a row.
+	names  []string
 	closed bool
 }
 

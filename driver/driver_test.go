@@ -281,3 +281,31 @@ func TestTiKVDSN(t *testing.T) {
 	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM t WHERE v >= ?", "a").Scan(&n))
 	require.Equal(t, 2, n)
 }
+
+// TestColumnsReused: the column list of a connection's queries is built
+// once while the names stay the same, and afresh when they differ or a
+// caller changed the one it was given.
+func TestColumnsReused(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	cols := func(q string) []string {
+		rows, err := conn.QueryContext(ctx, q)
+		require.NoError(t, err)
+		defer rows.Close()
+		names, err := rows.Columns()
+		require.NoError(t, err)
+		return names
+	}
+	a := cols("SELECT 1 AS x, 2 AS y")
+	require.Equal(t, []string{"x", "y"}, a)
+	b := cols("SELECT 3 AS x, 4 AS y")
+	require.Equal(t, &a[0], &b[0], "the same names give the same list")
+	require.Equal(t, []string{"x", "z"}, cols("SELECT 1 AS x, 2 AS z"))
+	c := cols("SELECT 1 AS x, 2 AS z")
+	c[1] = "changed"
+	require.Equal(t, []string{"x", "z"}, cols("SELECT 1 AS x, 2 AS z"))
+	require.Equal(t, []string{"x", "changed"}, c, "a list given out is never written to")
+}

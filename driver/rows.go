@@ -39,11 +39,28 @@ func (c *Conn) newRows(rows *sqlstore.Rows) *Rows {
 }
 
 // Columns implements driver.Rows.
+// The slice is the one the last query of the connection returned when the
+// names are the same; it is never written to once returned, and a caller
+// that changed it made it differ, so it is built afresh.
 func (r *Rows) Columns() []string {
-	names := make([]string, r.rows.NumColumns())
+	n := r.rows.NumColumns()
+	if names := r.conn.names; len(names) == n {
+		same := true
+		for i := range names {
+			if names[i] != r.rows.ColumnName(i) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return names
+		}
+	}
+	names := make([]string, n)
 	for i := range names {
 		names[i] = r.rows.ColumnName(i)
 	}
+	r.conn.names = names
 	return names
 }
 

@@ -80,7 +80,16 @@ func (s *Store) accessOptions(ctx *sql.Context) planner.Options {
 	if ctx == nil || ctx.Session == nil {
 		return o
 	}
-	if v, err := ctx.GetSessionVariable(ctx, accessVar); err == nil {
+	access, accessErr := any(nil), error(nil)
+	thresholds, thresholdsErr := any(nil), error(nil)
+	if sess, ok := ctx.Session.(*Session); ok {
+		v := sess.vars(ctx)
+		access, accessErr, thresholds, thresholdsErr = v.access, v.accessErr, v.planner, v.plannerErr
+	} else {
+		access, accessErr = ctx.GetSessionVariable(ctx, accessVar)
+		thresholds, thresholdsErr = ctx.GetSessionVariable(ctx, plannerVar)
+	}
+	if v, err := access, accessErr; err == nil {
 		switch v {
 		case accessPlanned:
 			o.Mode = planner.Planned
@@ -88,7 +97,7 @@ func (s *Store) accessOptions(ctx *sql.Context) planner.Options {
 			o.Mode = planner.Naive
 		}
 	}
-	if v, err := ctx.GetSessionVariable(ctx, plannerVar); err == nil {
+	if v, err := thresholds, thresholdsErr; err == nil {
 		if text, _ := v.(string); text != "" {
 			o = sessionThresholds(ctx, text, o)
 		}

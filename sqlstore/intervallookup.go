@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"slices"
+
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/strata-db/strata/sqlstore/codec"
@@ -27,6 +29,24 @@ type intervalRanges struct {
 	// reverse: the collection lists the intervals from the last, as
 	// sql.NewIndexLookup orders the ranges of a reverse lookup.
 	reverse bool
+
+	// The storage of a lookup of one interval (a point select), made with
+	// the collection in one allocation: its set and what ToRanges returns.
+	one      [1]interval
+	oneRange intervalRange
+	oneOut   [1]sql.Range
+}
+
+// newIntervalRanges returns the ranges of set, a copy of it.
+func newIntervalRanges(ctx *sql.Context, typ sql.Type, set intervalSet, reverse bool) *intervalRanges {
+	r := &intervalRanges{ctx: ctx, typ: typ, reverse: reverse}
+	if len(set) == 1 {
+		r.one[0] = set[0]
+		r.set = r.one[:]
+	} else {
+		r.set = slices.Clone(set)
+	}
+	return r
 }
 
 // at returns the position in set of the collection's k-th interval.
@@ -66,6 +86,11 @@ func (r *intervalRanges) Len() int { return len(r.set) }
 // GMS calls it at every execution only to hand the ranges to
 // Index.CanSupport.
 func (r *intervalRanges) ToRanges() []sql.Range {
+	if len(r.set) == 1 {
+		r.oneRange = intervalRange{r, 0}
+		r.oneOut[0] = &r.oneRange
+		return r.oneOut[:]
+	}
 	items := make([]intervalRange, len(r.set))
 	out := make([]sql.Range, len(r.set))
 	for k := range r.set {
@@ -157,11 +182,24 @@ func encodeIntervals(d *tableDef, ix *indexDef, r *intervalRanges, reverse bool)
 	if ix.prefix != nil && ix.prefix[0] > 0 {
 		return nil, false // a prefix index checks rows: GMS's ranges say how
 	}
-	plan = &lookupPlan{ix: ix, reverse: reverse, spans: make([]span, 0, len(r.set))}
-	prefix := appendIndexPrefix(nil, d.id, ix.id)
+	if len(r.set) == 1 {
+		// The plan and its one span in one allocation.
+		one := &struct {
+			plan lookupPlan
+			span [1]span
+		}{}
+		plan = &one.plan
+		plan.spans = one.span[:0]
+	} else {
+		plan = &lookupPlan{spans: make([]span, 0, len(r.set))}
+	}
+	plan.ix, plan.reverse = ix, reverse
+	var pbuf [24]byte
+	prefix := appendIndexPrefix(pbuf[:0], d.id, ix.id)
 	// One buffer for every key; a span's keys are full slices of it, so
-	// that a later append never writes into them.
-	buf := make([]byte, 0, 2*len(r.set)*(len(prefix)+10))
+	// that a later append never writes into them. The last 10 bytes are
+	// room for the successor of a value, made past the value's key.
+	buf := make([]byte, 0, 2*len(r.set)*(len(prefix)+10)+10)
 	key := func(v int64, successor bool) ([]byte, bool) {
 		start := len(buf)
 		buf = append(buf, prefix...)

@@ -96,6 +96,9 @@ func sessionPessimistic(ctx *sql.Context) bool {
 	if ctx == nil || ctx.Session == nil {
 		return true
 	}
+	if sess, ok := ctx.Session.(*Session); ok {
+		return sess.vars(ctx).pessimistic
+	}
 	v, err := ctx.GetSessionVariable(ctx, txnModeVar)
 	if err != nil {
 		return true
@@ -108,6 +111,9 @@ func sessionPessimistic(ctx *sql.Context) bool {
 func sessionLockWait(ctx *sql.Context) time.Duration {
 	if ctx == nil || ctx.Session == nil {
 		return 50 * time.Second
+	}
+	if sess, ok := ctx.Session.(*Session); ok {
+		return sess.vars(ctx).lockWait
 	}
 	v, err := ctx.GetSessionVariable(ctx, lockWaitVar)
 	if err != nil {

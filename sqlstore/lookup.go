@@ -62,6 +62,14 @@ type lookupPlan struct {
 
 // encodeLookup encodes a lookup on index ix of table d.
 func encodeLookup(ctx *sql.Context, d *tableDef, ix *indexDef, lookup sql.IndexLookup) (*lookupPlan, error) {
+	// A kept plan's intervals make their own plan: this one is not
+	// allocated for them.
+	if ir, isIntervals := lookup.Ranges.(*intervalRanges); isIntervals {
+		if p, ok := encodeIntervals(d, ix, ir, lookup.IsReverse); ok {
+			p.probe = lookup.IsPointLookup
+			return p, nil
+		}
+	}
 	plan := &lookupPlan{ix: ix, reverse: lookup.IsReverse, probe: lookup.IsPointLookup}
 	// lookup.IsEmptyRange is not trusted: lookup joins set it for a NULL key
 	// under <=>, whose range (IS NULL) does match rows. Empty ranges are
@@ -70,10 +78,6 @@ func encodeLookup(ctx *sql.Context, d *tableDef, ix *indexDef, lookup sql.IndexL
 		return plan, nil
 	}
 	if ir, isIntervals := lookup.Ranges.(*intervalRanges); isIntervals {
-		if p, ok := encodeIntervals(d, ix, ir, lookup.IsReverse); ok {
-			p.probe = lookup.IsPointLookup
-			return p, nil
-		}
 		ranges, ok := ir.mysql()
 		if !ok {
 			return nil, fmt.Errorf("%w: lookup intervals that do not fit their column", ErrUnsupported)

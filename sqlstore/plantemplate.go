@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -241,8 +240,14 @@ func (t *planTemplate) fits(ctx *sql.Context) bool {
 	if ctx.GetCurrentDatabase() != t.db {
 		return false
 	}
-	mode, _ := ctx.GetSessionVariable(ctx, "sql_mode")
-	limit, _ := ctx.GetSessionVariable(ctx, "sql_select_limit")
+	var mode, limit any
+	if sess, ok := ctx.Session.(*Session); ok {
+		v := sess.vars(ctx)
+		mode, limit = v.sqlMode, v.selLimit
+	} else {
+		mode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
+		limit, _ = ctx.GetSessionVariable(ctx, "sql_select_limit")
+	}
 	return mode == t.sqlMode && limit == t.selLimit
 }
 
@@ -316,7 +321,7 @@ func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[stri
 			return sql.IndexLookup{}, false
 		}
 	}
-	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: slices.Clone(set), reverse: t.reverse}
+	ranges := newIntervalRanges(ctx, t.typ, set, t.reverse)
 	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsReverse: t.reverse}, true
 }
 

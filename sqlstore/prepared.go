@@ -312,6 +312,9 @@ func allowed(ctx *sql.Context, e *sqle.Engine, t *planTemplate) bool {
 
 // planReuse reports whether ctx's session reuses plans.
 func planReuse(ctx *sql.Context) bool {
+	if sess, ok := ctx.Session.(*Session); ok {
+		return sess.vars(ctx).planReuse
+	}
 	v, err := ctx.GetSessionVariable(ctx, planReuseVar)
 	if err != nil {
 		return true

@@ -168,14 +168,19 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, at int, counters *stats.Counters) error {
 	frozen := !p.Mutable
 	// AsyncIO lets MultiGet read a batch's uncached blocks at once; the
-	// engine does so only when reads reach the device.
-	ro := &storage.ReadOptions{Stats: counters, AsyncIO: true}
-	newIter := func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
-		tune.stats = counters
-		if frozen {
-			return tx.newFixedIter(r, lower, upper, tune)
+	// engine does so only when reads reach the device. A point read makes
+	// its options with its source, and only the paths that open iterators
+	// make newIter: each would be an allocation of every execution.
+	readOptions := storage.ReadOptions{Stats: counters, AsyncIO: true}
+	var ro *storage.ReadOptions
+	makeNewIter := func() func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
+		return func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
+			tune.stats = counters
+			if frozen {
+				return tx.newFixedIter(r, lower, upper, tune)
+			}
+			return tx.newTunedIter(lower, upper, onView, at, tune)
 		}
-		return tx.newTunedIter(lower, upper, onView, at, tune)
 	}
 	switch p.Kind {
 	case planner.Get, planner.MultiGet:
@@ -186,7 +191,13 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 			ri.src = &keySource{spans: ri.spans, cur: -1}
 			return nil
 		}
-		ps := &pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
+		x := &struct {
+			ps pointSource
+			ro storage.ReadOptions
+		}{ro: readOptions}
+		ro = &x.ro
+		ps := &x.ps
+		*ps = pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
 		if p.Mutable {
 			// Read everything now, as an iterator made now would see it
 			// (the plan's one batch).
@@ -199,10 +210,10 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 		}
 		ri.src = ps
 	case planner.MultiScan:
-		ri.src = &multiScanSource{r: r, opts: storage.IterOptions{ReadOptions: *ro}, spans: ri.spans, chunk: max(p.Chunk, 1)}
+		ri.src = &multiScanSource{r: r, opts: storage.IterOptions{ReadOptions: readOptions}, spans: ri.spans, chunk: max(p.Chunk, 1)}
 		ri.src.(*multiScanSource).opts.AsyncIO = p.Async
 	default:
-		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: newIter}
+		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: makeNewIter()}
 		tune := iterTuning{readahead: p.Readahead, async: p.Async, dontFill: p.DontFillCache}
 		if p.ReadaheadAfter > 0 {
 			// Deferred: the iterator is reopened later, which must read
@@ -218,6 +229,10 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 	if ri.ix.primary || ri.covered {
 		return nil
 	}
+	if ro == nil {
+		own := readOptions
+		ro = &own
+	}
 	f := &fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
 	if ri.ix.prefix != nil {
 		f.runs = &prefixRuns{d: ri.d, ix: ri.ix, rev: p.Reverse}
@@ -227,7 +242,7 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 		// invalidates and reopens (iter.go).
 		primaryPrefix := appendIndexPrefix(nil, ri.d.id, primaryIndexID)
 		var err error
-		if f.pit, err = newIter(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
+		if f.pit, err = makeNewIter()(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
 			_ = ri.src.close()
 			ri.src = nil
 			return wrapf(err, "sqlstore: reading %s", ri.d.name)

@@ -56,6 +56,9 @@ type Session struct {
 	// varsGen counts the changes of the session's system variables: a
 	// kept plan (plancache.go) was bound under the values of one count.
 	varsGen atomic.Uint64
+	// cachedVars holds the variables statements read at their start, as
+	// of a varsGen (sessionvars.go).
+	cachedVars atomic.Pointer[sessionVars]
 }
 
 // SetSessionVariable implements sql.Session, counting changes in varsGen.
@@ -328,6 +331,9 @@ func (s *Session) AbortStatement(ctx *sql.Context) {
 // autocommit reports whether the session's autocommit variable is on; a
 // value that cannot be read counts as MySQL's default, ON.
 func (s *Session) autocommit(ctx *sql.Context) bool {
+	if ctx != nil {
+		return s.vars(ctx).autocommit
+	}
 	v, err := s.GetSessionVariable(ctx, sql.AutoCommitSessionVar)
 	if err != nil {
 		return true

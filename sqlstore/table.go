@@ -219,7 +219,14 @@ func (t *Table) PreciseMatch() bool { return true }
 
 // IndexedAccess implements sql.IndexAddressable.
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
-	return &indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx), mutable: explaining(ctx) && t.store.readerMutable(ctx, !t.readsCurrent), lookups: new(atomic.Int64)}
+	// The table and its counter in one allocation: one per execution of a
+	// kept plan.
+	x := &struct {
+		it      indexedTable
+		lookups atomic.Int64
+	}{it: indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx), mutable: explaining(ctx) && t.store.readerMutable(ctx, !t.readsCurrent)}}
+	x.it.lookups = &x.lookups
+	return &x.it
 }
 
 // indexedTable is a table read through an index lookup. GMS calls
@@ -258,7 +265,13 @@ func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLooku
 	if it.readsCurrent && !pessimistic(ctx) {
 		it.guardForeignKey(ctx, lp) // a pessimistic check locks instead (locks.go)
 	}
-	return &partitionIter{p: &lookupPartition{plan: lp, at: viewBoundary(ctx)}}, nil
+	// The iterator and its partition in one allocation: one per execution.
+	x := &struct {
+		it partitionIter
+		p  lookupPartition
+	}{p: lookupPartition{plan: lp, at: viewBoundary(ctx)}}
+	x.it.p = &x.p
+	return &x.it, nil
 }
 
 // plan encodes a lookup and prepares the planner's input for it.

@@ -61,3 +61,19 @@ func TestSinkAndSnapshot(t *testing.T) {
 	nilSet.Add(FileOpens, 1) // no panic
 	require.Zero(t, nilSet.Get(FileOpens))
 }
+
+// TestReset: Reset zeroes every counter, those that moved and those that
+// did not, and a later Add counts from zero.
+func TestReset(t *testing.T) {
+	var c Counters
+	c.Add(FileReadCount, 3)
+	c.Add(NumCounters-1, 2)
+	c.Reset()
+	require.Equal(t, Snapshot{}, c.Snapshot())
+	c.Add(FileReadCount, 1)
+	c.Reset()
+	c.Reset()
+	c.Add(FileReadBytes, 5)
+	require.Equal(t, int64(0), c.Get(FileReadCount))
+	require.Equal(t, int64(5), c.Get(FileReadBytes))
+}

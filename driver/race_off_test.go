@@ -1,0 +1,5 @@
+//go:build !race
+
+package driver_test
+
+const raceEnabled = false
