@@ -26,6 +26,11 @@ type Stmt struct {
 	wr *PreparedWrite
 	// sqlMode is the sql_mode a one-shot statement was parsed under.
 	sqlMode any
+	// args holds an execution's arguments by name for a kept plan
+	// (argValues), one map for all executions: the statement, as its
+	// connection, is used by one goroutine at a time, and the kept plan
+	// reads the map only while it starts the execution.
+	args map[string]any
 }
 
 // NumInput returns the number of distinct placeholders, or -1 (unknown)
@@ -105,7 +110,7 @@ func (s *Stmt) startIn(sctx *sql.Context, args []Arg) (schema sql.Schema, iter s
 			bindErr = err
 			return b, err
 		}
-		schema, iter, err = s.sel.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, argValues(args))
+		schema, iter, err = s.sel.Query(sctx, s.conn.eng.gms, s.query, s.parsed, bindings, s.argValues(args))
 		if bindErr != nil {
 			return nil, nil, bindErr
 		}
@@ -151,11 +156,17 @@ func bind(args []Arg) (map[string]sqlparser.Expr, error) {
 	return out, nil
 }
 
-// argValues returns the arguments' values by the names bind gives them.
-func argValues(args []Arg) map[string]any {
-	out := make(map[string]any, len(args))
-	for _, a := range args {
-		out[a.name()] = a.Value
+// argValues returns the arguments' values by the names bind gives them,
+// in the statement's map, emptied of the last execution's: valid until the
+// next call.
+func (s *Stmt) argValues(args []Arg) map[string]any {
+	if s.args == nil {
+		s.args = make(map[string]any, len(args))
+	} else {
+		clear(s.args)
 	}
-	return out
+	for _, a := range args {
+		s.args[a.name()] = a.Value
+	}
+	return s.args
 }

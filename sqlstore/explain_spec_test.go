@@ -147,6 +147,23 @@ func TestExplainHead(t *testing.T) {
 // TestExplainAnalyzeCounts: EXPLAIN ANALYZE runs the statement and reports
 // each operator's rows and loops: a lookup join's inner side is built once
 // per outer row.
+// TestExplainFormatSyntaxError: a syntax error at FORMAT=JSON's name (no
+// statement after it) is 1064 near the word the user wrote, never near the
+// parser's stand-in for it.
+func TestExplainFormatSyntaxError(t *testing.T) {
+	d := newTestDB(t)
+	for _, tc := range []struct{ q, near string }{
+		{"EXPLAIN FORMAT=JSON", "near 'JSON'"},
+		{"explain format = json", "near 'json'"},
+		{"DESC FORMAT=Json", "near 'Json'"},
+	} {
+		err := d.execErr(tc.q)
+		require.Equal(t, 1064, MySQLError(err).Num, tc.q)
+		require.Contains(t, MySQLError(err).Message, tc.near, tc.q)
+		require.NotContains(t, MySQLError(err).Message, jsonStandIn, tc.q)
+	}
+}
+
 func TestExplainAnalyzeCounts(t *testing.T) {
 	d := accessDB(t)
 	q := "EXPLAIN ANALYZE SELECT t.id, p.z FROM t JOIN p ON p.z = t.id WHERE t.k = 3"

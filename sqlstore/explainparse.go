@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -148,8 +149,9 @@ func hideExplainFormat(q string) string {
 type explainParser struct{ sql.Parser }
 
 func (p explainParser) ParseSimple(query string) (ast.Statement, error) {
-	st, err := p.Parser.ParseSimple(hideExplainFormat(query))
-	return fixExplain(st), err
+	h := hideExplainFormat(query)
+	st, err := p.Parser.ParseSimple(h)
+	return fixExplain(st), explainParseErr(query, h, err)
 }
 
 func (p explainParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
@@ -158,7 +160,7 @@ func (p explainParser) Parse(ctx *sql.Context, query string, multi bool) (ast.St
 	if h != query {
 		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
 	}
-	return fixExplain(st), q, rest, err
+	return fixExplain(st), q, rest, explainParseErr(query, h, err)
 }
 
 func (p explainParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
@@ -167,12 +169,30 @@ func (p explainParser) ParseWithOptions(ctx context.Context, query string, delim
 	if h != query {
 		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
 	}
-	return fixExplain(st), q, rest, err
+	return fixExplain(st), q, rest, explainParseErr(query, h, err)
 }
 
 func (p explainParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	st, n, err := p.Parser.ParseOneWithOptions(ctx, hideExplainFormat(query), options)
-	return fixExplain(st), n, err
+	h := hideExplainFormat(query)
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, h, options)
+	return fixExplain(st), n, explainParseErr(query, h, err)
+}
+
+// explainParseErr returns err as it reads for the user's text: a syntax
+// error vitess reports near the stand-in of FORMAT=JSON (EXPLAIN
+// FORMAT=JSON with no statement after it) names the word the user wrote.
+// The error's text is all GMS keeps of it (sql.ErrSyntaxError).
+func explainParseErr(query, hidden string, err error) error {
+	if err == nil || hidden == query {
+		return err
+	}
+	msg := err.Error()
+	near := "near '" + jsonStandIn + "'"
+	i := strings.Index(hidden, jsonStandIn)
+	if i < 0 || !strings.Contains(msg, near) {
+		return err
+	}
+	return errors.New(strings.Replace(msg, near, "near '"+query[i:i+len(jsonStandIn)]+"'", 1))
 }
 
 // fixExplain makes an EXPLAIN's format one GMS plans: TRADITIONAL its

@@ -35,7 +35,12 @@ import (
 // return, tab or Ctrl-Z (\0 \b \n \r \t \Z); an unenclosed \N is NULL, and
 // so, when ENCLOSED BY is set, is an unenclosed NULL; LINES STARTING BY
 // skips a line's text up to the prefix and lines without it; IGNORE n
-// LINES skips the first n lines. LOCAL needs the global local_infile (3948
+// LINES skips the first n lines. A line with fewer fields than the
+// statement reads (1261) and an empty field for an integer or decimal
+// column (1366) fail the statement in strict sql_mode; with LOCAL or
+// IGNORE, or outside strict mode, they are warnings, the empty number is
+// 0 and the missing columns take their defaults, NULL, or their type's
+// implicit default. LOCAL needs the global local_infile (3948
 // otherwise); over the server the file comes from the client, in an
 // embedded connection (driver, shell), where client and server are the
 // same process, from the process's files. Rows become the insert's source
@@ -106,13 +111,39 @@ func buildLoadData(ctx *sql.Context, n *plan.LoadData) (sql.RowIter, error) {
 		fieldCol[f] = sch.IndexOf(colNames[c], source)
 		c++
 	}
-	return &loadDataIter{
+	l := &loadDataIter{
 		n:        n,
 		r:        r,
 		rd:       newLoadDataReader(r, n),
 		fieldCol: fieldCol,
 		ignore:   n.IgnoreNum,
-	}, nil
+		strict:   sql.LoadSqlMode(ctx).ModeEnabled("STRICT_TRANS_TABLES") || sql.LoadSqlMode(ctx).ModeEnabled("STRICT_ALL_TABLES"),
+		lenient:  n.Local || n.IsIgnore,
+		nfields:  len(sch),
+	}
+	if len(n.ColNames) > 0 {
+		// The fields are the column list's columns and user variables; a
+		// column only SET was added after the list's columns (planbuilder)
+		// and reads no field.
+		l.colIdx = make([]int, len(n.ColNames))
+		for i, name := range n.ColNames {
+			l.colIdx[i] = sch.IndexOf(name, source)
+		}
+		set := 0
+		for i := len(n.ColNames) - 1; i >= 0 && len(n.SetExprs) > 0; i-- {
+			if c := l.colIdx[i]; c < 0 || n.SetExprs[c] == nil {
+				break
+			}
+			set++
+		}
+		l.nfields = len(n.ColNames) - set
+		for _, uv := range n.UserVars {
+			if uv != nil {
+				l.nfields++
+			}
+		}
+	}
+	return l, nil
 }
 
 func isStringType(t sql.Type) bool {
@@ -145,6 +176,51 @@ type loadDataIter struct {
 	rd       *loadDataReader
 	fieldCol []int
 	ignore   int64
+	// colIdx is the schema index of each column of the column list.
+	colIdx []int
+	// nfields is the number of fields a line should have.
+	nfields int
+	// row counts the rows read, for the messages' "at row N".
+	row int
+	// strict is the statement's strict sql_mode; lenient, for LOCAL or
+	// IGNORE, makes what strict mode refuses a warning, as in MySQL.
+	strict, lenient bool
+}
+
+// errLoad returns MySQL's error num for a line that strict mode refuses,
+// or nil after recording it as a warning when the statement is lenient or
+// not strict.
+func (l *loadDataIter) errLoad(ctx *sql.Context, num int, state, format string, args ...any) error {
+	if l.strict && !l.lenient {
+		return mysql.NewSQLError(num, state, format, args...)
+	}
+	ctx.Warn(num, format, args...)
+	return nil
+}
+
+// emptyNumberKind names an integer or decimal type as MySQL's 1366 does
+// for an empty field, "" for other types.
+func emptyNumberKind(t sql.Type) string {
+	switch {
+	case types.IsInteger(t):
+		return "integer"
+	case types.IsDecimal(t):
+		return "decimal"
+	}
+	return ""
+}
+
+// implicitDefault is what a column a short line leaves out gets: its
+// default, NULL if it has none and is nullable (or numbers itself), its
+// type's zero value otherwise (MySQL's implicit default).
+func implicitDefault(col *sql.Column) sql.Expression {
+	switch {
+	case col.Default != nil:
+		return col.Default
+	case col.Nullable || col.AutoIncrement:
+		return expression.NewLiteral(nil, types.Null)
+	}
+	return expression.NewLiteral(col.Type.Zero(), col.Type)
 }
 
 func (l *loadDataIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -160,6 +236,13 @@ func (l *loadDataIter) Next(ctx *sql.Context) (sql.Row, error) {
 		}
 		if fields == nil {
 			continue // a line without LINES STARTING BY's prefix
+		}
+		l.row++
+		if len(fields) < l.nfields {
+			// MySQL's ER_WARN_TOO_FEW_RECORDS.
+			if err := l.errLoad(ctx, 1261, "01000", "Row %d doesn't contain data for all columns", l.row); err != nil {
+				return nil, err
+			}
 		}
 		exprs, err := l.exprs(ctx, fields)
 		if err != nil {
@@ -182,7 +265,8 @@ func (l *loadDataIter) exprs(ctx *sql.Context, fields []loadField) ([]sql.Expres
 		}
 	}
 	exprs := make([]sql.Expression, len(dest))
-	for fi, ei := 0, 0; fi < len(fields) && fi < len(n.UserVars); fi++ {
+	ei := 0 // the column slots filled
+	for fi := 0; fi < len(fields) && fi < len(n.UserVars); fi++ {
 		if uv := n.UserVars[fi]; uv != nil {
 			sf := uv.(*expression.SetField)
 			v, err := sf.RightChild.Eval(ctx, fieldRow)
@@ -201,9 +285,17 @@ func (l *loadDataIter) exprs(ctx *sql.Context, fields []loadField) ([]sql.Expres
 		switch {
 		case f.null:
 			exprs[ei] = expression.NewLiteral(nil, types.Null)
+		case f.text == "" && l.fieldCol[fi] >= 0 && emptyNumberKind(dest[l.fieldCol[fi]].Type) != "":
+			// An empty field of a number is 0, with 1366, which strict mode
+			// makes an error.
+			col := dest[l.fieldCol[fi]]
+			if err := l.errLoad(ctx, 1366, "HY000", "Incorrect %s value: '' for column '%s' at row %d", emptyNumberKind(col.Type), col.Name, l.row); err != nil {
+				return nil, err
+			}
+			exprs[ei] = expression.NewLiteral(col.Type.Zero(), col.Type)
 		case f.text == "" && l.fieldCol[fi] >= 0 && !isStringType(dest[l.fieldCol[fi]].Type):
-			// An empty field of a column that is not a string takes the
-			// column's default, or NULL, as GMS's did.
+			// An empty field of another column that is not a string takes
+			// the column's default, or NULL.
 			if col := dest[l.fieldCol[fi]]; col.Default != nil {
 				exprs[ei] = col.Default
 			} else {
@@ -213,6 +305,14 @@ func (l *loadDataIter) exprs(ctx *sql.Context, fields []loadField) ([]sql.Expres
 			exprs[ei] = expression.NewLiteral(f.text, types.LongText)
 		}
 		ei++
+	}
+	// The columns of the list a short line has no field for (1261 above).
+	if len(fields) < l.nfields {
+		for ; ei < len(l.colIdx) && ei < len(exprs); ei++ {
+			if c := l.colIdx[ei]; c >= 0 && exprs[ei] == nil {
+				exprs[ei] = implicitDefault(dest[c])
+			}
+		}
 	}
 	for fi, ei := 0, 0; len(n.SetExprs) > 0 && fi < len(l.fieldCol) && ei < len(exprs); fi++ {
 		c := l.fieldCol[fi]
@@ -233,11 +333,7 @@ func (l *loadDataIter) exprs(ctx *sql.Context, fields []loadField) ([]sql.Expres
 			if e != nil {
 				continue
 			}
-			col := dest[i]
-			if !col.Nullable && col.Default == nil && !col.AutoIncrement {
-				return nil, sql.ErrInsertIntoNonNullableDefaultNullColumn.New(col.Name)
-			}
-			exprs[i] = col.Default
+			exprs[i] = implicitDefault(dest[i])
 		}
 	}
 	return exprs, nil

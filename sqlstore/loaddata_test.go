@@ -20,7 +20,9 @@ import (
 // TEXT, n INT, by the schema argument otherwise): the first line is what
 // follows the table name in the statement, the lines after "====" the
 // file (each ending in a newline; crlf ends them in "\r\n", nonl leaves
-// the last one without). The rows are shown with Go quoting.
+// the last one without; local loads with LOCAL, ignore with IGNORE,
+// nonstrict under an empty sql_mode). The
+// rows are shown with Go quoting, then the statement's warnings.
 func TestLoadDataSpec(t *testing.T) {
 	d := newTestDB(t)
 	dir := t.TempDir()
@@ -51,10 +53,24 @@ func TestLoadDataSpec(t *testing.T) {
 		}
 		d.exec("DROP TABLE IF EXISTS t")
 		d.exec("CREATE TABLE t (" + schema + ")")
-		stmt := fmt.Sprintf("LOAD DATA INFILE '%s' INTO TABLE t %s", path, clause)
+		local, ignore := "", ""
+		if td.HasArg("local") {
+			local = "LOCAL "
+			d.exec("SET GLOBAL local_infile = 1")
+			defer d.exec("SET GLOBAL local_infile = 0")
+		}
+		if td.HasArg("nonstrict") {
+			d.exec("SET SESSION sql_mode = ''")
+			defer d.exec("SET SESSION sql_mode = DEFAULT")
+		}
+		if td.HasArg("ignore") {
+			ignore = "IGNORE "
+		}
+		stmt := fmt.Sprintf("LOAD DATA %sINFILE '%s' %sINTO TABLE t %s", local, path, ignore, clause)
 		if err := runStmt(d, d.ctx, stmt); err != nil {
 			return fmt.Sprintf("error %d: %s\n", MySQLError(err).Num, MySQLError(err).Message)
 		}
+		warnings := d.exec("SHOW WARNINGS")
 		var sb strings.Builder
 		for _, row := range d.exec("SELECT * FROM t ORDER BY 1") {
 			for i, v := range row {
@@ -71,6 +87,9 @@ func TestLoadDataSpec(t *testing.T) {
 				}
 			}
 			sb.WriteByte('\n')
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(&sb, "warning %v: %v\n", w[1], w[2])
 		}
 		return sb.String()
 	})

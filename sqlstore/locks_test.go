@@ -167,14 +167,34 @@ func TestLockWaitTimeout(t *testing.T) {
 	a, b := ctxs[0], ctxs[1]
 	_, err := lq(d, a, "UPDATE t SET v = 1 WHERE id = 1")
 	require.NoError(t, err)
-	_, err = lq(d, b, "SET innodb_lock_wait_timeout = 1")
+	// Long enough for the wait to be seen before it ends.
+	_, err = lq(d, b, "SET innodb_lock_wait_timeout = 3")
 	require.NoError(t, err)
 	_, err = lq(d, b, "UPDATE t SET v = 2 WHERE id = 2")
 	require.NoError(t, err)
-	start := time.Now()
-	_, err = lq(d, b, "UPDATE t SET v = 2 WHERE id = 1")
+	// b waits for row 1 (it shows among the lock waits) until its timeout
+	// gives 1205.
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "UPDATE t SET v = 2 WHERE id = 1")
+		done <- err
+	}()
+	waited := false
+	for !waited {
+		select {
+		case err := <-done:
+			t.Fatalf("the UPDATE ended without being seen waiting: %v", err)
+		default:
+		}
+		rows := d.exec("CALL strata_lock_waits()")
+		waited = len(rows) == 1 && rows[0][0] == b.Session.ID() && rows[0][2] == a.Session.ID()
+		if !waited {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	err = <-done
 	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
-	require.GreaterOrEqual(t, time.Since(start), time.Second)
+	require.Empty(t, d.exec("CALL strata_lock_waits()"))
 	// b's transaction goes on, with its lock on row 2.
 	_, err = lq(d, a, "SET innodb_lock_wait_timeout = 1")
 	require.NoError(t, err)
