@@ -62,8 +62,9 @@ func (e *Engine) Begin() (storage.Txn, error) {
 	}
 	t := &engineTxn{e: e, id: e.txnIDs.Add(1)}
 	e.db.initSnapshot(&t.snap)
-	t.batch = Batch{db: e.db, data: make([]byte, batchHeaderLen, 256)}
-	t.batch.index = newBatchIndex(&t.batch)
+	// The batch's buffer and index wait for the first write (writes): an
+	// autocommit read never makes them.
+	t.batch.db = e.db
 	t.snapR = snapReader{db: e.db, snap: &t.snap}
 	return t, nil
 }
@@ -126,7 +127,7 @@ func multiScanOrNil(ms *MultiScan, err error) (storage.MultiScan, error) {
 // no writes) over the database at snap (nil: the latest state).
 func batchGet(d *DB, b *Batch, snap *Snapshot, key []byte, o *storage.ReadOptions) ([]byte, error) {
 	ro := readOptions(o, snap)
-	if b == nil {
+	if b == nil || b.index == nil {
 		return d.Get(key, &ro)
 	}
 	return b.Get(key, &ro)
@@ -134,7 +135,7 @@ func batchGet(d *DB, b *Batch, snap *Snapshot, key []byte, o *storage.ReadOption
 
 func batchNewIter(d *DB, b *Batch, snap *Snapshot, o *storage.IterOptions) (storage.Iterator, error) {
 	io := iterOptions(o, snap)
-	if b == nil {
+	if b == nil || b.index == nil {
 		return iterOrNil(d.NewIter(&io))
 	}
 	return iterOrNil(b.NewIter(&io))
@@ -142,7 +143,7 @@ func batchNewIter(d *DB, b *Batch, snap *Snapshot, o *storage.IterOptions) (stor
 
 func batchMultiGet(d *DB, b *Batch, snap *Snapshot, keys [][]byte, o *storage.ReadOptions, dst [][]byte) ([][]byte, error) {
 	ro := readOptions(o, snap)
-	if b == nil {
+	if b == nil || b.index == nil {
 		return d.MultiGet(keys, &ro, dst)
 	}
 	return b.MultiGet(keys, &ro, dst)
@@ -150,7 +151,7 @@ func batchMultiGet(d *DB, b *Batch, snap *Snapshot, keys [][]byte, o *storage.Re
 
 func batchMultiScan(ctx context.Context, d *DB, b *Batch, snap *Snapshot, ranges []storage.Range, o *storage.IterOptions) (storage.MultiScan, error) {
 	io := iterOptions(o, snap)
-	if b == nil {
+	if b == nil || b.index == nil {
 		return multiScanOrNil(d.NewMultiScan(ctx, ranges, &io))
 	}
 	return multiScanOrNil(b.NewMultiScan(ctx, ranges, &io))
@@ -295,8 +296,19 @@ func (t *engineTxn) Current() storage.Reader { return (*currentReader)(&t.batch)
 
 func (t *engineTxn) StartVersion() uint64 { return t.snap.Seq() }
 
+// writes returns the transaction's batch, making its buffer and index at
+// the first write. Until then the batch has neither, and the readers treat
+// it as holding nothing (batchGet and the others read the database).
+func (t *engineTxn) writes() *Batch {
+	if t.batch.index == nil {
+		t.batch.data = make([]byte, batchHeaderLen, 256)
+		t.batch.index = newBatchIndex(&t.batch)
+	}
+	return &t.batch
+}
+
 func (t *engineTxn) Set(key, value []byte) error {
-	off := t.batch.Len()
+	off := t.writes().Len()
 	if err := t.batch.Set(key, value); err != nil {
 		return err
 	}
@@ -305,7 +317,7 @@ func (t *engineTxn) Set(key, value []byte) error {
 }
 
 func (t *engineTxn) Delete(key []byte) error {
-	off := t.batch.Len()
+	off := t.writes().Len()
 	if err := t.batch.Delete(key); err != nil {
 		return err
 	}
@@ -314,7 +326,7 @@ func (t *engineTxn) Delete(key []byte) error {
 }
 
 func (t *engineTxn) DeleteRange(start, end []byte) error {
-	off := t.batch.Len()
+	off := t.writes().Len()
 	if err := t.batch.DeleteRange(start, end); err != nil {
 		return err
 	}
@@ -324,7 +336,7 @@ func (t *engineTxn) DeleteRange(start, end []byte) error {
 
 func (t *engineTxn) Count() int { return t.batch.Count() }
 
-func (t *engineTxn) Len() int { return t.batch.Len() }
+func (t *engineTxn) Len() int { return max(t.batch.Len(), batchHeaderLen) }
 
 // RollbackTo implements storage.Txn. The batch's RollbackTo gives it a
 // fresh buffer and index, so iterators made before keep reading what they

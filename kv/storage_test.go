@@ -80,11 +80,120 @@ func TestEngineTxnRollbackMark(t *testing.T) {
 		if err := full.RollbackTo(n); err != nil {
 			t.Fatal(err)
 		}
-		got, exp := &full.(*engineTxn).batch, &want.(*engineTxn).batch
+		// writes: a transaction that never wrote has no buffer until asked.
+		got, exp := full.(*engineTxn).writes(), want.(*engineTxn).writes()
 		if got.Mark() != exp.Mark() || string(got.data[batchHeaderLen:]) != string(exp.data[batchHeaderLen:]) {
 			t.Fatalf("RollbackTo(%d): mark %+v, want %+v", n, got.Mark(), exp.Mark())
 		}
 		_ = full.Rollback()
 		_ = want.Rollback()
+	}
+}
+
+// TestEngineTxnReadOnly checks a transaction that never writes: it makes
+// no batch buffer or index (TestEngineTxnBeginAllocs), yet every method of
+// the contract answers as for an empty batch, and a reader taken before the
+// first write (Current) sees the writes made after it.
+func TestEngineTxnReadOnly(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	e := NewEngine(d, NoSync)
+	if err := d.Set([]byte("a"), []byte("1"), NoSync); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := e.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx.(*engineTxn).batch.index != nil {
+		t.Fatal("Begin made the batch's index")
+	}
+	if v, err := tx.Get([]byte("a"), nil); err != nil || string(v) != "1" {
+		t.Fatalf("Get(a) = %q, %v", v, err)
+	}
+	if tx.Count() != 0 || tx.Len() != batchHeaderLen {
+		t.Fatalf("Count, Len = %d, %d; want 0, %d", tx.Count(), tx.Len(), batchHeaderLen)
+	}
+	if err := tx.RollbackTo(0); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []func(int) (storage.Reader, error){tx.ViewAt, tx.AdvanceView} {
+		r, err := f(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := r.Get([]byte("a"), nil); err != nil || string(v) != "1" {
+			t.Fatalf("view Get(a) = %q, %v", v, err)
+		}
+	}
+	cur := tx.Current()
+	before, err := cur.NewIter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set([]byte("b"), []byte("2"), NoSync); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Get([]byte("b"), nil); err != ErrNotFound {
+		t.Fatalf("Get(b) past the snapshot: %v, want ErrNotFound", err)
+	}
+	if v, err := cur.Get([]byte("b"), nil); err != nil || string(v) != "2" {
+		t.Fatalf("Current Get(b) = %q, %v", v, err)
+	}
+	if err := tx.Set([]byte("c"), []byte("3")); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := cur.Get([]byte("c"), nil); err != nil || string(v) != "3" {
+		t.Fatalf("Current Get(c) after the first write = %q, %v", v, err)
+	}
+	n := 0
+	for ok := before.First(); ok; ok = before.Next() {
+		n++
+	}
+	if err := before.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("an iterator opened before the first write saw %d keys, want a: the state it was opened at", n)
+	}
+	if err := tx.RollbackTo(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Get([]byte("c"), nil); err != ErrNotFound {
+		t.Fatalf("Get(c) after RollbackTo(0): %v", err)
+	}
+	tx.Guard([]byte("a"), []byte("z"))
+	tx.SetDurable()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEngineTxnBeginAllocs bounds a read's transaction: the transaction
+// itself, no batch buffer or index until a write.
+func TestEngineTxnBeginAllocs(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	e := NewEngine(d, NoSync)
+	if err := d.Set([]byte("a"), []byte("1"), NoSync); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		tx, err := e.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 1 {
+		t.Fatalf("Begin and Commit of a read: %.1f allocations, want at most 1", allocs)
 	}
 }

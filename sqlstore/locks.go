@@ -139,7 +139,28 @@ func (t *txn) setMode(ctx *sql.Context) {
 	l.SetPessimistic()
 	t.locker = l
 	t.lockWait = sessionLockWait(ctx)
-	t.store.locks.add(l.LockID(), t)
+}
+
+// The states of txn.registered.
+const (
+	lockUnregistered = iota
+	lockRegistered
+	lockReleased
+)
+
+// register enters t in the store's lock registry before its first lock,
+// so that a wait it takes part in names its connection. The entry is made
+// before the state says so: a release in between finds the state
+// unregistered, and the entry is taken out again here.
+func (t *txn) register() {
+	if t.registered.Load() != lockUnregistered {
+		return
+	}
+	id := t.locker.LockID()
+	t.store.locks.add(id, t)
+	if !t.registered.CompareAndSwap(lockUnregistered, lockRegistered) && t.registered.Load() == lockReleased {
+		t.store.locks.remove(id)
+	}
 }
 
 // Optimistic reports whether a statement run now in ctx runs in an
@@ -242,6 +263,7 @@ func statementLock(ctx *sql.Context, t *txn) (lk rowLock, ok bool) {
 // lockKeys locks keys for t as o says. A deadlock rolls the transaction
 // back, as InnoDB does to its victim. The error is MySQL's.
 func (t *txn) lockKeys(ctx *sql.Context, o storage.LockOptions, keys ...[]byte) error {
+	t.register()
 	err := t.locker.LockKeys(ctx, o, keys...)
 	if err == nil {
 		return nil

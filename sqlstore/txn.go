@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -95,6 +96,10 @@ type txn struct {
 	// innodb_lock_wait_timeout, read as each statement begins.
 	locker   storage.Locker
 	lockWait time.Duration
+	// registered is where the transaction stands in the store's lock
+	// registry (lockview.go): unregistered until its first lock (a read
+	// that locks nothing never enters it), registered, or released.
+	registered atomic.Uint32
 	// oneKey is lockKey's argument list; lastLocked the key last locked
 	// exclusively, and lastRead the value a locking scan read under it at
 	// write position lastReadAt (nil: none), which the editor need not
@@ -574,7 +579,7 @@ func (t *txn) idle() bool {
 // snapshot (storage.Txn.Snapshot outlives the transaction).
 func (t *txn) release() {
 	_ = t.tx.Rollback()
-	if t.locker != nil {
+	if t.locker != nil && t.registered.Swap(lockReleased) == lockRegistered {
 		t.store.locks.remove(t.locker.LockID())
 	}
 	if t.sess != nil {
