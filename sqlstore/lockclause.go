@@ -1,54 +1,17 @@
 package sqlstore
 
-import (
-	"context"
-	"strings"
-
-	"github.com/dolthub/go-mysql-server/sql"
-	ast "github.com/dolthub/vitess/go/vt/sqlparser"
-)
+import "strings"
 
 // Locking clauses GMS's parser does not take
 //
 // vitess parses FOR UPDATE, FOR UPDATE SKIP LOCKED and LOCK IN SHARE MODE,
 // and GMS drops them; it refuses MySQL 8's FOR SHARE, NOWAIT and SKIP
-// LOCKED after FOR SHARE. lockClauseParser hides those words from the
-// parser behind a comment of the same length, and hands back the texts the
-// parser returns (the statement, the rest of a multi-statement query) as
-// slices of the original, so the statement's text still holds them:
+// LOCKED after FOR SHARE. hideLockClauses hides those words from the
+// parser behind a comment of the same length (a hidingParser), and the
+// texts the parser returns are slices of the original, so the statement's
+// text still holds them:
 // statementLock (locks.go) reads the locking mode from it, as it does for
 // the clauses vitess parses.
-
-// lockClauseParser is a sql.Parser that accepts FOR SHARE, NOWAIT and SKIP
-// LOCKED wherever MySQL does (see above).
-type lockClauseParser struct{ sql.Parser }
-
-func (p lockClauseParser) ParseSimple(query string) (ast.Statement, error) {
-	return p.Parser.ParseSimple(hideLockClauses(query))
-}
-
-func (p lockClauseParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	h := hideLockClauses(query)
-	st, q, rest, err := p.Parser.Parse(ctx, h, multi)
-	if h != query {
-		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
-	}
-	return st, q, rest, err
-}
-
-func (p lockClauseParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	h := hideLockClauses(query)
-	st, q, rest, err := p.Parser.ParseWithOptions(ctx, h, delimiter, multi, options)
-	if h != query {
-		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
-	}
-	return st, q, rest, err
-}
-
-func (p lockClauseParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	// Positions are the same in both texts.
-	return p.Parser.ParseOneWithOptions(ctx, hideLockClauses(query), options)
-}
 
 // sameSpan returns the part of orig at the place sub has in hidden, which
 // is orig with some words hidden at the same length; sub itself when it is

@@ -1,12 +1,6 @@
 package sqlstore
 
-import (
-	"context"
-	"strings"
-
-	"github.com/dolthub/go-mysql-server/sql"
-	ast "github.com/dolthub/vitess/go/vt/sqlparser"
-)
+import "strings"
 
 // SELECT ... INTO OUTFILE ... CHARACTER SET binary
 //
@@ -18,38 +12,6 @@ import (
 // does without the clause; so the parser wrapper blanks that clause (and
 // only with binary) before vitess reads the statement. Other character
 // sets are still refused.
-
-type outfileCharsetParser struct{ sql.Parser }
-
-// ParseSimple implements sql.Parser.
-func (p outfileCharsetParser) ParseSimple(query string) (ast.Statement, error) {
-	return p.Parser.ParseSimple(hideOutfileBinaryCharset(query))
-}
-
-// Parse implements sql.Parser.
-func (p outfileCharsetParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	h := hideOutfileBinaryCharset(query)
-	st, q, rest, err := p.Parser.Parse(ctx, h, multi)
-	if h != query {
-		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
-	}
-	return st, q, rest, err
-}
-
-// ParseWithOptions implements sql.Parser.
-func (p outfileCharsetParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	h := hideOutfileBinaryCharset(query)
-	st, q, rest, err := p.Parser.ParseWithOptions(ctx, h, delimiter, multi, options)
-	if h != query {
-		q, rest = sameSpan(query, h, q), sameSpan(query, h, rest)
-	}
-	return st, q, rest, err
-}
-
-// ParseOneWithOptions implements sql.Parser.
-func (p outfileCharsetParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	return p.Parser.ParseOneWithOptions(ctx, hideOutfileBinaryCharset(query), options)
-}
 
 // hideOutfileBinaryCharset returns query with CHARACTER SET binary (or
 // CHARSET binary) after INTO OUTFILE replaced by spaces, outside string

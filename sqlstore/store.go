@@ -241,8 +241,8 @@ func (s *Store) Configure(e *sqle.Engine) {
 	a.Catalog.StatsProvider = NewStatsProvider()
 	// Locking clauses vitess refuses are hidden from it (lockclause.go),
 	// around the parsers mysqlcompat.Install wrapped.
-	a.Parser = lockClauseParser{a.Parser}
-	e.Parser = lockClauseParser{e.Parser}
+	a.Parser = hidingParser{a.Parser, hideLockClauses}
+	e.Parser = hidingParser{e.Parser, hideLockClauses}
 	// EXPLAIN in MySQL's formats (explainparse.go, explainout.go): the
 	// formats vitess refuses hidden from it, and the answer built over
 	// the plan that runs.
@@ -250,7 +250,7 @@ func (s *Store) Configure(e *sqle.Engine) {
 	a.ExecBuilder = explainExec{a.ExecBuilder}
 	// CHECK TABLE, which vitess does not parse (checktable.go), and INTO
 	// OUTFILE's CHARACTER SET binary, which GMS refuses (outfilecharset.go).
-	e.Parser = checkTableParser{outfileCharsetParser{e.Parser}}
+	e.Parser = checkTableParser{hidingParser{e.Parser, hideOutfileBinaryCharset}}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The
