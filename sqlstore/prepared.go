@@ -108,8 +108,17 @@ func NewPreparedSelect(stmt sqlparser.Statement) *PreparedSelect {
 	}
 	// Every placeholder is in the predicate, and nothing runs a query of
 	// its own.
-	args := 0
-	simple := true
+	args, simple := placeholdersNoSubquery(stmt)
+	if !simple || args != p.nargs {
+		return nil
+	}
+	return p
+}
+
+// placeholdersNoSubquery counts the ? placeholders of stmt, and reports
+// whether it holds no subquery (the walk stops at the first one).
+func placeholdersNoSubquery(stmt sqlparser.SQLNode) (args int, simple bool) {
+	simple = true
 	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
 		switch n := node.(type) {
 		case *sqlparser.SQLVal:
@@ -121,10 +130,7 @@ func NewPreparedSelect(stmt sqlparser.Statement) *PreparedSelect {
 		}
 		return simple, nil
 	}, stmt)
-	if !simple || args != p.nargs {
-		return nil
-	}
-	return p
+	return args, simple
 }
 
 // predicate reads the WHERE clause into p.terms: a disjunction of IN

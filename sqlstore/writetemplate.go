@@ -157,19 +157,7 @@ func NewPreparedWrite(stmt sqlparser.Statement) *PreparedWrite {
 	}
 	// Every placeholder is one of those, each used once, and nothing runs
 	// a query of its own.
-	args := 0
-	simple := true
-	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		switch n := node.(type) {
-		case *sqlparser.SQLVal:
-			if n.Type == sqlparser.ValArg {
-				args++
-			}
-		case *sqlparser.Subquery, *sqlparser.ExistsExpr:
-			simple = false
-		}
-		return simple, nil
-	}, stmt)
+	args, simple := placeholdersNoSubquery(stmt)
 	seen := make(map[string]bool, len(p.names))
 	for _, n := range p.names {
 		if seen[n] {
