@@ -495,24 +495,27 @@ func startKVBackgroundCompactions(db kvEngine) *kvBackgroundCompactions {
 	bg := &kvBackgroundCompactions{stopping: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(bg.done)
+		// At least one compaction, even when the reads end before this
+		// goroutine first runs: stop waits for it.
 		for {
-			select {
-			case <-bg.stopping:
-				return
-			default:
-			}
 			if err := db.compact(); err != nil {
 				bg.err = fmt.Errorf("background compaction: %w", err)
 				return
 			}
 			bg.n++
+			select {
+			case <-bg.stopping:
+				return
+			default:
+			}
 		}
 	}()
 	return bg
 }
 
 // stop waits for the running compaction to finish and returns how many
-// finished, and the error that stopped them, if any.
+// finished (at least one, unless it failed), and the error that stopped
+// them, if any.
 func (bg *kvBackgroundCompactions) stop() (int, error) {
 	close(bg.stopping)
 	<-bg.done
