@@ -4,11 +4,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/internal/clienttest"
 )
 
 // TestManyGoroutines shares one *sql.DB between goroutines that insert
@@ -25,7 +26,7 @@ func TestManyGoroutines(t *testing.T) {
 	defer ins.Close()
 
 	const workers, perWorker = 8, 25
-	concurrently(t, workers, func(g int) error { return worker(db, ins, g, perWorker) })
+	clienttest.Concurrently(t, workers, func(g int) error { return worker(db, ins, g, perWorker) })
 	require.Equal(t, int64(workers*perWorker), queryInt(t, db, "SELECT COUNT(*) FROM rows_"))
 	require.Equal(t, int64(workers*perWorker), queryInt(t, db, "SELECT n FROM counter WHERE id = 1"))
 	for g := range workers {
@@ -93,7 +94,7 @@ func TestAutocommitCounter(t *testing.T) {
 	require.NoError(t, err)
 	defer inc.Close()
 	const workers, each = 8, 40
-	concurrently(t, workers, func(g int) error {
+	clienttest.Concurrently(t, workers, func(g int) error {
 		for i := range each {
 			var err error
 			if (g+i)%2 == 0 {
@@ -119,45 +120,13 @@ func TestCounterForUpdate(t *testing.T) {
 	mustExec(t, db, "CREATE TABLE c (id INT PRIMARY KEY, n INT)")
 	mustExec(t, db, "INSERT INTO c VALUES (1, 0)")
 	const workers, each = 8, 25
-	concurrently(t, workers, func(int) error {
+	clienttest.Concurrently(t, workers, func(int) error {
 		for range each {
-			if err := incrementForUpdate(db); err != nil {
+			if err := clienttest.IncrementForUpdate(db); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	require.Equal(t, int64(workers*each), queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
-}
-
-// incrementForUpdate adds one to row 1 of c in a transaction that reads it
-// FOR UPDATE with arguments, so through a prepared plan.
-func incrementForUpdate(db *sql.DB) error {
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	var n int
-	if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
-// concurrently runs f(0) to f(n-1) in goroutines of their own, waits for
-// them all, and fails t with the errors they returned.
-func concurrently(t *testing.T, n int, f func(g int) error) {
-	t.Helper()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Go(func() { errs[g] = f(g) })
-	}
-	wg.Wait()
-	require.NoError(t, errors.Join(errs...))
 }

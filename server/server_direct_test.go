@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/internal/clienttest"
 )
 
 // describe returns a result's column types as the client read them, and
@@ -427,7 +429,7 @@ func TestServerDirectWriteConflictsRerun(t *testing.T) {
 	db.SetMaxOpenConns(8)
 	execAll(t, db, "CREATE TABLE c (id INT PRIMARY KEY, n INT)", "INSERT INTO c VALUES (1, 0)")
 	const workers, each = 8, 30
-	concurrently(t, workers, func(g int) error {
+	clienttest.Concurrently(t, workers, func(g int) error {
 		ctx := context.Background()
 		conn, err := db.Conn(ctx)
 		if err != nil {

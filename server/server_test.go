@@ -24,6 +24,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/strata-db/strata/internal/clienttest"
 	"github.com/strata-db/strata/server/servertest"
 	"github.com/strata-db/strata/sqlstore"
 )
@@ -111,7 +112,7 @@ func TestServerTransfers(t *testing.T) {
 		require.NoError(t, err)
 	}
 	const clients, transfers = 8, 15
-	concurrently(t, clients, func(c int) error {
+	clienttest.Concurrently(t, clients, func(c int) error {
 		for i := range transfers {
 			from, to := (c+i)%10, (c+2*i+1)%10
 			if from == to {
@@ -159,7 +160,7 @@ func TestServerAutocommitCounter(t *testing.T) {
 	require.NoError(t, err)
 	defer inc.Close()
 	const workers, each = 8, 25
-	concurrently(t, workers, func(g int) error {
+	clienttest.Concurrently(t, workers, func(g int) error {
 		for i := range each {
 			var err error
 			if (g+i)%2 == 0 {
@@ -211,38 +212,6 @@ func TestServerAutocommitCounter(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, <-done)
 	require.Equal(t, []int{workers*each + 3}, queryInts(t, db, "SELECT n FROM c"))
-}
-
-// concurrently runs f(0) to f(n-1) in goroutines of their own, waits for
-// them all, and fails t with the errors they returned.
-func concurrently(t *testing.T, n int, f func(g int) error) {
-	t.Helper()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Go(func() { errs[g] = f(g) })
-	}
-	wg.Wait()
-	require.NoError(t, errors.Join(errs...))
-}
-
-// incrementForUpdate adds one to row 1 of c in a transaction that reads it
-// FOR UPDATE with arguments, so through a prepared statement.
-func incrementForUpdate(db *sql.DB) error {
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	var n int
-	if err := tx.QueryRow("SELECT n FROM c WHERE id = ? FOR UPDATE", 1).Scan(&n); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if _, err := tx.Exec("UPDATE c SET n = ? WHERE id = ?", n+1, 1); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 func transfer(db *sql.DB, from, to, amount int) error {
@@ -751,9 +720,9 @@ func TestServerCounterForUpdate(t *testing.T) {
 	_, err = db.Exec("INSERT INTO c VALUES (1, 0)")
 	require.NoError(t, err)
 	const workers, each = 8, 25
-	concurrently(t, workers, func(int) error {
+	clienttest.Concurrently(t, workers, func(int) error {
 		for range each {
-			if err := incrementForUpdate(db); err != nil {
+			if err := clienttest.IncrementForUpdate(db); err != nil {
 				return err
 			}
 		}
