@@ -115,12 +115,17 @@ func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowI
 			n = q
 		}
 	}
-	iter, err := e.NodeExecBuilder.Build(ctx, n, r)
+	return buildWording(ctx, e.NodeExecBuilder, n, r)
+}
+
+// buildWording builds n with b, an INSERT's conversion errors worded as
+// MySQL's (insertvalues.go).
+func buildWording(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	iter, err := b.Build(ctx, n, r)
 	if err != nil {
 		return nil, err
 	}
 	if ins, src := insertOf(n); ins != nil {
-		// An INSERT's conversion errors worded as MySQL's (insertvalues.go).
 		iter = &insertErrors{RowIter: iter, sch: ins.Destination.Schema(), n: src.n}
 	}
 	return iter, nil

@@ -7,21 +7,37 @@ import (
 
 // ApplyValueRules returns plan n with the value rules applied as the
 // engine's exec builder b applies them when it builds n (valueRulesExec),
-// and the builder that builds such a plan without applying them again. A
-// plan kept to be built many times (sqlstore's prepared writes) is
-// corrected once instead of at every build. With a builder Install did
-// not make, n and b come back as they are.
+// and a builder that builds such a plan without applying them again but
+// still words an INSERT's conversion errors as MySQL does. A plan kept to
+// be built many times (sqlstore's prepared writes) is corrected once
+// instead of at every build. Builders that wrap Install's and say so with
+// an Unwrap method are looked through. With no builder Install made, n and
+// b come back as they are.
 func ApplyValueRules(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.Node, sql.NodeExecBuilder, error) {
-	e, ok := b.(valueRulesExec)
-	if !ok {
-		return n, b, nil
-	}
-	if fixedBatches(n) {
-		nn, _, err := e.rules(ctx, e.a, n, nil, analyzer.DefaultRuleSelector, nil)
-		if err != nil {
-			return nil, nil, err
+	for x := b; ; {
+		e, ok := x.(valueRulesExec)
+		if ok {
+			if fixedBatches(n) {
+				nn, _, err := e.rules(ctx, e.a, n, nil, analyzer.DefaultRuleSelector, nil)
+				if err != nil {
+					return nil, nil, err
+				}
+				n = nn
+			}
+			return n, appliedExec{e.NodeExecBuilder}, nil
 		}
-		n = nn
+		u, ok := x.(interface{ Unwrap() sql.NodeExecBuilder })
+		if !ok {
+			return n, b, nil
+		}
+		x = u.Unwrap()
 	}
-	return n, e.NodeExecBuilder, nil
+}
+
+// appliedExec builds plans the value rules were applied to already.
+type appliedExec struct{ sql.NodeExecBuilder }
+
+// Build implements sql.NodeExecBuilder.
+func (e appliedExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	return buildWording(ctx, e.NodeExecBuilder, n, r)
 }

@@ -20,6 +20,10 @@ type explainExec struct {
 	sql.NodeExecBuilder
 }
 
+// Unwrap returns the builder explainExec wraps, for what looks for one
+// under it (mysqlcompat.ApplyValueRules).
+func (e explainExec) Unwrap() sql.NodeExecBuilder { return e.NodeExecBuilder }
+
 // Build implements sql.NodeExecBuilder.
 func (e explainExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
 	dq, ok := n.(*plan.DescribeQuery)

@@ -471,17 +471,8 @@ func sameLiteralType(a, b sql.Type) bool {
 // learn returns n as a template, or nil when it is not one (see the top of
 // this file); lits are the literals n was bound with, by p.names.
 func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits []*expression.Literal) *writeTemplate {
-	// The plan as the exec builder corrects it, corrected once. The
-	// store's EXPLAIN builder wraps mysqlcompat's, and a write template is
-	// no EXPLAIN: the rules are found under it. An INSERT keeps the whole
-	// builder, rules at every build included: mysqlcompat's builder also
-	// words an INSERT's conversion errors as MySQL does (insertErrors),
-	// which the builder ApplyValueRules returns does not.
-	b := e.Analyzer.ExecBuilder
-	if x, ok := b.(explainExec); ok && p.kind != writeInsert {
-		b = x.NodeExecBuilder
-	}
-	n, exec, err := mysqlcompat.ApplyValueRules(ctx, b, n)
+	// The plan as the exec builder corrects it, corrected once.
+	n, exec, err := mysqlcompat.ApplyValueRules(ctx, e.Analyzer.ExecBuilder, n)
 	if err != nil {
 		return nil
 	}
