@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-db/strata/sqlstore/tikvstore"
+	"github.com/strata-db/strata/sqlstore"
 )
 
 // Config is a parsed data source name:
@@ -42,7 +42,10 @@ import (
 //	tikv://mock?db=mydb                    (client-go's in-process mock)
 //
 // with the options of package sqlstore/tikvstore (keyspace, regions) and
-// db; sync and cache are the embedded engine's and are refused.
+// db; sync and cache are the embedded engine's and are refused. The TiKV
+// backend is linked only into programs that import sqlstore/tikvstore
+// (`import _ "github.com/strata-db/strata/sqlstore/tikvstore"`); without
+// it such a name is refused with an error that says so.
 type Config struct {
 	// Dir is the absolute, cleaned path of the store's folder; empty when
 	// Store names a cluster.
@@ -63,7 +66,7 @@ type Config struct {
 // ParseDSN parses a data source name. Every unknown option and bad value is
 // reported, one per line, in a single error.
 func ParseDSN(dsn string) (*Config, error) {
-	if tikvstore.IsAddress(dsn) {
+	if sqlstore.IsRemote(dsn) {
 		return parseTiKV(dsn)
 	}
 	path, query, _ := strings.Cut(dsn, "?")
@@ -122,7 +125,7 @@ func ParseDSN(dsn string) (*Config, error) {
 	return c, nil
 }
 
-// parseTiKV parses a tikv:// data source name.
+// parseTiKV parses the data source name of a remote backend (tikv://).
 func parseTiKV(dsn string) (*Config, error) {
 	addr, query, _ := strings.Cut(dsn, "?")
 	vals, err := url.ParseQuery(query)
@@ -142,7 +145,7 @@ func parseTiKV(dsn string) (*Config, error) {
 	if len(vals) > 0 {
 		addr += "?" + vals.Encode()
 	}
-	if _, err := tikvstore.ParseAddress(addr); err != nil {
+	if err := sqlstore.CheckRemote(addr); err != nil {
 		return nil, fmt.Errorf("%w: %q: %v", ErrBadDSN, dsn, err)
 	}
 	c.Store = addr

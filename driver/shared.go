@@ -8,7 +8,6 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
-	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // shared is one open store and its engine, shared by every connector of
@@ -47,7 +46,7 @@ func acquire(cfg *Config) (*shared, error) {
 	var st *sqlstore.Store
 	var err error
 	if cfg.Store != "" {
-		st, err = tikvstore.Open(cfg.Store, nil)
+		st, err = sqlstore.OpenRemote(cfg.Store)
 	} else {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("strata: %w", err)

@@ -8,16 +8,16 @@ import (
 	"github.com/strata-db/strata/kv"
 	"github.com/strata-db/strata/sqlstore"
 	"github.com/strata-db/strata/sqlstore/kvstore"
-	"github.com/strata-db/strata/sqlstore/tikvstore"
 )
 
 // openStore opens (creating) the store in dir, with the engine's errors
-// and recovery notices going to out, or the store at a tikv:// address
-// when store names one. The DB is the engine under the store, for its
+// and recovery notices going to out, or the store at a remote address
+// (tikv://, whose backend the program links by importing
+// sqlstore/tikvstore) when store names one. The DB is the engine under the store, for its
 // metrics (nil over TiKV).
 func openStore(dir, store string, noSync bool, out *log.Logger) (*sqlstore.Store, *kv.DB, error) {
 	if store != "" {
-		st, err := tikvstore.Open(store, nil)
+		st, err := sqlstore.OpenRemote(store)
 		if err != nil {
 			return nil, nil, fmt.Errorf("opening %s: %w", store, err)
 		}

@@ -29,6 +29,19 @@ import (
 // Scheme is the prefix of a TiKV address.
 const Scheme = "tikv://"
 
+// init registers the backend, so that programs importing this package
+// (for its side effect, if nothing else) open tikv:// addresses through
+// the driver, the server and the shell.
+func init() {
+	sqlstore.RegisterRemote("tikv", sqlstore.Remote{
+		Check: func(addr string) error {
+			_, err := ParseAddress(addr)
+			return err
+		},
+		Open: func(addr string) (*sqlstore.Store, error) { return Open(addr, nil) },
+	})
+}
+
 // IsAddress reports whether s names a TiKV cluster rather than a folder.
 func IsAddress(s string) bool { return strings.HasPrefix(s, Scheme) }
 
