@@ -36,11 +36,13 @@ import (
 // so, when ENCLOSED BY is set, is an unenclosed NULL; LINES STARTING BY
 // skips a line's text up to the prefix and lines without it; IGNORE n
 // LINES skips the first n lines. A line with fewer fields than the
-// statement reads (1261) and an empty field for an integer or decimal
-// column (1366) fail the statement in strict sql_mode; with LOCAL or
-// IGNORE, or outside strict mode, they are warnings, the empty number is
-// 0 and the missing columns take their defaults, NULL, or their type's
-// implicit default. LOCAL needs the global local_infile (3948
+// statement reads (1261) or more (1262), an empty field for a number
+// column (1366) and one for a date or time column (1292) fail the
+// statement in strict sql_mode; with LOCAL or IGNORE, or outside strict
+// mode, they are warnings (1265 for the date or time), the extra fields
+// are dropped, the empty number or date is its type's zero and the
+// missing columns take their defaults, NULL, or their type's implicit
+// default. LOCAL needs the global local_infile (3948
 // otherwise); over the server the file comes from the client, in an
 // embedded connection (driver, shell), where client and server are the
 // same process, from the process's files. Rows become the insert's source
@@ -198,14 +200,30 @@ func (l *loadDataIter) errLoad(ctx *sql.Context, num int, state, format string, 
 	return nil
 }
 
-// emptyNumberKind names an integer or decimal type as MySQL's 1366 does
-// for an empty field, "" for other types.
+// emptyNumberKind names a number type as MySQL's 1366 does for an empty
+// field, "" for other types.
 func emptyNumberKind(t sql.Type) string {
 	switch {
-	case types.IsInteger(t):
+	case types.IsInteger(t), types.IsYear(t):
 		return "integer"
 	case types.IsDecimal(t):
 		return "decimal"
+	case types.IsFloat(t):
+		return "double"
+	}
+	return ""
+}
+
+// emptyTemporalKind names a date or time type as MySQL's 1292 does for an
+// empty field, "" for other types.
+func emptyTemporalKind(t sql.Type) string {
+	switch {
+	case types.IsTimespan(t):
+		return "time"
+	case types.IsDateType(t):
+		return "date"
+	case types.IsTime(t):
+		return "datetime"
 	}
 	return ""
 }
@@ -238,9 +256,16 @@ func (l *loadDataIter) Next(ctx *sql.Context) (sql.Row, error) {
 			continue // a line without LINES STARTING BY's prefix
 		}
 		l.row++
-		if len(fields) < l.nfields {
+		switch {
+		case len(fields) < l.nfields:
 			// MySQL's ER_WARN_TOO_FEW_RECORDS.
 			if err := l.errLoad(ctx, 1261, "01000", "Row %d doesn't contain data for all columns", l.row); err != nil {
+				return nil, err
+			}
+		case len(fields) > l.nfields:
+			// MySQL's ER_WARN_TOO_MANY_RECORDS: the extra fields are
+			// dropped.
+			if err := l.errLoad(ctx, 1262, "01000", "Row %d was truncated; it contained more data than there were input columns", l.row); err != nil {
 				return nil, err
 			}
 		}
@@ -292,6 +317,15 @@ func (l *loadDataIter) exprs(ctx *sql.Context, fields []loadField) ([]sql.Expres
 			if err := l.errLoad(ctx, 1366, "HY000", "Incorrect %s value: '' for column '%s' at row %d", emptyNumberKind(col.Type), col.Name, l.row); err != nil {
 				return nil, err
 			}
+			exprs[ei] = expression.NewLiteral(col.Type.Zero(), col.Type)
+		case f.text == "" && l.fieldCol[fi] >= 0 && emptyTemporalKind(dest[l.fieldCol[fi]].Type) != "":
+			// An empty field of a date or time is its zero value, with 1265
+			// ("Data truncated"), which strict mode makes 1292.
+			col := dest[l.fieldCol[fi]]
+			if l.strict && !l.lenient {
+				return nil, mysql.NewSQLError(1292, "22007", "Incorrect %s value: '' for column '%s' at row %d", emptyTemporalKind(col.Type), col.Name, l.row)
+			}
+			ctx.Warn(1265, "Data truncated for column '%s' at row %d", col.Name, l.row)
 			exprs[ei] = expression.NewLiteral(col.Type.Zero(), col.Type)
 		case f.text == "" && l.fieldCol[fi] >= 0 && !isStringType(dest[l.fieldCol[fi]].Type):
 			// An empty field of another column that is not a string takes
