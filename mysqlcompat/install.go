@@ -53,6 +53,9 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// (groupwindow.go); the analyzer's parser reads stored definitions.
 	a.Parser = windowParser{a.Parser}
 	e.Parser = windowParser{e.Parser}
+	// information_schema.TRIGGERS binds each trigger in its own database
+	// (triggerschema.go).
+	triggersPerDatabase(e)
 }
 
 // AfterJoinsRule names the rule Install adds at the end of the once-after

@@ -11,6 +11,7 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 
 	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/planner"
@@ -269,6 +270,13 @@ func (s *Store) CloseEngine(e *sqle.Engine) error {
 func (s *Store) NewSession(base *sql.BaseSession) *Session {
 	if base == nil {
 		base = sql.NewBaseSessionWithClientServer("localhost", sql.Client{Address: "localhost", User: "root"}, s.sessionIDs.Add(1))
+		// A local session (embedded: driver, shell; or a server's own
+		// work) holds every privilege. information_schema's VIEWS,
+		// ROUTINES and TRIGGERS list only what the session's privilege
+		// set allows, and without one they are empty. The counter no
+		// account store ever reaches makes a server with accounts
+		// compute the set from the account, as before.
+		base.SetPrivilegeSet(mysql_db.NewPrivilegeSetWithAllPrivileges(), math.MaxUint64)
 	}
 	return newSession(base, s)
 }
