@@ -198,7 +198,7 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, err
 	var total Result
 	rest := query
 	for {
-		parsed, one, remainder, err := c.parseNext(ctx, rest)
+		parsed, one, remainder, err := c.eng.gms.Parser.Parse(c.newContext(ctx, rest), rest, true)
 		if err != nil {
 			return Result{}, clientError(err)
 		}

@@ -44,23 +44,57 @@ import (
 // cache).
 const minFastRows = 2
 
-// parseNext parses the first statement of query for Exec, through
-// parseInsertValues when it reads it, else the engine's parser.
-func (c *Conn) parseNext(ctx context.Context, query string) (stmt sqlparser.Statement, one, rest string, err error) {
-	sctx := c.newContext(ctx, query)
-	if first, _ := LeadingWords(query); strings.EqualFold(first, "insert") && planReuse(sctx) {
-		if stmt, one, ok := parseInsertValues(sctx, c.eng.gms.Parser, query); ok {
-			return stmt, one, "", nil
+// insertValuesParser is the engine's parser with parseInsertValues in
+// front: every statement text the engine parses (Conn.Exec's, the
+// binder's for a query handed over unparsed, the MySQL server's
+// handler's) passes through it. It reads nothing when the session's
+// strata_plan_reuse is off, so that such a session parses every statement
+// as GMS alone would.
+type insertValuesParser struct{ sql.Parser }
+
+// Parse implements sql.Parser.
+func (p insertValuesParser) Parse(ctx *sql.Context, query string, multi bool) (sqlparser.Statement, string, string, error) {
+	if fastInsert(ctx, query) {
+		if st, one, ok := parseInsertValues(query, func(prefix string) (sqlparser.Statement, string, error) {
+			st, _, rest, err := p.Parser.Parse(ctx, prefix, true)
+			return st, rest, err
+		}); ok {
+			return st, one, "", nil
 		}
 	}
-	return c.eng.gms.Parser.Parse(sctx, query, true)
+	return p.Parser.Parse(ctx, query, multi)
+}
+
+// ParseWithOptions implements sql.Parser.
+func (p insertValuesParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options sqlparser.ParserOptions) (sqlparser.Statement, string, string, error) {
+	if sctx, ok := ctx.(*sql.Context); ok && delimiter == ';' && fastInsert(sctx, query) {
+		if st, one, ok := parseInsertValues(query, func(prefix string) (sqlparser.Statement, string, error) {
+			st, _, rest, err := p.Parser.ParseWithOptions(ctx, prefix, delimiter, true, options)
+			return st, rest, err
+		}); ok {
+			return st, one, "", nil
+		}
+	}
+	return p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+}
+
+// fastInsert reports whether parseInsertValues may read query in ctx: an
+// INSERT, in a session of this store with plan reuse on.
+func fastInsert(ctx *sql.Context, query string) bool {
+	if _, ours := ctx.Session.(*Session); !ours || len(query) < len("INSERT INTO t VALUES (1),(2)") {
+		return false
+	}
+	first, _ := LeadingWords(query)
+	return strings.EqualFold(first, "insert") && planReuse(ctx)
 }
 
 // parseInsertValues returns the statement tree of query, a text starting
 // with INSERT, and the statement's text as the parser gives it (spaces and
 // trailing semicolons trimmed); ok is false when the fast path does not
-// read it, and the caller parses it. parse is the engine's parser.
-func parseInsertValues(ctx *sql.Context, parser sql.Parser, query string) (stmt sqlparser.Statement, one string, ok bool) {
+// read it, and the caller parses it. parse parses the text up to the end
+// of the first tuple with the engine's parser, returning the rest of the
+// text it did not read.
+func parseInsertValues(query string, parse func(prefix string) (stmt sqlparser.Statement, rest string, err error)) (stmt sqlparser.Statement, one string, ok bool) {
 	start := valuesStart(query)
 	if start < 0 {
 		return nil, "", false
@@ -69,7 +103,7 @@ func parseInsertValues(ctx *sql.Context, parser sql.Parser, query string) (stmt 
 	if !lx.read(query, start) || lx.tuples < minFastRows {
 		return nil, "", false
 	}
-	parsed, _, rest, err := parser.Parse(ctx, query[:lx.firstEnd], true)
+	parsed, rest, err := parse(query[:lx.firstEnd])
 	if err != nil || rest != "" {
 		return nil, "", false
 	}
