@@ -252,6 +252,9 @@ func (s *Store) Configure(e *sqle.Engine) {
 	// CHECK TABLE, which vitess does not parse (checktable.go), and INTO
 	// OUTFILE's CHARACTER SET binary, which GMS refuses (outfilecharset.go).
 	e.Parser = checkTableParser{hidingParser{e.Parser, hideOutfileBinaryCharset}}
+	// Multi-row INSERTs of literals, their tuples read without the parser
+	// (insertvalues.go).
+	e.Parser = insertValuesParser{e.Parser}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The
