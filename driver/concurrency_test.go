@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -129,4 +130,38 @@ func TestCounterForUpdate(t *testing.T) {
 		return nil
 	})
 	require.Equal(t, int64(workers*each), queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
+}
+
+// TestAutocommitCounterOptimistic: the same increments in optimistic
+// transactions, where the second of two commits of the row loses a
+// conflict: every autocommit UPDATE still succeeds, by text and prepared,
+// because the driver runs a conflicted one again.
+func TestAutocommitCounterOptimistic(t *testing.T) {
+	db, _ := openDB(t)
+	db.SetMaxOpenConns(8)
+	mustExec(t, db, "CREATE TABLE c (id INT PRIMARY KEY, n INT)")
+	mustExec(t, db, "INSERT INTO c VALUES (1, 0)")
+	const workers, each = 8, 40
+	clienttest.Concurrently(t, workers, func(g int) error {
+		conn, err := db.Conn(context.Background())
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(context.Background(), "SET SESSION strata_txn_mode = 'optimistic'"); err != nil {
+			return err
+		}
+		for i := range each {
+			if (g+i)%2 == 0 {
+				_, err = conn.ExecContext(context.Background(), "UPDATE c SET n = n + 1 WHERE id = 1")
+			} else {
+				_, err = conn.ExecContext(context.Background(), "UPDATE c SET n = n + ? WHERE id = 1", 1)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.EqualValues(t, workers*each, queryInt(t, db, "SELECT n FROM c WHERE id = 1"))
 }

@@ -184,7 +184,25 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, err
 		}
 		return st.Exec(ctx, args...)
 	}
-	if sctx, _, iter, handled, err := c.cachedQuery(ctx, query); handled {
+	if IsWrite(query) {
+		// A write on a kept plan runs again after a lost conflict, as a
+		// parsed one does below.
+		handled := false
+		r, err := c.runWrite(ctx, query, func() (Result, error) {
+			sctx, _, iter, ok, err := c.cachedQuery(ctx, query)
+			if handled = ok; !ok || err != nil {
+				return Result{}, clientError(err)
+			}
+			return c.drain(sctx, iter)
+		})
+		if handled {
+			if err != nil {
+				return Result{}, err
+			}
+			r.Warnings = c.sess.WarningCount()
+			return r, nil
+		}
+	} else if sctx, _, iter, handled, err := c.cachedQuery(ctx, query); handled {
 		if err != nil {
 			return Result{}, clientError(err)
 		}
