@@ -53,6 +53,9 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// (groupwindow.go); the analyzer's parser reads stored definitions.
 	a.Parser = windowParser{a.Parser}
 	e.Parser = windowParser{e.Parser}
+	// Values given for generated columns (genvalues.go): the statements
+	// the engine runs, not stored definitions.
+	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog}
 }
 
 // AfterJoinsRule names the rule Install adds at the end of the once-after

@@ -1,0 +1,544 @@
+package mysqlcompat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Values given for generated columns
+//
+// MySQL 8 refuses a value other than DEFAULT for a generated column, in
+// INSERT, REPLACE, UPDATE and ON DUPLICATE KEY UPDATE alike, with error
+// 3105, whatever the sql_mode. MariaDB does so only in strict mode; without
+// STRICT_TRANS_TABLES or STRICT_ALL_TABLES it ignores the value, computes
+// the column, and records warning 1906 for each row and column whose value
+// it ignored. Dumps rely on that: mariadb-dump names every column of every
+// row, generated ones included, and reloads under
+// sql_mode='NO_AUTO_VALUE_ON_ZERO'. Strata follows MariaDB out of strict
+// mode and MySQL 8 in it (docs/decisions/2026-12-07-generated-column-values.md).
+//
+// GMS refuses such values while it binds the statement, before any rule of
+// an analyzer sees it, so the correction is a rewrite of the parsed
+// statement (generatedValuesParser), which looks the table up to learn its
+// generated columns. Outside strict mode it drops the generated columns
+// given values from the statement and wraps, in each row, the value of a
+// column that stays in a call of ignoredValuesName, which evaluates to that
+// value and records the warnings for that row when the row is written
+// (ignoredGeneratedValues). Each warning thus comes with its row, as in
+// MariaDB: VALUES rows, rows of INSERT ... SELECT, rows an UPDATE matches,
+// and rows ON DUPLICATE KEY UPDATE updates. The call checks the sql_mode
+// again when it runs, so a statement parsed out of strict mode and run in
+// it (a prepared statement) fails with 3105 then.
+//
+// DEFAULT, which MySQL 8 takes for a generated column, is taken in every
+// mode: in a VALUES list without column names (which GMS refuses for any
+// table with generated columns) the rewrite names the table's columns, and
+// `SET g = DEFAULT` of UPDATE and ON DUPLICATE KEY UPDATE (which GMS
+// refuses, or for ON DUPLICATE KEY UPDATE, carries out) is dropped. A
+// value of ON DUPLICATE KEY UPDATE for a generated column, which GMS
+// writes into the column, is refused in strict mode with 3105.
+//
+// What is left as GMS has it: statements whose table has no generated
+// column or cannot be found (GMS reports what is wrong); multi-table
+// UPDATE; VALUES with a row alias that names its columns; rows that keep
+// no column whose value is not DEFAULT to carry the call (their values are
+// ignored without a warning), and INSERT ... SELECT of generated columns
+// only, which GMS refuses.
+
+// ignoredValuesName is the function the rewrite calls:
+// strata_generated_values_ignored(value, 'table', 'column', ...) is value,
+// and records warning 1906 for each column named (error 3105 in strict
+// mode).
+const ignoredValuesName = "strata_generated_values_ignored"
+
+// erGeneratedValueIgnored is MariaDB's ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN.
+const erGeneratedValueIgnored = 1906
+
+// generatedValuesParser is a parser with the rewrite (above) applied to
+// the INSERT, REPLACE and UPDATE statements it parses with a session.
+type generatedValuesParser struct {
+	sql.Parser
+	cat sql.Catalog
+}
+
+// Parse implements sql.Parser.
+func (p generatedValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	if err == nil {
+		p.rewrite(ctx, st)
+	}
+	return st, q, rest, err
+}
+
+// ParseWithOptions implements sql.Parser.
+func (p generatedValuesParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
+		p.rewrite(sctx, st)
+	}
+	return st, q, rest, err
+}
+
+// ParseOneWithOptions implements sql.Parser.
+func (p generatedValuesParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, options)
+	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
+		p.rewrite(sctx, st)
+	}
+	return st, n, err
+}
+
+// rewrite applies the rewrite to st, in place.
+func (p generatedValuesParser) rewrite(ctx *sql.Context, st ast.Statement) {
+	switch s := st.(type) {
+	case *ast.Insert:
+		p.rewriteInsert(ctx, s)
+	case *ast.Update:
+		p.rewriteUpdate(ctx, s)
+	}
+}
+
+// strictMode reports whether the session's sql_mode has STRICT_TRANS_TABLES
+// or STRICT_ALL_TABLES (every Strata table is transactional).
+func strictMode(ctx *sql.Context) bool {
+	if ctx == nil || ctx.Session == nil {
+		return true
+	}
+	m := sql.LoadSqlMode(ctx)
+	return m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")
+}
+
+// genTable is the schema of a statement's table, if it has generated
+// columns.
+type genTable struct {
+	name string
+	sch  sql.Schema
+}
+
+// lookup returns the table tn names, if it has a generated column.
+func (p generatedValuesParser) lookup(ctx *sql.Context, tn ast.TableName) (genTable, bool) {
+	if p.cat == nil || tn.Name.IsEmpty() {
+		return genTable{}, false
+	}
+	db := tn.DbQualifier.String()
+	if db == "" {
+		db = ctx.GetCurrentDatabase()
+	}
+	if db == "" {
+		return genTable{}, false
+	}
+	t, _, err := p.cat.Table(ctx, db, tn.Name.String())
+	if err != nil || t == nil {
+		return genTable{}, false
+	}
+	sch := t.Schema()
+	for _, c := range sch {
+		if c.Generated != nil {
+			return genTable{name: t.Name(), sch: sch}, true
+		}
+	}
+	return genTable{}, false
+}
+
+// column returns the index in the schema of the column named name, or -1.
+func (t genTable) column(name string) int {
+	for i, c := range t.sch {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// stored returns the first column that is not generated, or -1.
+func (t genTable) stored() int {
+	for i, c := range t.sch {
+		if c.Generated == nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// ignoredCall returns the call of ignoredValuesName that evaluates to e
+// and records warnings for cols of t.
+func (t genTable) ignoredCall(e ast.Expr, cols []string) ast.Expr {
+	args := make(ast.SelectExprs, 0, 2+len(cols))
+	args = append(args, &ast.AliasedExpr{Expr: e}, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(t.name))})
+	for _, c := range cols {
+		args = append(args, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(c))})
+	}
+	return &ast.FuncExpr{Name: ast.NewColIdent(ignoredValuesName), Exprs: args}
+}
+
+func isDefault(e ast.Expr) bool {
+	_, ok := e.(*ast.Default)
+	return ok
+}
+
+// rewriteInsert rewrites ins in place (see above).
+func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) {
+	values, _ := ins.Rows.(*ast.AliasedValues)
+	sel, _ := ins.Rows.(ast.SelectStatement)
+	if values == nil && sel == nil {
+		return
+	}
+	strict := strictMode(ctx)
+	if strict && len(ins.OnDup) == 0 && (values == nil || len(ins.Columns) > 0 || !hasDefault(values.Values)) {
+		// Nothing strict mode could take that GMS refuses: no DEFAULT
+		// in a VALUES list without column names.
+		return
+	}
+	t, ok := p.lookup(ctx, ins.Table)
+	if !ok {
+		return
+	}
+	ins.OnDup = ast.OnDup(t.dropAssignments(ast.AssignmentExprs(ins.OnDup)))
+	// The columns the rows give, in order.
+	cols := make([]int, 0, len(t.sch))
+	if len(ins.Columns) == 0 {
+		for i := range t.sch {
+			cols = append(cols, i)
+		}
+	} else {
+		for _, c := range ins.Columns {
+			i := t.column(c.String())
+			if i < 0 {
+				return // GMS reports the unknown column
+			}
+			cols = append(cols, i)
+		}
+	}
+	if values != nil {
+		t.rewriteValues(ins, values, cols, strict)
+		return
+	}
+	if !strict {
+		t.rewriteSelect(ins, sel, cols)
+	}
+	return
+}
+
+// hasDefault reports whether a row of vs holds DEFAULT.
+func hasDefault(vs ast.Values) bool {
+	for _, row := range vs {
+		for _, e := range row {
+			if isDefault(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rewriteValues rewrites an INSERT ... VALUES whose rows give the columns
+// cols of t.
+func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols []int, strict bool) {
+	if len(values.Columns) > 0 {
+		return // the row alias names the columns the rows give
+	}
+	for _, row := range values.Values {
+		if len(row) != len(cols) {
+			return // GMS reports the count
+		}
+	}
+	// drop[j]: the rows give the generated column cols[j] a value.
+	drop := make([]bool, len(cols))
+	dropped, kept := 0, 0
+	for j, c := range cols {
+		if t.sch[c].Generated == nil {
+			kept++
+			continue
+		}
+		for _, row := range values.Values {
+			if !isDefault(row[j]) {
+				drop[j] = true
+			}
+		}
+		if drop[j] {
+			dropped++
+		}
+	}
+	if dropped > 0 && strict {
+		return // GMS refuses the value with 3105, as MySQL 8 does
+	}
+	if dropped == 0 {
+		if len(ins.Columns) == 0 {
+			// Only DEFAULT for the generated columns: name the columns,
+			// as GMS wants for a table with generated columns.
+			ins.Columns = t.columnIdents(cols, nil)
+		}
+		return
+	}
+	if kept == 0 {
+		// No column left to carry the warnings: keep one generated
+		// column, DEFAULT in every row.
+		for j := range drop {
+			if drop[j] {
+				drop[j] = false
+				for _, row := range values.Values {
+					row[j] = &ast.Default{}
+				}
+				break
+			}
+		}
+	}
+	ins.Columns = t.columnIdents(cols, drop)
+	var ignored []string
+	for i, row := range values.Values {
+		ignored = ignored[:0]
+		anchor := -1
+		out := row[:0:0]
+		for j, e := range row {
+			if drop[j] {
+				if !isDefault(e) {
+					ignored = append(ignored, t.sch[cols[j]].Name)
+				}
+				continue
+			}
+			if anchor < 0 && !isDefault(e) {
+				anchor = len(out)
+			}
+			out = append(out, e)
+		}
+		if len(ignored) > 0 && anchor >= 0 {
+			out[anchor] = t.ignoredCall(out[anchor], ignored)
+		}
+		values.Values[i] = out
+	}
+}
+
+// columnIdents returns the names of the columns cols of t but those drop
+// marks.
+func (t genTable) columnIdents(cols []int, drop []bool) ast.Columns {
+	out := make(ast.Columns, 0, len(cols))
+	for j, c := range cols {
+		if drop == nil || !drop[j] {
+			out = append(out, ast.NewColIdent(t.sch[c].Name))
+		}
+	}
+	return out
+}
+
+// rewriteSelect rewrites an INSERT ... SELECT whose rows give the columns
+// cols of t: the SELECT becomes a derived table whose columns are named as
+// the columns they go to, read by a SELECT of those that are not
+// generated.
+func (t genTable) rewriteSelect(ins *ast.Insert, sel ast.SelectStatement, cols []int) {
+	var ignored []string
+	var keep []int
+	for _, c := range cols {
+		if t.sch[c].Generated != nil {
+			ignored = append(ignored, t.sch[c].Name)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	if len(ignored) == 0 || len(keep) == 0 {
+		return
+	}
+	names := t.columnIdents(cols, nil)
+	exprs := make(ast.SelectExprs, len(keep))
+	for i, c := range keep {
+		var e ast.Expr = ast.NewColName(t.sch[c].Name)
+		if i == 0 {
+			e = t.ignoredCall(e, ignored)
+		}
+		exprs[i] = &ast.AliasedExpr{Expr: e, As: ast.NewColIdent(t.sch[c].Name)}
+	}
+	ins.Rows = &ast.Select{
+		SelectExprs: exprs,
+		From: ast.TableExprs{&ast.AliasedTableExpr{
+			Expr: &ast.Subquery{Select: sel, Columns: names},
+			As:   ast.NewTableIdent("strata_source"),
+		}},
+	}
+	ins.Columns = t.columnIdents(keep, nil)
+}
+
+// dropAssignments returns exprs without its assignments to generated
+// columns of t, or exprs itself when it has none. The values of those
+// that are not DEFAULT go to a call of ignoredValuesName, which warns or,
+// in strict mode, fails when a row is updated (as MySQL 8 checks the
+// values of ON DUPLICATE KEY UPDATE when it finds a duplicate).
+func (t genTable) dropAssignments(exprs ast.AssignmentExprs) ast.AssignmentExprs {
+	var ignored []string
+	var out ast.AssignmentExprs
+	for i, a := range exprs {
+		c := t.column(a.Name.Name.String())
+		if c < 0 || t.sch[c].Generated == nil {
+			if out != nil {
+				out = append(out, a)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make(ast.AssignmentExprs, 0, len(exprs)), exprs[:i]...)
+		}
+		if isDefault(a.Expr) {
+			continue
+		}
+		ignored = append(ignored, t.sch[c].Name)
+	}
+	if out == nil {
+		return exprs
+	}
+	anchor := -1
+	for i, a := range out {
+		if !isDefault(a.Expr) {
+			anchor = i
+			break
+		}
+	}
+	if anchor < 0 {
+		// Nothing left to set, or only DEFAULTs: set a column to
+		// itself, which changes nothing, to carry the warnings.
+		s := t.stored()
+		if s < 0 {
+			return exprs
+		}
+		name := t.sch[s].Name
+		out = append(out, &ast.AssignmentExpr{Name: ast.NewColName(name), Expr: ast.NewColName(name)})
+		anchor = len(out) - 1
+	}
+	if len(ignored) > 0 {
+		a := *out[anchor]
+		a.Expr = t.ignoredCall(a.Expr, ignored)
+		out[anchor] = &a
+	}
+	return out
+}
+
+// rewriteUpdate rewrites a single-table UPDATE in place: SET of a
+// generated column to DEFAULT is dropped in every mode, to a value out of
+// strict mode, with warnings (in strict mode GMS refuses it with 3105).
+func (p generatedValuesParser) rewriteUpdate(ctx *sql.Context, upd *ast.Update) {
+	if len(upd.TableExprs) != 1 {
+		return
+	}
+	at, ok := upd.TableExprs[0].(*ast.AliasedTableExpr)
+	if !ok {
+		return
+	}
+	tn, ok := at.Expr.(ast.TableName)
+	if !ok {
+		return
+	}
+	strict := strictMode(ctx)
+	if strict {
+		has := false
+		for _, a := range upd.Exprs {
+			has = has || isDefault(a.Expr)
+		}
+		if !has {
+			return
+		}
+	}
+	t, ok := p.lookup(ctx, tn)
+	if !ok {
+		return
+	}
+	if strict {
+		for _, a := range upd.Exprs {
+			if c := t.column(a.Name.Name.String()); c >= 0 && t.sch[c].Generated != nil && !isDefault(a.Expr) {
+				return // GMS refuses the value with 3105, as MySQL 8 does
+			}
+		}
+	}
+	upd.Exprs = t.dropAssignments(upd.Exprs)
+}
+
+// newIgnoredGeneratedValues builds a call of ignoredValuesName.
+func newIgnoredGeneratedValues(args ...sql.Expression) (sql.Expression, error) {
+	if len(args) < 3 {
+		return nil, sql.ErrInvalidArgumentNumber.New(ignoredValuesName, "3 or more", len(args))
+	}
+	names := make([]string, len(args)-1)
+	for i, a := range args[1:] {
+		v, err := a.Eval(nil, nil)
+		s, ok := v.(string)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("%s: argument %d is not a name", ignoredValuesName, i+2)
+		}
+		names[i] = s
+	}
+	return &ignoredGeneratedValues{child: args[0], args: args, table: names[0], cols: names[1:]}, nil
+}
+
+// ignoredGeneratedValues is a call of ignoredValuesName: its first
+// argument's value, with warning 1906 for each generated column named, or
+// error 3105 for the first in strict mode.
+type ignoredGeneratedValues struct {
+	child sql.Expression
+	args  []sql.Expression // all the arguments, for Children
+	table string
+	cols  []string
+}
+
+var _ sql.FunctionExpression = (*ignoredGeneratedValues)(nil)
+var _ sql.CollationCoercible = (*ignoredGeneratedValues)(nil)
+
+// Eval implements sql.Expression.
+func (g *ignoredGeneratedValues) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if strictMode(ctx) {
+		return nil, sql.ErrGeneratedColumnValue.New(g.cols[0], g.table)
+	}
+	for _, c := range g.cols {
+		ctx.Warn(erGeneratedValueIgnored, "The value specified for generated column '%s' in table '%s' has been ignored", c, g.table)
+	}
+	return g.child.Eval(ctx, row)
+}
+
+// Type implements sql.Expression.
+func (g *ignoredGeneratedValues) Type() sql.Type { return g.child.Type() }
+
+// IsNullable implements sql.Expression.
+func (g *ignoredGeneratedValues) IsNullable() bool { return g.child.IsNullable() }
+
+// Resolved implements sql.Expression.
+func (g *ignoredGeneratedValues) Resolved() bool {
+	for _, a := range g.args {
+		if !a.Resolved() {
+			return false
+		}
+	}
+	return true
+}
+
+// Children implements sql.Expression.
+func (g *ignoredGeneratedValues) Children() []sql.Expression { return g.args }
+
+// WithChildren implements sql.Expression.
+func (g *ignoredGeneratedValues) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != len(g.args) {
+		return nil, sql.ErrInvalidChildrenNumber.New(g, len(children), len(g.args))
+	}
+	return &ignoredGeneratedValues{child: children[0], args: children, table: g.table, cols: g.cols}, nil
+}
+
+// String implements sql.Expression.
+func (g *ignoredGeneratedValues) String() string {
+	parts := make([]string, len(g.args))
+	for i, a := range g.args {
+		parts[i] = a.String()
+	}
+	return ignoredValuesName + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// FunctionName implements sql.FunctionExpression.
+func (g *ignoredGeneratedValues) FunctionName() string { return ignoredValuesName }
+
+// Description implements sql.FunctionExpression.
+func (g *ignoredGeneratedValues) Description() string {
+	return "returns its first argument, noting that the values given for the generated columns named were ignored"
+}
+
+// CollationCoercibility implements sql.CollationCoercible: the first
+// argument's.
+func (g *ignoredGeneratedValues) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, g.child)
+}
