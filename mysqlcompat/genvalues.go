@@ -38,16 +38,18 @@ import (
 // mode: in a VALUES list without column names (which GMS refuses for any
 // table with generated columns) the rewrite names the table's columns, and
 // `SET g = DEFAULT` of UPDATE and ON DUPLICATE KEY UPDATE (which GMS
-// refuses, or for ON DUPLICATE KEY UPDATE, carries out) is dropped. A
-// value of ON DUPLICATE KEY UPDATE for a generated column, which GMS
-// writes into the column, is refused in strict mode with 3105.
+// refuses, or for ON DUPLICATE KEY UPDATE, carries out) is dropped. In
+// strict mode, two values GMS lets through go to the call, which refuses
+// them with 3105: those of ON DUPLICATE KEY UPDATE (which GMS wrote into
+// the column), checked when a row is a duplicate, as MySQL 8 checks them;
+// and those of VALUES rows after a first row with DEFAULT (GMS looks at
+// the first row only, and ignored the others).
 //
 // What is left as GMS has it: statements whose table has no generated
 // column or cannot be found (GMS reports what is wrong); multi-table
-// UPDATE; VALUES with a row alias that names its columns; rows that keep
-// no column whose value is not DEFAULT to carry the call (their values are
-// ignored without a warning), and INSERT ... SELECT of generated columns
-// only, which GMS refuses.
+// UPDATE; VALUES with a row alias that names its columns; VALUES whose
+// rows keep no value, other than DEFAULT, to carry the call, and INSERT
+// ... SELECT of generated columns only (GMS refuses both with 3105).
 
 // ignoredValuesName is the function the rewrite calls:
 // strata_generated_values_ignored(value, 'table', 'column', ...) is value,
@@ -164,13 +166,22 @@ func (t genTable) stored() int {
 	return -1
 }
 
+// ignoredValue is a value given for a generated column, which the
+// rewrite drops from where it was.
+type ignoredValue struct {
+	col string
+	e   ast.Expr
+}
+
 // ignoredCall returns the call of ignoredValuesName that evaluates to e
-// and records warnings for cols of t.
-func (t genTable) ignoredCall(e ast.Expr, cols []string) ast.Expr {
-	args := make(ast.SelectExprs, 0, 2+len(cols))
+// and records warnings for the values vs of t's generated columns. The
+// values go into the call, unevaluated, so that the statement keeps its
+// placeholders (a prepared statement's count of arguments is theirs).
+func (t genTable) ignoredCall(e ast.Expr, vs []ignoredValue) ast.Expr {
+	args := make(ast.SelectExprs, 0, 2+2*len(vs))
 	args = append(args, &ast.AliasedExpr{Expr: e}, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(t.name))})
-	for _, c := range cols {
-		args = append(args, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(c))})
+	for _, v := range vs {
+		args = append(args, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(v.col))}, &ast.AliasedExpr{Expr: v.e})
 	}
 	return &ast.FuncExpr{Name: ast.NewColIdent(ignoredValuesName), Exprs: args}
 }
@@ -188,9 +199,10 @@ func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) 
 		return
 	}
 	strict := strictMode(ctx)
-	if strict && len(ins.OnDup) == 0 && (values == nil || len(ins.Columns) > 0 || !hasDefault(values.Values)) {
-		// Nothing strict mode could take that GMS refuses: no DEFAULT
-		// in a VALUES list without column names.
+	if strict && len(ins.OnDup) == 0 && (values == nil || !hasDefault(values.Values)) {
+		// Nothing in strict mode that GMS gets wrong: no DEFAULT in a
+		// VALUES list (without column names, or in the first row where
+		// a later row gives a value).
 		return
 	}
 	t, ok := p.lookup(ctx, ins.Table)
@@ -264,7 +276,13 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 		}
 	}
 	if dropped > 0 && strict {
-		return // GMS refuses the value with 3105, as MySQL 8 does
+		for j := range drop {
+			if drop[j] && !isDefault(values.Values[0][j]) {
+				return // GMS refuses the value with 3105, as MySQL 8 does
+			}
+		}
+		// GMS looks at the first row only, and would ignore the values
+		// of the others: the call refuses them.
 	}
 	if dropped == 0 {
 		if len(ins.Columns) == 0 {
@@ -274,38 +292,44 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 		}
 		return
 	}
-	if kept == 0 {
-		// No column left to carry the warnings: keep one generated
-		// column, DEFAULT in every row.
-		for j := range drop {
-			if drop[j] {
-				drop[j] = false
-				for _, row := range values.Values {
-					row[j] = &ast.Default{}
-				}
-				break
+	// Each row with a value to ignore needs a value that stays, and is
+	// not DEFAULT, to carry the call; without one the statement is left
+	// as GMS has it.
+	anchors := make([]int, len(values.Values))
+	for i, row := range values.Values {
+		anchors[i] = -1
+		ignores := false
+		for j, e := range row {
+			switch {
+			case drop[j]:
+				ignores = ignores || !isDefault(e)
+			case anchors[i] < 0 && !isDefault(e):
+				anchors[i] = j
 			}
+		}
+		if ignores && anchors[i] < 0 {
+			return
 		}
 	}
 	ins.Columns = t.columnIdents(cols, drop)
-	var ignored []string
+	var ignored []ignoredValue
 	for i, row := range values.Values {
 		ignored = ignored[:0]
+		out := make(ast.ValTuple, 0, len(row)-dropped)
 		anchor := -1
-		out := row[:0:0]
 		for j, e := range row {
 			if drop[j] {
 				if !isDefault(e) {
-					ignored = append(ignored, t.sch[cols[j]].Name)
+					ignored = append(ignored, ignoredValue{t.sch[cols[j]].Name, e})
 				}
 				continue
 			}
-			if anchor < 0 && !isDefault(e) {
+			if j == anchors[i] {
 				anchor = len(out)
 			}
 			out = append(out, e)
 		}
-		if len(ignored) > 0 && anchor >= 0 {
+		if len(ignored) > 0 {
 			out[anchor] = t.ignoredCall(out[anchor], ignored)
 		}
 		values.Values[i] = out
@@ -329,11 +353,11 @@ func (t genTable) columnIdents(cols []int, drop []bool) ast.Columns {
 // the columns they go to, read by a SELECT of those that are not
 // generated.
 func (t genTable) rewriteSelect(ins *ast.Insert, sel ast.SelectStatement, cols []int) {
-	var ignored []string
+	var ignored []ignoredValue
 	var keep []int
 	for _, c := range cols {
 		if t.sch[c].Generated != nil {
-			ignored = append(ignored, t.sch[c].Name)
+			ignored = append(ignored, ignoredValue{t.sch[c].Name, ast.NewColName(t.sch[c].Name)})
 		} else {
 			keep = append(keep, c)
 		}
@@ -366,7 +390,7 @@ func (t genTable) rewriteSelect(ins *ast.Insert, sel ast.SelectStatement, cols [
 // in strict mode, fails when a row is updated (as MySQL 8 checks the
 // values of ON DUPLICATE KEY UPDATE when it finds a duplicate).
 func (t genTable) dropAssignments(exprs ast.AssignmentExprs) ast.AssignmentExprs {
-	var ignored []string
+	var ignored []ignoredValue
 	var out ast.AssignmentExprs
 	for i, a := range exprs {
 		c := t.column(a.Name.Name.String())
@@ -382,7 +406,7 @@ func (t genTable) dropAssignments(exprs ast.AssignmentExprs) ast.AssignmentExprs
 		if isDefault(a.Expr) {
 			continue
 		}
-		ignored = append(ignored, t.sch[c].Name)
+		ignored = append(ignored, ignoredValue{t.sch[c].Name, a.Expr})
 	}
 	if out == nil {
 		return exprs
@@ -452,26 +476,39 @@ func (p generatedValuesParser) rewriteUpdate(ctx *sql.Context, upd *ast.Update) 
 	upd.Exprs = t.dropAssignments(upd.Exprs)
 }
 
-// newIgnoredGeneratedValues builds a call of ignoredValuesName.
+// newIgnoredGeneratedValues builds a call of ignoredValuesName:
+// (value, 'table', 'column', ignored value, ...).
 func newIgnoredGeneratedValues(args ...sql.Expression) (sql.Expression, error) {
-	if len(args) < 3 {
-		return nil, sql.ErrInvalidArgumentNumber.New(ignoredValuesName, "3 or more", len(args))
+	if len(args) < 4 || len(args)%2 != 0 {
+		return nil, sql.ErrInvalidArgumentNumber.New(ignoredValuesName, "4, 6, ...", len(args))
 	}
-	names := make([]string, len(args)-1)
-	for i, a := range args[1:] {
-		v, err := a.Eval(nil, nil)
+	name := func(i int) (string, error) {
+		v, err := args[i].Eval(nil, nil)
 		s, ok := v.(string)
 		if err != nil || !ok {
-			return nil, fmt.Errorf("%s: argument %d is not a name", ignoredValuesName, i+2)
+			return "", fmt.Errorf("%s: argument %d is not a name", ignoredValuesName, i+1)
 		}
-		names[i] = s
+		return s, nil
 	}
-	return &ignoredGeneratedValues{child: args[0], args: args, table: names[0], cols: names[1:]}, nil
+	table, err := name(1)
+	if err != nil {
+		return nil, err
+	}
+	g := &ignoredGeneratedValues{child: args[0], args: args, table: table}
+	for i := 2; i < len(args); i += 2 {
+		c, err := name(i)
+		if err != nil {
+			return nil, err
+		}
+		g.cols = append(g.cols, c)
+	}
+	return g, nil
 }
 
 // ignoredGeneratedValues is a call of ignoredValuesName: its first
 // argument's value, with warning 1906 for each generated column named, or
-// error 3105 for the first in strict mode.
+// error 3105 for the first in strict mode. The values given for those
+// columns are its arguments, and never evaluated.
 type ignoredGeneratedValues struct {
 	child sql.Expression
 	args  []sql.Expression // all the arguments, for Children
