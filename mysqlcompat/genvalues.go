@@ -105,13 +105,24 @@ func (p generatedValuesParser) rewrite(ctx *sql.Context, st ast.Statement) {
 }
 
 // strictMode reports whether the session's sql_mode has STRICT_TRANS_TABLES
-// or STRICT_ALL_TABLES (every Strata table is transactional).
+// or STRICT_ALL_TABLES (every Strata table is transactional). It runs for
+// every INSERT and UPDATE parsed: the default mode is answered without an
+// allocation (the variable's name in lower case, which the session's
+// lookup would otherwise copy into it).
 func strictMode(ctx *sql.Context) bool {
 	if ctx == nil || ctx.Session == nil {
 		return true
 	}
-	m := sql.LoadSqlMode(ctx)
-	return m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")
+	v, err := ctx.GetSessionVariable(ctx, "sql_mode")
+	mode, ok := v.(string)
+	if err != nil || !ok {
+		return true // GMS's default, strict
+	}
+	if mode == sql.DefaultSqlMode {
+		return true
+	}
+	m := sql.NewSqlModeFromString(mode)
+	return m.ModeEnabled("strict_trans_tables") || m.ModeEnabled("strict_all_tables")
 }
 
 // genTable is the schema of a statement's table, if it has generated
