@@ -62,7 +62,8 @@
 //   - values for generated columns (genvalues.go): refused with 3105 in
 //     strict mode (also where GMS let them through), ignored with warning
 //     1906 per row and column out of it, as MariaDB does, for the dumps it
-//     writes; DEFAULT taken everywhere. TestGeneratedValuesSpec.
+//     writes; DEFAULT taken everywhere; STORED generated columns set
+//     again by ON DUPLICATE KEY UPDATE. TestGeneratedValuesSpec.
 //
 // The value rules among them (exact aggregates, assignments, exact
 // updates, integer arithmetic, hash-join keys) also reach the statements

@@ -45,6 +45,10 @@ import (
 // and those of VALUES rows after a first row with DEFAULT (GMS looks at
 // the first row only, and ignored the others).
 //
+// And in every mode, ON DUPLICATE KEY UPDATE sets each STORED generated
+// column again after its own assignments (recomputeStored), which GMS did
+// not: the updated row kept the old value.
+//
 // What is left as GMS has it: statements whose table has no generated
 // column or cannot be found (GMS reports what is wrong); multi-table
 // UPDATE; VALUES with a row alias that names its columns; VALUES whose
@@ -221,6 +225,7 @@ func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) 
 		return
 	}
 	ins.OnDup = ast.OnDup(t.dropAssignments(ast.AssignmentExprs(ins.OnDup)))
+	t.recomputeStored(ins)
 	// The columns the rows give, in order.
 	cols := make([]int, 0, len(t.sch))
 	if len(ins.Columns) == 0 {
@@ -446,6 +451,41 @@ func (t genTable) dropAssignments(exprs ast.AssignmentExprs) ast.AssignmentExprs
 		out[anchor] = &a
 	}
 	return out
+}
+
+// recomputeStored appends to ins's ON DUPLICATE KEY UPDATE an assignment
+// of each STORED generated column of t to its expression, after the
+// statement's own: GMS adds them to UPDATE's assignments but not to these,
+// and left the column as it was when a row was updated. The expression is
+// the text the column's definition keeps, its columns qualified by the
+// table's name so that they read the row being updated (with the
+// assignments before applied), not a column of an INSERT ... SELECT's
+// source. A VIRTUAL column is computed when it is read.
+func (t genTable) recomputeStored(ins *ast.Insert) {
+	if len(ins.OnDup) == 0 {
+		return
+	}
+	for _, c := range t.sch {
+		if c.Generated == nil || c.Virtual {
+			continue
+		}
+		st, err := ast.Parse("SELECT " + c.Generated.String())
+		sel, _ := st.(*ast.Select)
+		if err != nil || sel == nil || len(sel.SelectExprs) != 1 {
+			continue
+		}
+		ae, ok := sel.SelectExprs[0].(*ast.AliasedExpr)
+		if !ok {
+			continue
+		}
+		_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+			if cn, ok := n.(*ast.ColName); ok && cn.Qualifier.IsEmpty() {
+				cn.Qualifier = ast.TableName{Name: ins.Table.Name, DbQualifier: ins.Table.DbQualifier}
+			}
+			return true, nil
+		}, ae.Expr)
+		ins.OnDup = append(ins.OnDup, &ast.AssignmentExpr{Name: ast.NewColName(c.Name), Expr: ae.Expr})
+	}
 }
 
 // rewriteUpdate rewrites a single-table UPDATE in place: SET of a
