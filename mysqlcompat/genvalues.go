@@ -16,9 +16,9 @@ import (
 // 3105, whatever the sql_mode. MariaDB does so only in strict mode; without
 // STRICT_TRANS_TABLES or STRICT_ALL_TABLES it ignores the value, computes
 // the column, and records warning 1906 for each row and column whose value
-// it ignored. Dumps rely on that: mariadb-dump names every column of every
-// row, generated ones included, and reloads under
-// sql_mode='NO_AUTO_VALUE_ON_ZERO'. Strata follows MariaDB out of strict
+// it ignored. Dumps rely on that: mariadb-dump's INSERTs give a value for
+// every column of every row, generated ones included, and its dumps reload
+// under sql_mode='NO_AUTO_VALUE_ON_ZERO'. Strata follows MariaDB out of strict
 // mode and MySQL 8 in it (docs/decisions/2026-12-07-generated-column-values.md).
 //
 // GMS refuses such values while it binds the statement, before any rule of
@@ -56,9 +56,9 @@ import (
 // ... SELECT of generated columns only (GMS refuses both with 3105).
 
 // ignoredValuesName is the function the rewrite calls:
-// strata_generated_values_ignored(value, 'table', 'column', ...) is value,
-// and records warning 1906 for each column named (error 3105 in strict
-// mode).
+// strata_generated_values_ignored(value, 'table', 'column', ignored value,
+// ...) is value, and records warning 1906 for each column named (error
+// 3105 in strict mode).
 const ignoredValuesName = "strata_generated_values_ignored"
 
 // erGeneratedValueIgnored is MariaDB's ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN.
