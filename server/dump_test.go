@@ -13,7 +13,7 @@ import (
 )
 
 // TestServerDumpRoundTrip: a database with foreign keys, a view, a trigger,
-// a procedure and generated columns, dumped with mariadb-dump (one
+// a procedure and generated columns (with an index and a CHECK), dumped with mariadb-dump (one
 // database with routines and triggers, and every database) and loaded into
 // a fresh server with the mariadb client, reads back the same:
 // definitions, rows, triggers and routines. The dump's INSERTs give values
@@ -41,7 +41,7 @@ func TestServerDumpRoundTrip(t *testing.T) {
 		"CREATE VIEW shop.v AS SELECT p.name, SUM(c.price) AS total FROM shop.p JOIN shop.c ON c.pid = p.id GROUP BY p.name",
 		"CREATE TRIGGER shop.tr BEFORE INSERT ON shop.p FOR EACH ROW SET NEW.name = UPPER(NEW.name)",
 		"CREATE PROCEDURE shop.pr(IN x INT) SELECT x + 1",
-		"CREATE TABLE shop.g (id INT PRIMARY KEY, a INT, b VARCHAR(10), twice INT AS (a * 2) VIRTUAL, tag VARCHAR(20) AS (CONCAT(b, '!')) STORED)",
+		"CREATE TABLE shop.g (id INT PRIMARY KEY, a INT, b VARCHAR(10), twice INT AS (a * 2) VIRTUAL, tag VARCHAR(20) AS (CONCAT(b, '!')) STORED, KEY kt (tag), CHECK (id > 0))",
 		"INSERT INTO shop.g (id, a, b) VALUES (1, 1, 'x'), (2, NULL, 'y'), (3, 3, NULL)",
 		"CREATE DATABASE plain",
 		"CREATE TABLE plain.t (id INT PRIMARY KEY, v VARCHAR(10))",
@@ -71,7 +71,7 @@ func TestServerDumpRoundTrip(t *testing.T) {
 	run(client, one, conn(dst.Addr())...)
 	want := describeTable(t, db, "shop")
 	for _, part := range []string{"CONSTRAINT `fk` FOREIGN KEY", "KEY `kn`", `"tab\there"`, `"ünï"`, "BASE TABLE", "VIEW", "UPPER(NEW.name)", "x + 1", `"3.25"`,
-		"GENERATED ALWAYS AS (concat(`b`,'!')) STORED", `"x!"`, `"6"`} {
+		"GENERATED ALWAYS AS (concat(`b`,'!')) STORED", `"x!"`, `"6"`, "KEY `kt` (`tag`)", "CHECK ((`id` > 0))"} {
 		require.Contains(t, want, part)
 	}
 	require.Contains(t, string(one), "INSERT INTO `g` VALUES\n(1,1,'x',2,'x!')") // values for the generated columns
