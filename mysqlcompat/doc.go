@@ -64,10 +64,11 @@
 //     1906 per row and column out of it, as MariaDB does, for the dumps it
 //     writes; DEFAULT taken everywhere; STORED generated columns set
 //     again by ON DUPLICATE KEY UPDATE. TestGeneratedValuesSpec.
-//   - SHOW of a table with virtual columns (showvirtual.go): SHOW CREATE
-//     TABLE, SHOW INDEX and SHOW COLUMNS show its indexes, CHECKs,
-//     comment and AUTO_INCREMENT; GMS asked its virtual-column wrapper.
-//     TestShowVirtualTables.
+//   - tables with virtual columns (showvirtual.go, virtualchecks.go): SHOW
+//     CREATE TABLE, SHOW INDEX and SHOW COLUMNS show their indexes,
+//     CHECKs, comment and AUTO_INCREMENT, and INSERT and UPDATE check
+//     their CHECKs; GMS asked its virtual-column wrapper.
+//     TestShowVirtualTables, TestVirtualTableChecks.
 //
 // The value rules among them (exact aggregates, assignments, exact
 // updates, integer arithmetic, hash-join keys) also reach the statements

@@ -25,8 +25,7 @@ import (
 // its definition, with the indexes, CHECK constraints and primary key GMS
 // would have found on it.
 
-// showVirtualTables is the rule (run with the value rules, at the end of
-// every analysis).
+// showVirtualTables is virtualTables' part for SHOW (virtualchecks.go).
 func showVirtualTables(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	switch s := n.(type) {
 	case *plan.ShowCreateTable:
@@ -106,13 +105,13 @@ func unwrapVirtual(n sql.Node) (*plan.ResolvedTable, sql.Table) {
 	if !ok {
 		return nil, nil
 	}
-	vt, ok := rt.Table.(*plan.VirtualColumnTable)
-	if !ok {
+	t := virtualUnderlying(rt.Table)
+	if t == nil {
 		return nil, nil
 	}
 	nrt := *rt
-	nrt.Table = vt.Underlying()
-	return &nrt, nrt.Table
+	nrt.Table = t
+	return &nrt, t
 }
 
 // shownIndexes returns t's indexes but those GMS generates itself, as the

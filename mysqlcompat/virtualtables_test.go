@@ -40,3 +40,37 @@ func TestShowVirtualTables(t *testing.T) {
 	require.Equal(t, "[[b int YES MUL <nil> ]]", show("SHOW COLUMNS FROM virt LIKE 'b'"))
 	require.Contains(t, show("SHOW FULL COLUMNS FROM virt"), "PRI")
 }
+
+// TestVirtualTableChecks: the CHECK constraints of a table with a VIRTUAL
+// generated column hold for INSERT (VALUES, SELECT, ON DUPLICATE KEY
+// UPDATE), REPLACE and UPDATE (with and without WHERE), as for a table
+// without one, also a CHECK of the virtual column; GMS checked none of
+// them there.
+func TestVirtualTableChecks(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE plain (id INT PRIMARY KEY, a INT, CHECK (a > 0))")
+	d.exec("CREATE TABLE virt (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, CHECK (a > 0), CONSTRAINT small CHECK (g < 100))")
+	for _, table := range []string{"plain", "virt"} {
+		d.exec("INSERT INTO " + table + " (id, a) VALUES (1, 1), (2, 2)")
+		for _, q := range []string{
+			"INSERT INTO %s (id, a) VALUES (3, -5)",
+			"INSERT INTO %s (id, a) VALUES (3, 5), (4, -5)",
+			"INSERT INTO %s (id, a) SELECT 3, -3",
+			"INSERT INTO %s (id, a) VALUES (1, 5) ON DUPLICATE KEY UPDATE a = -7",
+			"REPLACE INTO %s (id, a) VALUES (1, -5)",
+			"UPDATE %s SET a = -1 WHERE id = 1",
+			"UPDATE %s SET a = -1",
+			"UPDATE %s SET a = a - 5 WHERE a > 1 ORDER BY id LIMIT 1",
+		} {
+			q = fmt.Sprintf(q, table)
+			err := d.execErr(q)
+			require.Error(t, err, q)
+			require.Equal(t, 3819, mysqlErrno(err), q)
+		}
+		require.Equal(t, "[[1 1] [2 2]]", fmt.Sprint(d.exec("SELECT id, a FROM "+table+" ORDER BY id")))
+	}
+	err := d.execErr("INSERT INTO virt (id, a) VALUES (5, 60)")
+	require.Equal(t, 3819, mysqlErrno(err))
+	require.ErrorContains(t, err, "small")
+	d.exec("UPDATE virt SET a = 40 WHERE id = 1")
+}
