@@ -13,6 +13,9 @@ import (
 
 // SHOW of a table with virtual columns
 //
+// (The rule is virtualTables, in virtualchecks.go, which also gives such
+// tables' INSERTs and UPDATEs their CHECK constraints.)
+//
 // GMS's binder reads a table with a VIRTUAL generated column through a
 // wrapper that computes those columns (plan.VirtualColumnTable), and asks
 // the wrapper, not the table, for what SHOW CREATE TABLE, SHOW INDEX and
