@@ -36,7 +36,7 @@ import (
 // statement on them, are GMS's.
 
 // ownTables are the tables of GMS's mysql database
-// (mysql_db.MySQLDb.GetTableNames; TestServerOwnTablesNamed keeps the two
+// (mysql_db.MySQLDb.GetTableNames; TestServerOwnTables keeps the two
 // the same).
 var ownTables = map[string]bool{
 	"user": true, "db": true, "tables_priv": true, "procs_priv": true, "role_edges": true,
