@@ -248,7 +248,6 @@ func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) 
 	if !strict {
 		t.rewriteSelect(ins, sel, cols)
 	}
-	return
 }
 
 // hasDefault reports whether a row of vs holds DEFAULT.
