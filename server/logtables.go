@@ -31,8 +31,8 @@ import (
 // their rows, so the server takes DROP TABLE IF EXISTS and CREATE TABLE of
 // one of them in the mysql database as no-ops: a dump of every database
 // reloads, and the server it is loaded into keeps its own accounts.
-// Accounts move with CREATE USER and GRANT (SHOW CREATE USER and SHOW
-// GRANTS on the source). DROP TABLE without IF EXISTS, and every other
+// Accounts move with CREATE USER and GRANT (SHOW GRANTS on the source
+// lists an account's privileges). DROP TABLE without IF EXISTS, and every other
 // statement on them, are GMS's.
 
 // ownTables are the tables of GMS's mysql database
