@@ -7,7 +7,8 @@
 // rule lists, exec builder and parsers; an engine built without it behaves
 // as stock GMS, whatever other engines in the process do. A database
 // provider that implements sql.FunctionProvider with Function gives its
-// engines the string functions bounded by max_allowed_packet. A session
+// engines the string functions bounded by max_allowed_packet, and the
+// function the rewrite of generated-column values calls. A session
 // that implements MemoryAccounter has GROUP_CONCAT's values charged to its
 // statement's memory account.
 //
@@ -58,6 +59,16 @@
 //     TestGroupConcatSpec.
 //   - SET DEFAULT foreign keys (fkactions.go): refused, as InnoDB refuses
 //     them. sqlstore/enginetest's TestGMS/ForeignKeys.
+//   - values for generated columns (genvalues.go): refused with 3105 in
+//     strict mode (also where GMS let them through), ignored with warning
+//     1906 per row and column out of it, as MariaDB does, for the dumps it
+//     writes; DEFAULT taken everywhere; STORED generated columns set
+//     again by ON DUPLICATE KEY UPDATE. TestGeneratedValuesSpec.
+//   - tables with virtual columns (showvirtual.go, virtualchecks.go): SHOW
+//     CREATE TABLE, SHOW INDEX and SHOW COLUMNS show their indexes,
+//     CHECKs, comment and AUTO_INCREMENT, and INSERT and UPDATE check
+//     their CHECKs; GMS asked its virtual-column wrapper.
+//     TestShowVirtualTables, TestVirtualTableChecks.
 //
 // The value rules among them (exact aggregates, assignments, exact
 // updates, integer arithmetic, hash-join keys) also reach the statements

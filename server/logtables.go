@@ -20,6 +20,29 @@ import (
 // NOT EXISTS of either there as the no-op it is in MySQL, so a dump of
 // every database is made and loads again. The tables themselves stay
 // absent: the server keeps no general or slow query log in tables.
+//
+// The mysql database's other tables are GMS's: the accounts and grants
+// the server keeps in the store (user, db, tables_priv, procs_priv,
+// role_edges), the help tables and the replica's. mariadb-dump
+// --all-databases writes each as DROP TABLE IF EXISTS and CREATE TABLE
+// with no rows (it reads no table status there), and the reload stopped at
+// the first DROP, which GMS refuses, before the databases that sort after
+// mysql. SQL cannot recreate those tables, and the dump holds none of
+// their rows, so the server takes DROP TABLE IF EXISTS and CREATE TABLE of
+// one of them in the mysql database as no-ops: a dump of every database
+// reloads, and the server it is loaded into keeps its own accounts.
+// Accounts move with CREATE USER and GRANT (SHOW GRANTS on the source
+// lists an account's privileges). DROP TABLE without IF EXISTS, and every other
+// statement on them, are GMS's.
+
+// ownTables are the tables of GMS's mysql database
+// (mysql_db.MySQLDb.GetTableNames; TestServerOwnTables keeps the two
+// the same).
+var ownTables = map[string]bool{
+	"user": true, "db": true, "tables_priv": true, "procs_priv": true, "role_edges": true,
+	"slave_master_info": true, "help_topic": true, "help_keyword": true, "help_category": true,
+	"help_relation": true,
+}
 
 // logTableDefs are MySQL 8.0's definitions of the log tables.
 var logTableDefs = map[string]string{
@@ -85,22 +108,26 @@ func (p logTablesParser) ParseOneWithOptions(ctx context.Context, query string, 
 
 // logTableStatement returns the statement that stands for query when query
 // is SHOW CREATE TABLE or CREATE TABLE IF NOT EXISTS of a log table of the
-// mysql database (named so, or the current database).
+// mysql database (named so, or the current database), or DROP TABLE IF
+// EXISTS or CREATE TABLE of one of its own tables (ownTables).
 func logTableStatement(ctx context.Context, query string) (string, bool) {
 	q := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(query), ";"))
-	lower := strings.ToLower(q)
 	var rest string
-	var show bool
+	var show, drop, create bool
 	switch {
-	case strings.HasPrefix(lower, "show create table "):
+	case hasPrefixFold(q, "show create table "):
 		rest, show = strings.TrimSpace(q[len("show create table "):]), true
-	case strings.HasPrefix(lower, "create table if not exists "):
+	case hasPrefixFold(q, "create table if not exists "):
 		rest = strings.TrimSpace(q[len("create table if not exists "):])
+	case hasPrefixFold(q, "create table "):
+		rest, create = strings.TrimSpace(q[len("create table "):]), true
+	case hasPrefixFold(q, "drop table if exists "):
+		rest, drop = strings.TrimSpace(q[len("drop table if exists "):]), true
 	default:
 		return "", false
 	}
 	name := rest
-	if !show {
+	if !show && !drop {
 		// The name ends where the column list begins.
 		i := strings.IndexAny(rest, "( \n\t")
 		if i < 0 {
@@ -114,7 +141,16 @@ func logTableStatement(ctx context.Context, query string) (string, bool) {
 	}
 	table = strings.ToLower(unquoteIdent(table))
 	def, ok := logTableDefs[table]
-	if !ok {
+	switch {
+	case show && !ok:
+		return "", false
+	case drop || create:
+		// One of the mysql database's own tables, named alone (a list
+		// of tables is GMS's to refuse).
+		if !ownTables[table] {
+			return "", false
+		}
+	case !ok && !ownTables[table]:
 		return "", false
 	}
 	if db == "" {
@@ -128,9 +164,15 @@ func logTableStatement(ctx context.Context, query string) (string, bool) {
 		return "", false
 	}
 	if !show {
-		return "SELECT 1 FROM dual WHERE FALSE", true
+		return "SELECT 1 FROM dual WHERE FALSE", true // a no-op
 	}
 	return "SELECT '" + table + "' AS `Table`, '" + strings.ReplaceAll(def, "'", "''") + "' AS `Create Table`", true
+}
+
+// hasPrefixFold reports whether s begins with prefix, in any letter case
+// (without a lower-case copy of every statement).
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // unquoteIdent removes an identifier's backticks.

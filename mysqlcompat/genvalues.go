@@ -1,0 +1,631 @@
+package mysqlcompat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Values given for generated columns
+//
+// MySQL 8 refuses a value other than DEFAULT for a generated column, in
+// INSERT, REPLACE, UPDATE and ON DUPLICATE KEY UPDATE alike, with error
+// 3105, whatever the sql_mode. MariaDB does so only in strict mode; without
+// STRICT_TRANS_TABLES or STRICT_ALL_TABLES it ignores the value, computes
+// the column, and records warning 1906 for each row and column whose value
+// it ignored. Dumps rely on that: mariadb-dump's INSERTs give a value for
+// every column of every row, generated ones included, and its dumps reload
+// under sql_mode='NO_AUTO_VALUE_ON_ZERO'. Strata follows MariaDB out of strict
+// mode and MySQL 8 in it (docs/decisions/2026-12-07-generated-column-values.md).
+//
+// GMS refuses such values while it binds the statement, before any rule of
+// an analyzer sees it, so the correction is a rewrite of the parsed
+// statement (generatedValuesParser), which looks the table up to learn its
+// generated columns. Outside strict mode it drops the generated columns
+// given values from the statement and wraps, in each row, the value of a
+// column that stays in a call of ignoredValuesName, which evaluates to that
+// value and records the warnings for that row when the row is written
+// (ignoredGeneratedValues). Each warning thus comes with its row, as in
+// MariaDB: VALUES rows, rows of INSERT ... SELECT, rows an UPDATE matches,
+// and rows ON DUPLICATE KEY UPDATE updates. The call checks the sql_mode
+// again when it runs, so a statement parsed out of strict mode and run in
+// it (a prepared statement) fails with 3105 then.
+//
+// DEFAULT, which MySQL 8 takes for a generated column, is taken in every
+// mode: in a VALUES list without column names (which GMS refuses for any
+// table with generated columns) the rewrite names the table's columns, and
+// `SET g = DEFAULT` of UPDATE and ON DUPLICATE KEY UPDATE (which GMS
+// refuses, or for ON DUPLICATE KEY UPDATE, carries out) is dropped. In
+// strict mode, two values GMS lets through go to the call, which refuses
+// them with 3105: those of ON DUPLICATE KEY UPDATE (which GMS wrote into
+// the column), checked when a row is a duplicate, as MySQL 8 checks them;
+// and those of VALUES rows after a first row with DEFAULT (GMS looks at
+// the first row only, and ignored the others).
+//
+// And in every mode, ON DUPLICATE KEY UPDATE sets each STORED generated
+// column again after its own assignments (recomputeStored), which GMS did
+// not: the updated row kept the old value.
+//
+// What is left as GMS has it: statements whose table has no generated
+// column or cannot be found (GMS reports what is wrong); multi-table
+// UPDATE; VALUES with a row alias that names its columns; VALUES whose
+// rows keep no value, other than DEFAULT, to carry the call, and INSERT
+// ... SELECT of generated columns only (GMS refuses both with 3105).
+
+// ignoredValuesName is the function the rewrite calls:
+// strata_generated_values_ignored(value, 'table', 'column', ignored value,
+// ...) is value, and records warning 1906 for each column named (error
+// 3105 in strict mode).
+const ignoredValuesName = "strata_generated_values_ignored"
+
+// erGeneratedValueIgnored is MariaDB's ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN.
+const erGeneratedValueIgnored = 1906
+
+// generatedValuesParser is a parser with the rewrite (above) applied to
+// the INSERT, REPLACE and UPDATE statements it parses with a session.
+type generatedValuesParser struct {
+	sql.Parser
+	cat sql.Catalog
+}
+
+// Parse implements sql.Parser.
+func (p generatedValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	if err == nil {
+		p.rewrite(ctx, st)
+	}
+	return st, q, rest, err
+}
+
+// ParseWithOptions implements sql.Parser.
+func (p generatedValuesParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
+		p.rewrite(sctx, st)
+	}
+	return st, q, rest, err
+}
+
+// ParseOneWithOptions implements sql.Parser.
+func (p generatedValuesParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, options)
+	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
+		p.rewrite(sctx, st)
+	}
+	return st, n, err
+}
+
+// rewrite applies the rewrite to st, in place.
+func (p generatedValuesParser) rewrite(ctx *sql.Context, st ast.Statement) {
+	switch s := st.(type) {
+	case *ast.Insert:
+		p.rewriteInsert(ctx, s)
+	case *ast.Update:
+		p.rewriteUpdate(ctx, s)
+	}
+}
+
+// strictMode reports whether the session's sql_mode has STRICT_TRANS_TABLES
+// or STRICT_ALL_TABLES (every Strata table is transactional). It runs for
+// every INSERT and UPDATE parsed: the default mode is answered without an
+// allocation (the variable's name in lower case, which the session's
+// lookup would otherwise copy into it).
+func strictMode(ctx *sql.Context) bool {
+	if ctx == nil || ctx.Session == nil {
+		return true
+	}
+	v, err := ctx.GetSessionVariable(ctx, "sql_mode")
+	mode, ok := v.(string)
+	if err != nil || !ok {
+		return true // GMS's default, strict
+	}
+	if mode == sql.DefaultSqlMode {
+		return true
+	}
+	m := sql.NewSqlModeFromString(mode)
+	return m.ModeEnabled("strict_trans_tables") || m.ModeEnabled("strict_all_tables")
+}
+
+// genTable is the schema of a statement's table, if it has generated
+// columns.
+type genTable struct {
+	name string
+	sch  sql.Schema
+}
+
+// lookup returns the table tn names, if it has a generated column.
+func (p generatedValuesParser) lookup(ctx *sql.Context, tn ast.TableName) (genTable, bool) {
+	if p.cat == nil || tn.Name.IsEmpty() {
+		return genTable{}, false
+	}
+	db := tn.DbQualifier.String()
+	if db == "" {
+		db = ctx.GetCurrentDatabase()
+	}
+	if db == "" {
+		return genTable{}, false
+	}
+	t, _, err := p.cat.Table(ctx, db, tn.Name.String())
+	if err != nil || t == nil {
+		return genTable{}, false
+	}
+	sch := t.Schema()
+	for _, c := range sch {
+		if c.Generated != nil {
+			return genTable{name: t.Name(), sch: sch}, true
+		}
+	}
+	return genTable{}, false
+}
+
+// column returns the index in the schema of the column named name, or -1.
+func (t genTable) column(name string) int {
+	for i, c := range t.sch {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// stored returns the first column that is not generated, or -1.
+func (t genTable) stored() int {
+	for i, c := range t.sch {
+		if c.Generated == nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// ignoredValue is a value given for a generated column, which the
+// rewrite drops from where it was.
+type ignoredValue struct {
+	col string
+	e   ast.Expr
+}
+
+// ignoredCall returns the call of ignoredValuesName that evaluates to e
+// and records warnings for the values vs of t's generated columns. The
+// values go into the call, unevaluated, so that the statement keeps its
+// placeholders (a prepared statement's count of arguments is theirs).
+func (t genTable) ignoredCall(e ast.Expr, vs []ignoredValue) ast.Expr {
+	args := make(ast.SelectExprs, 0, 2+2*len(vs))
+	args = append(args, &ast.AliasedExpr{Expr: e}, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(t.name))})
+	for _, v := range vs {
+		args = append(args, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(v.col))}, &ast.AliasedExpr{Expr: v.e})
+	}
+	return &ast.FuncExpr{Name: ast.NewColIdent(ignoredValuesName), Exprs: args}
+}
+
+func isDefault(e ast.Expr) bool {
+	_, ok := e.(*ast.Default)
+	return ok
+}
+
+// rewriteInsert rewrites ins in place (see above).
+func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) {
+	values, _ := ins.Rows.(*ast.AliasedValues)
+	sel, _ := ins.Rows.(ast.SelectStatement)
+	if values == nil && sel == nil {
+		return
+	}
+	strict := strictMode(ctx)
+	if strict && len(ins.OnDup) == 0 && (values == nil || !hasDefault(values.Values)) {
+		// Nothing in strict mode that GMS gets wrong: no DEFAULT in a
+		// VALUES list (without column names, or in the first row where
+		// a later row gives a value).
+		return
+	}
+	t, ok := p.lookup(ctx, ins.Table)
+	if !ok {
+		return
+	}
+	ins.OnDup = ast.OnDup(t.dropAssignments(ast.AssignmentExprs(ins.OnDup)))
+	t.recomputeStored(ins)
+	// The columns the rows give, in order.
+	cols := make([]int, 0, len(t.sch))
+	if len(ins.Columns) == 0 {
+		for i := range t.sch {
+			cols = append(cols, i)
+		}
+	} else {
+		for _, c := range ins.Columns {
+			i := t.column(c.String())
+			if i < 0 {
+				return // GMS reports the unknown column
+			}
+			cols = append(cols, i)
+		}
+	}
+	if values != nil {
+		t.rewriteValues(ins, values, cols, strict)
+		return
+	}
+	if !strict {
+		t.rewriteSelect(ins, sel, cols)
+	}
+}
+
+// hasDefault reports whether a row of vs holds DEFAULT.
+func hasDefault(vs ast.Values) bool {
+	for _, row := range vs {
+		for _, e := range row {
+			if isDefault(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rewriteValues rewrites an INSERT ... VALUES whose rows give the columns
+// cols of t.
+func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols []int, strict bool) {
+	if len(values.Columns) > 0 {
+		return // the row alias names the columns the rows give
+	}
+	for _, row := range values.Values {
+		if len(row) != len(cols) {
+			return // GMS reports the count
+		}
+	}
+	// drop[j]: the rows give the generated column cols[j] a value.
+	drop := make([]bool, len(cols))
+	dropped, kept := 0, 0
+	for j, c := range cols {
+		if t.sch[c].Generated == nil {
+			kept++
+			continue
+		}
+		for _, row := range values.Values {
+			if !isDefault(row[j]) {
+				drop[j] = true
+			}
+		}
+		if drop[j] {
+			dropped++
+		}
+	}
+	if dropped > 0 && strict {
+		for j := range drop {
+			if drop[j] && !isDefault(values.Values[0][j]) {
+				return // GMS refuses the value with 3105, as MySQL 8 does
+			}
+		}
+		// GMS looks at the first row only, and would ignore the values
+		// of the others: the call refuses them.
+	}
+	if dropped == 0 {
+		if len(ins.Columns) == 0 {
+			// Only DEFAULT for the generated columns: name the columns,
+			// as GMS wants for a table with generated columns.
+			ins.Columns = t.columnIdents(cols, nil)
+		}
+		return
+	}
+	// Each row with a value to ignore needs a value that stays, and is
+	// not DEFAULT, to carry the call; without one the statement is left
+	// as GMS has it.
+	anchors := make([]int, len(values.Values))
+	for i, row := range values.Values {
+		anchors[i] = -1
+		ignores := false
+		for j, e := range row {
+			switch {
+			case drop[j]:
+				ignores = ignores || !isDefault(e)
+			case anchors[i] < 0 && !isDefault(e):
+				anchors[i] = j
+			}
+		}
+		if ignores && anchors[i] < 0 {
+			return
+		}
+	}
+	ins.Columns = t.columnIdents(cols, drop)
+	var ignored []ignoredValue
+	for i, row := range values.Values {
+		ignored = ignored[:0]
+		out := make(ast.ValTuple, 0, len(row)-dropped)
+		anchor := -1
+		for j, e := range row {
+			if drop[j] {
+				if !isDefault(e) {
+					ignored = append(ignored, ignoredValue{t.sch[cols[j]].Name, e})
+				}
+				continue
+			}
+			if j == anchors[i] {
+				anchor = len(out)
+			}
+			out = append(out, e)
+		}
+		if len(ignored) > 0 {
+			out[anchor] = t.ignoredCall(out[anchor], ignored)
+		}
+		values.Values[i] = out
+	}
+}
+
+// columnIdents returns the names of the columns cols of t but those drop
+// marks.
+func (t genTable) columnIdents(cols []int, drop []bool) ast.Columns {
+	out := make(ast.Columns, 0, len(cols))
+	for j, c := range cols {
+		if drop == nil || !drop[j] {
+			out = append(out, ast.NewColIdent(t.sch[c].Name))
+		}
+	}
+	return out
+}
+
+// rewriteSelect rewrites an INSERT ... SELECT whose rows give the columns
+// cols of t: the SELECT becomes a derived table whose columns are named as
+// the columns they go to, read by a SELECT of those that are not
+// generated.
+func (t genTable) rewriteSelect(ins *ast.Insert, sel ast.SelectStatement, cols []int) {
+	var ignored []ignoredValue
+	var keep []int
+	for _, c := range cols {
+		if t.sch[c].Generated != nil {
+			ignored = append(ignored, ignoredValue{t.sch[c].Name, ast.NewColName(t.sch[c].Name)})
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	if len(ignored) == 0 || len(keep) == 0 {
+		return
+	}
+	names := t.columnIdents(cols, nil)
+	exprs := make(ast.SelectExprs, len(keep))
+	for i, c := range keep {
+		var e ast.Expr = ast.NewColName(t.sch[c].Name)
+		if i == 0 {
+			e = t.ignoredCall(e, ignored)
+		}
+		exprs[i] = &ast.AliasedExpr{Expr: e, As: ast.NewColIdent(t.sch[c].Name)}
+	}
+	ins.Rows = &ast.Select{
+		SelectExprs: exprs,
+		From: ast.TableExprs{&ast.AliasedTableExpr{
+			Expr: &ast.Subquery{Select: sel, Columns: names},
+			As:   ast.NewTableIdent("strata_source"),
+		}},
+	}
+	ins.Columns = t.columnIdents(keep, nil)
+}
+
+// dropAssignments returns exprs without its assignments to generated
+// columns of t, or exprs itself when it has none. The values of those
+// that are not DEFAULT go to a call of ignoredValuesName, which warns or,
+// in strict mode, fails when a row is updated (as MySQL 8 checks the
+// values of ON DUPLICATE KEY UPDATE when it finds a duplicate).
+func (t genTable) dropAssignments(exprs ast.AssignmentExprs) ast.AssignmentExprs {
+	var ignored []ignoredValue
+	var out ast.AssignmentExprs
+	for i, a := range exprs {
+		c := t.column(a.Name.Name.String())
+		if c < 0 || t.sch[c].Generated == nil {
+			if out != nil {
+				out = append(out, a)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make(ast.AssignmentExprs, 0, len(exprs)), exprs[:i]...)
+		}
+		if isDefault(a.Expr) {
+			continue
+		}
+		ignored = append(ignored, ignoredValue{t.sch[c].Name, a.Expr})
+	}
+	if out == nil {
+		return exprs
+	}
+	anchor := -1
+	for i, a := range out {
+		if !isDefault(a.Expr) {
+			anchor = i
+			break
+		}
+	}
+	if anchor < 0 {
+		// Nothing left to set, or only DEFAULTs: set a column to
+		// itself, which changes nothing, to carry the warnings.
+		s := t.stored()
+		if s < 0 {
+			return exprs
+		}
+		name := t.sch[s].Name
+		out = append(out, &ast.AssignmentExpr{Name: ast.NewColName(name), Expr: ast.NewColName(name)})
+		anchor = len(out) - 1
+	}
+	if len(ignored) > 0 {
+		a := *out[anchor]
+		a.Expr = t.ignoredCall(a.Expr, ignored)
+		out[anchor] = &a
+	}
+	return out
+}
+
+// recomputeStored appends to ins's ON DUPLICATE KEY UPDATE an assignment
+// of each STORED generated column of t to its expression, after the
+// statement's own: GMS adds them to UPDATE's assignments but not to these,
+// and left the column as it was when a row was updated. The expression is
+// the text the column's definition keeps, its columns qualified by the
+// table's name so that they read the row being updated (with the
+// assignments before applied), not a column of an INSERT ... SELECT's
+// source. A VIRTUAL column is computed when it is read.
+func (t genTable) recomputeStored(ins *ast.Insert) {
+	if len(ins.OnDup) == 0 {
+		return
+	}
+	for _, c := range t.sch {
+		if c.Generated == nil || c.Virtual {
+			continue
+		}
+		st, err := ast.Parse("SELECT " + c.Generated.String())
+		sel, _ := st.(*ast.Select)
+		if err != nil || sel == nil || len(sel.SelectExprs) != 1 {
+			continue
+		}
+		ae, ok := sel.SelectExprs[0].(*ast.AliasedExpr)
+		if !ok {
+			continue
+		}
+		_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+			if cn, ok := n.(*ast.ColName); ok && cn.Qualifier.IsEmpty() {
+				cn.Qualifier = ast.TableName{Name: ins.Table.Name, DbQualifier: ins.Table.DbQualifier}
+			}
+			return true, nil
+		}, ae.Expr)
+		ins.OnDup = append(ins.OnDup, &ast.AssignmentExpr{Name: ast.NewColName(c.Name), Expr: ae.Expr})
+	}
+}
+
+// rewriteUpdate rewrites a single-table UPDATE in place: SET of a
+// generated column to DEFAULT is dropped in every mode, to a value out of
+// strict mode, with warnings (in strict mode GMS refuses it with 3105).
+func (p generatedValuesParser) rewriteUpdate(ctx *sql.Context, upd *ast.Update) {
+	if len(upd.TableExprs) != 1 {
+		return
+	}
+	at, ok := upd.TableExprs[0].(*ast.AliasedTableExpr)
+	if !ok {
+		return
+	}
+	tn, ok := at.Expr.(ast.TableName)
+	if !ok {
+		return
+	}
+	strict := strictMode(ctx)
+	if strict {
+		has := false
+		for _, a := range upd.Exprs {
+			has = has || isDefault(a.Expr)
+		}
+		if !has {
+			return
+		}
+	}
+	t, ok := p.lookup(ctx, tn)
+	if !ok {
+		return
+	}
+	if strict {
+		for _, a := range upd.Exprs {
+			if c := t.column(a.Name.Name.String()); c >= 0 && t.sch[c].Generated != nil && !isDefault(a.Expr) {
+				return // GMS refuses the value with 3105, as MySQL 8 does
+			}
+		}
+	}
+	upd.Exprs = t.dropAssignments(upd.Exprs)
+}
+
+// newIgnoredGeneratedValues builds a call of ignoredValuesName:
+// (value, 'table', 'column', ignored value, ...).
+func newIgnoredGeneratedValues(args ...sql.Expression) (sql.Expression, error) {
+	if len(args) < 4 || len(args)%2 != 0 {
+		return nil, sql.ErrInvalidArgumentNumber.New(ignoredValuesName, "4, 6, ...", len(args))
+	}
+	name := func(i int) (string, error) {
+		v, err := args[i].Eval(nil, nil)
+		s, ok := v.(string)
+		if err != nil || !ok {
+			return "", fmt.Errorf("%s: argument %d is not a name", ignoredValuesName, i+1)
+		}
+		return s, nil
+	}
+	table, err := name(1)
+	if err != nil {
+		return nil, err
+	}
+	g := &ignoredGeneratedValues{child: args[0], args: args, table: table}
+	for i := 2; i < len(args); i += 2 {
+		c, err := name(i)
+		if err != nil {
+			return nil, err
+		}
+		g.cols = append(g.cols, c)
+	}
+	return g, nil
+}
+
+// ignoredGeneratedValues is a call of ignoredValuesName: its first
+// argument's value, with warning 1906 for each generated column named, or
+// error 3105 for the first in strict mode. The values given for those
+// columns are its arguments, and never evaluated.
+type ignoredGeneratedValues struct {
+	child sql.Expression
+	args  []sql.Expression // all the arguments, for Children
+	table string
+	cols  []string
+}
+
+var _ sql.FunctionExpression = (*ignoredGeneratedValues)(nil)
+var _ sql.CollationCoercible = (*ignoredGeneratedValues)(nil)
+
+// Eval implements sql.Expression.
+func (g *ignoredGeneratedValues) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if strictMode(ctx) {
+		return nil, sql.ErrGeneratedColumnValue.New(g.cols[0], g.table)
+	}
+	for _, c := range g.cols {
+		ctx.Warn(erGeneratedValueIgnored, "The value specified for generated column '%s' in table '%s' has been ignored", c, g.table)
+	}
+	return g.child.Eval(ctx, row)
+}
+
+// Type implements sql.Expression.
+func (g *ignoredGeneratedValues) Type() sql.Type { return g.child.Type() }
+
+// IsNullable implements sql.Expression.
+func (g *ignoredGeneratedValues) IsNullable() bool { return g.child.IsNullable() }
+
+// Resolved implements sql.Expression.
+func (g *ignoredGeneratedValues) Resolved() bool {
+	for _, a := range g.args {
+		if !a.Resolved() {
+			return false
+		}
+	}
+	return true
+}
+
+// Children implements sql.Expression.
+func (g *ignoredGeneratedValues) Children() []sql.Expression { return g.args }
+
+// WithChildren implements sql.Expression.
+func (g *ignoredGeneratedValues) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != len(g.args) {
+		return nil, sql.ErrInvalidChildrenNumber.New(g, len(children), len(g.args))
+	}
+	return &ignoredGeneratedValues{child: children[0], args: children, table: g.table, cols: g.cols}, nil
+}
+
+// String implements sql.Expression.
+func (g *ignoredGeneratedValues) String() string {
+	parts := make([]string, len(g.args))
+	for i, a := range g.args {
+		parts[i] = a.String()
+	}
+	return ignoredValuesName + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// FunctionName implements sql.FunctionExpression.
+func (g *ignoredGeneratedValues) FunctionName() string { return ignoredValuesName }
+
+// Description implements sql.FunctionExpression.
+func (g *ignoredGeneratedValues) Description() string {
+	return "returns its first argument, noting that the values given for the generated columns named were ignored"
+}
+
+// CollationCoercibility implements sql.CollationCoercible: the first
+// argument's.
+func (g *ignoredGeneratedValues) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, g.child)
+}

@@ -1,0 +1,199 @@
+package mysqlcompat
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/planbuilder"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// CHECK constraints of a table with virtual columns
+//
+// For the same reason as SHOW (showvirtual.go), GMS's binder loads no CHECK
+// constraint for an INSERT, REPLACE or single-table UPDATE of a table with
+// a VIRTUAL generated column: it asks the wrapper that computes the
+// virtual columns, which is no sql.CheckTable. The rows were written
+// unchecked. virtualTableChecks gives such a statement the table's CHECK
+// constraints, bound as the binder binds them, over the table's row in
+// schema order (the row INSERT and UPDATE check).
+
+// virtualTables is the rule for tables with virtual columns: their SHOW
+// statements and their CHECK constraints. It runs with the value rules,
+// at the end of every analysis and on the plans GMS analyzed with fixed
+// batches.
+func virtualTables(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	switch n.(type) {
+	case *plan.InsertInto, *plan.Update, *plan.TriggerExecutor:
+		return virtualTableChecks(ctx, a, n)
+	}
+	return showVirtualTables(ctx, a, n, scope, sel, qFlags)
+}
+
+// virtualTableChecks adds the CHECK constraints to an INSERT or UPDATE of
+// a table with virtual columns (see above), under the executors of its
+// AFTER triggers.
+func virtualTableChecks(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	switch x := n.(type) {
+	case *plan.TriggerExecutor:
+		left, same, err := virtualTableChecks(ctx, a, x.Left())
+		if err != nil || same == transform.SameTree {
+			return n, transform.SameTree, err
+		}
+		nn, err := x.WithChildren(left, x.Right())
+		return nn, transform.NewTree, err
+	case *plan.InsertInto:
+		if len(x.Checks()) > 0 {
+			return n, transform.SameTree, nil
+		}
+		db, t := virtualTarget(x.Destination)
+		checks, err := boundChecks(ctx, a, db, t)
+		if err != nil || len(checks) == 0 {
+			return n, transform.SameTree, err
+		}
+		return x.WithChecks(checks), transform.NewTree, nil
+	case *plan.Update:
+		if len(x.Checks()) > 0 || !x.HasSingleRel || x.IsJoin {
+			return n, transform.SameTree, nil
+		}
+		db, t := virtualTarget(updatedTable(x.Child))
+		checks, err := boundChecks(ctx, a, db, t)
+		if err != nil || len(checks) == 0 {
+			return n, transform.SameTree, err
+		}
+		return x.WithChecks(checks), transform.NewTree, nil
+	}
+	return n, transform.SameTree, nil
+}
+
+// updatedTable returns the table node a single-table UPDATE's source
+// reads, through the nodes its plans put over it, or nil. Each UPDATE
+// executed costs this walk, which allocates nothing (Children would).
+func updatedTable(n sql.Node) sql.Node {
+	for {
+		switch x := n.(type) {
+		case *plan.UpdateSource:
+			n = x.Child
+		case *plan.Filter:
+			n = x.Child
+		case *plan.Project:
+			n = x.Child
+		case *plan.Limit:
+			n = x.Child
+		case *plan.Sort:
+			n = x.Child
+		case *plan.TopN:
+			n = x.Child
+		case *plan.TableAlias:
+			n = x.Child
+		case *plan.IndexedTableAccess:
+			return x.TableNode
+		default:
+			return n
+		}
+	}
+}
+
+// virtualTarget returns the database and the table n reads through GMS's
+// virtual-column wrapper (n, or an INSERT's destination over it), or nil.
+func virtualTarget(n sql.Node) (string, sql.Table) {
+	if d, ok := n.(*plan.InsertDestination); ok {
+		n = d.Child
+	}
+	rt, ok := n.(*plan.ResolvedTable)
+	if !ok || rt.Database() == nil {
+		return "", nil
+	}
+	t := virtualUnderlying(rt.Table)
+	if t == nil {
+		return "", nil
+	}
+	return rt.Database().Name(), t
+}
+
+// virtualUnderlying returns the table t reads through GMS's virtual-column
+// wrapper, under any other wrappers (the process tracker's), or nil.
+func virtualUnderlying(t sql.Table) sql.Table {
+	for {
+		switch w := t.(type) {
+		case *plan.VirtualColumnTable:
+			return w.Underlying()
+		case sql.TableWrapper:
+			t = w.Underlying()
+		default:
+			return nil
+		}
+	}
+}
+
+// boundChecks returns t's CHECK constraints bound over its rows: each
+// definition's text parsed and bound by GMS's binder against the table,
+// its columns then indexed by their place in t's schema.
+func boundChecks(ctx *sql.Context, a *analyzer.Analyzer, db string, t sql.Table) (sql.CheckConstraints, error) {
+	ct, ok := t.(sql.CheckTable)
+	if !ok {
+		return nil, nil
+	}
+	defs, err := ct.GetChecks(ctx)
+	if err != nil || len(defs) == 0 {
+		return nil, err
+	}
+	sch := t.Schema()
+	from := &ast.AliasedTableExpr{Expr: ast.TableName{Name: ast.NewTableIdent(t.Name()), DbQualifier: ast.NewTableIdent(db)}}
+	checks := make(sql.CheckConstraints, 0, len(defs))
+	for _, d := range defs {
+		st, err := ast.Parse("SELECT " + d.CheckExpression)
+		sel, _ := st.(*ast.Select)
+		if err != nil || sel == nil || len(sel.SelectExprs) != 1 {
+			return nil, fmt.Errorf("check constraint %s: cannot parse %q: %v", d.Name, d.CheckExpression, err)
+		}
+		ae, ok := sel.SelectExprs[0].(*ast.AliasedExpr)
+		if !ok {
+			return nil, fmt.Errorf("check constraint %s: cannot parse %q", d.Name, d.CheckExpression)
+		}
+		e, err := bindScalar(ctx, a, ae.Expr, from)
+		if err != nil {
+			return nil, fmt.Errorf("check constraint %s: %w", d.Name, err)
+		}
+		e, _, err = transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			gf, ok := e.(*expression.GetField)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			for i, c := range sch {
+				if strings.EqualFold(c.Name, gf.Name()) {
+					return gf.WithIndex(i), transform.NewTree, nil
+				}
+			}
+			return nil, transform.SameTree, sql.ErrColumnNotFound.New(gf.Name())
+		})
+		if err != nil {
+			return nil, fmt.Errorf("check constraint %s: %w", d.Name, err)
+		}
+		checks = append(checks, &sql.CheckConstraint{Name: d.Name, Expr: e, Enforced: d.Enforced})
+	}
+	return checks, nil
+}
+
+// bindScalar binds e over the table from reads, as the binder binds a
+// CHECK's expression; the binder's errors, which it raises as panics,
+// come back as errors.
+func bindScalar(ctx *sql.Context, a *analyzer.Analyzer, e ast.Expr, from ast.TableExpr) (out sql.Expression, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+				return
+			}
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	b := planbuilder.New(ctx, a.Catalog, nil, a.Parser)
+	b.DisableAuth() // the statement's own binding checked its privileges
+	return b.BuildScalarWithTable(e, from), nil
+}
