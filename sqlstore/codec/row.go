@@ -185,7 +185,22 @@ func (h *rowHeader) isNull(i int) bool {
 	return h.nulls[i/8]&(1<<(i%8)) != 0
 }
 
+// readRowHeader reads the header of row value b written with sch (or with
+// fewer trailing columns). A count of columns below 128 is one byte: that
+// case is read here, small enough to be inlined into the decoders, which
+// run for every row of a scan; readRowHeaderSlow reads the rest and tells
+// what is wrong with a malformed header.
 func readRowHeader(b []byte, sch sql.Schema) (rowHeader, error) {
+	if len(b) >= 2 && b[0] == rowFormatV1 && b[1] < 0x80 && int(b[1]) <= len(sch) {
+		n := int(b[1])
+		if off := 2 + (n+7)/8; off <= len(b) {
+			return rowHeader{ncols: n, nulls: b[2:off], off: off}, nil
+		}
+	}
+	return readRowHeaderSlow(b, sch)
+}
+
+func readRowHeaderSlow(b []byte, sch sql.Schema) (rowHeader, error) {
 	var h rowHeader
 	if len(b) == 0 {
 		return h, corruptf("empty row")
@@ -273,7 +288,17 @@ func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Aren
 		if h.isNull(i) {
 			continue
 		}
-		n, err := skipValue(b[off:], sch[i].Type, kindAt(kinds, i, sch[i].Type))
+		k := kindAt(kinds, i, sch[i].Type)
+		if varintKind(k) {
+			// The commonest skip, inline: an integer's varint.
+			_, n := binary.Uvarint(b[off:])
+			if n <= 0 {
+				return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, sch[i].Name, off, corruptf("bad varint"))
+			}
+			off += n
+			continue
+		}
+		n, err := skipValue(b[off:], sch[i].Type, k)
 		if err != nil {
 			return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, sch[i].Name, off, err)
 		}
@@ -379,6 +404,17 @@ func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
 
 // skipValue returns the length of the row encoding of one non-NULL value of
 // typ, of kind k, at the front of b.
+// varintKind reports whether values of kind k are stored as one varint
+// (skipValue's second case).
+func varintKind(k kind) bool {
+	switch k {
+	case kindInt16, kindInt32, kindInt64, kindYear, kindTime,
+		kindUint16, kindUint32, kindUint64, kindEnum, kindSet, kindBit:
+		return true
+	}
+	return false
+}
+
 func skipValue(b []byte, typ sql.Type, k kind) (int, error) {
 	switch k {
 	case kindInt8, kindUint8, kindFloat32, kindFloat64:

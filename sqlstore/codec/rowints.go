@@ -75,22 +75,9 @@ func (r *IntColumns) Unsigned(i int) bool {
 // per column read: a signed value as it is, an unsigned one as its uint64
 // bits. Malformed input is ErrCorrupt.
 func (r *IntColumns) Read(b []byte, vals []int64, null []bool) error {
-	// The header, read here when its column count is one byte (fewer than
-	// 128 columns), as it nearly always is: this runs for every row of a
-	// range aggregate.
-	var h rowHeader
-	if len(b) >= 2 && b[0] == rowFormatV1 && b[1] < 0x80 && int(b[1]) <= len(r.sch) {
-		h.ncols = int(b[1])
-		h.off = 2 + (h.ncols+7)/8
-		if h.off > len(b) {
-			return fmt.Errorf("codec: row: %w", corruptf("row of %d bytes ends in its NULL bitmap", len(b)))
-		}
-		h.nulls = b[2:h.off]
-	} else {
-		var err error
-		if h, err = readRowHeader(b, r.sch); err != nil {
-			return fmt.Errorf("codec: row: %w", err)
-		}
+	h, err := readRowHeader(b, r.sch)
+	if err != nil {
+		return fmt.Errorf("codec: row: %w", err)
 	}
 	off, j, want := h.off, 0, r.cols[0]
 	for i := 0; i <= r.last; i++ {
