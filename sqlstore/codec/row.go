@@ -185,21 +185,25 @@ func (h *rowHeader) isNull(i int) bool {
 	return h.nulls[i/8]&(1<<(i%8)) != 0
 }
 
-// readRowHeader reads the header of row value b written with sch (or with
-// fewer trailing columns). A count of columns below 128 is one byte: that
-// case is read here, small enough to be inlined into the decoders, which
-// run for every row of a scan; readRowHeaderSlow reads the rest and tells
-// what is wrong with a malformed header.
-func readRowHeader(b []byte, sch sql.Schema) (rowHeader, error) {
-	if len(b) >= 2 && b[0] == rowFormatV1 && b[1] < 0x80 && int(b[1]) <= len(sch) {
-		n := int(b[1])
-		if off := 2 + (n+7)/8; off <= len(b) {
-			return rowHeader{ncols: n, nulls: b[2:off], off: off}, nil
-		}
+// shortHeader reads a well-formed row header of at most maxCols columns
+// whose count is one byte (fewer than 128 columns), as nearly every row's
+// is, small enough to be inlined into the decoders, which run for every
+// row of a scan; false means readRowHeaderSlow must read it (and tell what
+// is wrong).
+func shortHeader(b []byte, maxCols int) (rowHeader, bool) {
+	if len(b) < 2 || b[0] != rowFormatV1 || b[1] >= 0x80 {
+		return rowHeader{}, false
 	}
-	return readRowHeaderSlow(b, sch)
+	n := int(b[1])
+	off := 2 + (n+7)>>3
+	if n > maxCols || off > len(b) {
+		return rowHeader{}, false
+	}
+	return rowHeader{ncols: n, nulls: b[2:off], off: off}, true
 }
 
+// readRowHeaderSlow reads any header of row value b written with sch (or
+// with fewer trailing columns), or says what is wrong with it.
 func readRowHeaderSlow(b []byte, sch sql.Schema) (rowHeader, error) {
 	var h rowHeader
 	if len(b) == 0 {
@@ -234,9 +238,12 @@ func DecodeRow(b []byte, sch sql.Schema, dst sql.Row) (sql.Row, error) {
 }
 
 func decodeRow(b []byte, sch sql.Schema, dst sql.Row, a *Arena) (sql.Row, error) {
-	h, err := readRowHeader(b, sch)
-	if err != nil {
-		return dst, fmt.Errorf("codec: row: %w", err)
+	h, ok := shortHeader(b, len(sch))
+	if !ok {
+		var err error
+		if h, err = readRowHeaderSlow(b, sch); err != nil {
+			return dst, fmt.Errorf("codec: row: %w", err)
+		}
 	}
 	kinds := a.kindsOf(sch)
 	row := resizeRow(dst, len(sch))
@@ -267,9 +274,12 @@ func DecodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row) (sql.Ro
 }
 
 func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Arena) (sql.Row, error) {
-	h, err := readRowHeader(b, sch)
-	if err != nil {
-		return dst, fmt.Errorf("codec: row: %w", err)
+	h, ok := shortHeader(b, len(sch))
+	if !ok {
+		var err error
+		if h, err = readRowHeaderSlow(b, sch); err != nil {
+			return dst, fmt.Errorf("codec: row: %w", err)
+		}
 	}
 	last := -1
 	for _, c := range cols {

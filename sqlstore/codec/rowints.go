@@ -75,9 +75,12 @@ func (r *IntColumns) Unsigned(i int) bool {
 // per column read: a signed value as it is, an unsigned one as its uint64
 // bits. Malformed input is ErrCorrupt.
 func (r *IntColumns) Read(b []byte, vals []int64, null []bool) error {
-	h, err := readRowHeader(b, r.sch)
-	if err != nil {
-		return fmt.Errorf("codec: row: %w", err)
+	h, ok := shortHeader(b, len(r.sch))
+	if !ok {
+		var err error
+		if h, err = readRowHeaderSlow(b, r.sch); err != nil {
+			return fmt.Errorf("codec: row: %w", err)
+		}
 	}
 	off, j, want := h.off, 0, r.cols[0]
 	for i := 0; i <= r.last; i++ {
