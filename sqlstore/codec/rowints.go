@@ -127,7 +127,10 @@ func (r *IntColumns) Read(b []byte, vals []int64, null []bool) error {
 				}
 				n = 1
 			case kindInt16, kindInt32, kindInt64:
-				v, n = binary.Varint(b[off:])
+				// binary.Varint, whose call is not inlined, by hand.
+				var u uint64
+				u, n = binary.Uvarint(b[off:])
+				v = int64(u>>1) ^ -int64(u&1)
 			default:
 				var u uint64
 				u, n = binary.Uvarint(b[off:])
