@@ -37,14 +37,28 @@ import (
 // iterator as sql.Rows, whose integers are read from the values.
 
 // rangeAgg is the node that replaces a GroupBy without grouping columns
-// over a template's table access.
+// over a template's table access, and the Project of its results above it
+// when there is one that only names and orders them (SELECT SUM(k) has
+// one, which renames sum(t.k) to SUM(k)): its row is then built in the
+// Project's order, and the template runs no Project, whose iterator, row
+// copy and schema (made anew at every call of Schema) cost more than the
+// one row they handle.
 type rangeAgg struct {
-	child sql.Node // the *plan.IndexedTableAccess, replaced at every execution
-	gb    *plan.GroupBy
-	ops   []aggOp
-	cols  []int // the table's columns read, ascending (full schema)
-	at    []int // the position of each in the access's rows
-	read  *codec.IntColumns
+	// in holds the *plan.IndexedTableAccess, replaced at every execution,
+	// in an array so that Children, which GMS's plan walks call several
+	// times per execution, returns it without allocating.
+	in  [1]sql.Node
+	gb  *plan.GroupBy
+	ops []aggOp
+	// top is the Project absorbed, or nil; sch is its schema, made once,
+	// and out says which op gives each of its columns (nil: op i gives
+	// column i).
+	top  *plan.Project
+	sch  sql.Schema
+	out  []int
+	cols []int // the table's columns read, ascending (full schema)
+	at   []int // the position of each in the access's rows
+	read *codec.IntColumns
 	// unsigned says which columns are unsigned (their values are the
 	// uint64 bits).
 	unsigned []bool
@@ -73,12 +87,20 @@ var (
 )
 
 // aggregateByColumns returns n with a GroupBy that rangeAgg computes
-// replaced by one.
+// replaced by one, which also takes the place of a Project right above it
+// that only picks its results (absorbProject).
 func aggregateByColumns(n sql.Node) sql.Node {
 	out, _, err := transform.Node(n, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		if gb, ok := c.(*plan.GroupBy); ok {
-			if ra := newRangeAgg(gb); ra != nil {
+		switch c := c.(type) {
+		case *plan.GroupBy:
+			if ra := newRangeAgg(c); ra != nil {
 				return ra, transform.NewTree, nil
+			}
+		case *plan.Project:
+			if ra, ok := c.Child.(*rangeAgg); ok {
+				if top := ra.absorbProject(c); top != nil {
+					return top, transform.NewTree, nil
+				}
 			}
 		}
 		return c, transform.SameTree, nil
@@ -87,6 +109,35 @@ func aggregateByColumns(n sql.Node) sql.Node {
 		return n
 	}
 	return out
+}
+
+// absorbProject returns r computing pr, a Project over r, or nil when pr
+// does more than pick r's columns (by GetField, perhaps aliased).
+func (r *rangeAgg) absorbProject(pr *plan.Project) *rangeAgg {
+	if r.top != nil {
+		return nil
+	}
+	in := r.gb.Schema()
+	out := make([]int, 0, len(pr.Projections))
+	for _, x := range pr.Projections {
+		if a, ok := x.(*expression.Alias); ok {
+			x = a.Child
+		}
+		gf, ok := x.(*expression.GetField)
+		if !ok || gf.Index() < 0 || gf.Index() >= len(in) {
+			return nil
+		}
+		out = append(out, gf.Index())
+	}
+	nr := *r
+	nr.top, nr.sch = pr, pr.Schema()
+	for i, j := range out {
+		if i != j || len(out) != len(in) {
+			nr.out = out
+			break
+		}
+	}
+	return &nr
 }
 
 // newRangeAgg returns the rangeAgg of gb, or nil when it does not compute
@@ -107,7 +158,7 @@ func newRangeAgg(gb *plan.GroupBy) *rangeAgg {
 		}
 		return i
 	}
-	ra := &rangeAgg{child: ita, gb: gb}
+	ra := &rangeAgg{in: [1]sql.Node{ita}, gb: gb}
 	var named []int // access positions named, in order of appearance
 	colOf := func(x sql.Expression) (int, bool) {
 		gf, ok := x.(*expression.GetField)
@@ -201,15 +252,32 @@ func newRangeAgg(gb *plan.GroupBy) *rangeAgg {
 	return ra
 }
 
-func (r *rangeAgg) Schema() sql.Schema   { return r.gb.Schema() }
-func (r *rangeAgg) Children() []sql.Node { return []sql.Node{r.child} }
-func (r *rangeAgg) Resolved() bool       { return r.child.Resolved() }
+func (r *rangeAgg) Schema() sql.Schema {
+	if r.top != nil {
+		return r.sch
+	}
+	return r.gb.Schema()
+}
+
+// Children returns the table access, aliasing r: the callers (GMS's plan
+// walks) do not modify it.
+func (r *rangeAgg) Children() []sql.Node { return r.in[:] }
+func (r *rangeAgg) Resolved() bool       { return r.in[0].Resolved() }
 func (r *rangeAgg) IsReadOnly() bool     { return true }
-func (r *rangeAgg) String() string       { return r.gb.String() }
-func (r *rangeAgg) DebugString() string  { return sql.DebugString(r.gb) }
+
+// shown is the node r stands for, as plans print it.
+func (r *rangeAgg) shown() sql.Node {
+	if r.top != nil {
+		return r.top
+	}
+	return r.gb
+}
+
+func (r *rangeAgg) String() string      { return r.shown().String() }
+func (r *rangeAgg) DebugString() string { return sql.DebugString(r.shown()) }
 
 func (r *rangeAgg) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
-	return sql.GetCoercibility(ctx, r.gb)
+	return sql.GetCoercibility(ctx, r.shown())
 }
 
 func (r *rangeAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
@@ -217,14 +285,14 @@ func (r *rangeAgg) WithChildren(children ...sql.Node) (sql.Node, error) {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 1)
 	}
 	nr := *r
-	nr.child = children[0]
+	nr.in[0] = children[0]
 	return &nr, nil
 }
 
 // RowIter implements sql.ExecSourceRel: it opens the table's rows as GMS
 // would for the table access (buildIndexedTableAccess).
 func (r *rangeAgg) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	ita, ok := r.child.(*plan.IndexedTableAccess)
+	ita, ok := r.in[0].(*plan.IndexedTableAccess)
 	if !ok {
 		return nil, errors.New("sqlstore: an aggregate's input is not its table access")
 	}
@@ -277,22 +345,6 @@ func (ri *rowIter) rawValues() bool {
 	return true
 }
 
-// nextValue returns the stored value of the next row (see rawValues),
-// valid until the next call; ok is false after the last.
-func (ri *rowIter) nextValue(ctx *sql.Context) (value []byte, ok bool, err error) {
-	if ri.src == nil {
-		return nil, false, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, false, err
-	}
-	if ok, err = ri.src.next(ctx); err != nil || !ok {
-		return nil, false, wrapf(err, "sqlstore: reading %s", ri.d.name)
-	}
-	_, value, _ = ri.src.entry()
-	return value, true, nil
-}
-
 // rangeAggIter returns the one row of a rangeAgg.
 type rangeAggIter struct {
 	r    *rangeAgg
@@ -315,113 +367,143 @@ func (it *rangeAggIter) Next(ctx *sql.Context) (sql.Row, error) {
 	}
 	it.done = true
 	r := it.r
+	// Up to four columns in these arrays, on the stack.
 	var accBuf [4]colAcc
-	acc := accBuf[:0]
-	for range r.cols {
-		acc = append(acc, colAcc{})
-	}
 	var valBuf [4]int64
 	var nullBuf [4]bool
-	vals, nulls := valBuf[:0], nullBuf[:0]
+	acc, vals, nulls := accBuf[:0], valBuf[:0], nullBuf[:0]
 	for range r.cols {
-		vals, nulls = append(vals, 0), append(nulls, false)
+		acc, vals, nulls = append(acc, colAcc{}), append(vals, 0), append(nulls, false)
 	}
-	add := func() {
-		for j := range acc {
-			if nulls[j] {
-				continue
-			}
-			a, v := &acc[j], vals[j]
-			uns := r.unsigned[j]
-			if a.n == 0 {
-				a.min, a.max = v, v
-			} else if uns {
-				if uint64(v) < uint64(a.min) {
-					a.min = v
-				}
-				if uint64(v) > uint64(a.max) {
-					a.max = v
-				}
-			} else {
-				a.min, a.max = min(a.min, v), max(a.max, v)
-			}
-			var carry uint64
-			a.lo, carry = bits.Add64(a.lo, uint64(v), 0)
-			if uns {
-				a.hi += int64(carry)
-			} else {
-				a.hi += v>>63 + int64(carry)
-			}
-			a.n++
+	var rows int64
+	var err error
+	if it.ri != nil {
+		rows, err = it.readValues(ctx, acc, vals, nulls)
+	} else {
+		rows, err = it.readRows(ctx, acc, vals, nulls)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(sql.Row, len(r.ops))
+	for i := range r.ops {
+		if out[i], err = r.ops[i].result(ctx, r, rows, acc); err != nil {
+			return nil, err
 		}
+	}
+	if r.out == nil {
+		return out, nil
+	}
+	// The Project's order: a permutation, or a pick, of the results.
+	picked := make(sql.Row, len(r.out))
+	for i, j := range r.out {
+		picked[i] = out[j]
+	}
+	return picked, nil
+}
+
+// readValues adds the columns of the stored values of it.ri's entries to
+// acc, and returns how many it read.
+func (it *rangeAggIter) readValues(ctx *sql.Context, acc []colAcc, vals []int64, nulls []bool) (int64, error) {
+	ri, read := it.ri, it.r.read
+	if ri.src == nil {
+		return 0, nil
 	}
 	var rows int64
 	for {
-		ok, err := it.next(ctx, vals, nulls)
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		ok, err := ri.src.next(ctx)
 		if err != nil {
-			return nil, err
+			return 0, wrapf(err, "sqlstore: reading %s", ri.d.name)
 		}
 		if !ok {
-			break
+			return rows, nil
 		}
 		rows++
-		add()
-	}
-	out := make(sql.Row, len(r.ops))
-	for i, op := range r.ops {
-		var err error
-		if out[i], err = op.result(ctx, r, rows, acc); err != nil {
-			return nil, err
+		if read == nil {
+			continue // COUNT(*) alone
 		}
+		_, value, _ := ri.src.entry()
+		if err := read.Read(value, vals, nulls); err != nil {
+			return 0, err
+		}
+		it.r.add(acc, vals, nulls)
 	}
-	return out, nil
 }
 
-// next reads the integer columns of the next row into vals and nulls.
-func (it *rangeAggIter) next(ctx *sql.Context, vals []int64, nulls []bool) (bool, error) {
-	if it.ri != nil {
-		value, ok, err := it.ri.nextValue(ctx)
-		if err != nil || !ok {
-			return false, err
+// readRows adds the integer columns of the rows of it.rows to acc, and
+// returns how many it read.
+func (it *rangeAggIter) readRows(ctx *sql.Context, acc []colAcc, vals []int64, nulls []bool) (int64, error) {
+	var rows int64
+	for {
+		row, err := it.rows.Next(ctx)
+		if err == io.EOF {
+			return rows, nil
 		}
-		if len(it.r.cols) == 0 {
-			return true, nil
+		if err != nil {
+			return 0, err
 		}
-		return true, it.r.read.Read(value, vals, nulls)
-	}
-	row, err := it.rows.Next(ctx)
-	if err == io.EOF {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	for j, p := range it.r.at {
-		v := row[p]
-		nulls[j] = v == nil
-		switch x := v.(type) {
-		case nil:
-		case int8:
-			vals[j] = int64(x)
-		case int16:
-			vals[j] = int64(x)
-		case int32:
-			vals[j] = int64(x)
-		case int64:
-			vals[j] = x
-		case uint8:
-			vals[j] = int64(x)
-		case uint16:
-			vals[j] = int64(x)
-		case uint32:
-			vals[j] = int64(x)
-		case uint64:
-			vals[j] = int64(x)
-		default:
-			return false, errors.New("sqlstore: an aggregate's column is not an integer")
+		rows++
+		for j, p := range it.r.at {
+			v := row[p]
+			nulls[j] = v == nil
+			switch x := v.(type) {
+			case nil:
+			case int8:
+				vals[j] = int64(x)
+			case int16:
+				vals[j] = int64(x)
+			case int32:
+				vals[j] = int64(x)
+			case int64:
+				vals[j] = x
+			case uint8:
+				vals[j] = int64(x)
+			case uint16:
+				vals[j] = int64(x)
+			case uint32:
+				vals[j] = int64(x)
+			case uint64:
+				vals[j] = int64(x)
+			default:
+				return 0, errors.New("sqlstore: an aggregate's column is not an integer")
+			}
 		}
+		it.r.add(acc, vals, nulls)
 	}
-	return true, nil
+}
+
+// add adds one row's column values to acc.
+func (r *rangeAgg) add(acc []colAcc, vals []int64, nulls []bool) {
+	for j := range acc {
+		if nulls[j] {
+			continue
+		}
+		a, v := &acc[j], vals[j]
+		uns := r.unsigned[j]
+		if a.n == 0 {
+			a.min, a.max = v, v
+		} else if uns {
+			if uint64(v) < uint64(a.min) {
+				a.min = v
+			}
+			if uint64(v) > uint64(a.max) {
+				a.max = v
+			}
+		} else {
+			a.min, a.max = min(a.min, v), max(a.max, v)
+		}
+		var carry uint64
+		a.lo, carry = bits.Add64(a.lo, uint64(v), 0)
+		if uns {
+			a.hi += int64(carry)
+		} else {
+			a.hi += v>>63 + int64(carry)
+		}
+		a.n++
+	}
 }
 
 // result returns op's result over rows rows whose columns gave acc.
@@ -449,12 +531,12 @@ func (op *aggOp) result(ctx *sql.Context, r *rangeAgg, rows int64, acc []colAcc)
 			if op.fn == aggMax {
 				v = a.max
 			}
-			row := make(sql.Row, len(r.child.Schema()))
+			row := make(sql.Row, len(r.in[0].Schema()))
 			var x any = v
 			if r.unsigned[op.col] {
 				x = uint64(v)
 			}
-			typ := r.child.Schema()[r.at[op.col]].Type
+			typ := r.in[0].Schema()[r.at[op.col]].Type
 			if row[r.at[op.col]], _, err = typ.Convert(ctx, x); err != nil {
 				return nil, err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,6 +23,29 @@ func hasRangeAgg(n sql.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// runSchema is run, with the result's schema.
+func (p *preparedStmt) runSchema(args ...any) (sql.Schema, []sql.Row, error) {
+	b, v := bindArgs(args)
+	bind := func() (map[string]sqlparser.Expr, error) { return b, nil }
+	sch, iter, err := p.sel.Query(p.ctx, p.d.e, p.key, p.parsed, bind, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := sql.RowIterToRows(p.ctx, iter)
+	return sch, rows, err
+}
+
+// plannedSchema is planned, with the result's schema.
+func (p *preparedStmt) plannedSchema(args ...any) (sql.Schema, []sql.Row, error) {
+	b, _ := bindArgs(args)
+	sch, iter, err := Query(p.ctx, p.d.e, p.key, p.parsed, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := sql.RowIterToRows(p.ctx, iter)
+	return sch, rows, err
 }
 
 // TestRangeAggMatchesPlanned runs prepared aggregates over ranges through
@@ -87,6 +111,11 @@ func TestRangeAggMatchesPlanned(t *testing.T) {
 		{"SELECT MAX(ti), MIN(tu), SUM(si), AVG(iu), SUM(tu) FROM t WHERE id >= ? AND id < ?", 2, true},
 		{"SELECT SUM(k) + 1, MAX(iu) AS m FROM t WHERE id BETWEEN ? AND ?", 2, false}, // an expression: no template
 		{"SELECT COUNT(*) FROM t WHERE id BETWEEN ? AND ?", 2, true},
+		// Renamed, reordered and repeated results (the Project above the
+		// aggregates, which rangeAgg takes over).
+		{"SELECT SUM(k) AS s, COUNT(*) AS n, MAX(b) FROM t WHERE id BETWEEN ? AND ?", 2, true},
+		{"SELECT MAX(k) AS a, MIN(k), MAX(k) AS b, COUNT(*) FROM t WHERE id BETWEEN ? AND ?", 2, true},
+		{"SELECT AVG(bu) avg_bu, SUM(ti) FROM t WHERE t.id BETWEEN ? AND ?", 2, true},
 		// A secondary index: the rows come fetched (or covered).
 		{"SELECT SUM(b), COUNT(*), MIN(k) FROM t WHERE k BETWEEN ? AND ?", 2, true},
 		{"SELECT SUM(k), MAX(k) FROM t WHERE k BETWEEN ? AND ?", 2, true},
@@ -105,11 +134,12 @@ func TestRangeAggMatchesPlanned(t *testing.T) {
 			if nargs == 2 && r.IntN(3) != 0 && args[0].(int64) > args[1].(int64) {
 				args[0], args[1] = args[1], args[0]
 			}
-			got, err1 := p.run(args...)
-			want, err2 := p.planned(args...)
+			gotSch, got, err1 := p.runSchema(args...)
+			wantSch, want, err2 := p.plannedSchema(args...)
 			require.NoError(t, err1, "args %v", args)
 			require.NoError(t, err2, "args %v", args)
 			require.Equal(t, want, got, "args %v", args)
+			require.True(t, sameColumns(wantSch, gotSch), "schema %v, want %v", gotSch, wantSch)
 			for i := range want {
 				for j := range want[i] {
 					require.IsType(t, want[i][j], got[i][j], "args %v", args)
@@ -123,6 +153,11 @@ func TestRangeAggMatchesPlanned(t *testing.T) {
 			require.NotNil(t, p.sel)
 			check(t, p, tc.nargs)
 			require.Equal(t, tc.fast, p.sel.tmpl != nil && hasRangeAgg(p.sel.tmpl.root))
+			if tc.fast {
+				// The Project over the aggregates is rangeAgg's too.
+				ra, ok := p.sel.tmpl.root.(*rangeAgg)
+				require.True(t, ok && ra.top != nil, "root %T", p.sel.tmpl.root)
+			}
 		})
 	}
 	t.Run("transaction", func(t *testing.T) {

@@ -114,11 +114,14 @@ func (s *iterSource) next(*sql.Context) (bool, error) {
 			ok = s.it.Next()
 		}
 		if ok {
-			k := s.it.Key()
-			if s.rev {
-				ok = bytes.Compare(k, sp.start) >= 0
-			} else {
-				ok = sp.end == nil || bytes.Compare(k, sp.end) < 0
+			// An iterator bounded by this span alone (one span, or one
+			// iterator per span) stops at its end itself.
+			switch {
+			case s.rev:
+				ok = bytes.Compare(s.it.Key(), sp.start) >= 0
+			case s.perSpan || len(s.spans) == 1:
+			default:
+				ok = sp.end == nil || bytes.Compare(s.it.Key(), sp.end) < 0
 			}
 		}
 		if !ok {

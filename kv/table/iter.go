@@ -59,6 +59,11 @@ type Iter struct {
 	// fwdUpper is the bound forward moves stop at: upper, or, after a seek
 	// into a range of prep, the lesser of upper and the range's End.
 	fwdUpper []byte
+	// below is the index position of the loaded block when its separator,
+	// and so every key in it, is known to lie below fwdUpper, and -1 when
+	// that is not known: forward moves inside such a block compare no key
+	// with the bound. Every change of fwdUpper resets it.
+	below    int
 	prep     *PreparedScan
 	prepHint int // position in prep.blocks of the last prepared block used
 	initErr  error
@@ -87,7 +92,7 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 func (r *Reader) InitIter(it *Iter, opts IterOptions) {
 	bufs, lowerKey, upperKey, data := it.bufs, it.lowerKey[:0], it.upperKey[:0], it.data
 	data.Reset()
-	*it = Iter{r: r, lower: opts.Lower, upper: opts.Upper, fwdUpper: opts.Upper, idx: -1, blockOff: noBlock,
+	*it = Iter{r: r, lower: opts.Lower, upper: opts.Upper, fwdUpper: opts.Upper, below: -1, idx: -1, blockOff: noBlock,
 		bufs: bufs, data: data}
 	if opts.Lower != nil {
 		it.lowerKey = base.MakeSearchKey(lowerKey, opts.Lower, base.SeqNumMax)
@@ -132,7 +137,7 @@ func (l *limitSource) ReadLimit() int64 { return int64(l.r.prefetchLimit(l.upper
 // held, so a seek that lands in it again reads nothing, and no read ahead
 // passes the block holding the new upper bound.
 func (it *Iter) SetBounds(lower, upper []byte) {
-	it.lower, it.upper, it.fwdUpper = lower, upper, upper
+	it.lower, it.upper, it.fwdUpper, it.below = lower, upper, upper, -1
 	if lower != nil {
 		it.lowerKey = base.MakeSearchKey(it.lowerKey[:0], lower, base.SeqNumMax)
 	}
@@ -196,7 +201,7 @@ func (it *Iter) start() bool {
 // Start; a seek to an older version may belong a block or two later (see
 // advance) unless exact says it cannot (see rangeSpan).
 func (it *Iter) boundForward(ukey []byte) (n int, exact bool) {
-	it.fwdUpper = it.upper
+	it.fwdUpper, it.below = it.upper, -1
 	if it.prep == nil {
 		return -1, false
 	}
@@ -271,9 +276,16 @@ func (it *Iter) forward(kv *base.KV) *base.KV {
 		}
 		kv = it.data.First()
 	}
-	if it.fwdUpper != nil && bytes.Compare(kv.UserKey(), it.fwdUpper) >= 0 {
-		it.pos = posAtEnd
-		return nil
+	if it.fwdUpper != nil && it.below != it.idx {
+		// Past the bound; or, once per block, the block's separator
+		// shows that every key in it is below the bound.
+		if bytes.Compare(kv.UserKey(), it.fwdUpper) >= 0 {
+			it.pos = posAtEnd
+			return nil
+		}
+		if bytes.Compare(base.UserKey(it.r.index[it.idx].sep), it.fwdUpper) < 0 {
+			it.below = it.idx
+		}
 	}
 	it.pos = posValid
 	return kv
@@ -355,7 +367,7 @@ func (it *Iter) SeekLT(key []byte) *base.KV {
 	if it.upper != nil && bytes.Compare(base.UserKey(key), it.upper) >= 0 {
 		key = it.upperKey
 	}
-	it.fwdUpper = it.upper
+	it.fwdUpper, it.below = it.upper, -1
 	n := it.r.seekIndex(key)
 	if n == len(it.r.index) || base.Compare(it.r.index[n].first, key) >= 0 {
 		// Block n holds nothing below key (or does not exist): the answer
@@ -399,7 +411,7 @@ func (it *Iter) Last() *base.KV {
 	if !it.start() {
 		return nil
 	}
-	it.fwdUpper = it.upper
+	it.fwdUpper, it.below = it.upper, -1
 	n := len(it.r.index) - 1
 	if n < 0 || (it.lower != nil && bytes.Compare(base.UserKey(it.r.index[n].sep), it.lower) < 0) {
 		it.pos = posAtStart

@@ -185,7 +185,26 @@ func (h *rowHeader) isNull(i int) bool {
 	return h.nulls[i/8]&(1<<(i%8)) != 0
 }
 
-func readRowHeader(b []byte, sch sql.Schema) (rowHeader, error) {
+// shortHeader reads a well-formed row header of at most maxCols columns
+// whose count is one byte (fewer than 128 columns), as nearly every row's
+// is, small enough to be inlined into the decoders, which run for every
+// row of a scan; false means readRowHeaderSlow must read it (and tell what
+// is wrong).
+func shortHeader(b []byte, maxCols int) (rowHeader, bool) {
+	if len(b) < 2 || b[0] != rowFormatV1 || b[1] >= 0x80 {
+		return rowHeader{}, false
+	}
+	n := int(b[1])
+	off := 2 + (n+7)>>3
+	if n > maxCols || off > len(b) {
+		return rowHeader{}, false
+	}
+	return rowHeader{ncols: n, nulls: b[2:off], off: off}, true
+}
+
+// readRowHeaderSlow reads any header of row value b written with sch (or
+// with fewer trailing columns), or says what is wrong with it.
+func readRowHeaderSlow(b []byte, sch sql.Schema) (rowHeader, error) {
 	var h rowHeader
 	if len(b) == 0 {
 		return h, corruptf("empty row")
@@ -219,9 +238,12 @@ func DecodeRow(b []byte, sch sql.Schema, dst sql.Row) (sql.Row, error) {
 }
 
 func decodeRow(b []byte, sch sql.Schema, dst sql.Row, a *Arena) (sql.Row, error) {
-	h, err := readRowHeader(b, sch)
-	if err != nil {
-		return dst, fmt.Errorf("codec: row: %w", err)
+	h, ok := shortHeader(b, len(sch))
+	if !ok {
+		var err error
+		if h, err = readRowHeaderSlow(b, sch); err != nil {
+			return dst, fmt.Errorf("codec: row: %w", err)
+		}
 	}
 	kinds := a.kindsOf(sch)
 	row := resizeRow(dst, len(sch))
@@ -252,9 +274,12 @@ func DecodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row) (sql.Ro
 }
 
 func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Arena) (sql.Row, error) {
-	h, err := readRowHeader(b, sch)
-	if err != nil {
-		return dst, fmt.Errorf("codec: row: %w", err)
+	h, ok := shortHeader(b, len(sch))
+	if !ok {
+		var err error
+		if h, err = readRowHeaderSlow(b, sch); err != nil {
+			return dst, fmt.Errorf("codec: row: %w", err)
+		}
 	}
 	last := -1
 	for _, c := range cols {
@@ -273,7 +298,17 @@ func decodeRowColumns(b []byte, sch sql.Schema, cols []int, dst sql.Row, a *Aren
 		if h.isNull(i) {
 			continue
 		}
-		n, err := skipValue(b[off:], sch[i].Type, kindAt(kinds, i, sch[i].Type))
+		k := kindAt(kinds, i, sch[i].Type)
+		if varintKind(k) {
+			// The commonest skip, inline: an integer's varint.
+			_, n := binary.Uvarint(b[off:])
+			if n <= 0 {
+				return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, sch[i].Name, off, corruptf("bad varint"))
+			}
+			off += n
+			continue
+		}
+		n, err := skipValue(b[off:], sch[i].Type, k)
 		if err != nil {
 			return dst, fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, sch[i].Name, off, err)
 		}
@@ -379,6 +414,17 @@ func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
 
 // skipValue returns the length of the row encoding of one non-NULL value of
 // typ, of kind k, at the front of b.
+// varintKind reports whether values of kind k are stored as one varint
+// (skipValue's second case).
+func varintKind(k kind) bool {
+	switch k {
+	case kindInt16, kindInt32, kindInt64, kindYear, kindTime,
+		kindUint16, kindUint32, kindUint64, kindEnum, kindSet, kindBit:
+		return true
+	}
+	return false
+}
+
 func skipValue(b []byte, typ sql.Type, k kind) (int, error) {
 	switch k {
 	case kindInt8, kindUint8, kindFloat32, kindFloat64:

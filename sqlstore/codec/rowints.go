@@ -17,6 +17,9 @@ type IntColumns struct {
 	kinds []kind
 	cols  []int // the columns read, ascending
 	last  int
+	// width says how each column up to last is skipped: a varint (0), a
+	// fixed number of bytes (> 0), or by skipValue (-1).
+	width []int8
 }
 
 // NewIntColumns returns the reader of columns cols (ordinals of sch,
@@ -38,6 +41,23 @@ func NewIntColumns(sch sql.Schema, cols []int) (*IntColumns, bool) {
 		}
 		r.last = c
 	}
+	for i := 0; i <= r.last; i++ {
+		var w int8
+		switch r.kinds[i] {
+		case kindInt8, kindUint8:
+			w = 1
+		case kindFloat32:
+			w = 4
+		case kindFloat64:
+			w = 8
+		case kindInt16, kindInt32, kindInt64, kindYear, kindTime,
+			kindUint16, kindUint32, kindUint64, kindEnum, kindSet, kindBit:
+			w = 0
+		default:
+			w = -1
+		}
+		r.width = append(r.width, w)
+	}
 	return r, len(cols) > 0
 }
 
@@ -55,55 +75,76 @@ func (r *IntColumns) Unsigned(i int) bool {
 // per column read: a signed value as it is, an unsigned one as its uint64
 // bits. Malformed input is ErrCorrupt.
 func (r *IntColumns) Read(b []byte, vals []int64, null []bool) error {
-	h, err := readRowHeader(b, r.sch)
-	if err != nil {
-		return fmt.Errorf("codec: row: %w", err)
+	h, ok := shortHeader(b, len(r.sch))
+	if !ok {
+		var err error
+		if h, err = readRowHeaderSlow(b, r.sch); err != nil {
+			return fmt.Errorf("codec: row: %w", err)
+		}
 	}
-	off, j := h.off, 0
+	off, j, want := h.off, 0, r.cols[0]
 	for i := 0; i <= r.last; i++ {
-		want := j < len(r.cols) && r.cols[j] == i
-		if i >= h.ncols || h.isNull(i) {
-			if want {
-				vals[j], null[j] = 0, true
-				j++
+		isNull := i >= h.ncols || h.nulls[i>>3]&(1<<(i&7)) != 0
+		if i != want {
+			if isNull {
+				continue
+			}
+			switch w := r.width[i]; {
+			case w > 0:
+				if off+int(w) > len(b) {
+					return fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, r.sch[i].Name, off, corruptf("truncated %d-byte value", w))
+				}
+				off += int(w)
+			case w == 0:
+				_, n := binary.Uvarint(b[off:])
+				if n <= 0 {
+					return fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, r.sch[i].Name, off, corruptf("bad varint"))
+				}
+				off += n
+			default:
+				n, err := skipValue(b[off:], r.sch[i].Type, r.kinds[i])
+				if err != nil {
+					return fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, r.sch[i].Name, off, err)
+				}
+				off += n
 			}
 			continue
 		}
-		k := r.kinds[i]
-		if !want {
-			n, err := skipValue(b[off:], r.sch[i].Type, k)
-			if err != nil {
-				return fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, r.sch[i].Name, off, err)
+		if isNull {
+			vals[j], null[j] = 0, true
+		} else {
+			var v int64
+			var n int
+			switch k := r.kinds[i]; k {
+			case kindInt8, kindUint8:
+				if off >= len(b) {
+					return fmt.Errorf("codec: row column %d (%s): %w", i, r.sch[i].Name, corruptf("truncated TINYINT"))
+				}
+				if k == kindInt8 {
+					v = int64(int8(b[off]))
+				} else {
+					v = int64(b[off])
+				}
+				n = 1
+			case kindInt16, kindInt32, kindInt64:
+				// binary.Varint, whose call is not inlined, by hand.
+				var u uint64
+				u, n = binary.Uvarint(b[off:])
+				v = int64(u>>1) ^ -int64(u&1)
+			default:
+				var u uint64
+				u, n = binary.Uvarint(b[off:])
+				v = int64(u)
 			}
+			if n <= 0 {
+				return fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, r.sch[i].Name, off, corruptf("bad varint"))
+			}
+			vals[j], null[j] = v, false
 			off += n
-			continue
 		}
-		var v int64
-		var n int
-		switch k {
-		case kindInt8, kindUint8:
-			if off >= len(b) {
-				return fmt.Errorf("codec: row column %d (%s): %w", i, r.sch[i].Name, corruptf("truncated TINYINT"))
-			}
-			if k == kindInt8 {
-				v = int64(int8(b[off]))
-			} else {
-				v = int64(b[off])
-			}
-			n = 1
-		case kindInt16, kindInt32, kindInt64:
-			v, n = binary.Varint(b[off:])
-		default:
-			var u uint64
-			u, n = binary.Uvarint(b[off:])
-			v = int64(u)
+		if j++; j < len(r.cols) {
+			want = r.cols[j]
 		}
-		if n <= 0 {
-			return fmt.Errorf("codec: row column %d (%s) at offset %d: %w", i, r.sch[i].Name, off, corruptf("bad varint"))
-		}
-		vals[j], null[j] = v, false
-		off += n
-		j++
 	}
 	return nil
 }

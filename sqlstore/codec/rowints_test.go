@@ -1,10 +1,12 @@
 package codec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/stretchr/testify/require"
 )
 
@@ -117,4 +119,27 @@ func FuzzIntColumns(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkIntColumns reads k of sysbench's rows (id, k, c, pad), as
+// SUM(k) over a range does:
+//
+//	go test ./sqlstore/codec -run '^$' -bench IntColumns
+func BenchmarkIntColumns(b *testing.B) {
+	sch := sql.Schema{
+		{Name: "id", Type: types.Int32},
+		{Name: "k", Type: types.Int32},
+		{Name: "c", Type: types.MustCreateString(sqltypes.Char, 120, sql.Collation_Default)},
+		{Name: "pad", Type: types.MustCreateString(sqltypes.Char, 60, sql.Collation_Default)},
+	}
+	row, err := AppendRow(nil, sch, sql.Row{int32(51234), int32(49871), strings.Repeat("1234567890-", 10), strings.Repeat("abcde-", 10)})
+	require.NoError(b, err)
+	r, ok := NewIntColumns(sch, []int{1})
+	require.True(b, ok)
+	vals, nulls := make([]int64, 1), make([]bool, 1)
+	for b.Loop() {
+		if err := r.Read(row, vals, nulls); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
