@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -265,9 +266,28 @@ func sqlCompare(t testing.TB, typ sql.Type, a, b any) int {
 	case b == nil:
 		return 1
 	}
+	if as, ok := a.(string); ok && PadSpace(typ) {
+		// MySQL's PAD SPACE: the shorter string compares as if padded
+		// with spaces; GMS's Compare does not pad.
+		if bs, ok := b.(string); ok {
+			a, b = padToSameLength(as, bs)
+		}
+	}
 	c, err := typ.Compare(testCtx, a, b)
 	require.NoError(t, err)
 	return c
+}
+
+// padToSameLength pads the string of fewer runes with spaces to the
+// other's count.
+func padToSameLength(a, b string) (string, string) {
+	na, nb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
+	if na < nb {
+		a += strings.Repeat(" ", nb-na)
+	} else {
+		b += strings.Repeat(" ", na-nb)
+	}
+	return a, b
 }
 
 func sign(c int) int {

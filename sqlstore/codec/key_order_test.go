@@ -201,8 +201,10 @@ func TestCodePointCollations(t *testing.T) {
 			prev = w
 		}
 	}
-	require.Equal(t, 4, found)
+	require.Equal(t, 1, found)
 	require.Equal(t, styleRawBytes, collationStyle(sql.Collation_binary))
 	require.Equal(t, styleWeights, collationStyle(sql.Collation_utf8mb4_0900_ai_ci))
-	require.Equal(t, styleWeights, collationStyle(sql.Collation_latin1_bin), "latin1_bin has a weight table")
+	require.Equal(t, stylePadded, collationStyle(sql.Collation_latin1_bin), "latin1_bin is PAD SPACE")
+	require.Equal(t, stylePadded, collationStyle(sql.Collation_utf8mb4_bin), "utf8mb4_bin is PAD SPACE")
+	require.Equal(t, stylePadded, collationStyle(sql.Collation_utf8mb4_general_ci))
 }
