@@ -2,10 +2,12 @@ package mysqlcompat
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -205,4 +207,112 @@ func appendRowKey(ctx *sql.Context, dst []byte, sch sql.Schema, row sql.Row) ([]
 		dst = append(dst, s...)
 	}
 	return dst, nil
+}
+
+// GROUP BY and COUNT(DISTINCT) by collation keys
+//
+// GMS groups rows by the collation weights of string keys, which know no
+// PAD SPACE ('a' and 'a ' are two groups under utf8mb4_general_ci), and
+// COUNT(DISTINCT) counts the distinct texts of its values, byte for byte
+// ('a' and 'A' count twice under a case-insensitive collation).
+// keyGroups gives both a collationKey of each such string expression
+// instead: the hex of its memcomparable key, equal exactly when MySQL
+// compares the values equal. The rows GROUP BY returns are read from the
+// columns as before; only what is compared changes.
+func keyGroups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if qFlags != nil && !qFlags.IsSet(sql.QFlagAggregation) {
+		return n, transform.SameTree, nil
+	}
+	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource {
+		return n, transform.SameTree, nil
+	}
+	n, same1, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		gb, ok := n.(*plan.GroupBy)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		var exprs []sql.Expression
+		for i, e := range gb.GroupByExprs {
+			if !codec.PadSpace(e.Type()) {
+				continue
+			}
+			if exprs == nil {
+				exprs = append([]sql.Expression(nil), gb.GroupByExprs...)
+			}
+			exprs[i] = &collationKey{child: e}
+		}
+		if exprs == nil {
+			return n, transform.SameTree, nil
+		}
+		ngb := *gb
+		ngb.GroupByExprs = exprs
+		return &ngb, transform.NewTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	n, same2, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		cd, ok := e.(*aggregation.CountDistinct)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		var children []sql.Expression
+		for i, c := range cd.Children() {
+			if !types.IsText(c.Type()) || types.IsBinaryType(c.Type()) {
+				continue
+			}
+			if children == nil {
+				children = append([]sql.Expression(nil), cd.Children()...)
+			}
+			children[i] = &collationKey{child: c}
+		}
+		if children == nil {
+			return e, transform.SameTree, nil
+		}
+		ncd, err := cd.WithChildren(children...)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return ncd.(*aggregation.CountDistinct).WithId(cd.Id()), transform.NewTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, same1 && same2, nil
+}
+
+// collationKey is the hex of its child's memcomparable key (NULL for
+// NULL), or the child's value when its type has no key for it.
+type collationKey struct {
+	child sql.Expression
+}
+
+var _ sql.Expression = (*collationKey)(nil)
+
+func (k *collationKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := k.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	if v, err = sql.UnwrapAny(ctx, v); err != nil {
+		return nil, err
+	}
+	key, err := codec.AppendKey(nil, k.child.Type(), v, codec.Asc)
+	if err != nil {
+		return v, nil
+	}
+	return hex.EncodeToString(key), nil
+}
+
+func (k *collationKey) Resolved() bool             { return k.child.Resolved() }
+func (k *collationKey) String() string             { return k.child.String() }
+func (k *collationKey) Type() sql.Type             { return types.LongText }
+func (k *collationKey) IsNullable() bool           { return k.child.IsNullable() }
+func (k *collationKey) Children() []sql.Expression { return []sql.Expression{k.child} }
+
+func (k *collationKey) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
+	}
+	return &collationKey{child: children[0]}, nil
 }

@@ -1,0 +1,258 @@
+package mysqlcompat
+
+import (
+	"unicode/utf8"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+// Comparisons under PAD SPACE collations
+//
+// MySQL compares strings under a PAD SPACE collation (utf8mb4_general_ci,
+// utf8mb4_bin and the other collations older than the 0900 ones) as if the
+// shorter were padded with spaces: 'a' = 'A  ' under utf8mb4_general_ci,
+// and 'a' > 'a\t', a tab weighing less than a space. GMS compares rune by
+// rune and then by length, as under NO PAD, so a full scan's WHERE s = 'a'
+// missed the row 'A  ' that the index (whose keys are padded, see
+// sqlstore/codec) finds.
+//
+// padComparisons replaces each comparison (=, <=>, <, <=, >, >=) whose two
+// sides are strings compared under a PAD SPACE collation by padCompare,
+// which compares the values padded; and each IN over such strings by
+// padIn. NULLs and values that are not strings are left to GMS's own
+// comparison, which the replacement keeps. The rule runs after GMS chose
+// its indexes, so the lookups it built from the comparisons stay.
+//
+// Targets GMS v0.20.0 (sql/types/strings.go, StringType.Compare). Without
+// it, TestCollationSpec fails.
+func padComparisons(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource {
+		return n, transform.SameTree, nil
+	}
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		switch x := e.(type) {
+		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
+			c := x.(expression.Comparer)
+			coll, ok := paddedCollation(ctx, c.Left(), c.Right())
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			return &padCompare{orig: c, coll: coll}, transform.NewTree, nil
+		case *expression.InTuple, *expression.HashInTuple:
+			c := x.(expression.Comparer)
+			tup, ok := c.Right().(expression.Tuple)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			var coll sql.CollationID
+			for _, el := range tup {
+				cc, ok := paddedCollation(ctx, c.Left(), el)
+				if !ok {
+					return e, transform.SameTree, nil
+				}
+				coll = cc
+			}
+			return &padIn{orig: c, coll: coll}, transform.NewTree, nil
+		}
+		return e, transform.SameTree, nil
+	})
+}
+
+// paddedCollation returns the collation GMS compares l and r under when
+// both are strings and it is PAD SPACE.
+func paddedCollation(ctx *sql.Context, l, r sql.Expression) (sql.CollationID, bool) {
+	if !types.IsText(l.Type()) || !types.IsText(r.Type()) || types.IsBinaryType(l.Type()) || types.IsBinaryType(r.Type()) {
+		return 0, false
+	}
+	// As GMS's comparison resolves it (expression.comparison's
+	// CollationCoercibility, which Equals and the others hide).
+	lc, lco := sql.GetCoercibility(ctx, l)
+	rc, rco := sql.GetCoercibility(ctx, r)
+	coll, _ := sql.ResolveCoercibility(lc, lco, rc, rco)
+	if coll == sql.Collation_Unspecified {
+		coll = sql.Collation_Default
+	}
+	if !codec.PadSpace(types.CreateLongText(coll)) || coll.Sorter() == nil {
+		return 0, false
+	}
+	return coll, true
+}
+
+// ComparePadded compares a and b under collation c as MySQL does under PAD
+// SPACE: rune by rune by weight, the shorter string padded with spaces.
+func ComparePadded(c sql.CollationID, a, b string) int {
+	sorter := c.Sorter()
+	for len(a) > 0 && len(b) > 0 {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		wa, wb := sorter(ra), sorter(rb)
+		if wa != wb {
+			if wa < wb {
+				return -1
+			}
+			return 1
+		}
+		a, b = a[na:], b[nb:]
+	}
+	sign := 1
+	rest := a
+	if len(b) > 0 {
+		sign, rest = -1, b
+	}
+	space := sorter(' ')
+	for len(rest) > 0 {
+		r, n := utf8.DecodeRuneInString(rest)
+		if w := sorter(r); w != space {
+			if w > space {
+				return sign
+			}
+			return -sign
+		}
+		rest = rest[n:]
+	}
+	return 0
+}
+
+// padStrings evaluates the two sides of c; ok is false when either is not
+// a string (NULL included).
+func padStrings(ctx *sql.Context, l, r sql.Expression, row sql.Row) (ls, rs string, ok bool, err error) {
+	lv, err := l.Eval(ctx, row)
+	if err != nil {
+		return "", "", false, err
+	}
+	rv, err := r.Eval(ctx, row)
+	if err != nil {
+		return "", "", false, err
+	}
+	if lv, err = sql.UnwrapAny(ctx, lv); err != nil {
+		return "", "", false, err
+	}
+	if rv, err = sql.UnwrapAny(ctx, rv); err != nil {
+		return "", "", false, err
+	}
+	ls, lok := lv.(string)
+	rs, rok := rv.(string)
+	return ls, rs, lok && rok, nil
+}
+
+// padCompare is a comparison of two strings under a PAD SPACE collation.
+type padCompare struct {
+	orig expression.Comparer
+	coll sql.CollationID
+}
+
+var _ sql.Expression = (*padCompare)(nil)
+
+func (p *padCompare) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	l, r, ok, err := padStrings(ctx, p.orig.Left(), p.orig.Right(), row)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return p.orig.Eval(ctx, row)
+	}
+	c := ComparePadded(p.coll, l, r)
+	switch p.orig.(type) {
+	case *expression.Equals, *expression.NullSafeEquals:
+		return c == 0, nil
+	case *expression.LessThan:
+		return c < 0, nil
+	case *expression.LessThanOrEqual:
+		return c <= 0, nil
+	case *expression.GreaterThan:
+		return c > 0, nil
+	default: // GreaterThanOrEqual
+		return c >= 0, nil
+	}
+}
+
+func (p *padCompare) Resolved() bool             { return p.orig.Resolved() }
+func (p *padCompare) String() string             { return p.orig.String() }
+func (p *padCompare) Type() sql.Type             { return p.orig.Type() }
+func (p *padCompare) IsNullable() bool           { return p.orig.IsNullable() }
+func (p *padCompare) Children() []sql.Expression { return p.orig.Children() }
+func (p *padCompare) DebugString() string        { return sql.DebugString(p.orig) }
+
+func (p *padCompare) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	o, err := p.orig.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := o.(expression.Comparer)
+	if !ok {
+		return o, nil
+	}
+	return &padCompare{orig: c, coll: p.coll}, nil
+}
+
+// padIn is IN over strings under a PAD SPACE collation.
+type padIn struct {
+	orig expression.Comparer // InTuple or HashInTuple
+	coll sql.CollationID
+}
+
+var _ sql.Expression = (*padIn)(nil)
+
+func (p *padIn) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	lv, err := p.orig.Left().Eval(ctx, row)
+	if err != nil || lv == nil {
+		return nil, err
+	}
+	if lv, err = sql.UnwrapAny(ctx, lv); err != nil {
+		return nil, err
+	}
+	l, ok := lv.(string)
+	if !ok {
+		return p.orig.Eval(ctx, row)
+	}
+	sawNull := false
+	for _, el := range p.orig.Right().(expression.Tuple) {
+		v, err := el.Eval(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		if v, err = sql.UnwrapAny(ctx, v); err != nil {
+			return nil, err
+		}
+		switch s := v.(type) {
+		case nil:
+			sawNull = true
+		case string:
+			if ComparePadded(p.coll, l, s) == 0 {
+				return true, nil
+			}
+		default:
+			return p.orig.Eval(ctx, row)
+		}
+	}
+	if sawNull {
+		return nil, nil
+	}
+	return false, nil
+}
+
+func (p *padIn) Resolved() bool             { return p.orig.Resolved() }
+func (p *padIn) String() string             { return p.orig.String() }
+func (p *padIn) Type() sql.Type             { return p.orig.Type() }
+func (p *padIn) IsNullable() bool           { return p.orig.IsNullable() }
+func (p *padIn) Children() []sql.Expression { return p.orig.Children() }
+func (p *padIn) DebugString() string        { return sql.DebugString(p.orig) }
+
+func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	o, err := p.orig.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := o.(expression.Comparer)
+	if !ok {
+		return o, nil
+	}
+	return &padIn{orig: c, coll: p.coll}, nil
+}
