@@ -209,24 +209,37 @@ func appendRowKey(ctx *sql.Context, dst []byte, sch sql.Schema, row sql.Row) ([]
 	return dst, nil
 }
 
-// GROUP BY and COUNT(DISTINCT) by collation keys
+// ORDER BY, GROUP BY and COUNT(DISTINCT) by collation keys
 //
 // GMS groups rows by the collation weights of string keys, which know no
-// PAD SPACE ('a' and 'a ' are two groups under utf8mb4_general_ci), and
-// COUNT(DISTINCT) counts the distinct texts of its values, byte for byte
-// ('a' and 'A' count twice under a case-insensitive collation).
-// keyGroups gives both a collationKey of each such string expression
-// instead: the hex of its memcomparable key, equal exactly when MySQL
-// compares the values equal. The rows GROUP BY returns are read from the
-// columns as before; only what is compared changes.
-func keyGroups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if qFlags != nil && !qFlags.IsSet(sql.QFlagAggregation) {
-		return n, transform.SameTree, nil
-	}
+// PAD SPACE ('a' and 'a ' are two groups under utf8mb4_general_ci),
+// sorts them with its comparison, which knows none either ('a' before
+// 'a ', and 'a\t' after 'a'), and COUNT(DISTINCT) counts the distinct
+// texts of its values, byte for byte ('a' and 'A' count twice under a
+// case-insensitive collation). keyGroups gives each a collationKey of each
+// such string expression instead: the hex of its memcomparable key, equal
+// exactly when MySQL compares the values equal and ordered as MySQL orders
+// them (hex digits keep the order of the bytes). The rows returned are
+// read from the columns as before; only what is compared changes.
+func keyGroups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource {
 		return n, transform.SameTree, nil
 	}
 	n, same1, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		switch x := n.(type) {
+		case *plan.Sort:
+			if fields, ok := keyedSortFields(x.SortFields); ok {
+				return plan.NewSort(fields, x.Child), transform.NewTree, nil
+			}
+			return n, transform.SameTree, nil
+		case *plan.TopN:
+			if fields, ok := keyedSortFields(x.Fields); ok {
+				nt := *x
+				nt.Fields = fields
+				return &nt, transform.NewTree, nil
+			}
+			return n, transform.SameTree, nil
+		}
 		gb, ok := n.(*plan.GroupBy)
 		if !ok {
 			return n, transform.SameTree, nil
@@ -315,4 +328,31 @@ func (k *collationKey) WithChildren(children ...sql.Expression) (sql.Expression,
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}
 	return &collationKey{child: children[0]}, nil
+}
+
+// keyedSortFields returns fields with each PAD SPACE string column sorted
+// by its collationKey, and whether any was.
+func keyedSortFields(fields sql.SortFields) (sql.SortFields, bool) {
+	var out sql.SortFields
+	for i, f := range fields {
+		if !codec.PadSpace(f.Column.Type()) {
+			continue
+		}
+		if out == nil {
+			out = append(sql.SortFields(nil), fields...)
+		}
+		out[i].Column = &collationKey{child: f.Column}
+		out[i].Column2 = nil
+	}
+	return out, out != nil
+}
+
+// KeyedColumn returns the expression a sort field's collationKey wraps,
+// and true; or nil and false for any other expression. Rewrites that sort
+// by memcomparable keys themselves sort by that expression.
+func KeyedColumn(e sql.Expression) (sql.Expression, bool) {
+	if k, ok := e.(*collationKey); ok {
+		return k.child, true
+	}
+	return nil, false
 }
