@@ -58,10 +58,9 @@ func keyDistincts(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scop
 			}
 			// UNION ALL of the sides, deduplicated, then the UNION's
 			// ORDER BY, OFFSET and LIMIT, in GMS's order.
-			var out sql.Node = &keyDistinct{
-				child: plan.NewSetOp(x.SetOpType, x.Left(), x.Right(), false, nil, nil, nil),
-				exec:  a.ExecBuilder,
-			}
+			all := *x // its table id and columns kept
+			all.Distinct, all.Limit, all.Offset, all.SortFields = false, nil, nil, nil
+			var out sql.Node = &keyDistinct{child: &all, exec: a.ExecBuilder}
 			if len(x.SortFields) > 0 {
 				out = plan.NewSort(x.SortFields, out)
 			}
