@@ -44,9 +44,10 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	})
 	// MIN and MAX of a primary key answer one row over no rows
 	// (minmaxkey.go): before GMS's replaceAgg, in the once-before batch,
-	// inside a rule GMS knows.
+	// inside a rule GMS knows; and LIKE over PAD SPACE strings kept from
+	// GMS's simplifyFilters, which runs later in that batch (padspace.go).
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(validate, minMaxKeyRows)
+		return ChainRules(validate, minMaxKeyRows, keepLikes)
 	})
 	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
 	// Window functions over grouped rows are rewritten after parsing

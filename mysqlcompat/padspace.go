@@ -1,6 +1,7 @@
 package mysqlcompat
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -255,4 +256,99 @@ func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error)
 		return o, nil
 	}
 	return &padIn{orig: c, coll: p.coll}, nil
+}
+
+// LIKE under PAD SPACE collations
+//
+// LIKE does not pad: 'A  ' LIKE 'a' is false under utf8mb4_general_ci,
+// where 'A  ' = 'a' is true. GMS's simplifyFilters turns s LIKE 'a' into
+// s = 'a' and s LIKE 'a%' into s >= 'a' AND s <= 'a\xff', which under PAD
+// SPACE (padComparisons) would find 'A  ' and lose 'a\t' (a tab weighs less
+// than the padding). keepLikes hides each LIKE over such a column from that
+// rule, before it runs: the LIKE is evaluated as written, and reads no
+// index range. It also trims the literals compared with such strings
+// (trimPaddedLiterals), before GMS builds ranges from them.
+func keepLikes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	n, same, err := trimPaddedLiterals(ctx, n)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	n, same2, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		l, ok := e.(*expression.Like)
+		if !ok || !codec.PadSpace(l.LeftChild.Type()) {
+			return e, transform.SameTree, nil
+		}
+		return &unpaddedLike{Like: l}, transform.NewTree, nil
+	})
+	return n, same && same2, err
+}
+
+// unpaddedLike is a LIKE GMS's simplifyFilters does not rewrite.
+type unpaddedLike struct {
+	*expression.Like
+}
+
+func (u *unpaddedLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := u.Like.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := e.(*expression.Like); ok {
+		return &unpaddedLike{Like: l}, nil
+	}
+	return e, nil
+}
+
+// trimPaddedLiterals drops the trailing spaces of string literals compared
+// with a PAD SPACE string, which change nothing in the comparison, before
+// GMS builds index ranges from them: GMS orders the bounds of a range with
+// its own comparison, under which b >= 'a ' AND b <= 'a' is empty.
+func trimPaddedLiterals(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		switch x := e.(type) {
+		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
+			c := x.(expression.Comparer)
+			if _, ok := paddedCollation(ctx, c.Left(), c.Right()); !ok {
+				return e, transform.SameTree, nil
+			}
+			l, lt := trimmedLiteral(c.Left())
+			r, rt := trimmedLiteral(c.Right())
+			if !lt && !rt {
+				return e, transform.SameTree, nil
+			}
+			ne, err := e.WithChildren(l, r)
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			return ne, transform.NewTree, nil
+		case *expression.Between:
+			if _, ok := paddedCollation(ctx, x.Val, x.Lower); !ok {
+				return e, transform.SameTree, nil
+			}
+			if _, ok := paddedCollation(ctx, x.Val, x.Upper); !ok {
+				return e, transform.SameTree, nil
+			}
+			lo, lt := trimmedLiteral(x.Lower)
+			hi, ht := trimmedLiteral(x.Upper)
+			if !lt && !ht {
+				return e, transform.SameTree, nil
+			}
+			return expression.NewBetween(x.Val, lo, hi), transform.NewTree, nil
+		}
+		return e, transform.SameTree, nil
+	})
+}
+
+// trimmedLiteral returns e without its trailing spaces when it is a string
+// literal that has some, and true; otherwise e and false.
+func trimmedLiteral(e sql.Expression) (sql.Expression, bool) {
+	l, ok := e.(*expression.Literal)
+	if !ok {
+		return e, false
+	}
+	s, ok := l.Value().(string)
+	if !ok || len(s) == 0 || s[len(s)-1] != ' ' {
+		return e, false
+	}
+	return expression.NewLiteral(strings.TrimRight(s, " "), l.Type()), true
 }
