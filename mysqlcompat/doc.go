@@ -1,7 +1,7 @@
 // Package mysqlcompat corrects go-mysql-server (GMS) where its plans and
 // values differ from MySQL 8's. It targets GMS v0.20.0 and knows nothing
 // of storage: it imports GMS, and sqlstore/codec for the ranges of integer
-// types.
+// types and the memcomparable keys of values.
 //
 // Install puts the corrections into one engine, through that engine's own
 // rule lists, exec builder and parsers; an engine built without it behaves
@@ -58,6 +58,15 @@
 //     TestGroupConcatSpec.
 //   - SET DEFAULT foreign keys (fkactions.go): refused, as InnoDB refuses
 //     them. sqlstore/enginetest's TestGMS/ForeignKeys.
+//   - PAD SPACE comparisons (padspace.go): =, <=>, <, <=, >, >= and IN
+//     over strings under a PAD SPACE collation compare them padded with
+//     spaces; LIKE is not turned into such comparisons. TestCollationSpec.
+//   - DISTINCT, UNION, GROUP BY, COUNT(DISTINCT) and ORDER BY by keys
+//     (keydistinct.go): rows compared by their memcomparable keys, NULL
+//     apart from the string '<nil>', strings by collation and PAD SPACE.
+//     TestCollationSpec.
+//   - SHOW WARNINGS order (showwarnings.go): in the order raised.
+//     TestCollationSpec.
 //
 // The value rules among them (exact aggregates, assignments, exact
 // updates, integer arithmetic, hash-join keys) also reach the statements

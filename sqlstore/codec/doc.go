@@ -23,15 +23,18 @@
 //	                                      exponent and base-100 digits (key_decimal.go)
 //	DATE, DATETIME, TIMESTAMP      0x0e  UTC Unix microseconds XOR 1<<63
 //	TIME                           0x0f  microseconds XOR 1<<63
-//	binary strings, code-point     0x12  bytes, 0x00 escaped as 0x00 0xff,
-//	collations                            ended by 0x00 0x01 (key_string.go)
-//	other collations               0x13  rune weights, 4 bytes each, escaped
+//	binary strings,                0x12  bytes, 0x00 escaped as 0x00 0xff,
+//	utf8mb4_0900_bin                      ended by 0x00 0x01 (key_string.go)
+//	other NO PAD collations        0x13  rune weights, 4 bytes each, escaped
 //	                                      and ended the same way
+//	PAD SPACE collations           0x14  rune weights and runs of spaces,
+//	                                      trailing spaces dropped, escaped and
+//	                                      ended the same way
 //
 // A Desc datum is the Asc datum with every byte complemented, so NULL sorts
 // last. All of this is part of the durable format: the flag values in key.go,
-// the layouts in key_decimal.go and key_string.go, the set of code-point
-// collations, and the varints in varint.go.
+// the layouts in key_decimal.go and key_string.go, which collations take
+// which layout, and the varints in varint.go.
 //
 // Invariants the encoding keeps, and the tests check:
 //   - Order: for values a, b of one type, the sign of bytes.Compare(enc(a),
@@ -41,7 +44,9 @@
 //   - Self-delimiting: no encoding is a prefix of another encoding of the same
 //     type, so appended columns never run together and PrefixSuccessor(enc(k))
 //     bounds exactly the keys whose column equals k.
-//   - Strings follow GMS, not MySQL: no PAD SPACE, so 'a' < 'a '.
+//   - Strings follow MySQL: under a PAD SPACE collation 'a' and 'a ' are
+//     equal and 'a\t' < 'a' (typ.Compare does not pad; mysqlcompat
+//     corrects GMS's comparisons to match).
 //   - Reversibility: DecodeKey returns the value (as GMS's Go type) for every
 //     type except strings under weight-ordered collations, for which it
 //     returns ErrNotDecodable; the row value holds the exact string.
