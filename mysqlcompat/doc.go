@@ -46,8 +46,9 @@
 //     unary minus exact, typed BIGINT or BIGINT UNSIGNED, failing with
 //     1690; literals typed as MySQL types them. TestIntArithMySQL,
 //     TestIntLiteralArithmeticStatements.
-//   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types meet
-//     as MySQL compares them. TestHashJoinKeys.
+//   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
+//     strings under collations that take different bytes for equal, meet
+//     as MySQL compares them. TestHashJoinKeys, TestCollationSpec.
 //   - MIN and MAX of a primary key (minmaxkey.go): one row, NULL over no
 //     rows, read through the primary index. TestMinMaxKeyOverNoRows.
 //   - large string values (stringlimits.go): REPEAT, SPACE, LPAD, RPAD,

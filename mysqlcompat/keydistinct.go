@@ -293,10 +293,12 @@ func keyGroups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, 
 	return n, same1 && same2, nil
 }
 
-// collationKey is the hex of its child's memcomparable key (NULL for
-// NULL), or the child's value when its type has no key for it.
+// collationKey is the hex of its child's memcomparable key under typ (the
+// child's type when nil; NULL for NULL), or the child's value when the
+// type has no key for it.
 type collationKey struct {
 	child sql.Expression
+	typ   sql.Type
 }
 
 var _ sql.Expression = (*collationKey)(nil)
@@ -309,7 +311,11 @@ func (k *collationKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if v, err = sql.UnwrapAny(ctx, v); err != nil {
 		return nil, err
 	}
-	key, err := codec.AppendKey(nil, k.child.Type(), v, codec.Asc)
+	typ := k.typ
+	if typ == nil {
+		typ = k.child.Type()
+	}
+	key, err := codec.AppendKey(nil, typ, v, codec.Asc)
 	if err != nil {
 		return v, nil
 	}
@@ -326,7 +332,7 @@ func (k *collationKey) WithChildren(children ...sql.Expression) (sql.Expression,
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}
-	return &collationKey{child: children[0]}, nil
+	return &collationKey{child: children[0], typ: k.typ}, nil
 }
 
 // keyedSortFields returns fields with each PAD SPACE string column sorted

@@ -149,7 +149,23 @@ type padCompare struct {
 	coll sql.CollationID
 }
 
-var _ sql.Expression = (*padCompare)(nil)
+var _ expression.Comparer = (*padCompare)(nil)
+
+// Compare implements expression.Comparer, for the merge joins that walk
+// two inputs in index order (which is padded) by it.
+func (p *padCompare) Compare(ctx *sql.Context, row sql.Row) (int, error) {
+	l, r, ok, err := padStrings(ctx, p.orig.Left(), p.orig.Right(), row)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return p.orig.Compare(ctx, row)
+	}
+	return ComparePadded(p.coll, l, r), nil
+}
+
+func (p *padCompare) Left() sql.Expression  { return p.orig.Left() }
+func (p *padCompare) Right() sql.Expression { return p.orig.Right() }
 
 func (p *padCompare) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	l, r, ok, err := padStrings(ctx, p.orig.Left(), p.orig.Right(), row)
