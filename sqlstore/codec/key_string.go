@@ -83,6 +83,16 @@ func collationStyle(c sql.CollationID) stringKeyStyle {
 	return styleWeights
 }
 
+// trimChar returns s without its trailing spaces when typ is CHAR: MySQL
+// gives a CHAR value back without them (unless PAD_CHAR_TO_FULL_LENGTH),
+// so rows store it so and keys are those of the value read back.
+func trimChar(typ sql.Type, s string) string {
+	if typ.Type() == sqltypes.Char && len(s) > 0 && s[len(s)-1] == ' ' {
+		return strings.TrimRight(s, " ")
+	}
+	return s
+}
+
 // PadSpace reports whether typ is a string type whose collation is PAD
 // SPACE: trailing spaces do not count in its comparisons.
 func PadSpace(typ sql.Type) bool {
@@ -113,6 +123,7 @@ func appendStringKey(dst []byte, typ sql.Type, v any) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	s = trimChar(typ, s)
 	c := collationOf(typ)
 	switch collationStyle(c) {
 	case styleRawBytes:
