@@ -55,9 +55,10 @@
 //
 // AppendRow writes a row's columns in schema order behind a version byte, a
 // column count and a NULL bitmap; row.go has the layout. It is not ordered;
-// it is small, exact (DECIMAL keeps its scale, times their nanoseconds) and
-// cheap to decode, and DecodeRowColumns skips unwanted columns without
-// decoding them. A row written before columns were added decodes with NULL for
+// it is small, exact (DECIMAL keeps its scale, times their nanoseconds; a
+// CHAR value loses its trailing spaces, as MySQL reads it back, and so
+// does its key) and cheap to decode, and DecodeRowColumns skips unwanted
+// columns without decoding them. A row written before columns were added decodes with NULL for
 // them. JSON is stored as text; geometry columns are not supported.
 //
 // # Values and errors
