@@ -36,44 +36,76 @@ import (
 //
 // Targets GMS v0.20.0 (sql/iters/rel_iters.go, distinctIter; sql/cache.go,
 // HashOf). Without it, TestCollationSpec fails.
-func keyDistincts(_ *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+//
+// keyDistincts also runs the rewrites of keyedNode, keyedCountDistinct
+// (below) and padExpr (padspace.go), in the same two walks over the plan.
+func keyDistincts(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource {
 		return n, transform.SameTree, nil
 	}
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		switch x := n.(type) {
-		case *plan.Distinct:
-			if !printsAmbiguously(x.Child.Schema()) {
-				return n, transform.SameTree, nil
-			}
-			return &keyDistinct{child: x.Child, exec: a.ExecBuilder}, transform.NewTree, nil
-		case *plan.OrderedDistinct:
-			if !printsAmbiguously(x.Child.Schema()) {
-				return n, transform.SameTree, nil
-			}
-			return &keyDistinct{child: x.Child, exec: a.ExecBuilder}, transform.NewTree, nil
-		case *plan.SetOp:
-			if !x.Distinct || x.SetOpType != plan.UnionType || !printsAmbiguously(x.Schema()) {
-				return n, transform.SameTree, nil
-			}
-			// UNION ALL of the sides, deduplicated, then the UNION's
-			// ORDER BY, OFFSET and LIMIT, in GMS's order.
-			all := *x // its table id and columns kept
-			all.Distinct, all.Limit, all.Offset, all.SortFields = false, nil, nil, nil
-			var out sql.Node = &keyDistinct{child: &all, exec: a.ExecBuilder}
-			if len(x.SortFields) > 0 {
-				out = plan.NewSort(x.SortFields, out)
-			}
-			if x.Offset != nil {
-				out = plan.NewOffset(x.Offset, out)
-			}
-			if x.Limit != nil {
-				out = plan.NewLimit(x.Limit, out)
-			}
-			return out, transform.NewTree, nil
+	n, same, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if nn, id := distinctNode(a, n); id == transform.NewTree {
+			return nn, id, nil
+		}
+		if kn := keyedNode(n); kn != n {
+			return kn, transform.NewTree, nil
 		}
 		return n, transform.SameTree, nil
 	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	n, same2, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if ne, id, err := padExpr(ctx, e); err != nil || id == transform.NewTree {
+			return ne, id, err
+		}
+		return keyedCountDistinct(e)
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, same && same2, nil
+}
+
+// distinctNode returns n as a keyDistinct, or the plan over one for a
+// UNION DISTINCT, when GMS's deduplication of it would be wrong.
+func distinctNode(a *analyzer.Analyzer, n sql.Node) (sql.Node, transform.TreeIdentity) {
+	switch x := n.(type) {
+	case *plan.Distinct:
+		if !printsAmbiguously(x.Child.Schema()) {
+			return n, transform.SameTree
+		}
+		return &keyDistinct{child: x.Child, exec: a.ExecBuilder}, transform.NewTree
+	case *plan.OrderedDistinct:
+		if !printsAmbiguously(x.Child.Schema()) {
+			return n, transform.SameTree
+		}
+		return &keyDistinct{child: x.Child, exec: a.ExecBuilder}, transform.NewTree
+	case *plan.SetOp:
+		if !x.Distinct || x.SetOpType != plan.UnionType || !printsAmbiguously(x.Schema()) {
+			return n, transform.SameTree
+		}
+		// UNION ALL of the sides, deduplicated, then the UNION's
+		// ORDER BY, OFFSET and LIMIT, in GMS's order.
+		all := *x // its table id and columns kept
+		all.Distinct, all.Limit, all.Offset, all.SortFields = false, nil, nil, nil
+		var out sql.Node = &keyDistinct{child: &all, exec: a.ExecBuilder}
+		if len(x.SortFields) > 0 {
+			fields := x.SortFields
+			if keyed, ok := keyedSortFields(fields); ok {
+				fields = keyed
+			}
+			out = plan.NewSort(fields, out)
+		}
+		if x.Offset != nil {
+			out = plan.NewOffset(x.Offset, out)
+		}
+		if x.Limit != nil {
+			out = plan.NewLimit(x.Limit, out)
+		}
+		return out, transform.NewTree
+	}
+	return n, transform.SameTree
 }
 
 // printsAmbiguously reports whether GMS's printed form of sch's rows may
@@ -215,82 +247,68 @@ func appendRowKey(ctx *sql.Context, dst []byte, sch sql.Schema, row sql.Row) ([]
 // sorts them with its comparison, which knows none either ('a' before
 // 'a ', and 'a\t' after 'a'), and COUNT(DISTINCT) counts the distinct
 // texts of its values, byte for byte ('a' and 'A' count twice under a
-// case-insensitive collation). keyGroups gives each a collationKey of each
-// such string expression instead: the hex of its memcomparable key, equal
+// case-insensitive collation). keyedNode and keyedCountDistinct give each
+// a collationKey of each such string expression instead: the hex of its memcomparable key, equal
 // exactly when MySQL compares the values equal and ordered as MySQL orders
 // them (hex digits keep the order of the bytes). The rows returned are
 // read from the columns as before; only what is compared changes.
-func keyGroups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource {
-		return n, transform.SameTree, nil
-	}
-	n, same1, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		switch x := n.(type) {
-		case *plan.Sort:
-			if fields, ok := keyedSortFields(x.SortFields); ok {
-				return plan.NewSort(fields, x.Child), transform.NewTree, nil
-			}
-			return n, transform.SameTree, nil
-		case *plan.TopN:
-			if fields, ok := keyedSortFields(x.Fields); ok {
-				nt := *x
-				nt.Fields = fields
-				return &nt, transform.NewTree, nil
-			}
-			return n, transform.SameTree, nil
+func keyedNode(n sql.Node) sql.Node {
+	switch x := n.(type) {
+	case *plan.Sort:
+		if fields, ok := keyedSortFields(x.SortFields); ok {
+			return plan.NewSort(fields, x.Child)
 		}
-		gb, ok := n.(*plan.GroupBy)
-		if !ok {
-			return n, transform.SameTree, nil
+	case *plan.TopN:
+		if fields, ok := keyedSortFields(x.Fields); ok {
+			nt := *x
+			nt.Fields = fields
+			return &nt
 		}
+	case *plan.GroupBy:
 		var exprs []sql.Expression
-		for i, e := range gb.GroupByExprs {
+		for i, e := range x.GroupByExprs {
 			if !codec.PadSpace(e.Type()) {
 				continue
 			}
 			if exprs == nil {
-				exprs = append([]sql.Expression(nil), gb.GroupByExprs...)
+				exprs = append([]sql.Expression(nil), x.GroupByExprs...)
 			}
 			exprs[i] = &collationKey{child: e}
 		}
-		if exprs == nil {
-			return n, transform.SameTree, nil
+		if exprs != nil {
+			ngb := *x
+			ngb.GroupByExprs = exprs
+			return &ngb
 		}
-		ngb := *gb
-		ngb.GroupByExprs = exprs
-		return &ngb, transform.NewTree, nil
-	})
-	if err != nil {
-		return nil, transform.SameTree, err
 	}
-	n, same2, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		cd, ok := e.(*aggregation.CountDistinct)
-		if !ok {
-			return e, transform.SameTree, nil
-		}
-		var children []sql.Expression
-		for i, c := range cd.Children() {
-			if !types.IsText(c.Type()) || types.IsBinaryType(c.Type()) {
-				continue
-			}
-			if children == nil {
-				children = append([]sql.Expression(nil), cd.Children()...)
-			}
-			children[i] = &collationKey{child: c}
+	return n
+}
+
+// keyedCountDistinct returns e, a COUNT(DISTINCT) over collated strings,
+// counting their collation keys.
+func keyedCountDistinct(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	cd, ok := e.(*aggregation.CountDistinct)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	var children []sql.Expression
+	for i, c := range cd.Children() {
+		if !types.IsText(c.Type()) || types.IsBinaryType(c.Type()) {
+			continue
 		}
 		if children == nil {
-			return e, transform.SameTree, nil
+			children = append([]sql.Expression(nil), cd.Children()...)
 		}
-		ncd, err := cd.WithChildren(children...)
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		return ncd.(*aggregation.CountDistinct).WithId(cd.Id()), transform.NewTree, nil
-	})
+		children[i] = &collationKey{child: c}
+	}
+	if children == nil {
+		return e, transform.SameTree, nil
+	}
+	ncd, err := cd.WithChildren(children...)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
-	return n, same1 && same2, nil
+	return ncd.(*aggregation.CountDistinct).WithId(cd.Id()), transform.NewTree, nil
 }
 
 // collationKey is the hex of its child's memcomparable key under typ (the

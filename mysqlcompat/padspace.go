@@ -24,46 +24,42 @@ import (
 // missed the row 'A  ' that the index (whose keys are padded, see
 // sqlstore/codec) finds.
 //
-// padComparisons replaces each comparison (=, <=>, <, <=, >, >=) whose two
+// padExpr replaces each comparison (=, <=>, <, <=, >, >=) whose two
 // sides are strings compared under a PAD SPACE collation by padCompare,
 // which compares the values padded; and each IN over such strings by
 // padIn. NULLs and values that are not strings are left to GMS's own
-// comparison, which the replacement keeps. The rule runs after GMS chose
-// its indexes, so the lookups it built from the comparisons stay.
+// comparison, which the replacement keeps. keyDistincts runs it over the
+// plan's expressions at the end of analysis, after GMS chose its indexes,
+// so the lookups it built from the comparisons stay.
 //
 // Targets GMS v0.20.0 (sql/types/strings.go, StringType.Compare). Without
 // it, TestCollationSpec fails.
-func padComparisons(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource {
-		return n, transform.SameTree, nil
-	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		switch x := e.(type) {
-		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
-			c := x.(expression.Comparer)
-			coll, ok := paddedCollation(ctx, c.Left(), c.Right())
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			return &padCompare{orig: c, coll: coll}, transform.NewTree, nil
-		case *expression.InTuple, *expression.HashInTuple:
-			c := x.(expression.Comparer)
-			tup, ok := c.Right().(expression.Tuple)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			var coll sql.CollationID
-			for _, el := range tup {
-				cc, ok := paddedCollation(ctx, c.Left(), el)
-				if !ok {
-					return e, transform.SameTree, nil
-				}
-				coll = cc
-			}
-			return &padIn{orig: c, coll: coll}, transform.NewTree, nil
+func padExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch x := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
+		c := x.(expression.Comparer)
+		coll, ok := paddedCollation(ctx, c.Left(), c.Right())
+		if !ok {
+			return e, transform.SameTree, nil
 		}
-		return e, transform.SameTree, nil
-	})
+		return &padCompare{orig: c, coll: coll}, transform.NewTree, nil
+	case *expression.InTuple, *expression.HashInTuple:
+		c := x.(expression.Comparer)
+		tup, ok := c.Right().(expression.Tuple)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		var coll sql.CollationID
+		for _, el := range tup {
+			cc, ok := paddedCollation(ctx, c.Left(), el)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			coll = cc
+		}
+		return &padIn{orig: c, coll: coll}, transform.NewTree, nil
+	}
+	return e, transform.SameTree, nil
 }
 
 // paddedCollation returns the collation GMS compares l and r under when
@@ -279,24 +275,18 @@ func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error)
 // LIKE does not pad: 'A  ' LIKE 'a' is false under utf8mb4_general_ci,
 // where 'A  ' = 'a' is true. GMS's simplifyFilters turns s LIKE 'a' into
 // s = 'a' and s LIKE 'a%' into s >= 'a' AND s <= 'a\xff', which under PAD
-// SPACE (padComparisons) would find 'A  ' and lose 'a\t' (a tab weighs less
+// SPACE (padExpr) would find 'A  ' and lose 'a\t' (a tab weighs less
 // than the padding). keepLikes hides each LIKE over such a column from that
 // rule, before it runs: the LIKE is evaluated as written, and reads no
 // index range. It also trims the literals compared with such strings
 // (trimPaddedLiterals), before GMS builds ranges from them.
 func keepLikes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	n, same, err := trimPaddedLiterals(ctx, n)
-	if err != nil {
-		return nil, transform.SameTree, err
-	}
-	n, same2, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		l, ok := e.(*expression.Like)
-		if !ok || !codec.PadSpace(l.LeftChild.Type()) {
-			return e, transform.SameTree, nil
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if l, ok := e.(*expression.Like); ok && codec.PadSpace(l.LeftChild.Type()) {
+			return &unpaddedLike{Like: l}, transform.NewTree, nil
 		}
-		return &unpaddedLike{Like: l}, transform.NewTree, nil
+		return trimPaddedLiterals(ctx, e)
 	})
-	return n, same && same2, err
 }
 
 // unpaddedLike is a LIKE GMS's simplifyFilters does not rewrite.
@@ -315,44 +305,42 @@ func (u *unpaddedLike) WithChildren(children ...sql.Expression) (sql.Expression,
 	return e, nil
 }
 
-// trimPaddedLiterals drops the trailing spaces of string literals compared
+// trimPaddedLiterals drops the trailing spaces of a string literal compared
 // with a PAD SPACE string, which change nothing in the comparison, before
 // GMS builds index ranges from them: GMS orders the bounds of a range with
 // its own comparison, under which b >= 'a ' AND b <= 'a' is empty.
-func trimPaddedLiterals(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		switch x := e.(type) {
-		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
-			c := x.(expression.Comparer)
-			if _, ok := paddedCollation(ctx, c.Left(), c.Right()); !ok {
-				return e, transform.SameTree, nil
-			}
-			l, lt := trimmedLiteral(c.Left())
-			r, rt := trimmedLiteral(c.Right())
-			if !lt && !rt {
-				return e, transform.SameTree, nil
-			}
-			ne, err := e.WithChildren(l, r)
-			if err != nil {
-				return nil, transform.SameTree, err
-			}
-			return ne, transform.NewTree, nil
-		case *expression.Between:
-			if _, ok := paddedCollation(ctx, x.Val, x.Lower); !ok {
-				return e, transform.SameTree, nil
-			}
-			if _, ok := paddedCollation(ctx, x.Val, x.Upper); !ok {
-				return e, transform.SameTree, nil
-			}
-			lo, lt := trimmedLiteral(x.Lower)
-			hi, ht := trimmedLiteral(x.Upper)
-			if !lt && !ht {
-				return e, transform.SameTree, nil
-			}
-			return expression.NewBetween(x.Val, lo, hi), transform.NewTree, nil
+func trimPaddedLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch x := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
+		c := x.(expression.Comparer)
+		if _, ok := paddedCollation(ctx, c.Left(), c.Right()); !ok {
+			return e, transform.SameTree, nil
 		}
-		return e, transform.SameTree, nil
-	})
+		l, lt := trimmedLiteral(c.Left())
+		r, rt := trimmedLiteral(c.Right())
+		if !lt && !rt {
+			return e, transform.SameTree, nil
+		}
+		ne, err := e.WithChildren(l, r)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return ne, transform.NewTree, nil
+	case *expression.Between:
+		if _, ok := paddedCollation(ctx, x.Val, x.Lower); !ok {
+			return e, transform.SameTree, nil
+		}
+		if _, ok := paddedCollation(ctx, x.Val, x.Upper); !ok {
+			return e, transform.SameTree, nil
+		}
+		lo, lt := trimmedLiteral(x.Lower)
+		hi, ht := trimmedLiteral(x.Upper)
+		if !lt && !ht {
+			return e, transform.SameTree, nil
+		}
+		return expression.NewBetween(x.Val, lo, hi), transform.NewTree, nil
+	}
+	return e, transform.SameTree, nil
 }
 
 // trimmedLiteral returns e without its trailing spaces when it is a string
