@@ -30,6 +30,8 @@
 //	PAD SPACE collations           0x14  rune weights and runs of spaces,
 //	                                      trailing spaces dropped, escaped and
 //	                                      ended the same way
+//	utf8mb4_bin, utf16_bin,        0x15  as 0x14, with UTF-8 bytes for the
+//	utf32_bin (PAD SPACE)                 runes
 //
 // A Desc datum is the Asc datum with every byte complemented, so NULL sorts
 // last. All of this is part of the durable format: the flag values in key.go,

@@ -62,6 +62,7 @@ const (
 	flagBytes       byte = 0x12 // byte strings and code-point-ordered collations: escaped bytes
 	flagWeights     byte = 0x13 // other NO PAD collations: escaped 4-byte rune weights
 	flagPadded      byte = 0x14 // PAD SPACE collations: escaped weights and space runs
+	flagPaddedBytes byte = 0x15 // PAD SPACE code-point collations: escaped UTF-8 and space runs
 )
 
 // signBit is flipped in the 8-byte payloads of signed values so that their
@@ -326,7 +327,7 @@ func decodeKey(b []byte, typ sql.Type, m byte) (int, any, error) {
 			return 0, nil, err
 		}
 		return n, nil, fmt.Errorf("%w: string under collation %s is stored as weights", ErrNotDecodable, collationOf(typ))
-	case flagPadded:
+	case flagPadded, flagPaddedBytes:
 		n, err := skipEscaped(b, 1, m)
 		if err != nil {
 			return 0, nil, err
@@ -362,6 +363,8 @@ func checkFlag(typ sql.Type, k kind, flag byte) error {
 			ok = flag == flagWeights
 		case stylePadded:
 			ok = flag == flagPadded
+		case stylePaddedCodePoint:
+			ok = flag == flagPaddedBytes
 		default:
 			ok = flag == flagBytes
 		}
@@ -524,7 +527,7 @@ func keyLen(b []byte, typ sql.Type, m byte) (int, error) {
 		return skipEscaped(b, 1, m)
 	case flagWeights:
 		return skipWeightsKey(b, m)
-	case flagPadded:
+	case flagPadded, flagPaddedBytes:
 		return skipEscaped(b, 1, m)
 	}
 	return 0, corruptf("unknown flag %#x", flag)

@@ -34,7 +34,15 @@ import (
 //   - flagWeights, for the other NO PAD collations: each rune's weight as 4
 //     bytes big-endian with the sign bit flipped, so that equal weights give
 //     equal keys ('a' and 'A' under utf8mb4_0900_ai_ci).
-//   - flagPadded, for the PAD SPACE collations: the string without its
+//   - flagPaddedBytes, for the PAD SPACE collations whose weights rise
+//     strictly with the code point (utf8mb4_bin, utf16_bin, utf32_bin):
+//     as flagPadded below, each rune that is not a space as its UTF-8 bytes
+//     (an invalid byte as U+FFFD's) and each inner run of spaces as 0x20,
+//     the run's class byte and its length. A rune's first byte is below
+//     0x20 exactly when the rune is, and UTF-8 byte order is code point
+//     order, so the tokens compare as those of flagPadded do, in about a
+//     byte per character.
+//   - flagPadded, for the other PAD SPACE collations: the string without its
 //     trailing runes that weigh as a space, as tokens. A rune that does not
 //     weigh as a space is its 4-byte weight, as in flagWeights. A run of k
 //     runes that do, followed by a rune r, is the space's 4-byte weight,
@@ -62,19 +70,23 @@ const (
 type stringKeyStyle uint8
 
 const (
-	styleRawBytes  stringKeyStyle = iota // binary: bytes as they are
-	styleCodePoint                       // code-point-ordered collations: valid UTF-8
-	styleWeights                         // other NO PAD collations: rune weights
-	stylePadded                          // PAD SPACE collations: weights and space runs
+	styleRawBytes        stringKeyStyle = iota // binary: bytes as they are
+	styleCodePoint                             // code-point-ordered collations: valid UTF-8
+	styleWeights                               // other NO PAD collations: rune weights
+	stylePadded                                // PAD SPACE collations: weights and space runs
+	stylePaddedCodePoint                       // PAD SPACE code-point collations: UTF-8 and space runs
 )
 
-// collationStyle returns how c's strings are keyed. utf8mb4_0900_bin's
-// Sorter is strictly increasing over all runes, so its order and equality
-// are those of the code points. This choice is part of the durable format.
+// collationStyle returns how c's strings are keyed. The Sorters of
+// utf8mb4_0900_bin, utf8mb4_bin, utf16_bin and utf32_bin are strictly
+// increasing over all runes, so their order and equality are those of the
+// code points. This choice is part of the durable format.
 func collationStyle(c sql.CollationID) stringKeyStyle {
 	switch {
 	case c == sql.Collation_binary:
 		return styleRawBytes
+	case c == sql.Collation_utf8mb4_bin, c == sql.Collation_utf16_bin, c == sql.Collation_utf32_bin:
+		return stylePaddedCodePoint
 	case c.PadAttribute() == "PAD SPACE":
 		return stylePadded
 	case c == sql.Collation_utf8mb4_0900_bin:
@@ -97,7 +109,11 @@ func trimChar(typ sql.Type, s string) string {
 // SPACE: trailing spaces do not count in its comparisons.
 func PadSpace(typ sql.Type) bool {
 	st, ok := typ.(sql.StringType)
-	return ok && !types.IsBinaryType(typ) && collationStyle(st.Collation()) == stylePadded
+	if !ok || types.IsBinaryType(typ) {
+		return false
+	}
+	style := collationStyle(st.Collation())
+	return style == stylePadded || style == stylePaddedCodePoint
 }
 
 func collationOf(typ sql.Type) sql.CollationID {
@@ -135,6 +151,8 @@ func appendStringKey(dst []byte, typ sql.Type, v any) ([]byte, error) {
 		} else {
 			dst = appendRunes(dst, s)
 		}
+	case stylePaddedCodePoint:
+		dst = appendPaddedRunes(append(dst, flagPaddedBytes), s)
 	case stylePadded:
 		sorter := c.Sorter()
 		if sorter == nil {
@@ -252,6 +270,38 @@ func appendPaddedWeights(dst []byte, s string, sorter sql.CollationSorter) []byt
 	}
 	dst = appendEscapedWeight(dst, spaceKey)
 	return append(dst, runToEnd)
+}
+
+// appendPaddedRunes appends the escaped flagPaddedBytes tokens of s (see
+// the top of this file).
+func appendPaddedRunes(dst []byte, s string) []byte {
+	s = strings.TrimRight(s, " ")
+	for len(s) > 0 {
+		i := strings.IndexByte(s, ' ')
+		if i < 0 {
+			i = len(s)
+		}
+		if utf8.ValidString(s[:i]) {
+			dst = appendEscapedString(dst, s[:i])
+		} else {
+			dst = appendRunes(dst, s[:i])
+		}
+		s = s[i:]
+		if len(s) == 0 {
+			break
+		}
+		// A run of spaces, and a rune after it (s has no trailing spaces).
+		run := len(s) - len(strings.TrimLeft(s, " "))
+		s = s[run:]
+		r, _ := utf8.DecodeRuneInString(s)
+		dst = append(dst, ' ')
+		if r < ' ' {
+			dst = appendEscapedWeight(append(dst, runBeforeLighter), uint32(run))
+		} else {
+			dst = appendEscapedWeight(append(dst, runBeforeHeavier), ^uint32(run))
+		}
+	}
+	return append(dst, ' ', runToEnd)
 }
 
 // appendEscapedWeight appends the 4 bytes of w big-endian, escaped.
