@@ -59,6 +59,9 @@ func keyDistincts(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		if ne, id, err := padExpr(ctx, e); err != nil || id == transform.NewTree {
 			return ne, id, err
 		}
+		if ne, id := keyedWindow(e); id == transform.NewTree {
+			return ne, id, nil
+		}
 		return keyedCountDistinct(e)
 	})
 	if err != nil {
@@ -282,6 +285,39 @@ func keyedNode(n sql.Node) sql.Node {
 		}
 	}
 	return n
+}
+
+// keyedWindow returns e, a window function, with the PAD SPACE strings
+// of its PARTITION BY and ORDER BY compared by their collationKeys: GMS
+// starts a partition where its comparison finds two values different.
+func keyedWindow(e sql.Expression) (sql.Expression, transform.TreeIdentity) {
+	wa, ok := e.(sql.WindowAdaptableExpression)
+	if !ok || wa.Window() == nil {
+		return e, transform.SameTree
+	}
+	w := wa.Window()
+	var parts []sql.Expression
+	for i, p := range w.PartitionBy {
+		if !codec.PadSpace(p.Type()) {
+			continue
+		}
+		if parts == nil {
+			parts = append([]sql.Expression(nil), w.PartitionBy...)
+		}
+		parts[i] = &collationKey{child: p}
+	}
+	order, keyed := keyedSortFields(w.OrderBy)
+	if parts == nil && !keyed {
+		return e, transform.SameTree
+	}
+	nw := *w
+	if parts != nil {
+		nw.PartitionBy = parts
+	}
+	if keyed {
+		nw.OrderBy = order
+	}
+	return wa.WithWindow(&nw), transform.NewTree
 }
 
 // keyedCountDistinct returns e, a COUNT(DISTINCT) over collated strings,
