@@ -59,9 +59,10 @@
 //     TestGroupConcatSpec.
 //   - SET DEFAULT foreign keys (fkactions.go): refused, as InnoDB refuses
 //     them. sqlstore/enginetest's TestGMS/ForeignKeys.
-//   - PAD SPACE comparisons (padspace.go): =, <=>, <, <=, >, >= and IN
-//     over strings under a PAD SPACE collation compare them padded with
-//     spaces; LIKE is not turned into such comparisons. TestCollationSpec.
+//   - PAD SPACE comparisons (padspace.go): =, <=>, <, <=, >, >=, IN, MIN
+//     and MAX over strings under a PAD SPACE collation compare them padded
+//     with spaces; LIKE is not turned into such comparisons.
+//     TestCollationSpec.
 //   - DISTINCT, UNION, GROUP BY, COUNT(DISTINCT) and ORDER BY by keys
 //     (keydistinct.go): rows compared by their memcomparable keys, NULL
 //     apart from the string '<nil>', strings by collation and PAD SPACE.

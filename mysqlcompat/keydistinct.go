@@ -62,6 +62,9 @@ func keyDistincts(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		if ne, id := keyedWindow(e); id == transform.NewTree {
 			return ne, id, nil
 		}
+		if ne, id := keyedMinMax(e); id == transform.NewTree {
+			return ne, id, nil
+		}
 		return keyedCountDistinct(e)
 	})
 	if err != nil {

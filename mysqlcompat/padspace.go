@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -356,3 +357,127 @@ func trimmedLiteral(e sql.Expression) (sql.Expression, bool) {
 	}
 	return expression.NewLiteral(strings.TrimRight(s, " "), l.Type()), true
 }
+
+// MIN and MAX under PAD SPACE collations
+//
+// GMS's MIN and MAX compare with the column type's comparison, which does
+// not pad: MIN('a', 'a\t') was 'a', where MySQL answers 'a\t'. keyedMinMax
+// gives a MIN or MAX over a PAD SPACE string a buffer that compares padded;
+// as a window function it stays GMS's.
+func keyedMinMax(e sql.Expression) (sql.Expression, transform.TreeIdentity) {
+	var max bool
+	switch e.(type) {
+	case *aggregation.Min:
+	case *aggregation.Max:
+		max = true
+	default:
+		return e, transform.SameTree
+	}
+	agg := e.(sql.Aggregation)
+	ch := agg.Children()
+	if len(ch) != 1 || !codec.PadSpace(ch[0].Type()) {
+		return e, transform.SameTree
+	}
+	coll := ch[0].Type().(sql.StringType).Collation()
+	if coll.Sorter() == nil {
+		return e, transform.SameTree
+	}
+	return &padMinMax{inner: agg, max: max, coll: coll}, transform.NewTree
+}
+
+// padMinMax is a MIN or MAX of strings under a PAD SPACE collation.
+type padMinMax struct {
+	inner sql.Aggregation // *aggregation.Min or *aggregation.Max
+	max   bool
+	coll  sql.CollationID
+}
+
+var _ sql.Aggregation = (*padMinMax)(nil)
+
+func (a *padMinMax) Type() sql.Type                { return a.inner.Type() }
+func (a *padMinMax) IsNullable() bool              { return a.inner.IsNullable() }
+func (a *padMinMax) Resolved() bool                { return a.inner.Resolved() }
+func (a *padMinMax) String() string                { return a.inner.String() }
+func (a *padMinMax) DebugString() string           { return sql.DebugString(a.inner) }
+func (a *padMinMax) Children() []sql.Expression    { return a.inner.Children() }
+func (a *padMinMax) Id() sql.ColumnId              { return a.inner.Id() }
+func (a *padMinMax) Window() *sql.WindowDefinition { return a.inner.Window() }
+
+func (a *padMinMax) Eval(ctx *sql.Context, row sql.Row) (any, error) { return a.inner.Eval(ctx, row) }
+
+func (a *padMinMax) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, a.inner)
+}
+
+func (a *padMinMax) WithId(id sql.ColumnId) sql.IdExpression {
+	na := *a
+	na.inner = a.inner.WithId(id).(sql.Aggregation)
+	return &na
+}
+
+func (a *padMinMax) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	inner, err := a.inner.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	na := *a
+	na.inner = inner.(sql.Aggregation)
+	return &na, nil
+}
+
+func (a *padMinMax) WithWindow(w *sql.WindowDefinition) sql.WindowAdaptableExpression {
+	na := *a
+	na.inner = a.inner.WithWindow(w).(sql.Aggregation)
+	return &na
+}
+
+func (a *padMinMax) NewWindowFunction() (sql.WindowFunction, error) {
+	return a.inner.NewWindowFunction()
+}
+
+func (a *padMinMax) NewBuffer() (sql.AggregationBuffer, error) {
+	child, err := transform.Clone(a.inner.Children()[0])
+	if err != nil {
+		return nil, err
+	}
+	return &padMinMaxBuffer{child: child, max: a.max, coll: a.coll}, nil
+}
+
+// padMinMaxBuffer keeps the least or greatest value padded comparison
+// finds, the first of equal ones, as GMS's buffers keep.
+type padMinMaxBuffer struct {
+	child sql.Expression
+	max   bool
+	coll  sql.CollationID
+	val   any
+}
+
+func (b *padMinMaxBuffer) Update(ctx *sql.Context, row sql.Row) error {
+	v, err := b.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return err
+	}
+	if v, err = sql.UnwrapAny(ctx, v); err != nil {
+		return err
+	}
+	if b.val == nil {
+		b.val = v
+		return nil
+	}
+	var c int
+	vs, ok1 := v.(string)
+	cs, ok2 := b.val.(string)
+	if ok1 && ok2 {
+		c = ComparePadded(b.coll, vs, cs)
+	} else if c, err = b.child.Type().Compare(ctx, v, b.val); err != nil {
+		return err
+	}
+	if (b.max && c > 0) || (!b.max && c < 0) {
+		b.val = v
+	}
+	return nil
+}
+
+func (b *padMinMaxBuffer) Eval(*sql.Context) (any, error) { return b.val, nil }
+
+func (b *padMinMaxBuffer) Dispose() { expression.Dispose(b.child) }
