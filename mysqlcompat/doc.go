@@ -59,8 +59,8 @@
 //     TestGroupConcatSpec.
 //   - SET DEFAULT foreign keys (fkactions.go): refused, as InnoDB refuses
 //     them. sqlstore/enginetest's TestGMS/ForeignKeys.
-//   - PAD SPACE comparisons (padspace.go): =, <=>, <, <=, >, >=, IN, MIN
-//     and MAX over strings under a PAD SPACE collation compare them padded
+//   - PAD SPACE comparisons (padspace.go): =, <=>, <, <=, >, >=, IN, CASE
+//     x WHEN, MIN and MAX over strings under a PAD SPACE collation compare them padded
 //     with spaces; LIKE is not turned into such comparisons.
 //     TestCollationSpec.
 //   - DISTINCT, UNION, GROUP BY, COUNT(DISTINCT) and ORDER BY by keys

@@ -27,8 +27,8 @@ import (
 //
 // padExpr replaces each comparison (=, <=>, <, <=, >, >=) whose two
 // sides are strings compared under a PAD SPACE collation by padCompare,
-// which compares the values padded; and each IN over such strings by
-// padIn. NULLs and values that are not strings are left to GMS's own
+// which compares the values padded; each IN over such strings by padIn;
+// and each CASE x WHEN over them by a searched CASE of padCompares. NULLs and values that are not strings are left to GMS's own
 // comparison, which the replacement keeps. keyDistincts runs it over the
 // plan's expressions at the end of analysis, after GMS chose its indexes,
 // so the lookups it built from the comparisons stay.
@@ -59,8 +59,36 @@ func padExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tree
 			coll = cc
 		}
 		return &padIn{orig: c, coll: coll}, transform.NewTree, nil
+	case *expression.Case:
+		if nc, ok := paddedCase(ctx, x); ok {
+			return nc, transform.NewTree, nil
+		}
 	}
 	return e, transform.SameTree, nil
+}
+
+// paddedCase returns CASE x WHEN a ... over PAD SPACE strings as the
+// searched CASE WHEN x = a ..., with padded comparisons, which GMS's Case
+// evaluates as it does its own (x once per branch); ok is false for any
+// other expression.
+func paddedCase(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	c, ok := e.(*expression.Case)
+	if !ok || c.Expr == nil {
+		return e, false
+	}
+	branches := make([]expression.CaseBranch, len(c.Branches))
+	padded := false
+	for i, b := range c.Branches {
+		eq := expression.NewEquals(c.Expr, b.Cond)
+		branches[i] = expression.CaseBranch{Cond: eq, Value: b.Value}
+		if coll, ok := paddedCollation(ctx, c.Expr, b.Cond); ok {
+			branches[i].Cond, padded = &padCompare{orig: eq, coll: coll}, true
+		}
+	}
+	if !padded {
+		return e, false
+	}
+	return expression.NewCase(nil, branches, c.Else), true
 }
 
 // paddedCollation returns the collation GMS compares l and r under when
