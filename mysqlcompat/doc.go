@@ -1,7 +1,7 @@
 // Package mysqlcompat corrects go-mysql-server (GMS) where its plans and
 // values differ from MySQL 8's. It targets GMS v0.20.0 and knows nothing
 // of storage: it imports GMS, and sqlstore/codec for the ranges of integer
-// types.
+// types and the memcomparable keys of values.
 //
 // Install puts the corrections into one engine, through that engine's own
 // rule lists, exec builder and parsers; an engine built without it behaves
@@ -47,8 +47,9 @@
 //     unary minus exact, typed BIGINT or BIGINT UNSIGNED, failing with
 //     1690; literals typed as MySQL types them. TestIntArithMySQL,
 //     TestIntLiteralArithmeticStatements.
-//   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types meet
-//     as MySQL compares them. TestHashJoinKeys.
+//   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
+//     strings under collations that take different bytes for equal, meet
+//     as MySQL compares them. TestHashJoinKeys, TestCollationSpec.
 //   - MIN and MAX of a primary key (minmaxkey.go): one row, NULL over no
 //     rows, read through the primary index. TestMinMaxKeyOverNoRows.
 //   - large string values (stringlimits.go): REPEAT, SPACE, LPAD, RPAD,
@@ -69,6 +70,16 @@
 //     CHECKs, comment and AUTO_INCREMENT, and INSERT and UPDATE check
 //     their CHECKs; GMS asked its virtual-column wrapper.
 //     TestShowVirtualTables, TestVirtualTableChecks.
+//   - PAD SPACE comparisons (padspace.go): =, <=>, <, <=, >, >=, IN, CASE
+//     x WHEN, MIN and MAX over strings under a PAD SPACE collation compare them padded
+//     with spaces; LIKE is not turned into such comparisons.
+//     TestCollationSpec.
+//   - DISTINCT, UNION, GROUP BY, COUNT(DISTINCT) and ORDER BY by keys
+//     (keydistinct.go): rows compared by their memcomparable keys, NULL
+//     apart from the string '<nil>', strings by collation and PAD SPACE.
+//     TestCollationSpec.
+//   - SHOW WARNINGS order (showwarnings.go): in the order raised.
+//     TestCollationSpec.
 //
 // The value rules among them (exact aggregates, assignments, exact
 // updates, integer arithmetic, hash-join keys) also reach the statements

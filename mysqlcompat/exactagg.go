@@ -179,7 +179,7 @@ func (r *aggRetyper) derivedColumns(sq *plan.SubqueryAlias) {
 	if len(r.types) == 0 {
 		return
 	}
-	if u, ok := sq.Child.(*plan.SetOp); ok {
+	if u, ok := setOpUnder(sq.Child); ok {
 		sch := u.Schema()
 		i := 0
 		sq.Columns().ForEach(func(id sql.ColumnId) {
@@ -236,10 +236,25 @@ func (r *aggRetyper) retypedAt(n sql.Node, i int) bool {
 		return i < len(n.SelectedExprs) && r.reads(n.SelectedExprs[i])
 	case *plan.SetOp:
 		return r.retypedAt(n.Left(), i) || r.retypedAt(n.Right(), i)
-	case *plan.Distinct, *plan.Sort, *plan.Limit, *plan.TopN, *plan.Filter, *plan.Having:
+	case *plan.Distinct, *plan.Sort, *plan.Limit, *plan.TopN, *plan.Filter, *plan.Having, *plan.Offset, *keyDistinct:
 		return r.retypedAt(n.Children()[0], i)
 	}
 	return false
+}
+
+// setOpUnder returns the set operation n is, or the one under the nodes
+// keyDistincts puts over a UNION DISTINCT (keydistinct.go).
+func setOpUnder(n sql.Node) (*plan.SetOp, bool) {
+	for {
+		switch x := n.(type) {
+		case *plan.SetOp:
+			return x, true
+		case *plan.Limit, *plan.Offset, *plan.Sort, *keyDistinct:
+			n = x.Children()[0]
+		default:
+			return nil, false
+		}
+	}
 }
 
 // reads reports whether e reads a retyped column or is an exact aggregate.

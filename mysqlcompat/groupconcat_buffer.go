@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 // groupConcatBuffer is one group of a groupConcat (groupconcat.go).
@@ -149,6 +151,9 @@ func (b *groupConcatBuffer) distinctKey(parts []string) uint64 {
 			_ = b.hash.WriteByte(0)
 		}
 		if st, ok := b.g.args[i].Type().(sql.StringType); ok && !b.g.binary {
+			if codec.PadSpace(st) {
+				s = strings.TrimRight(s, " ") // 'a' and 'a ' are one value
+			}
 			if st.Collation().WriteWeightString(&b.hash, s) == nil {
 				continue
 			}

@@ -28,8 +28,10 @@ import (
 // equal: a double when either side is a float or one side is a string and
 // the other a number (a string is read as its numeric prefix, as MySQL
 // does), and otherwise, when a side is a DECIMAL, the decimal's shortest
-// text ("2" for 2.000 and 2). Multi-column keys are wrapped column by
-// column.
+// text ("2" for 2.000 and 2). String keys under a collation that takes
+// different bytes for equal (case- or accent-insensitive, PAD SPACE) are
+// collation keys (collationKey, keydistinct.go). Multi-column keys are
+// wrapped column by column.
 //
 // Targets GMS v0.20.0. Without it, TestHashJoinKeys fails.
 
@@ -58,7 +60,7 @@ func hashKeyForm(l, r sql.Type) keyForm {
 }
 
 // exactHashKeys wraps the keys of hash joins that need it (see above).
-func exactHashKeys(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func exactHashKeys(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource {
 		// No join; and a walk of its expressions allocates.
 		return n, transform.SameTree, nil
@@ -68,7 +70,7 @@ func exactHashKeys(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		right, left, changed := wrapHashKeys(hl.RightEntryKey, hl.LeftProbeKey)
+		right, left, changed := wrapHashKeys(ctx, hl.RightEntryKey, hl.LeftProbeKey)
 		if !changed {
 			return n, transform.SameTree, nil
 		}
@@ -82,7 +84,7 @@ func exactHashKeys(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 
 // wrapHashKeys returns the entry and probe keys wrapped as their types
 // need, element by element for tuples of equal length.
-func wrapHashKeys(right, left sql.Expression) (sql.Expression, sql.Expression, bool) {
+func wrapHashKeys(ctx *sql.Context, right, left sql.Expression) (sql.Expression, sql.Expression, bool) {
 	rt, rok := right.(expression.Tuple)
 	lt, lok := left.(expression.Tuple)
 	if rok && lok && len(rt) == len(lt) {
@@ -90,7 +92,7 @@ func wrapHashKeys(right, left sql.Expression) (sql.Expression, sql.Expression, b
 		changed := false
 		for i := range rt {
 			var c bool
-			nr[i], nl[i], c = wrapHashKeys(rt[i], lt[i])
+			nr[i], nl[i], c = wrapHashKeys(ctx, rt[i], lt[i])
 			changed = changed || c
 		}
 		return nr, nl, changed
@@ -98,11 +100,36 @@ func wrapHashKeys(right, left sql.Expression) (sql.Expression, sql.Expression, b
 	if _, done := left.(*hashKey); done {
 		return right, left, false
 	}
+	if _, done := left.(*collationKey); done {
+		return right, left, false
+	}
 	form := hashKeyForm(right.Type(), left.Type())
 	if form == 0 {
+		if typ, ok := collatedKeyType(ctx, right, left); ok {
+			return &collationKey{child: right, typ: typ}, &collationKey{child: left, typ: typ}, true
+		}
 		return right, left, false
 	}
 	return &hashKey{e: right, form: form}, &hashKey{e: left, form: form}, true
+}
+
+// collatedKeyType returns the type under which two string join keys
+// compare, when equal strings under it may differ in bytes (a case- or
+// accent-insensitive or a PAD SPACE collation): their map keys must be
+// collation keys, which GMS's were not.
+func collatedKeyType(ctx *sql.Context, right, left sql.Expression) (sql.Type, bool) {
+	rt, lt := right.Type(), left.Type()
+	if !types.IsText(rt) || !types.IsText(lt) || types.IsBinaryType(rt) || types.IsBinaryType(lt) {
+		return nil, false
+	}
+	rc, rco := sql.GetCoercibility(ctx, right)
+	lc, lco := sql.GetCoercibility(ctx, left)
+	coll, _ := sql.ResolveCoercibility(rc, rco, lc, lco)
+	switch coll {
+	case sql.Collation_Unspecified, sql.Collation_binary, sql.Collation_utf8mb4_0900_bin:
+		return nil, false
+	}
+	return types.CreateLongText(coll), true
 }
 
 // hashKey is one side's value of a hash join key, as a map key that is

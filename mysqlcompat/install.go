@@ -33,7 +33,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables}, final)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -44,9 +44,10 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	})
 	// MIN and MAX of a primary key answer one row over no rows
 	// (minmaxkey.go): before GMS's replaceAgg, in the once-before batch,
-	// inside a rule GMS knows.
+	// inside a rule GMS knows; and LIKE over PAD SPACE strings kept from
+	// GMS's simplifyFilters, which runs later in that batch (padspace.go).
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(validate, minMaxKeyRows)
+		return ChainRules(validate, minMaxKeyRows, keepLikes)
 	})
 	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
 	// Window functions over grouped rows are rewritten after parsing

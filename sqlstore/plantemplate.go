@@ -55,7 +55,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 			return false
 		case nil:
 		default:
-			ok = false
+			_, ok = mysqlcompat.DistinctInput(c)
 		}
 		return ok
 	})
@@ -103,7 +103,8 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 		case *expression.Literal:
 			ok = ok && !equalsArg(x.Value(), args)
 		default:
-			ok = ok && mysqlcompat.IsExactAggregate(x)
+			_, keyed := mysqlcompat.KeyedColumn(x)
+			ok = ok && (keyed || mysqlcompat.IsExactAggregate(x))
 		}
 		return ok
 	})

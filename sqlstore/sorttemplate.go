@@ -130,6 +130,17 @@ func sortByKeys(n sql.Node, exec sql.NodeExecBuilder) sql.Node {
 					return &nk, transform.NewTree, nil
 				}
 			}
+		default:
+			// mysqlcompat's Distinct by keys, which keySort's keys equal.
+			in, ok := mysqlcompat.DistinctInput(c)
+			if !ok {
+				break
+			}
+			ks := &keySort{child: in, distinct: true, exec: exec, orig: c}
+			ks.absorbInput()
+			if distinctByKeys(ks.sortSchema()) {
+				return ks, transform.NewTree, nil
+			}
 		}
 		return c, transform.SameTree, nil
 	})
@@ -144,6 +155,10 @@ func sortByKeys(n sql.Node, exec sql.NodeExecBuilder) sql.Node {
 // file).
 func newKeySort(s sql.Node, fields sql.SortFields, input sql.Node, exec sql.NodeExecBuilder) *keySort {
 	ks := &keySort{child: input, exec: exec, orig: s}
+	if in, ok := mysqlcompat.DistinctInput(input); ok {
+		// mysqlcompat's Distinct by keys, which keySort's keys equal.
+		input = plan.NewDistinct(in)
+	}
 	switch c := input.(type) {
 	case *plan.Distinct:
 		ks.child, ks.distinct = c.Child, true
@@ -162,7 +177,13 @@ func newKeySort(s sql.Node, fields sql.SortFields, input sql.Node, exec sql.Node
 		return nil
 	}
 	for _, f := range fields {
-		gf, ok := f.Column.(*expression.GetField)
+		col := f.Column
+		if in, ok := mysqlcompat.KeyedColumn(col); ok {
+			// mysqlcompat sorts PAD SPACE strings by their keys, as
+			// keySort does.
+			col = in
+		}
+		gf, ok := col.(*expression.GetField)
 		if !ok || gf.Index() < 0 || gf.Index() >= len(sch) || f.NullOrdering != sql.NullsFirst {
 			return nil
 		}

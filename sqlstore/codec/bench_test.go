@@ -25,6 +25,9 @@ func BenchmarkAppendKey(b *testing.B) {
 		{"datetime", datetime6, time.Date(2024, 5, 6, 7, 8, 9, 123000, time.UTC)},
 		{"varchar_bin/16", vcBin, "customer-0000042"},
 		{"varchar_ai_ci/16", vcAICI, "Customer-0000042"},
+		{"varchar_general_ci/16", vcGeneral, "Customer-0000042"},
+		{"varchar_general_ci/16+4sp", vcGeneral, "Customer 0000042    "},
+		{"varchar_utf8mb4_bin/16", vcMB4Bin, "customer-0000042"},
 		{"varbinary/16", varbinary, []byte("\x00binary\x00payload")},
 		{"decimal(10,2)", decCol, decimal.New(123456, -2)},
 	}

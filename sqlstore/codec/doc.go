@@ -23,15 +23,20 @@
 //	                                      exponent and base-100 digits (key_decimal.go)
 //	DATE, DATETIME, TIMESTAMP      0x0e  UTC Unix microseconds XOR 1<<63
 //	TIME                           0x0f  microseconds XOR 1<<63
-//	binary strings, code-point     0x12  bytes, 0x00 escaped as 0x00 0xff,
-//	collations                            ended by 0x00 0x01 (key_string.go)
-//	other collations               0x13  rune weights, 4 bytes each, escaped
+//	binary strings,                0x12  bytes, 0x00 escaped as 0x00 0xff,
+//	utf8mb4_0900_bin                      ended by 0x00 0x01 (key_string.go)
+//	other NO PAD collations        0x13  rune weights, 4 bytes each, escaped
 //	                                      and ended the same way
+//	PAD SPACE collations           0x14  rune weights and runs of spaces,
+//	                                      trailing spaces dropped, escaped and
+//	                                      ended the same way
+//	utf8mb4_bin, utf16_bin,        0x15  as 0x14, with UTF-8 bytes for the
+//	utf32_bin (PAD SPACE)                 runes
 //
 // A Desc datum is the Asc datum with every byte complemented, so NULL sorts
 // last. All of this is part of the durable format: the flag values in key.go,
-// the layouts in key_decimal.go and key_string.go, the set of code-point
-// collations, and the varints in varint.go.
+// the layouts in key_decimal.go and key_string.go, which collations take
+// which layout, and the varints in varint.go.
 //
 // Invariants the encoding keeps, and the tests check:
 //   - Order: for values a, b of one type, the sign of bytes.Compare(enc(a),
@@ -41,7 +46,9 @@
 //   - Self-delimiting: no encoding is a prefix of another encoding of the same
 //     type, so appended columns never run together and PrefixSuccessor(enc(k))
 //     bounds exactly the keys whose column equals k.
-//   - Strings follow GMS, not MySQL: no PAD SPACE, so 'a' < 'a '.
+//   - Strings follow MySQL: under a PAD SPACE collation 'a' and 'a ' are
+//     equal and 'a\t' < 'a' (typ.Compare does not pad; mysqlcompat
+//     corrects GMS's comparisons to match).
 //   - Reversibility: DecodeKey returns the value (as GMS's Go type) for every
 //     type except strings under weight-ordered collations, for which it
 //     returns ErrNotDecodable; the row value holds the exact string.
@@ -50,9 +57,10 @@
 //
 // AppendRow writes a row's columns in schema order behind a version byte, a
 // column count and a NULL bitmap; row.go has the layout. It is not ordered;
-// it is small, exact (DECIMAL keeps its scale, times their nanoseconds) and
-// cheap to decode, and DecodeRowColumns skips unwanted columns without
-// decoding them. A row written before columns were added decodes with NULL for
+// it is small, exact (DECIMAL keeps its scale, times their nanoseconds; a
+// CHAR value loses its trailing spaces, as MySQL reads it back, and so
+// does its key) and cheap to decode, and DecodeRowColumns skips unwanted
+// columns without decoding them. A row written before columns were added decodes with NULL for
 // them. JSON is stored as text; geometry columns are not supported.
 //
 // # Values and errors

@@ -45,6 +45,9 @@ func TestGoldenKeys(t *testing.T) {
 		{vcBin, "a\x00b"},
 		{vcAICI, "Ab"},
 		{vcLatin1, "é"},
+		{vcMB4Bin, "a  "},
+		{vcMB4Bin, "a \tb"},
+		{vcMB4Bin, "a  b"},
 		{varbinary, []byte{0, 0xff}},
 		{binary4, []byte("ab\x00\x00")},
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -265,9 +266,36 @@ func sqlCompare(t testing.TB, typ sql.Type, a, b any) int {
 	case b == nil:
 		return 1
 	}
+	// A CHAR value is read back without its trailing spaces (MySQL's
+	// CHAR), and so compares.
+	if as, ok := a.(string); ok {
+		a = trimChar(typ, as)
+	}
+	if bs, ok := b.(string); ok {
+		b = trimChar(typ, bs)
+	}
+	if as, ok := a.(string); ok && PadSpace(typ) {
+		// MySQL's PAD SPACE: the shorter string compares as if padded
+		// with spaces; GMS's Compare does not pad.
+		if bs, ok := b.(string); ok {
+			a, b = padToSameLength(as, bs)
+		}
+	}
 	c, err := typ.Compare(testCtx, a, b)
 	require.NoError(t, err)
 	return c
+}
+
+// padToSameLength pads the string of fewer runes with spaces to the
+// other's count.
+func padToSameLength(a, b string) (string, string) {
+	na, nb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
+	if na < nb {
+		a += strings.Repeat(" ", nb-na)
+	} else {
+		b += strings.Repeat(" ", na-nb)
+	}
+	return a, b
 }
 
 func sign(c int) int {
@@ -291,6 +319,9 @@ func mustKey(t testing.TB, typ sql.Type, v any, dir Direction) []byte {
 // type and, for values with several representations, the same SQL value.
 func sameValue(t testing.TB, typ sql.Type, want, got any) {
 	t.Helper()
+	if ws, ok := want.(string); ok {
+		want = trimChar(typ, ws) // CHAR values come back without trailing spaces
+	}
 	if want == nil {
 		require.Nil(t, got)
 		return

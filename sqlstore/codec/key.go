@@ -60,7 +60,9 @@ const (
 	flagTime        byte = 0x0e // DATE, DATETIME, TIMESTAMP: 8 bytes, UTC Unix microseconds XOR 1<<63
 	flagDuration    byte = 0x0f // TIME: 8 bytes, microseconds XOR 1<<63
 	flagBytes       byte = 0x12 // byte strings and code-point-ordered collations: escaped bytes
-	flagWeights     byte = 0x13 // other collations: escaped 4-byte rune weights
+	flagWeights     byte = 0x13 // other NO PAD collations: escaped 4-byte rune weights
+	flagPadded      byte = 0x14 // PAD SPACE collations: escaped weights and space runs
+	flagPaddedBytes byte = 0x15 // PAD SPACE code-point collations: escaped UTF-8 and space runs
 )
 
 // signBit is flipped in the 8-byte payloads of signed values so that their
@@ -325,6 +327,12 @@ func decodeKey(b []byte, typ sql.Type, m byte) (int, any, error) {
 			return 0, nil, err
 		}
 		return n, nil, fmt.Errorf("%w: string under collation %s is stored as weights", ErrNotDecodable, collationOf(typ))
+	case flagPadded, flagPaddedBytes:
+		n, err := skipEscaped(b, 1, m)
+		if err != nil {
+			return 0, nil, err
+		}
+		return n, nil, fmt.Errorf("%w: string under PAD SPACE collation %s is stored as weights", ErrNotDecodable, collationOf(typ))
 	}
 	return 0, nil, corruptf("unknown flag %#x", flag)
 }
@@ -350,7 +358,16 @@ func checkFlag(typ sql.Type, k kind, flag byte) error {
 		if err != nil {
 			return err
 		}
-		ok = (style == styleWeights) == (flag == flagWeights) && (flag == flagBytes || flag == flagWeights)
+		switch style {
+		case styleWeights:
+			ok = flag == flagWeights
+		case stylePadded:
+			ok = flag == flagPadded
+		case stylePaddedCodePoint:
+			ok = flag == flagPaddedBytes
+		default:
+			ok = flag == flagBytes
+		}
 	case kindBytes:
 		ok = flag == flagBytes
 	case kindNull:
@@ -510,6 +527,8 @@ func keyLen(b []byte, typ sql.Type, m byte) (int, error) {
 		return skipEscaped(b, 1, m)
 	case flagWeights:
 		return skipWeightsKey(b, m)
+	case flagPadded, flagPaddedBytes:
+		return skipEscaped(b, 1, m)
 	}
 	return 0, corruptf("unknown flag %#x", flag)
 }

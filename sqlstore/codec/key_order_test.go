@@ -183,7 +183,7 @@ func TestCodePointCollations(t *testing.T) {
 		if !ok {
 			break
 		}
-		if collationStyle(c.ID) != styleCodePoint {
+		if s := collationStyle(c.ID); s != styleCodePoint && s != stylePaddedCodePoint {
 			continue
 		}
 		found++
@@ -204,5 +204,7 @@ func TestCodePointCollations(t *testing.T) {
 	require.Equal(t, 4, found)
 	require.Equal(t, styleRawBytes, collationStyle(sql.Collation_binary))
 	require.Equal(t, styleWeights, collationStyle(sql.Collation_utf8mb4_0900_ai_ci))
-	require.Equal(t, styleWeights, collationStyle(sql.Collation_latin1_bin), "latin1_bin has a weight table")
+	require.Equal(t, stylePadded, collationStyle(sql.Collation_latin1_bin), "latin1_bin is PAD SPACE")
+	require.Equal(t, stylePaddedCodePoint, collationStyle(sql.Collation_utf8mb4_bin), "utf8mb4_bin is PAD SPACE")
+	require.Equal(t, stylePadded, collationStyle(sql.Collation_utf8mb4_general_ci))
 }

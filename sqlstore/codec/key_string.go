@@ -7,33 +7,59 @@ import (
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // String keys.
 //
-// typ.Compare orders strings rune by rune by the weight the collation's
-// Sorter gives each rune, a shorter string first when one is a prefix of the
-// other, with no PAD SPACE ('a' < 'a '). Runes are read with
-// utf8.DecodeRuneInString for every character set but binary, which reads
-// bytes; an invalid UTF-8 byte is the rune U+FFFD. Keys reproduce that order in
-// one of two ways, chosen by collation (the choice is part of the durable
-// format):
+// Keys order strings as MySQL 8 compares them under their collation: rune
+// by rune by the weight the collation's Sorter gives each rune, and then,
+// under a NO PAD collation (binary, the utf8mb4_0900_* ones), a shorter
+// string first when one is a prefix of the other ('a' < 'a '), while under
+// a PAD SPACE collation (utf8mb4_general_ci, utf8mb4_bin and the other
+// older ones) the shorter string counts as padded with spaces, so 'a' and
+// 'a  ' are equal and 'a' sorts after 'a\t' (a tab weighs less than a
+// space). GMS's own comparison knows no PAD SPACE; mysqlcompat corrects
+// it. Runes are read with utf8.DecodeRuneInString for every character set
+// but binary, which reads bytes; an invalid UTF-8 byte is the rune U+FFFD.
+// Keys take one of three forms, chosen by collation (the choice is part of
+// the durable format):
 //
-//   - flagBytes, for binary strings and for the collations whose weights rise
-//     strictly with the code point (binary, utf8mb4_0900_bin, utf8mb4_bin,
-//     utf16_bin, utf32_bin): the bytes themselves, since UTF-8 byte order is
-//     code point order. For the four character collations a string that is
-//     not valid UTF-8 is written rune by rune, each invalid byte as the UTF-8
-//     of U+FFFD, which is what typ.Compare saw. These keys decode.
-//   - flagWeights, for every other collation: each rune's weight as 4 bytes
-//     big-endian with the sign bit flipped, so that equal weights give equal
-//     keys ('a' and 'A' under utf8mb4_0900_ai_ci). These keys do not decode;
-//     the row value keeps the original string. Their bytes depend on GMS's
-//     weight tables, so a change of those tables changes the keys.
+//   - flagBytes, for binary strings and for utf8mb4_0900_bin, the NO PAD
+//     collation whose weights rise strictly with the code point: the bytes
+//     themselves, since UTF-8 byte order is code point order. A string that
+//     is not valid UTF-8 is written rune by rune, each invalid byte as the
+//     UTF-8 of U+FFFD, which is what the comparison saw. These keys decode.
+//   - flagWeights, for the other NO PAD collations: each rune's weight as 4
+//     bytes big-endian with the sign bit flipped, so that equal weights give
+//     equal keys ('a' and 'A' under utf8mb4_0900_ai_ci).
+//   - flagPaddedBytes, for the PAD SPACE collations whose weights rise
+//     strictly with the code point (utf8mb4_bin, utf16_bin, utf32_bin):
+//     as flagPadded below, each rune that is not a space as its UTF-8 bytes
+//     (an invalid byte as U+FFFD's) and each inner run of spaces as 0x20,
+//     the run's class byte and its length. A rune's first byte is below
+//     0x20 exactly when the rune is, and UTF-8 byte order is code point
+//     order, so the tokens compare as those of flagPadded do, in about a
+//     byte per character.
+//   - flagPadded, for the other PAD SPACE collations: the string without its
+//     trailing runes that weigh as a space, as tokens. A rune that does not
+//     weigh as a space is its 4-byte weight, as in flagWeights. A run of k
+//     runes that do, followed by a rune r, is the space's 4-byte weight,
+//     then 0x01 and k (4 bytes) when r weighs less than a space, or 0x03
+//     and ^k when more; the end of the string is the space's weight and
+//     0x02. Padding both strings with spaces, a run followed by a lighter
+//     rune sorts before the end, a longer such run later; a run followed by
+//     a heavier rune after it, a longer such run earlier; and a single rune
+//     against a run is decided by its weight against the space's, which
+//     its first 4 bytes settle.
 //
-// Both are escaped and terminated so that a prefix sorts first: a 0x00 byte is
-// written 0x00 0xff, and the string ends with 0x00 0x01.
+// Weight keys do not decode: the row value keeps the original string. Their
+// bytes depend on GMS's weight tables, so a change of those tables changes
+// the keys.
+//
+// All are escaped and terminated so that a prefix sorts first: a 0x00 byte
+// is written 0x00 0xff, and the string ends with 0x00 0x01.
 const (
 	escapeByte     byte = 0x00 // starts an escape or the terminator
 	escapedZero    byte = 0xff // after escapeByte: a literal 0x00
@@ -44,22 +70,50 @@ const (
 type stringKeyStyle uint8
 
 const (
-	styleRawBytes  stringKeyStyle = iota // binary: bytes as they are
-	styleCodePoint                       // code-point-ordered collations: valid UTF-8
-	styleWeights                         // everything else: rune weights
+	styleRawBytes        stringKeyStyle = iota // binary: bytes as they are
+	styleCodePoint                             // code-point-ordered collations: valid UTF-8
+	styleWeights                               // other NO PAD collations: rune weights
+	stylePadded                                // PAD SPACE collations: weights and space runs
+	stylePaddedCodePoint                       // PAD SPACE code-point collations: UTF-8 and space runs
 )
 
-// codePointCollations have Sorters that are strictly increasing over all
-// runes, so their order and equality are those of the code points. This set
-// is part of the durable format.
+// collationStyle returns how c's strings are keyed. The Sorters of
+// utf8mb4_0900_bin, utf8mb4_bin, utf16_bin and utf32_bin are strictly
+// increasing over all runes, so their order and equality are those of the
+// code points. This choice is part of the durable format.
 func collationStyle(c sql.CollationID) stringKeyStyle {
-	switch c {
-	case sql.Collation_binary:
+	switch {
+	case c == sql.Collation_binary:
 		return styleRawBytes
-	case sql.Collation_utf8mb4_0900_bin, sql.Collation_utf8mb4_bin, sql.Collation_utf16_bin, sql.Collation_utf32_bin:
+	case c == sql.Collation_utf8mb4_bin, c == sql.Collation_utf16_bin, c == sql.Collation_utf32_bin:
+		return stylePaddedCodePoint
+	case c.PadAttribute() == "PAD SPACE":
+		return stylePadded
+	case c == sql.Collation_utf8mb4_0900_bin:
 		return styleCodePoint
 	}
 	return styleWeights
+}
+
+// trimChar returns s without its trailing spaces when typ is CHAR: MySQL
+// gives a CHAR value back without them (unless PAD_CHAR_TO_FULL_LENGTH),
+// so rows store it so and keys are those of the value read back.
+func trimChar(typ sql.Type, s string) string {
+	if typ.Type() == sqltypes.Char && len(s) > 0 && s[len(s)-1] == ' ' {
+		return strings.TrimRight(s, " ")
+	}
+	return s
+}
+
+// PadSpace reports whether typ is a string type whose collation is PAD
+// SPACE: trailing spaces do not count in its comparisons.
+func PadSpace(typ sql.Type) bool {
+	st, ok := typ.(sql.StringType)
+	if !ok || types.IsBinaryType(typ) {
+		return false
+	}
+	style := collationStyle(st.Collation())
+	return style == stylePadded || style == stylePaddedCodePoint
 }
 
 func collationOf(typ sql.Type) sql.CollationID {
@@ -74,7 +128,7 @@ func collationOf(typ sql.Type) sql.CollationID {
 func stringStyle(typ sql.Type) (stringKeyStyle, error) {
 	c := collationOf(typ)
 	style := collationStyle(c)
-	if style == styleWeights && c.Sorter() == nil {
+	if (style == styleWeights || style == stylePadded) && c.Sorter() == nil {
 		return style, unsupportedType(typ, fmt.Sprintf("keys (collation %s has no sort order)", c))
 	}
 	return style, nil
@@ -85,6 +139,7 @@ func appendStringKey(dst []byte, typ sql.Type, v any) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	s = trimChar(typ, s)
 	c := collationOf(typ)
 	switch collationStyle(c) {
 	case styleRawBytes:
@@ -96,6 +151,14 @@ func appendStringKey(dst []byte, typ sql.Type, v any) ([]byte, error) {
 		} else {
 			dst = appendRunes(dst, s)
 		}
+	case stylePaddedCodePoint:
+		dst = appendPaddedRunes(append(dst, flagPaddedBytes), s)
+	case stylePadded:
+		sorter := c.Sorter()
+		if sorter == nil {
+			return dst, unsupportedType(typ, fmt.Sprintf("keys (collation %s has no sort order)", c))
+		}
+		dst = appendPaddedWeights(append(dst, flagPadded), s, sorter)
 	default:
 		sorter := c.Sorter()
 		if sorter == nil {
@@ -169,6 +232,76 @@ func appendRunes(dst []byte, s string) []byte {
 		s = s[n:]
 	}
 	return dst
+}
+
+// Space runs in flagPadded keys: after the space's weight, a run followed
+// by a lighter rune, the end of the string, or a run followed by a heavier
+// rune.
+const (
+	runBeforeLighter byte = 0x01
+	runToEnd         byte = 0x02
+	runBeforeHeavier byte = 0x03
+)
+
+// appendPaddedWeights appends the escaped flagPadded tokens of s (see the
+// top of this file).
+func appendPaddedWeights(dst []byte, s string, sorter sql.CollationSorter) []byte {
+	space := sorter(' ')
+	spaceKey := uint32(space) ^ (1 << 31)
+	run := uint32(0)
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		s = s[n:]
+		w := sorter(r)
+		if w == space {
+			run++
+			continue
+		}
+		if run > 0 {
+			dst = appendEscapedWeight(dst, spaceKey)
+			if w < space {
+				dst = appendEscapedWeight(append(dst, runBeforeLighter), run)
+			} else {
+				dst = appendEscapedWeight(append(dst, runBeforeHeavier), ^run)
+			}
+			run = 0
+		}
+		dst = appendEscapedWeight(dst, uint32(w)^(1<<31))
+	}
+	dst = appendEscapedWeight(dst, spaceKey)
+	return append(dst, runToEnd)
+}
+
+// appendPaddedRunes appends the escaped flagPaddedBytes tokens of s (see
+// the top of this file).
+func appendPaddedRunes(dst []byte, s string) []byte {
+	s = strings.TrimRight(s, " ")
+	for len(s) > 0 {
+		i := strings.IndexByte(s, ' ')
+		if i < 0 {
+			i = len(s)
+		}
+		if utf8.ValidString(s[:i]) {
+			dst = appendEscapedString(dst, s[:i])
+		} else {
+			dst = appendRunes(dst, s[:i])
+		}
+		s = s[i:]
+		if len(s) == 0 {
+			break
+		}
+		// A run of spaces, and a rune after it (s has no trailing spaces).
+		run := len(s) - len(strings.TrimLeft(s, " "))
+		s = s[run:]
+		r, _ := utf8.DecodeRuneInString(s)
+		dst = append(dst, ' ')
+		if r < ' ' {
+			dst = appendEscapedWeight(append(dst, runBeforeLighter), uint32(run))
+		} else {
+			dst = appendEscapedWeight(append(dst, runBeforeHeavier), ^uint32(run))
+		}
+	}
+	return append(dst, ' ', runToEnd)
 }
 
 // appendEscapedWeight appends the 4 bytes of w big-endian, escaped.

@@ -49,7 +49,6 @@ func TestKeyRoundTrip(t *testing.T) {
 		{"bit(8)", bit8, []any{uint64(0), uint64(255)}},
 		{"bit(64)", bit64, []any{uint64(math.MaxUint64)}},
 		{"varchar 0900_bin", vcBin, []any{"", "a", "a\x00b", "\x00", "\x00\x00\x01", "日本語", "😀", "a ", "\U0010FFFF"}},
-		{"varchar utf8mb4_bin", vcMB4Bin, []any{"", "Ab", "ß"}},
 		{"varbinary", varbinary, []any{[]byte{}, []byte{0}, []byte{0xff, 0x00, 0x01}, []byte("abc")}},
 		{"binary(4)", binary4, []any{[]byte{0, 0, 0, 0}, []byte{0xff, 0xff, 0xff, 0xff}, []byte{'a', 0, 0, 0}}},
 		{"longblob", types.LongBlob, []any{bytes.Repeat([]byte{0, 0xff}, 5000)}},
@@ -89,7 +88,7 @@ func TestKeyRoundTripRandom(t *testing.T) {
 				dir := Direction(r.IntN(2))
 				k := mustKey(t, tt.typ, v, dir)
 				rest, got, err := DecodeKey(k, tt.typ, dir)
-				if style == styleWeights {
+				if style == styleWeights || style == stylePadded || style == stylePaddedCodePoint {
 					require.ErrorIs(t, err, ErrNotDecodable)
 					require.Empty(t, rest)
 					continue

@@ -136,6 +136,7 @@ func appendValue(dst []byte, typ sql.Type, v any) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
+		s = trimChar(typ, s)
 		return append(binary.AppendUvarint(dst, uint64(len(s))), s...), nil
 	case kindBytes:
 		b, err := bytesOf(typ, v)
