@@ -2,17 +2,25 @@ package server
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
+
+// wireClients, when more than 1, makes BenchmarkWirePointSelect run that
+// many clients at once (prepared statements only).
+var wireClients = flag.Int("wire.clients", 1, "concurrent clients of BenchmarkWirePointSelect")
 
 // BenchmarkWirePointSelect runs a prepared primary-key select over the
 // MySQL protocol (go-sql-driver/mysql, client and server in this
 // process), the statement of sysbench's oltp_point_select:
 //
 //	go test ./server -run '^$' -bench WirePointSelect -benchmem -cpuprofile wire.prof
+//	go test ./server -run '^$' -bench WirePointSelect -wire.clients 8 -mutexprofile mu.prof
 func BenchmarkWirePointSelect(b *testing.B) {
 	ctx := context.Background()
 	s, err := Start(Config{Data: b.TempDir(), Listen: "127.0.0.1:0", User: "root", Password: "pw", NoSync: true})
@@ -31,6 +39,28 @@ func BenchmarkWirePointSelect(b *testing.B) {
 		}
 		_, err = db.Exec(q)
 		require.NoError(b, err)
+	}
+	if *wireClients > 1 {
+		// Several clients at once, as sysbench's --threads: the server's
+		// CPU per statement and its locks shared between connections.
+		db.SetMaxOpenConns(*wireClients)
+		db.SetMaxIdleConns(*wireClients)
+		stmt, err := db.PrepareContext(ctx, "SELECT c FROM sbtest1 WHERE id=?")
+		require.NoError(b, err)
+		defer stmt.Close()
+		b.ReportAllocs()
+		b.SetParallelism((*wireClients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+		var next atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			var c string
+			for pb.Next() {
+				if err := stmt.QueryRowContext(ctx, next.Add(1)%1000+1).Scan(&c); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		return
 	}
 	conn, err := db.Conn(ctx)
 	require.NoError(b, err)

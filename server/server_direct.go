@@ -49,19 +49,15 @@ func (h *handler) directConnOf(c *mysql.Conn) *sqlstore.Conn {
 	if h.direct == nil || h.sm == nil {
 		return nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	sess := h.sessions[c.ConnectionID]
-	if sess == nil {
+	st := h.stateOf(c)
+	if st == nil || st.sess == nil {
 		return nil
 	}
-	d := h.directs[c.ConnectionID]
-	if d == nil || d.sess != sess {
+	if st.direct == nil || st.direct.sess != st.sess {
 		// A new session (the connection was reset): its own cache.
-		d = &directConn{sess: sess, conn: h.direct.AttachConn(sess)}
-		h.directs[c.ConnectionID] = d
+		st.direct = &directConn{sess: st.sess, conn: h.direct.AttachConn(st.sess)}
 	}
-	return d.conn
+	return st.direct.conn
 }
 
 // runDirect runs query (with args, for a prepared statement) on the
@@ -76,7 +72,7 @@ func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, ar
 	// write conflict runs again, found in the cache again (a conflict
 	// sends nothing to the client).
 	again := false
-	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
+	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(c) }, func() bool { return h.optimistic(c) }, func() error {
 		if again && !conn.CachedPlan(ctx, query, args) {
 			return err
 		}
@@ -202,7 +198,10 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 // packets that end the result, as GMS's handler does.
 func setStatusFlags(ctx *gsql.Context, c *mysql.Conn) {
 	on := true
-	if v, err := ctx.GetSessionVariable(ctx, gsql.AutoCommitSessionVar); err == nil {
+	if sess, ok := ctx.Session.(*sqlstore.Session); ok && !ctx.GetIgnoreAutoCommit() {
+		// The session's cached copy of its variables: no lookup by name.
+		on = sess.Autocommitting(ctx)
+	} else if v, err := ctx.GetSessionVariable(ctx, gsql.AutoCommitSessionVar); err == nil {
 		if b, err := gsql.ConvertToBool(ctx, v); err == nil {
 			on = b
 		}

@@ -152,6 +152,10 @@ type limitConn struct {
 	l    *limitListener
 	once sync.Once
 
+	// state is the server's state of the connection, set when the
+	// protocol handler starts it (handler.NewConnection).
+	state *connState
+
 	// admitted is set, under l.mu, when the connection took one of the
 	// listener's slots for logged-in clients (limitListener.admit).
 	admitted bool
