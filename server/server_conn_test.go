@@ -84,3 +84,40 @@ func TestPeerWatcher(t *testing.T) {
 	w.look()
 	require.Empty(t, kills(), "removed")
 }
+
+// TestSetDeadline checks which deadlines reach the socket: a deadline
+// moved forward is set deadlineSlack later than asked, and those asked
+// within that slack are not set again; earlier and zero deadlines are set
+// as asked.
+func TestSetDeadline(t *testing.T) {
+	base := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	var cur time.Time
+	var set []time.Time
+	ask := func(d time.Time) {
+		require.NoError(t, setDeadline(func(d time.Time) error { set = append(set, d); return nil }, &cur, d))
+	}
+	steps := []struct {
+		ask  time.Time
+		want []time.Time // set by the step
+	}{
+		{at(0), []time.Time{at(0)}},     // the first: as asked
+		{at(10), []time.Time{at(60)}},   // forward: with the slack
+		{at(30), nil},                   // within it
+		{at(60), nil},                   // at it
+		{at(61), []time.Time{at(111)}},  // past it
+		{at(20), []time.Time{at(20)}},   // earlier than the slack allows: as asked
+		{time.Time{}, []time.Time{{}}},  // none
+		{at(500), []time.Time{at(500)}}, // after none: as asked
+		{at(500), nil},                  // the same
+		{at(470), nil},                  // earlier, within the slack: the one set is kept
+	}
+	for i, s := range steps {
+		set = nil
+		ask(s.ask)
+		require.Equal(t, s.want, set, "step %d", i)
+		if s.want != nil {
+			require.Equal(t, s.want[0], cur)
+		}
+	}
+}
