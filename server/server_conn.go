@@ -27,6 +27,11 @@ type connState struct {
 	sctx   *gsql.Context     // a context of sess, for the questions RunWrite asks
 	direct *directConn       // the plan-cache connection of sess (directConnOf)
 
+	// The options of the contexts of sess's statements run on cached
+	// plans (statementContext), and the session they were made for.
+	ctxOpts []gsql.ContextOption
+	ctxSess *sqlstore.Session
+
 	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
 	// raw is the socket, nil when it cannot be polled.
 	stmt atomic.Uint64

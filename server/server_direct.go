@@ -85,7 +85,7 @@ func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, ar
 
 // runCached runs the statement conn.CachedPlan found for query.
 func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.Conn, query string, callback func(*sqltypes.Result, bool) error) error {
-	sctx, err := h.sm.NewContextWithQuery(ctx, c, query)
+	sctx, err := h.statementContext(ctx, c, query)
 	if err != nil {
 		return err
 	}
@@ -108,6 +108,36 @@ func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.C
 		return gsql.CastSQLError(err)
 	}
 	return nil
+}
+
+// directPids numbers the statements run here: the bit set keeps their
+// process IDs apart from those the session manager gives GMS's.
+const directPidBit = 1 << 62
+
+// statementContext returns the context of a statement of connection c
+// with text query, as the session manager's NewContextWithQuery makes it
+// (session, process list, memory manager, services, a fresh process ID),
+// without the manager's lock, which every connection shares, two lookups
+// under it, and a dozen allocations: the options that are the same for
+// every statement of the session are made once.
+func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query string) (*gsql.Context, error) {
+	st := h.stateOf(c)
+	if st == nil || st.sess == nil || h.engine == nil {
+		return h.sm.NewContextWithQuery(ctx, c, query)
+	}
+	if st.ctxSess != st.sess {
+		st.ctxSess = st.sess
+		st.ctxOpts = append(st.ctxOpts[:0],
+			gsql.WithSession(st.sess),
+			gsql.WithMemoryManager(h.engine.MemoryManager),
+			gsql.WithProcessList(h.engine.ProcessList),
+			gsql.WithServices(gsql.Services{KillConnection: h.sm.KillConnection, LoadInfile: c.LoadInfile}),
+			nil, nil) // the process ID and the query, below
+	}
+	n := len(st.ctxOpts)
+	st.ctxOpts[n-2] = gsql.WithPid(h.pids.Add(1) | directPidBit)
+	st.ctxOpts[n-1] = gsql.WithQuery(query)
+	return gsql.NewContext(ctx, st.ctxOpts...), nil
 }
 
 // sendResult reads iter to the end and gives its rows to callback in

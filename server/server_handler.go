@@ -43,7 +43,8 @@ type handler struct {
 	// is watched.
 	watch *peerWatcher
 
-	running atomic.Int64 // commands being executed
+	running atomic.Int64  // commands being executed
+	pids    atomic.Uint64 // process IDs of the statements run on cached plans (statementContext)
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -99,19 +100,24 @@ func (h *handler) begin() { h.running.Add(1) }
 func (h *handler) end() { h.running.Add(-1) }
 
 // statementBegin starts a statement of connection c: it is counted as a
-// running command, and its client is watched for a hang-up. The returned
-// function ends it.
-func (h *handler) statementBegin(c *mysql.Conn) (end func()) {
+// running command, and its client is watched for a hang-up. It returns
+// the connection's state (nil when there is none), which statementEnd
+// takes when the statement returns.
+func (h *handler) statementBegin(c *mysql.Conn) *connState {
 	h.begin()
 	st := h.stateOf(c)
-	if st == nil {
-		return h.end
+	if st != nil {
+		st.commandBegin()
 	}
-	st.commandBegin()
-	return func() {
+	return st
+}
+
+// statementEnd ends what statementBegin started.
+func (h *handler) statementEnd(st *connState) {
+	if st != nil {
 		st.commandEnd()
-		h.end()
 	}
+	h.end()
 }
 
 // survive, deferred by every command, turns a panic inside GMS (v0.20.0
@@ -235,7 +241,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if err := h.tooLarge(len(query)); err != nil {
 		return err
 	}
-	defer h.statementBegin(c)()
+	defer h.statementEnd(h.statementBegin(c))
 	defer h.survive(c, "a query", &err)
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
@@ -275,7 +281,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if err := h.tooLarge(len(query)); err != nil {
 		return "", err
 	}
-	defer h.statementBegin(c)()
+	defer h.statementEnd(h.statementBegin(c))
 	defer h.survive(c, "a query", &err)
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
@@ -326,7 +332,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	if err := h.tooLarge(n); err != nil {
 		return err
 	}
-	defer h.statementBegin(c)()
+	defer h.statementEnd(h.statementBegin(c))
 	defer h.survive(c, "COM_STMT_EXECUTE", &err)
 	var argBuf [8]sqlstore.Arg
 	if args := bindArgs(prepare.BindVars, argBuf[:0]); len(prepare.BindVars) == 0 || args != nil {
