@@ -162,8 +162,8 @@ func held(s *Server, baseline int) string {
 	}
 	s.ln.mu.Unlock()
 	s.h.mu.Lock()
-	if s.h.conns > 0 || s.h.running > 0 {
-		out = append(out, fmt.Sprintf("%d handler connections, %d running commands", s.h.conns, s.h.running))
+	if running := s.h.running.Load(); s.h.conns > 0 || running > 0 {
+		out = append(out, fmt.Sprintf("%d handler connections, %d running commands", s.h.conns, running))
 	}
 	s.h.mu.Unlock()
 	sessions := 0

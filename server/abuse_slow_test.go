@@ -107,9 +107,7 @@ func TestAbuseNeverReads(t *testing.T) {
 	// About 64 MiB of result, far more than the sockets buffer.
 	writePacket(t, raw, 0, comQuery("SELECT id, REPEAT('x', 1048576) FROM big"))
 	waitFor(t, "the statement runs", func() bool {
-		s.h.mu.Lock()
-		defer s.h.mu.Unlock()
-		return s.h.running > 0
+		return s.h.running.Load() > 0
 	})
 
 	other := client(t, s.Addr(), "root", "pw", "")

@@ -48,8 +48,9 @@
 //
 // server.go (Config, Start, Shutdown), store.go (opening the store),
 // server_listener.go, server_login.go, server_framing.go, server_tls.go
-// (connection and packet limits, login), server_peer*.go (hang-ups),
-// server_handler.go, server_errors.go, server_memory.go, server_logs.go
+// (connection and packet limits, login), server_conn.go, server_peer*.go
+// (what the server keeps per connection, hang-ups), processlist.go (the
+// process list, with a lock per connection), server_handler.go, server_errors.go, server_memory.go, server_logs.go
 // (commands, error numbers, memory, the log), privileges.go, globals.go,
 // serverfiles.go, password.go, prepared_limit.go (the checks GMS lacks).
 package server

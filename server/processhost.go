@@ -41,10 +41,7 @@ func (h *handler) relistProcess(c *mysql.Conn) {
 	if h.engine == nil {
 		return
 	}
-	h.mu.Lock()
-	sess := h.sessions[c.ConnectionID]
-	h.mu.Unlock()
-	if sess != nil {
+	if sess := h.sessionOf(c); sess != nil {
 		listProcess(h.engine, c, sess)
 	}
 }

@@ -247,6 +247,9 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: st, db: db, engine: st.NewEngine(), started: make(chan struct{}), abandonAfter: abandonAfter}
+	// Before the protocol server is made: its session manager keeps the
+	// engine's list.
+	s.engine.ProcessList = newProcessList()
 	fail := func(err error) (*Server, error) {
 		_ = st.CloseEngine(s.engine)
 		return nil, err
@@ -308,7 +311,7 @@ func Start(cfg Config) (*Server, error) {
 		base := gsql.NewBaseSessionWithClientServer(addr, gsql.Client{Address: host, User: user, Capabilities: c.Capabilities}, c.ConnectionID)
 		sess := st.NewSession(base)
 		sess.SetCurrentDatabase(defaultDB)
-		s.h.track(c.ConnectionID, sess)
+		s.h.track(c, sess)
 		// The engine names a connection's account in its process list
 		// only when the client chose a database at login; KILL's owner
 		// check and SHOW PROCESSLIST need it for every connection.
@@ -324,11 +327,15 @@ func Start(cfg Config) (*Server, error) {
 		s.h.engine = s.engine
 		s.h.prepared = newPreparedLimit(s.engine)
 		s.h.users = s.engine.Analyzer.Catalog.MySQLDb
+		s.h.watch = newPeerWatcher(func(id uint32) { s.engine.ProcessList.Kill(id) }, peerPollInterval)
 		return s.h, nil
 	}
 	s.gms, err = gmsserver.NewServerWithHandler(gcfg, s.engine, gsql.NewContext, builder, nil, wrap)
 	if err != nil {
 		_ = nl.Close()
+		if s.h != nil {
+			s.h.watch.close()
+		}
 		return fail(err)
 	}
 	s.h.direct, s.h.sm = st.WrapEngine(s.engine), s.gms.SessionManager()
@@ -443,6 +450,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.once.Do(func() {
 		_ = s.gms.Close()
 		<-s.started
+		defer s.h.watch.close()
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		cancelled := false

@@ -9,7 +9,12 @@ import (
 	"sync"
 	"testing"
 
+	gmsserver "github.com/dolthub/go-mysql-server/server"
+	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/go-sql-driver/mysql"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/internal/clienttest"
@@ -453,4 +458,53 @@ func TestServerDirectWriteConflictsRerun(t *testing.T) {
 	var mode string
 	require.NoError(t, db.QueryRow("SHOW VARIABLES LIKE 'strata_txn_mode'").Scan(&name, &mode))
 	require.Equal(t, "optimistic", mode)
+}
+
+// TestRowValuesMatchRowToSQL converts rows of several types, with NULLs,
+// as sendResult does and as GMS's RowToSQL does, and requires the same
+// values; and that each row keeps its own values, over more rows than a
+// chunk holds.
+func TestRowValuesMatchRowToSQL(t *testing.T) {
+	ctx := gsql.NewEmptyContext()
+	schema := gsql.Schema{
+		{Name: "id", Type: types.Int64},
+		{Name: "c", Type: types.MustCreateString(sqltypes.Char, 12, gsql.Collation_Default), Nullable: true},
+		{Name: "d", Type: types.MustCreateDecimalType(6, 2), Nullable: true},
+		{Name: "f", Type: types.Float64, Nullable: true},
+	}
+	var rows []gsql.Row
+	for i := range 300 {
+		r := gsql.Row{int64(i), fmt.Sprintf("c%d", i), decimal.NewFromFloat(float64(i) + 0.25), float64(i) / 3}
+		if i%7 == 0 {
+			r[1], r[2], r[3] = nil, nil, nil
+		}
+		rows = append(rows, r)
+	}
+	var want [][]sqltypes.Value
+	wbuf := gsql.NewByteBuffer(16)
+	for _, r := range rows {
+		v, err := gmsserver.RowToSQL(ctx, schema, r, nil, wbuf)
+		require.NoError(t, err)
+		want = append(want, v)
+	}
+	var vals rowValues
+	var got [][]sqltypes.Value
+	gbuf := gsql.NewByteBuffer(16)
+	for _, r := range rows {
+		v, err := vals.toSQL(ctx, schema, r, gbuf)
+		require.NoError(t, err)
+		require.Len(t, v, len(schema))
+		require.Equal(t, len(schema), cap(v), "a row's slice must not reach into the next row's")
+		got = append(got, v)
+	}
+	for i := range rows {
+		require.Equal(t, len(want[i]), len(got[i]))
+		for j := range want[i] {
+			require.Equal(t, want[i][j].Type(), got[i][j].Type(), "row %d column %d", i, j)
+			require.Equal(t, want[i][j].Raw(), got[i][j].Raw(), "row %d column %d", i, j)
+		}
+	}
+	empty, err := vals.toSQL(ctx, nil, gsql.Row{}, gbuf)
+	require.NoError(t, err)
+	require.Empty(t, empty)
 }

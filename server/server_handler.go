@@ -5,6 +5,7 @@ import (
 	"log"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -38,64 +39,85 @@ type handler struct {
 	direct *sqlstore.Engine
 	sm     *server.SessionManager
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	conns    int                          // connections between NewConnection and ConnectionClosed
-	running  int                          // commands being executed
-	sessions map[uint32]*sqlstore.Session // by connection ID, from the session builder (track)
-	directs  map[uint32]*directConn       // by connection ID, made at the first statement (directConnOf)
-	engine   *sqle.Engine                 // whose process list names the connections (processhost.go)
+	// watch cancels the statements of clients that hung up; nil: none
+	// is watched.
+	watch *peerWatcher
+
+	running atomic.Int64  // commands being executed
+	pids    atomic.Uint64 // process IDs of the statements run on cached plans (statementContext)
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	conns  int                   // connections between NewConnection and ConnectionClosed
+	states map[uint32]*connState // by connection ID, between NewConnection and ConnectionClosed
+	engine *sqle.Engine          // whose process list names the connections (processhost.go)
 }
 
 func newHandler(h *server.Handler, store *sqlstore.Store, parser gsql.Parser, maxPacket int) *handler {
-	w := &handler{Handler: h, store: store, parser: parser, maxPacket: maxPacket, sessions: map[uint32]*sqlstore.Session{}, directs: map[uint32]*directConn{}}
+	w := &handler{Handler: h, store: store, parser: parser, maxPacket: maxPacket, states: map[uint32]*connState{}}
 	w.cond = sync.NewCond(&w.mu)
 	return w
 }
 
-// track records the session of connection id, until the connection
-// closes.
-func (h *handler) track(id uint32, sess *sqlstore.Session) {
-	h.mu.Lock()
-	h.sessions[id] = sess
-	h.mu.Unlock()
+// track records the session of connection c, made by the session
+// builder on the connection's goroutine.
+func (h *handler) track(c *mysql.Conn, sess *sqlstore.Session) {
+	if st := h.stateOf(c); st != nil {
+		st.sess = sess
+	}
+}
+
+// sessionOf returns connection c's session, nil before it has one.
+func (h *handler) sessionOf(c *mysql.Conn) *sqlstore.Session {
+	if st := h.stateOf(c); st != nil {
+		return st.sess
+	}
+	return nil
 }
 
 // autocommitting reports whether a statement of connection c run now
 // commits on its own (sqlstore.Session.Autocommitting).
-func (h *handler) autocommitting(ctx context.Context, c *mysql.Conn) bool {
-	h.mu.Lock()
-	sess := h.sessions[c.ConnectionID]
-	h.mu.Unlock()
-	if sess == nil {
+func (h *handler) autocommitting(c *mysql.Conn) bool {
+	st := h.stateOf(c)
+	if st == nil || st.sess == nil {
 		return false
 	}
-	return sess.Autocommitting(gsql.NewContext(ctx, gsql.WithSession(sess)))
+	return st.sess.Autocommitting(st.sessionContext())
 }
 
 // optimistic reports whether a statement of connection c run now runs in
 // an optimistic transaction (sqlstore.Session.Optimistic).
-func (h *handler) optimistic(ctx context.Context, c *mysql.Conn) bool {
-	h.mu.Lock()
-	sess := h.sessions[c.ConnectionID]
-	h.mu.Unlock()
-	if sess == nil {
+func (h *handler) optimistic(c *mysql.Conn) bool {
+	st := h.stateOf(c)
+	if st == nil || st.sess == nil {
 		return true
 	}
-	return sess.Optimistic(gsql.NewContext(ctx, gsql.WithSession(sess)))
+	return st.sess.Optimistic(st.sessionContext())
 }
 
-func (h *handler) begin() {
-	h.mu.Lock()
-	h.running++
-	h.mu.Unlock()
+func (h *handler) begin() { h.running.Add(1) }
+
+func (h *handler) end() { h.running.Add(-1) }
+
+// statementBegin starts a statement of connection c: it is counted as a
+// running command, and its client is watched for a hang-up. It returns
+// the connection's state (nil when there is none), which statementEnd
+// takes when the statement returns.
+func (h *handler) statementBegin(c *mysql.Conn) *connState {
+	h.begin()
+	st := h.stateOf(c)
+	if st != nil {
+		st.commandBegin()
+	}
+	return st
 }
 
-func (h *handler) end() {
-	h.mu.Lock()
-	h.running--
-	h.cond.Broadcast()
-	h.mu.Unlock()
+// statementEnd ends what statementBegin started.
+func (h *handler) statementEnd(st *connState) {
+	if st != nil {
+		st.commandEnd()
+	}
+	h.end()
 }
 
 // survive, deferred by every command, turns a panic inside GMS (v0.20.0
@@ -151,11 +173,7 @@ func (h *handler) waitConnsClosedFor(d time.Duration) bool {
 }
 
 // idle reports whether no command is running.
-func (h *handler) idle() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.running == 0
-}
+func (h *handler) idle() bool { return h.running.Load() == 0 }
 
 func (h *handler) tooLarge(n int) error {
 	if h.maxPacket > 0 && n > h.maxPacket {
@@ -166,12 +184,18 @@ func (h *handler) tooLarge(n int) error {
 
 // NewConnection implements mysql.Handler.
 func (h *handler) NewConnection(c *mysql.Conn) {
+	st := &connState{id: c.ConnectionID}
+	lc := limitConnOf(c.Conn)
+	if lc != nil {
+		lc.mc = c // lets the listener see when the client has logged in
+		lc.state = st
+		st.raw = rawConnOf(lc)
+	}
 	h.mu.Lock()
 	h.conns++
+	h.states[c.ConnectionID] = st
 	h.mu.Unlock()
-	if lc := limitConnOf(c.Conn); lc != nil {
-		lc.mc = c // lets the listener see when the client has logged in
-	}
+	h.watch.add(st)
 	h.Handler.NewConnection(c)
 }
 
@@ -181,11 +205,23 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
 	h.prepared.reset(c, false)
 	h.mu.Lock()
-	delete(h.sessions, c.ConnectionID)
-	delete(h.directs, c.ConnectionID)
+	st := h.states[c.ConnectionID]
+	delete(h.states, c.ConnectionID)
 	h.conns--
 	h.cond.Broadcast()
 	h.mu.Unlock()
+	if st != nil {
+		h.watch.remove(st)
+	}
+}
+
+// WarningCount implements mysql.Handler, as GMS's does, without the
+// session manager's lock that every connection shares.
+func (h *handler) WarningCount(c *mysql.Conn) uint16 {
+	if sess := h.sessionOf(c); sess != nil {
+		return sess.WarningCount()
+	}
+	return h.Handler.WarningCount(c)
 }
 
 // ComInitDB implements mysql.Handler.
@@ -205,11 +241,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if err := h.tooLarge(len(query)); err != nil {
 		return err
 	}
-	h.begin()
-	defer h.end()
+	defer h.statementEnd(h.statementBegin(c))
 	defer h.survive(c, "a query", &err)
-	ctx, stop := watchPeer(ctx, c.Conn)
-	defer stop()
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
 	}
@@ -219,7 +252,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		releaseMemory(err)
 		return err
 	}
-	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
+	err = h.store.RunWrite(ctx, query, func() bool { return h.autocommitting(c) }, func() bool { return h.optimistic(c) }, func() error {
 		return h.Handler.ComQuery(ctx, c, query, callback)
 	})
 	h.prepared.after(c)
@@ -248,11 +281,8 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if err := h.tooLarge(len(query)); err != nil {
 		return "", err
 	}
-	h.begin()
-	defer h.end()
+	defer h.statementEnd(h.statementBegin(c))
 	defer h.survive(c, "a query", &err)
-	ctx, stop := watchPeer(ctx, c.Conn)
-	defer stop()
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
 	}
@@ -302,11 +332,8 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	if err := h.tooLarge(n); err != nil {
 		return err
 	}
-	h.begin()
-	defer h.end()
+	defer h.statementEnd(h.statementBegin(c))
 	defer h.survive(c, "COM_STMT_EXECUTE", &err)
-	ctx, stop := watchPeer(ctx, c.Conn)
-	defer stop()
 	var argBuf [8]sqlstore.Arg
 	if args := bindArgs(prepare.BindVars, argBuf[:0]); len(prepare.BindVars) == 0 || args != nil {
 		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
@@ -316,7 +343,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 			return err
 		}
 	}
-	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(ctx, c) }, func() bool { return h.optimistic(ctx, c) }, func() error {
+	err = h.store.RunWrite(ctx, prepare.PrepareStmt, func() bool { return h.autocommitting(c) }, func() bool { return h.optimistic(c) }, func() error {
 		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	})
 	h.prepared.after(c)

@@ -152,9 +152,18 @@ type limitConn struct {
 	l    *limitListener
 	once sync.Once
 
+	// state is the server's state of the connection, set when the
+	// protocol handler starts it (handler.NewConnection).
+	state *connState
+
 	// admitted is set, under l.mu, when the connection took one of the
 	// listener's slots for logged-in clients (limitListener.admit).
 	admitted bool
+
+	// The deadlines set on Conn (zero: none); see setDeadline. Set by
+	// the connection's reads and writes, which the protocol layer's
+	// timeout wrapper serializes.
+	readBy, writeBy time.Time
 
 	// Used by Read only (one reader at a time).
 	framer  framer
@@ -191,10 +200,43 @@ func (c *limitConn) loggingIn() bool {
 // SetReadDeadline implements net.Conn: before login, no read may wait
 // past the login deadline, whatever the idle timeout asks.
 func (c *limitConn) SetReadDeadline(t time.Time) error {
-	if c.loggingIn() && (t.IsZero() || t.After(c.loginBy)) {
-		t = c.loginBy
+	if c.loggingIn() {
+		if t.IsZero() || t.After(c.loginBy) {
+			t = c.loginBy
+		}
+		c.readBy = t
+		return c.Conn.SetReadDeadline(t)
 	}
-	return c.Conn.SetReadDeadline(t)
+	return setDeadline(c.Conn.SetReadDeadline, &c.readBy, t)
+}
+
+// SetWriteDeadline implements net.Conn.
+func (c *limitConn) SetWriteDeadline(t time.Time) error {
+	return setDeadline(c.Conn.SetWriteDeadline, &c.writeBy, t)
+}
+
+// deadlineSlack is how much later than asked a deadline may fall.
+const deadlineSlack = 50 * time.Millisecond
+
+// setDeadline sets the deadline t, now *cur, with set, unless the
+// deadline already set is at most deadlineSlack later than t. The
+// protocol layer moves the read deadline forward before every read, by
+// the idle timeout, and the write deadline before every write, by the
+// write timeout: two timer updates in the runtime per statement, under
+// its timer locks. A deadline moved forward is set deadlineSlack further
+// than asked, and the reads and writes that follow within deadlineSlack
+// leave it: a connection times out at most that much later than it would.
+// An earlier or zero deadline is set as asked.
+func setDeadline(set func(time.Time) error, cur *time.Time, t time.Time) error {
+	switch {
+	case t.IsZero() || cur.IsZero():
+	case t.After(*cur):
+		t = t.Add(deadlineSlack)
+	case cur.Sub(t) <= deadlineSlack:
+		return nil
+	}
+	*cur = t
+	return set(t)
 }
 
 // Read implements net.Conn.
@@ -202,6 +244,7 @@ func (c *limitConn) Read(b []byte) (int, error) {
 	if !c.loginBy.IsZero() && !c.loggingIn() {
 		// Logged in since the last read: the login deadline no longer
 		// applies (the idle timeout, when set, sets its own per read).
+		c.readBy = time.Time{}
 		if err := c.Conn.SetReadDeadline(time.Time{}); err != nil {
 			return 0, err
 		}

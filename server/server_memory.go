@@ -32,6 +32,9 @@ const erCapacityExceeded = 3170
 // releaseMemory returns the free heap to the system when err says that
 // the statement was stopped for its size or killed.
 func releaseMemory(err error) {
+	if err == nil {
+		return
+	}
 	var se *mysql.SQLError
 	if !errors.As(err, &se) || (se.Num != erCapacityExceeded && se.Num != mysql.ERQueryInterrupted) {
 		return

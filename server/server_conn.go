@@ -1,0 +1,177 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/strata-db/strata/sqlstore"
+)
+
+// connState is what the server keeps of one client connection. It hangs
+// on the accepted connection (limitConn), where a command finds it without
+// a lookup in a map that every connection shares: with eight clients on
+// two CPUs, a lock taken by every statement of every connection is held,
+// now and then, by a thread the operating system has just descheduled,
+// and the others wait for it.
+type connState struct {
+	id uint32 // the connection's ID
+
+	// Used on the connection's goroutine only.
+	sess   *sqlstore.Session // from the session builder (handler.track)
+	sctx   *gsql.Context     // a context of sess, for the questions RunWrite asks
+	direct *directConn       // the plan-cache connection of sess (directConnOf)
+
+	// The options of the contexts of sess's statements run on cached
+	// plans (statementContext), and the session they were made for.
+	ctxOpts []gsql.ContextOption
+	ctxSess *sqlstore.Session
+
+	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
+	// raw is the socket, nil when it cannot be polled.
+	stmt atomic.Uint64
+	raw  syscall.RawConn
+	seen uint64 // stmt at the watcher's last look, the watcher's own
+}
+
+// stateOf returns the state of connection c: the one on its accepted
+// connection, or, for a connection that did not come through the
+// listener, the one NewConnection keeps by ID.
+func (h *handler) stateOf(c *mysql.Conn) *connState {
+	if lc := limitConnOf(c.Conn); lc != nil && lc.state != nil {
+		return lc.state
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.states[c.ConnectionID]
+}
+
+// sessionContext returns a context of the connection's current session,
+// made once per session, for questions about the session (whether a
+// statement autocommits, whether its transaction is optimistic) asked
+// outside any statement's context; nil before the session exists.
+func (st *connState) sessionContext() *gsql.Context {
+	if st.sess == nil {
+		return nil
+	}
+	if st.sctx == nil || st.sctx.Session != st.sess {
+		st.sctx = gsql.NewContext(context.Background(), gsql.WithSession(st.sess))
+	}
+	return st.sctx
+}
+
+// commandBegin and commandEnd bracket a command for the hang-up watch.
+func (st *connState) commandBegin() { st.stmt.Add(1) }
+func (st *connState) commandEnd()   { st.stmt.Add(1) }
+
+// peerWatcher cancels the statements whose clients hung up. A client that
+// disconnects mid-statement has nobody to answer: its statement is
+// cancelled rather than left holding its session and snapshot to the end.
+//
+// One goroutine watches every connection: each peerPollInterval it looks
+// at the connections whose command was already running at its previous
+// look, polls their sockets for a hang-up without reading (pipelined
+// requests stay unread) and kills the running statement of those whose
+// client is gone, through the process list, as KILL QUERY does. A
+// statement therefore costs the watch two atomic additions, where a
+// timer and a cancellable context per statement cost more than a point
+// select's read; one that runs past the interval is found within two
+// intervals.
+//
+// GMS has a checker of its own, which finds nothing to check under the
+// listener's connection wrapper.
+type peerWatcher struct {
+	kill     func(connID uint32) // cancels the connection's running statement
+	interval time.Duration
+
+	mu    sync.Mutex
+	conns map[*connState]struct{}
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newPeerWatcher(kill func(uint32), interval time.Duration) *peerWatcher {
+	w := &peerWatcher{kill: kill, interval: interval, conns: map[*connState]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+// add watches st's socket from now on, if it has one that can be polled.
+func (w *peerWatcher) add(st *connState) {
+	if w == nil || st.raw == nil {
+		return
+	}
+	w.mu.Lock()
+	w.conns[st] = struct{}{}
+	w.mu.Unlock()
+}
+
+// remove stops watching st.
+func (w *peerWatcher) remove(st *connState) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	delete(w.conns, st)
+	w.mu.Unlock()
+}
+
+// close stops the watcher's goroutine and waits for it.
+func (w *peerWatcher) close() {
+	if w == nil {
+		return
+	}
+	close(w.stop)
+	<-w.done
+}
+
+func (w *peerWatcher) run() {
+	defer close(w.done)
+	t := time.NewTicker(w.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.look()
+		}
+	}
+}
+
+// look polls the connections whose command has run since the previous
+// look, and kills the statements of those that hung up.
+func (w *peerWatcher) look() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for st := range w.conns {
+		n := st.stmt.Load()
+		running := n&1 == 1 && n == st.seen
+		st.seen = n
+		if running && hungUp(st.raw) {
+			w.kill(st.id)
+		}
+	}
+}
+
+// rawConnOf returns the socket under c for polling, or nil.
+func rawConnOf(lc *limitConn) syscall.RawConn {
+	if lc == nil {
+		return nil
+	}
+	sc, ok := lc.Conn.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return raw
+}
