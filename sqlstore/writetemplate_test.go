@@ -363,11 +363,27 @@ func TestPreparedWriteForeignKeyChecks(t *testing.T) {
 	require.NotZero(t, c.sess.plansReused.Load(), "the template serves while the checks stay off")
 	_, err = c.Exec(ctx, "SET foreign_key_checks = 1")
 	require.NoError(t, err)
-	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(10)}, Arg{Ordinal: 2, Value: int64(999)})
+	// Arguments of the literal types the template was learned with.
+	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(10)}, Arg{Ordinal: 2, Value: int64(105)})
 	require.Error(t, err)
 	require.Equal(t, 1452, int(MySQLError(err).Num), "%v", err)
 	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(11)}, Arg{Ordinal: 2, Value: int64(1)})
 	require.NoError(t, err)
+	// So for an UPDATE.
+	_, err = c.Exec(ctx, "SET foreign_key_checks = 0")
+	require.NoError(t, err)
+	up, err := c.Prepare(ctx, "UPDATE ch SET pid = ? WHERE id = ?")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = up.Close() })
+	for i := int64(1); i <= 4; i++ {
+		_, err = up.Exec(ctx, Arg{Ordinal: 1, Value: int64(110 + i)}, Arg{Ordinal: 2, Value: i})
+		require.NoError(t, err)
+	}
+	_, err = c.Exec(ctx, "SET foreign_key_checks = 1")
+	require.NoError(t, err)
+	_, err = up.Exec(ctx, Arg{Ordinal: 1, Value: int64(120)}, Arg{Ordinal: 2, Value: int64(1)})
+	require.Error(t, err)
+	require.Equal(t, 1452, int(MySQLError(err).Num), "%v", err)
 }
 
 // TestPreparedWriteAfterTrigger: a trigger created after a write's
