@@ -284,6 +284,21 @@ func (it *directIter) Next(ctx *sql.Context) (sql.Row, error) {
 	return it.row[:], nil
 }
 
+// okUpdate and okDelete are the OK results of writes by key, boxed once
+// (a result boxed at every execution was an allocation of each):
+// okUpdate[matched][changed][affected], okDelete[affected].
+var okUpdate, okDelete = func() (u [2][2][2]any, d [2]any) {
+	for m := range 2 {
+		for c := range 2 {
+			for a := range 2 {
+				u[m][c][a] = types.OkResult{RowsAffected: uint64(a), Info: plan.UpdateInfo{Matched: m, Updated: c}}
+			}
+		}
+		d[m] = types.NewOkResult(m)
+	}
+	return u, d
+}()
+
 // Close does what GMS's transaction-committing and tracking iterators do
 // at the end of a statement.
 func (it *directIter) Close(ctx *sql.Context) error {
@@ -314,7 +329,7 @@ func (it *directIter) Close(ctx *sql.Context) error {
 
 // exec makes the write of key v in a statement bracket of the editor, as
 // GMS's table-editor iterator brackets it, and returns its OK result.
-func (d *directWrite) exec(ctx *sql.Context, v int64) (types.OkResult, error) {
+func (d *directWrite) exec(ctx *sql.Context, v int64) (any, error) {
 	ed := d.ed
 	ed.tx, ed.err = nil, nil
 	ed.StatementBegin(ctx)
@@ -329,14 +344,14 @@ func (d *directWrite) exec(ctx *sql.Context, v int64) (types.OkResult, error) {
 	if err != nil {
 		_ = ed.DiscardChanges(ctx, err)
 		_ = ed.Close(ctx)
-		return types.OkResult{}, err
+		return nil, err
 	}
 	err = ed.StatementComplete(ctx)
 	if cerr := ed.Close(ctx); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return types.OkResult{}, err
+		return nil, err
 	}
 	return res, nil
 }
@@ -345,45 +360,45 @@ func (d *directWrite) exec(ctx *sql.Context, v int64) (types.OkResult, error) {
 var oneRange [1]planner.KeyRange
 
 // write locks and reads the row of key v, and updates or deletes it.
-func (d *directWrite) write(ctx *sql.Context, v int64) (types.OkResult, error) {
+func (d *directWrite) write(ctx *sql.Context, v int64) (any, error) {
 	tx, err := d.tbl.store.writer(ctx)
 	if err != nil {
-		return types.OkResult{}, err
+		return nil, err
 	}
 	def := d.def
 	key := appendIndexPrefix(d.key[:0], def.id, primaryIndexID)
 	key, ok := codec.AppendIntKey(key, d.typ, v, codec.Asc)
 	if !ok {
-		return types.OkResult{}, errStalePlan
+		return nil, errStalePlan
 	}
 	d.key = key
 	value, found, err := d.read(ctx, tx, key)
 	if err != nil {
-		return types.OkResult{}, err
+		return nil, err
 	}
 	var matched, changed int
 	if found {
 		old, err := def.decodeRow(value, d.old[:0], nil)
 		if err != nil {
-			return types.OkResult{}, err
+			return nil, err
 		}
 		d.old = old
 		matched = 1
 		if d.kind == writeDelete {
 			if err := d.ed.bind(ctx); err != nil {
-				return types.OkResult{}, err
+				return nil, err
 			}
 			pk := key[indexPrefixLen(def.id, primaryIndexID):]
 			if err := d.ed.remove(old, pk, key, len(value)); err != nil {
-				return types.OkResult{}, err
+				return nil, err
 			}
 		} else if changed, err = d.update(ctx, old, key, len(value)); err != nil {
-			return types.OkResult{}, err
+			return nil, err
 		}
 	}
 	if d.kind == writeDelete {
 		ctx.SetLastQueryInfoInt(sql.RowCount, int64(matched))
-		return types.NewOkResult(matched), nil
+		return okDelete[matched], nil
 	}
 	affected := changed
 	if ctx.Client().Capabilities&mysql.CapabilityClientFoundRows != 0 {
@@ -391,10 +406,7 @@ func (d *directWrite) write(ctx *sql.Context, v int64) (types.OkResult, error) {
 	}
 	ctx.SetLastQueryInfoInt(sql.FoundRows, int64(matched))
 	ctx.SetLastQueryInfoInt(sql.RowCount, int64(affected))
-	return types.OkResult{
-		RowsAffected: uint64(affected),
-		Info:         plan.UpdateInfo{Matched: matched, Updated: changed},
-	}, nil
+	return okUpdate[matched][changed][affected], nil
 }
 
 // read reads the row under key as the table's scan of a point lookup
