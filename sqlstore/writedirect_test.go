@@ -58,13 +58,13 @@ func TestDirectWriteAllocs(t *testing.T) {
 	}{
 		{"UPDATE t SET k = k + 1 WHERE id = ?", func(i int) []Arg {
 			return []Arg{{Ordinal: 1, Value: int64(i % 100)}}
-		}, 30},
+		}, 26},
 		{"UPDATE t SET c = ? WHERE id = ?", func(i int) []Arg {
 			return []Arg{{Ordinal: 1, Value: "same"}, {Ordinal: 2, Value: int64(i % 100)}}
-		}, 34},
+		}, 26},
 		{"DELETE FROM t WHERE id = ?", func(i int) []Arg {
 			return []Arg{{Ordinal: 1, Value: int64(1000 + i)}} // no such row
-		}, 14},
+		}, 11},
 	} {
 		st, err := c.Prepare(ctx, w.q)
 		require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -427,26 +428,47 @@ func argLiteral(ctx *sql.Context, v any) (*expression.Literal, bool) {
 	switch x := v.(type) {
 	case nil:
 		return expression.NewLiteral(nil, types.Null), true
-	case int64, uint64, []byte:
-		e, err := literal(x)
-		if err != nil {
-			return nil, false
+	case int64:
+		return builtIntLiteral(x), true
+	case uint64:
+		if x > math.MaxInt64 {
+			return expression.NewLiteral(x, types.Uint64), true
 		}
+		return builtIntLiteral(int64(x)), true
+	case bool:
+		if x {
+			return builtIntLiteral(1), true
+		}
+		return builtIntLiteral(0), true
+	case []byte:
+		e := binaryArg(x)
 		ie, ok := e.(sqlparser.InjectedExpr)
 		if !ok {
 			return nil, false
 		}
 		in, ok := ie.Expression.(injected)
 		return in.lit, ok
-	case bool:
-		if x {
-			return argLiteral(ctx, int64(1))
-		}
-		return argLiteral(ctx, int64(0))
 	case string:
-		return expression.NewLiteral(x, types.CreateLongText(ctx.GetCollation())), true
+		return expression.NewLiteral(x, longText(ctx.GetCollation())), true
 	}
 	return nil, false
+}
+
+// longTexts holds LONGTEXT of each collation, the type of a string
+// argument's literal, made once: making it allocated at every execution.
+var longTexts [1 << 10]atomic.Pointer[sql.StringType]
+
+// longText returns types.CreateLongText(c).
+func longText(c sql.CollationID) sql.Type {
+	if int(c) >= len(longTexts) {
+		return types.CreateLongText(c)
+	}
+	if t := longTexts[c].Load(); t != nil {
+		return *t
+	}
+	t := types.CreateLongText(c)
+	longTexts[c].Store(&t)
+	return t
 }
 
 // find returns the template for the kinds of p.lits, nil when none.
