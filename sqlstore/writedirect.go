@@ -33,7 +33,10 @@ import (
 // over the primary key of one integer column of a table without generated
 // columns (no triggers, foreign keys, CHECK constraints, IGNORE or
 // RETURNING: each of those shows in the plan as a node or a field, and
-// keeps GMS's path), a directWrite runs it: it locks and reads the row as
+// keeps GMS's path), and when the engine's executor is GMS's own with
+// nothing around it that checks plans as it builds them (the server's
+// privilege and read_only checks do: mysqlcompat.PlainExec), a
+// directWrite runs it: it locks and reads the row as
 // the table's locking scan does (locks.go), evaluates the plan's own SET
 // expressions over it in order, with the execution's arguments read
 // through argRef in place of the template's literals, compares old and new
@@ -71,6 +74,11 @@ type directSet struct {
 // newDirect returns the directWrite of template t (plan n, learned with
 // literals lits), or nil when the plan is not of the shape above.
 func (p *PreparedWrite) newDirect(ctx *sql.Context, t *writeTemplate, n sql.Node, lits []*expression.Literal) *directWrite {
+	if !mysqlcompat.PlainExec(t.exec) {
+		// The engine's executor checks something when it builds a plan
+		// (the server's privileges and read_only): the plan is built.
+		return nil
+	}
 	rt, ok := t.ita.TableNode.(*plan.ResolvedTable)
 	if !ok {
 		return nil
