@@ -182,10 +182,11 @@ func TestDirectUpdateReadsLatest(t *testing.T) {
 	}
 }
 
-// TestDirectWriteResults: the OK results, FOUND_ROWS and ROW_COUNT of
-// updates and deletes by key (a row changed, a row matched and left as it
-// was, a row whose value changes only in letter case, no row, a value too
-// long) are those of the statements planned by GMS.
+// TestDirectWriteResults: the OK results, FOUND_ROWS, ROW_COUNT and
+// access plans (Strata_last_access) of updates and deletes by key (a row
+// changed, a row matched and left as it was, a row whose value changes
+// only in letter case, no row, a value too long) are those of the
+// statements planned by GMS.
 func TestDirectWriteResults(t *testing.T) {
 	ctx := context.Background()
 	type outcome struct {
@@ -232,6 +233,7 @@ func TestDirectWriteResults(t *testing.T) {
 				o.err = err.Error()
 			}
 			o.counts = queryAll(t, c, "SELECT ROW_COUNT(), FOUND_ROWS()")
+			o.counts = append(o.counts, queryAll(t, c, "SHOW STATUS LIKE 'Strata_last_access'")...)
 			out = append(out, o)
 		}
 		out = append(out, outcome{counts: queryAll(t, c, "SELECT * FROM t WHERE id < 3 ORDER BY id")})
