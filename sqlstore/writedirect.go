@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -31,22 +32,21 @@ import (
 //	DeleteFrom -> IndexedTableAccess
 //
 // over the primary key of one integer column of a table without generated
-// columns (no triggers, foreign keys, CHECK constraints, IGNORE or
-// RETURNING: each of those shows in the plan as a node or a field, and
-// keeps GMS's path), and when the engine's executor is GMS's own with
-// nothing around it that checks plans as it builds them (the server's
-// privilege and read_only checks do: mysqlcompat.PlainExec), a
-// directWrite runs it: it locks and reads the row as
-// the table's locking scan does (locks.go), evaluates the plan's own SET
-// expressions over it in order, with the execution's arguments read
-// through argRef in place of the template's literals, compares old and new
-// rows under the update's schema as GMS's update iterator does, checks NOT
-// NULL, writes through the table's editor within a statement bracket, and
-// gives GMS's OK result (Rows matched / Changed, FOUND_ROWS, ROW_COUNT).
-// The autocommit commit, the process list and statement statistics are
-// done as GMS's wrappers and the row iterator do them. The editor is given
-// the row it read, so it does not read it again. TestPreparedWriteMatchesPlanned
-// compares it with full planning.
+// columns (triggers, foreign keys, CHECK constraints, IGNORE, RETURNING,
+// DEFAULT and ON UPDATE columns each show in the plan as a node, a field
+// or an expression, and keep GMS's path), and the engine's executor is
+// GMS's own, with nothing around it that checks plans as it builds them
+// (the server's privilege and read_only checks do: mysqlcompat.PlainExec),
+// a directWrite runs it. It locks and reads the row as the table's locking
+// scan does (locks.go), evaluates the plan's own SET expressions over it
+// in order, with the execution's arguments read through argRef where the
+// template's literals were, compares old and new rows under the update's
+// schema and checks NOT NULL as GMS's update iterator does, writes through
+// the table's editor within a statement bracket, giving it the row it read
+// (no second read), and gives GMS's OK result (Rows matched / Changed,
+// FOUND_ROWS, ROW_COUNT). The autocommit commit, the process list and
+// statement statistics are done as GMS's wrappers and the row iterator do
+// them. TestPreparedWriteMatchesPlanned compares it with full planning.
 
 // directWrite is what runs one template by key (see above). It belongs to
 // its PreparedWrite's connection.
@@ -377,7 +377,7 @@ func (d *directWrite) write(ctx *sql.Context, v int64) (any, error) {
 	key := appendIndexPrefix(d.key[:0], def.id, primaryIndexID)
 	key, ok := codec.AppendIntKey(key, d.typ, v, codec.Asc)
 	if !ok {
-		return nil, errStalePlan
+		return nil, fmt.Errorf("sqlstore: table %s: key %d does not fit its column", def.name, v)
 	}
 	d.key = key
 	value, found, err := d.read(ctx, tx, key)
