@@ -194,6 +194,17 @@ func (e *exactUpdate) PartitionRows(*sql.Context, sql.Partition) (sql.RowIter, e
 	return nil, fmt.Errorf("mysqlcompat: an UPDATE's target is not read as a table")
 }
 
+// ExactUpdateChild returns the child of n when n is the node
+// compareUpdatesExactly puts over an UPDATE's child, for callers that run
+// the UPDATE themselves: they compare old and new rows under n.Schema().
+func ExactUpdateChild(n sql.Node) (sql.Node, bool) {
+	e, ok := n.(*exactUpdate)
+	if !ok {
+		return nil, false
+	}
+	return e.child, true
+}
+
 // exactUpdater is a table's updater behind exactUpdate.
 type exactUpdater struct{ sql.RowUpdater }
 

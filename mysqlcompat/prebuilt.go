@@ -3,6 +3,7 @@ package mysqlcompat
 import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 )
 
 // ApplyValueRules returns plan n with the value rules applied as the
@@ -32,6 +33,20 @@ func ApplyValueRules(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.N
 		}
 		x = u.Unwrap()
 	}
+}
+
+// PlainExec reports whether b, an executor ApplyValueRules returned, is
+// GMS's own builder with nothing around it but what ApplyValueRules put
+// there: a caller that runs such a plan itself, without building it, skips
+// no check another wrapper of the engine's executor would make (a server's
+// privileges and read_only).
+func PlainExec(b sql.NodeExecBuilder) bool {
+	a, ok := b.(appliedExec)
+	if !ok {
+		return false
+	}
+	_, ok = a.NodeExecBuilder.(*rowexec.BaseBuilder)
+	return ok
 }
 
 // appliedExec builds plans the value rules were applied to already.

@@ -105,6 +105,11 @@ func literal(v any) (sqlparser.Expr, error) {
 // engine's parse of the digits tries each narrower type in turn, each
 // failure allocating an error: 4% of a short query.
 func intLiteralArg(x int64) sqlparser.Expr {
+	return sqlparser.InjectedExpr{Expression: injected{builtIntLiteral(x)}, Auth: literalAuth}
+}
+
+// builtIntLiteral is the literal of intLiteralArg.
+func builtIntLiteral(x int64) *expression.Literal {
 	var v any
 	var t sql.Type
 	switch {
@@ -123,7 +128,7 @@ func intLiteralArg(x int64) sqlparser.Expr {
 	default:
 		v, t = x, types.Int64
 	}
-	return sqlparser.InjectedExpr{Expression: injected{expression.NewLiteral(v, t)}, Auth: literalAuth}
+	return expression.NewLiteral(v, t)
 }
 
 // binaryArg is b as a binary string, as the MySQL protocol server binds a

@@ -48,6 +48,7 @@ type editor struct {
 	rewrite *rewrite // set for RewriteInserter and index builders (alter.go)
 
 	keyBuf, valBuf, pkBuf, ixBuf, ix2Buf []byte
+	oldKey, oldPK                        []byte // Update's old key, out of keyBuf's way
 }
 
 func (t *Table) newEditor(ctx *sql.Context) *editor {
@@ -388,8 +389,11 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err != nil {
 		return err
 	}
-	oldKey = append([]byte(nil), oldKey...)
-	oldPK := append([]byte(nil), e.pkBuf...)
+	// primaryKey(new) reuses keyBuf and pkBuf: the old key is kept in
+	// buffers of its own.
+	e.oldKey = append(e.oldKey[:0], oldKey...)
+	e.oldPK = append(e.oldPK[:0], e.pkBuf...)
+	oldKey, oldPK := e.oldKey, e.oldPK
 	if err := e.tx.lockRowKey(ctx, oldKey); err != nil {
 		return err
 	}
@@ -402,14 +406,34 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 			return err
 		}
 	}
+	return e.updateAt(ctx, stored, found, len(v), oldKey, oldPK, new)
+}
+
+// updateStored is Update of a row the statement has just locked and read
+// itself (writedirect.go): stored is the row as stored under key (its
+// value had size bytes), the row GMS would have handed to Update.
+func (e *editor) updateStored(ctx *sql.Context, stored, new sql.Row, key []byte, size int) error {
+	if err := e.bind(ctx); err != nil {
+		return err
+	}
+	if err := e.def.checkFinite(new); err != nil {
+		return err
+	}
+	return e.updateAt(ctx, stored, true, size, key, key[indexPrefixLen(e.def.id, primaryIndexID):], new)
+}
+
+// updateAt writes new in place of the row under oldKey (primary key
+// suffix oldPK): stored as it is stored there (size bytes), if found. Its
+// buffers are not keyBuf or pkBuf.
+func (e *editor) updateAt(ctx *sql.Context, stored sql.Row, found bool, size int, oldKey, oldPK []byte, new sql.Row) error {
 	newKey, err := e.primaryKey(new)
 	if err != nil {
 		return err
 	}
-	newKey = append([]byte(nil), newKey...)
-	newPK := append([]byte(nil), e.pkBuf...)
 	moved := !bytes.Equal(oldKey, newKey)
 	if moved {
+		newKey = append([]byte(nil), newKey...)
+		newPK := append([]byte(nil), e.pkBuf...)
 		if err := e.tx.lockRowKey(ctx, newKey); err != nil {
 			return err
 		}
@@ -418,19 +442,23 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		} else if dup {
 			return sql.NewUniqueKeyErr(dupEntry(ctx, e.def, e.def.primary, new), true, existing)
 		}
+		if err := e.checkUnique(ctx, new, oldPK); err != nil {
+			return err
+		}
+		if found {
+			if err := e.remove(stored, oldPK, oldKey, size); err != nil {
+				return err
+			}
+		}
+		return e.put(new, newPK, newKey)
 	}
 	if err := e.checkUnique(ctx, new, oldPK); err != nil {
 		return err
 	}
-	if found && !moved {
-		return e.replace(stored, new, oldPK, oldKey, len(v))
-	}
 	if found {
-		if err := e.remove(stored, oldPK, oldKey, len(v)); err != nil {
-			return err
-		}
+		return e.replace(stored, new, oldPK, oldKey, size)
 	}
-	return e.put(new, newPK, newKey)
+	return e.put(new, oldPK, oldKey)
 }
 
 // replace writes row new over the stored row under the same key (its

@@ -8,9 +8,9 @@ import (
 
 // registered counts the transactions in the store's lock registry.
 func registered(d *testDB) int {
-	n := 0
-	d.s.locks.m.Range(func(_, _ any) bool { n++; return true })
-	return n
+	d.s.locks.mu.Lock()
+	defer d.s.locks.mu.Unlock()
+	return len(d.s.locks.m)
 }
 
 // TestLockRegistryAtFirstLock: a pessimistic transaction enters the lock

@@ -305,14 +305,15 @@ func (t *txn) lockRowKey(ctx *sql.Context, key []byte) error {
 // has just locked exclusively (nil: none), while the transaction's writes
 // stood at position at and its view held all of them: until the
 // transaction writes again, that is what getRowValue would read. The
-// editor updating or deleting the row then does not read it again. Called
-// with t.mu held.
+// editor updating or deleting the row then does not read it again. value
+// is kept as it is: a read's value is the caller's (storage.Reader.Get),
+// and nothing writes into it. Called with t.mu held.
 func (t *txn) noteLockedRead(value []byte, at int) {
 	if value == nil || at != t.boundary {
 		t.lastRead = nil
 		return
 	}
-	t.lastRead, t.lastReadAt = bytes.Clone(value), at
+	t.lastRead, t.lastReadAt = value, at
 }
 
 // getRowValue reads a row or unique index entry for the editor: in a

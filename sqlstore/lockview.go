@@ -26,20 +26,37 @@ import (
 // registry of its open pessimistic transactions.
 
 // lockRegistry maps the Locker.LockID of open pessimistic transactions to
-// them.
-type lockRegistry struct{ m sync.Map }
+// them. Every pessimistic transaction that locks enters it and leaves it,
+// and only a report of lock waits reads it: a map under a mutex, which
+// allocates nothing once grown, where a sync.Map allocated an entry per
+// transaction.
+type lockRegistry struct {
+	mu sync.Mutex
+	m  map[uint64]*txn
+}
 
-func (r *lockRegistry) add(id uint64, t *txn) { r.m.Store(id, t) }
-func (r *lockRegistry) remove(id uint64)      { r.m.Delete(id) }
+func (r *lockRegistry) add(id uint64, t *txn) {
+	r.mu.Lock()
+	if r.m == nil {
+		r.m = make(map[uint64]*txn)
+	}
+	r.m[id] = t
+	r.mu.Unlock()
+}
+
+func (r *lockRegistry) remove(id uint64) {
+	r.mu.Lock()
+	delete(r.m, id)
+	r.mu.Unlock()
+}
 
 // connection returns the connection (session) ID of the transaction id, 0
 // if it is not open or has no session.
 func (r *lockRegistry) connection(id uint64) uint32 {
-	v, ok := r.m.Load(id)
-	if !ok {
-		return 0
-	}
-	if t := v.(*txn); t.sess != nil {
+	r.mu.Lock()
+	t := r.m[id]
+	r.mu.Unlock()
+	if t != nil && t.sess != nil {
 		return t.sess.ID()
 	}
 	return 0

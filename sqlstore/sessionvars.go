@@ -23,6 +23,7 @@ type sessionVars struct {
 	// (planTemplate.fits, Store.accessOptions); the errors are kept so
 	// that a variable that cannot be read is treated as before.
 	sqlMode, selLimit any
+	fkChecks          any // foreign_key_checks (writeTemplate.fits)
 	access            any
 	accessErr         error
 	planner           any
@@ -58,6 +59,7 @@ func (s *Session) vars(ctx *sql.Context) *sessionVars {
 	}
 	v.sqlMode, _ = s.GetSessionVariable(ctx, "sql_mode")
 	v.selLimit, _ = s.GetSessionVariable(ctx, "sql_select_limit")
+	v.fkChecks, _ = s.GetSessionVariable(ctx, "foreign_key_checks")
 	v.access, v.accessErr = s.GetSessionVariable(ctx, accessVar)
 	v.planner, v.plannerErr = s.GetSessionVariable(ctx, plannerVar)
 	s.cachedVars.Store(v)

@@ -57,10 +57,10 @@ type txn struct {
 	// deltas logs row-count changes, applied to the store's counters at
 	// commit (stats.go).
 	deltas []countDelta
-	// written holds the IDs of the tables this transaction wrote rows to;
-	// the commit fails if one of them was dropped or rewritten meanwhile.
-	// nil until the first write: most transactions only read.
-	written map[uint64]struct{}
+	// written holds the IDs of the tables this transaction wrote rows to
+	// (each once); the commit fails if one of them was dropped or
+	// rewritten meanwhile.
+	written []uint64
 	// guards are key ranges the commit checks like the keys it writes
 	// (storage.Txn.Guard): it fails if another transaction wrote in one
 	// after the snapshot. guarded holds the tables whose catalog record
@@ -100,6 +100,14 @@ type txn struct {
 	// registry (lockview.go): unregistered until its first lock (a read
 	// that locks nothing never enters it), registered, or released.
 	registered atomic.Uint32
+
+	// Room for the first entries of written, deltas, guards and guarded:
+	// a transaction that writes a row or two of one table allocates none
+	// of them.
+	writtenBuf [1]uint64
+	deltasBuf  [2]countDelta
+	guardsBuf  [2]keyRange
+	guardedBuf [1]uint64
 	// oneKey is lockKey's argument list; lastLocked the key last locked
 	// exclusively, and lastRead the value a locking scan read under it at
 	// write position lastReadAt (nil: none), which the editor need not
@@ -142,6 +150,8 @@ func (s *Store) beginTxn(readOnly bool) *txn {
 		tx = brokenTxn{err: err}
 	}
 	t := &txn{store: s, readOnly: readOnly, tx: tx}
+	t.written, t.deltas = t.writtenBuf[:0], t.deltasBuf[:0]
+	t.guards, t.guarded = t.guardsBuf[:0], t.guardedBuf[:0]
 	t.stmt = t.mark()
 	return t
 }
@@ -360,10 +370,9 @@ func (t *txn) noteDDL(key []byte) {
 // wrote records a write to a table's rows and its row-count change.
 func (t *txn) wrote(table uint64, rows, bytes int64) {
 	t.mu.Lock()
-	if t.written == nil {
-		t.written = make(map[uint64]struct{})
+	if !contains(t.written, table) {
+		t.written = append(t.written, table)
 	}
-	t.written[table] = struct{}{}
 	if rows != 0 || bytes != 0 {
 		t.deltas = append(t.deltas, countDelta{table: table, rows: rows, bytes: bytes})
 	}
@@ -496,7 +505,7 @@ func (t *txn) commit() error {
 			}
 		}
 	}
-	for id := range t.written {
+	for _, id := range t.written {
 		// A table this transaction dropped itself (or rewrote) needs no
 		// check: its writes went with it.
 		if !live[id] && !contains(t.dropped, id) {

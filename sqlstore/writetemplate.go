@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -87,6 +88,8 @@ type PreparedWrite struct {
 	tries int // executions planned in full without a template resulting
 	skips int // executions planned by GMS since the last look, past maxLearn
 
+	directRuns int // executions run by key without GMS's iterators (tests)
+
 	lits []*expression.Literal // scratch: one execution's literals, by names
 }
 
@@ -103,7 +106,13 @@ type writeTemplate struct {
 	point   bool     // GMS's IsPointLookup of the lookup
 	db      string
 	sqlMode any
-	version uint64
+	// fkChecks is foreign_key_checks: the analysis leaves foreign keys
+	// out of the plan while it is off.
+	fkChecks any
+	version  uint64
+	// direct, when set, runs the template by key without GMS's
+	// iterators (writedirect.go).
+	direct *directWrite
 	// The table written and the privilege it takes, for allowed.
 	privDB, privTable string
 	priv              sql.PrivilegeType
@@ -261,7 +270,18 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 			p.drop(t)
 		} else {
 			sql.IncrementStatusVariable(ctx, "Questions", 1)
-			schema, iter, err := p.run(ctx, e, t.exec, query, func() (sql.Node, error) { return p.with(ctx, t) })
+			var schema sql.Schema
+			var iter sql.RowIter
+			err := errNotDirect
+			if t.direct != nil {
+				schema, iter, err = p.runDirect(ctx, e, t, query)
+				if err == nil {
+					p.directRuns++
+				}
+			}
+			if errors.Is(err, errNotDirect) {
+				schema, iter, err = p.run(ctx, e, t.exec, query, func() (sql.Node, error) { return p.with(ctx, t) })
+			}
 			if !errors.Is(err, errStalePlan) {
 				if sess, ok := ctx.Session.(*Session); ok && err == nil {
 					sess.plansReused.Add(1)
@@ -408,26 +428,47 @@ func argLiteral(ctx *sql.Context, v any) (*expression.Literal, bool) {
 	switch x := v.(type) {
 	case nil:
 		return expression.NewLiteral(nil, types.Null), true
-	case int64, uint64, []byte:
-		e, err := literal(x)
-		if err != nil {
-			return nil, false
+	case int64:
+		return builtIntLiteral(x), true
+	case uint64:
+		if x > math.MaxInt64 {
+			return expression.NewLiteral(x, types.Uint64), true
 		}
+		return builtIntLiteral(int64(x)), true
+	case bool:
+		if x {
+			return builtIntLiteral(1), true
+		}
+		return builtIntLiteral(0), true
+	case []byte:
+		e := binaryArg(x)
 		ie, ok := e.(sqlparser.InjectedExpr)
 		if !ok {
 			return nil, false
 		}
 		in, ok := ie.Expression.(injected)
 		return in.lit, ok
-	case bool:
-		if x {
-			return argLiteral(ctx, int64(1))
-		}
-		return argLiteral(ctx, int64(0))
 	case string:
-		return expression.NewLiteral(x, types.CreateLongText(ctx.GetCollation())), true
+		return expression.NewLiteral(x, longText(ctx.GetCollation())), true
 	}
 	return nil, false
+}
+
+// longTexts holds LONGTEXT of each collation, the type of a string
+// argument's literal, made once: making it allocated at every execution.
+var longTexts [1 << 10]atomic.Pointer[sql.StringType]
+
+// longText returns types.CreateLongText(c).
+func longText(c sql.CollationID) sql.Type {
+	if int(c) >= len(longTexts) {
+		return types.CreateLongText(c)
+	}
+	if t := longTexts[c].Load(); t != nil {
+		return *t
+	}
+	t := types.CreateLongText(c)
+	longTexts[c].Store(&t)
+	return t
 }
 
 // find returns the template for the kinds of p.lits, nil when none.
@@ -526,7 +567,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	for i, l := range lits {
 		t.sig[i] = l.Type()
 	}
-	t.sqlMode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
+	t.sqlMode, t.fkChecks = sessionModes(ctx)
 	tx := txnOf(ctx)
 	if tx == nil {
 		return nil
@@ -611,6 +652,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		return nil
 	}
 	t.markHot(n)
+	t.direct = p.newDirect(ctx, t, n, lits)
 	return t
 }
 
@@ -687,8 +729,19 @@ func (t *writeTemplate) fits(ctx *sql.Context) bool {
 	if ctx.GetCurrentDatabase() != t.db {
 		return false
 	}
-	mode, _ := ctx.GetSessionVariable(ctx, "sql_mode")
-	return mode == t.sqlMode
+	mode, fk := sessionModes(ctx)
+	return mode == t.sqlMode && fk == t.fkChecks
+}
+
+// sessionModes returns the session's sql_mode and foreign_key_checks.
+func sessionModes(ctx *sql.Context) (sqlMode, fkChecks any) {
+	if sess, ok := ctx.Session.(*Session); ok {
+		v := sess.vars(ctx)
+		return v.sqlMode, v.fkChecks
+	}
+	sqlMode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
+	fkChecks, _ = ctx.GetSessionVariable(ctx, "foreign_key_checks")
+	return sqlMode, fkChecks
 }
 
 // with returns template t's plan with p.lits in place of the literals it

@@ -54,6 +54,11 @@ var writeSchema = []string{
 	"CREATE TRIGGER q_upd AFTER UPDATE ON q FOR EACH ROW INSERT INTO qlog (what) VALUES (CONCAT(OLD.k, '>', NEW.k))",
 	"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))",
 	"CREATE TABLE a (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, v VARCHAR(5))",
+	// s has none of those: its updates and deletes by key run without
+	// GMS's iterators (writedirect.go). c is case-insensitive, b binary.
+	"CREATE TABLE s (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(6) NOT NULL DEFAULT '', " +
+		"u SMALLINT, d DECIMAL(5,2), e ENUM('x','y','Z'), b VARBINARY(4), UNIQUE KEY su (u), KEY sk (k))",
+	"CREATE TABLE t8 (id TINYINT UNSIGNED PRIMARY KEY, v INT)",
 }
 
 var writeStatements = []string{
@@ -71,6 +76,18 @@ var writeStatements = []string{
 	"INSERT INTO a (id, v) VALUES (?, ?)",
 	"INSERT INTO a (v) VALUES (?)",
 	"UPDATE a SET v = ? WHERE id = ?",
+	"INSERT INTO s (id, k, c, u) VALUES (?, ?, ?, ?)",
+	"UPDATE s SET k = k + 1 WHERE id = ?",
+	"UPDATE s SET c = ? WHERE id = ?",
+	"UPDATE s SET u = ?, k = ? WHERE id = ?",
+	"UPDATE s SET d = ?, e = ?, b = ? WHERE id = ?",
+	"UPDATE s SET c = UPPER(c), k = k * 2 WHERE id = ?",
+	"UPDATE s SET id = ? WHERE id = ?",
+	"UPDATE s SET k = ?, c = CONCAT(c, k) WHERE ? = id",
+	"DELETE FROM s WHERE id = ?",
+	"INSERT INTO t8 VALUES (?, ?)",
+	"UPDATE t8 SET v = ? WHERE id = ?",
+	"DELETE FROM t8 WHERE id = ?",
 }
 
 // randomArg returns an argument of the kinds writes meet: small keys that
@@ -99,8 +116,15 @@ func randomArg(r *rand.Rand) any {
 // TestPreparedWriteMatchesPlanned runs the same random prepared writes on
 // two stores, one on templates and one planned by GMS at every execution
 // (strata_plan_reuse OFF), and requires the same results, errors,
-// warnings and final tables.
+// warnings and final tables, in pessimistic and in optimistic
+// transactions.
 func TestPreparedWriteMatchesPlanned(t *testing.T) {
+	for _, mode := range []string{txnPessimistic, txnOptimistic} {
+		t.Run(mode, func(t *testing.T) { testPreparedWriteMatchesPlanned(t, mode) })
+	}
+}
+
+func testPreparedWriteMatchesPlanned(t *testing.T, mode string) {
 	ctx := context.Background()
 	open := func(reuse bool) (*Conn, *Session) {
 		d := newTestDB(t)
@@ -111,8 +135,10 @@ func TestPreparedWriteMatchesPlanned(t *testing.T) {
 		c := e.NewConn()
 		t.Cleanup(func() { _ = c.Close(); _ = e.Close() })
 		require.NoError(t, c.UseDatabase(ctx, "mydb"))
+		_, err := c.Exec(ctx, "SET strata_txn_mode = '"+mode+"'")
+		require.NoError(t, err)
 		if !reuse {
-			_, err := c.Exec(ctx, "SET strata_plan_reuse = OFF")
+			_, err = c.Exec(ctx, "SET strata_plan_reuse = OFF")
 			require.NoError(t, err)
 		}
 		return c, c.sess
@@ -170,7 +196,12 @@ func TestPreparedWriteMatchesPlanned(t *testing.T) {
 		require.Equal(t, rb, ra, what)
 	}
 	require.Greater(t, fastSess.plansReused.Load(), int64(1000))
-	for _, tbl := range []string{"p", "q", "qlog", "ch", "a"} {
+	var direct int
+	for _, st := range fs {
+		direct += st.wr.directRuns
+	}
+	require.Greater(t, direct, 500, "executions by key without GMS's iterators")
+	for _, tbl := range []string{"p", "q", "qlog", "ch", "a", "s", "t8"} {
 		q := "SELECT * FROM " + tbl + " ORDER BY 1"
 		require.Equal(t, queryAll(t, slow, q), queryAll(t, fast, q), tbl)
 	}
@@ -332,11 +363,27 @@ func TestPreparedWriteForeignKeyChecks(t *testing.T) {
 	require.NotZero(t, c.sess.plansReused.Load(), "the template serves while the checks stay off")
 	_, err = c.Exec(ctx, "SET foreign_key_checks = 1")
 	require.NoError(t, err)
-	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(10)}, Arg{Ordinal: 2, Value: int64(999)})
+	// Arguments of the literal types the template was learned with.
+	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(10)}, Arg{Ordinal: 2, Value: int64(105)})
 	require.Error(t, err)
 	require.Equal(t, 1452, int(MySQLError(err).Num), "%v", err)
 	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(11)}, Arg{Ordinal: 2, Value: int64(1)})
 	require.NoError(t, err)
+	// So for an UPDATE.
+	_, err = c.Exec(ctx, "SET foreign_key_checks = 0")
+	require.NoError(t, err)
+	up, err := c.Prepare(ctx, "UPDATE ch SET pid = ? WHERE id = ?")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = up.Close() })
+	for i := int64(1); i <= 4; i++ {
+		_, err = up.Exec(ctx, Arg{Ordinal: 1, Value: int64(110 + i)}, Arg{Ordinal: 2, Value: i})
+		require.NoError(t, err)
+	}
+	_, err = c.Exec(ctx, "SET foreign_key_checks = 1")
+	require.NoError(t, err)
+	_, err = up.Exec(ctx, Arg{Ordinal: 1, Value: int64(120)}, Arg{Ordinal: 2, Value: int64(1)})
+	require.Error(t, err)
+	require.Equal(t, 1452, int(MySQLError(err).Num), "%v", err)
 }
 
 // TestPreparedWriteAfterTrigger: a trigger created after a write's
