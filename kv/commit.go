@@ -229,6 +229,13 @@ func (d *DB) writeGroup(group []*Batch) error {
 		}
 	}
 
+	if log == nil && !d.opts.DisableWAL {
+		// Every path that leaves the database without a log also leaves a
+		// write error; a commit that found none must still not be
+		// acknowledged without its record.
+		return d.walFailed(errors.New("kv: no write-ahead log to commit to"))
+	}
+
 	seq := d.commit.lastSeq + 1
 	var userBytes int64
 	for _, b := range group {

@@ -145,6 +145,47 @@ func TestFaultFlush(t *testing.T) {
 	require.NoError(t, d.Close())
 }
 
+// TestFaultResumeLogCreate: a Resume after a failed flush (the log itself
+// never failed) flushes the memtables and then cannot create its new log.
+// The database must stay read-only: a commit acknowledged without a log
+// would be lost by the next power loss. Once the disk is fine, Resume
+// carries on, and a power loss keeps every acknowledged commit.
+func TestFaultResumeLogCreate(t *testing.T) {
+	mem := vfs.NewMem()
+	efs := errorfs.Wrap(mem, 5)
+	o := testOptions(efs)
+	o.ResumeInterval = time.Hour
+	d, err := Open("/db", o)
+	require.NoError(t, err)
+	n := 0
+	for ; n < 100; n++ {
+		require.NoError(t, d.Set(keyN(n), fmt.Appendf(nil, "v%d", n), Sync))
+	}
+	efs.SetRules(&errorfs.Rule{Ops: errorfs.OpCreate, Path: "*.sst", Prob: 1})
+	require.Error(t, d.Flush())
+	require.Error(t, d.BackgroundError(), "the failed flush")
+
+	efs.SetRules(&errorfs.Rule{Ops: errorfs.OpCreate, Path: "*.log", Prob: 1})
+	require.Error(t, d.Resume(), "the new log cannot be created")
+	require.Error(t, d.BackgroundError(), "no log: still read-only")
+	err = d.Set([]byte("unlogged"), []byte("x"), Sync)
+	require.ErrorIs(t, err, ErrReadOnly, "a commit with no log to go to")
+	requireKeys(t, d, n)
+
+	efs.SetRules()
+	require.NoError(t, d.Resume())
+	require.NoError(t, d.BackgroundError())
+	for ; n < 110; n++ {
+		require.NoError(t, d.Set(keyN(n), fmt.Appendf(nil, "v%d", n), Sync))
+	}
+	crashed := mem.CrashClone(vfs.CrashOptions{})
+	require.NoError(t, d.Close())
+	d, err = Open("/db", testOptions(crashed))
+	require.NoError(t, err)
+	requireKeys(t, d, n)
+	require.NoError(t, d.Close())
+}
+
 // TestFaultStaleLogFlush: the log flusher loads the current log without
 // the database's lock and writes it afterwards, so the log it writes may
 // have been retired meanwhile, by a rotation or by a Resume after that
