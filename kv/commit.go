@@ -229,6 +229,13 @@ func (d *DB) writeGroup(group []*Batch) error {
 		}
 	}
 
+	if log == nil && !d.opts.DisableWAL {
+		// Every path that leaves the database without a log also leaves a
+		// write error; a commit that found none must still not be
+		// acknowledged without its record.
+		return d.walFailed(errors.New("kv: no write-ahead log to commit to"))
+	}
+
 	seq := d.commit.lastSeq + 1
 	var userBytes int64
 	for _, b := range group {
@@ -342,14 +349,19 @@ func applyToMemtable(mem *memTable, b *Batch) error {
 // written.
 func (d *DB) walFailed(err error) error {
 	d.mu.Lock()
+	d.walFailedLocked(err)
+	d.mu.Unlock()
+	return fmt.Errorf("kv: commit failed: %w", err)
+}
+
+// walFailedLocked is walFailed's state change. REQUIRES: d.mu held.
+func (d *DB) walFailedLocked(err error) {
 	if d.mu.writeErr == nil {
 		d.mu.writeErr = fmt.Errorf("write-ahead log: %w", err)
 		d.readOnly.Store(true)
 		d.opts.Logger.Errorf("kv: write-ahead log failed, database is now read-only: %v", err)
 	}
 	d.mu.cond.Broadcast()
-	d.mu.Unlock()
-	return fmt.Errorf("kv: commit failed: %w", err)
 }
 
 // writeErrLocked returns the error writes fail with, if any. REQUIRES: d.mu
@@ -434,12 +446,30 @@ func (d *DB) walFlushLoop() {
 			return
 		case <-d.bg.walFlushCh:
 		}
-		log := d.logW.Load()
-		if log == nil {
-			continue
-		}
-		if err := log.Flush(); err != nil && !errors.Is(err, wal.ErrClosed) {
-			d.walFailed(err)
-		}
+		d.flushLog(d.logW.Load())
+	}
+}
+
+// flushLog writes log's buffered records to the operating system. log is
+// the log that was current when the flusher loaded it, without d.mu; by the
+// time it is written it may have been retired, and its failure then is not
+// the database's: a rotation closed it (and Close, waiting for this flush,
+// reported a failure of it), or Resume replaced it after its failure and
+// flushed its memtables to tables. Only a failure of the current log puts
+// the database into the error state; a stale log's sticky error, recorded
+// again after a Resume, would make the resumed database read-only with an
+// error it has already recovered from.
+func (d *DB) flushLog(log *wal.Writer) {
+	if log == nil {
+		return
+	}
+	err := log.Flush()
+	if err == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.mu.log.w == log {
+		d.walFailedLocked(err)
 	}
 }

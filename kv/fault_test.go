@@ -11,6 +11,7 @@ import (
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/vfs"
 	"github.com/strata-db/strata/kv/vfs/errorfs"
+	"github.com/strata-db/strata/kv/wal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -142,6 +143,106 @@ func TestFaultFlush(t *testing.T) {
 	require.NoError(t, err)
 	requireKeys(t, d, 101)
 	require.NoError(t, d.Close())
+}
+
+// TestFaultResumeLogCreate: a Resume after a failed flush (the log itself
+// never failed) flushes the memtables and then cannot create its new log.
+// The database must stay read-only: a commit acknowledged without a log
+// would be lost by the next power loss. Once the disk is fine, Resume
+// carries on, and a power loss keeps every acknowledged commit.
+func TestFaultResumeLogCreate(t *testing.T) {
+	mem := vfs.NewMem()
+	efs := errorfs.Wrap(mem, 5)
+	o := testOptions(efs)
+	o.ResumeInterval = time.Hour
+	d, err := Open("/db", o)
+	require.NoError(t, err)
+	n := 0
+	for ; n < 100; n++ {
+		require.NoError(t, d.Set(keyN(n), fmt.Appendf(nil, "v%d", n), Sync))
+	}
+	efs.SetRules(&errorfs.Rule{Ops: errorfs.OpCreate, Path: "*.sst", Prob: 1})
+	require.Error(t, d.Flush())
+	require.Error(t, d.BackgroundError(), "the failed flush")
+
+	efs.SetRules(&errorfs.Rule{Ops: errorfs.OpCreate, Path: "*.log", Prob: 1})
+	require.Error(t, d.Resume(), "the new log cannot be created")
+	require.Error(t, d.BackgroundError(), "no log: still read-only")
+	err = d.Set([]byte("unlogged"), []byte("x"), Sync)
+	require.ErrorIs(t, err, ErrReadOnly, "a commit with no log to go to")
+	requireKeys(t, d, n)
+
+	efs.SetRules()
+	require.NoError(t, d.Resume())
+	require.NoError(t, d.BackgroundError())
+	for ; n < 110; n++ {
+		require.NoError(t, d.Set(keyN(n), fmt.Appendf(nil, "v%d", n), Sync))
+	}
+	crashed := mem.CrashClone(vfs.CrashOptions{})
+	require.NoError(t, d.Close())
+	d, err = Open("/db", testOptions(crashed))
+	require.NoError(t, err)
+	requireKeys(t, d, n)
+	require.NoError(t, d.Close())
+}
+
+// TestFaultStaleLogFlush: the log flusher loads the current log without
+// the database's lock and writes it afterwards, so the log it writes may
+// have been retired meanwhile, by a rotation or by a Resume after that
+// log's sync failed. The retired log's failure (its sticky error, or
+// wal.ErrClosed) must not put the database back into the error state: a
+// Resume that succeeded must stay resumed. The test takes the flusher's
+// place at the moment that matters, between the load and the write.
+func TestFaultStaleLogFlush(t *testing.T) {
+	for _, retire := range []string{"resume", "rotation"} {
+		t.Run(retire, func(t *testing.T) {
+			mem := vfs.NewMem()
+			efs := errorfs.Wrap(mem, 4)
+			d := faultDB(t, mem, efs)
+			n := 0
+			for ; n < 100; n++ {
+				require.NoError(t, d.Set(keyN(n), fmt.Appendf(nil, "v%d", n), Sync))
+			}
+			// Acknowledged from the memtable, the records wait in the log's buffer.
+			for ; n < 110; n++ {
+				require.NoError(t, d.Set(keyN(n), fmt.Appendf(nil, "v%d", n), NoSync))
+			}
+			stale := d.logW.Load()
+			require.NotNil(t, stale)
+			switch retire {
+			case "resume":
+				efs.SetRules(&errorfs.Rule{Ops: errorfs.OpSync, Path: "*.log", Prob: 1})
+				require.Error(t, d.Set([]byte("failed"), []byte("x"), Sync))
+				require.Error(t, d.BackgroundError())
+				efs.SetRules()
+				require.NoError(t, d.Resume())
+				err := stale.Flush()
+				require.Error(t, err, "the failed log keeps its error")
+				require.NotErrorIs(t, err, wal.ErrClosed, "the failed log keeps its error, not ErrClosed")
+			case "rotation":
+				require.NoError(t, d.Flush())
+				require.ErrorIs(t, stale.Flush(), wal.ErrClosed)
+			}
+			require.NotSame(t, stale, d.logW.Load(), "the log was retired")
+
+			d.flushLog(stale) // what the flusher does when it loaded stale first
+			require.NoError(t, d.BackgroundError(), "the retired log's failure made the database read-only")
+			require.NoError(t, d.Set(keyN(n), fmt.Appendf(nil, "v%d", n), Sync))
+			n++
+			requireKeys(t, d, n)
+			_, err := d.Get([]byte("failed"), nil)
+			require.ErrorIs(t, err, ErrNotFound, "the failed commit")
+			crashed := mem.CrashClone(vfs.CrashOptions{})
+			require.NoError(t, d.Close())
+
+			for _, fs := range []vfs.FS{mem, crashed} {
+				d, err := Open("/db", testOptions(fs))
+				require.NoError(t, err)
+				requireKeys(t, d, n)
+				require.NoError(t, d.Close())
+			}
+		})
+	}
 }
 
 // TestFaultRandom injects random faults into every kind of write while a

@@ -77,6 +77,16 @@ func (d *DB) resume() error {
 	}
 	if !d.opts.DisableWAL {
 		if err := d.createLogLocked(num); err != nil {
+			// Without a log no commit may go on: the failure becomes the
+			// write error (the flush and compaction errors were cleared
+			// above), and the next Resume creates the log again. Left
+			// unrecorded, a Resume that began from a failed flush or
+			// compaction alone would leave no error at all, and commits
+			// would be acknowledged from the memtable with nothing logged.
+			if d.mu.writeErr == nil {
+				d.mu.writeErr = err
+			}
+			d.mu.cond.Broadcast()
 			return fmt.Errorf("%w: resume: %w", ErrReadOnly, err)
 		}
 	}
