@@ -38,6 +38,8 @@ type tableIter struct {
 	n          int64 // rows returned (FOUND_ROWS)
 	autocommit bool
 	closed     bool
+
+	scratch indexedTable // lookupRows's, kept with the iterator
 }
 
 var _ sql.RowIter = (*tableIter)(nil)
@@ -68,12 +70,6 @@ func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query strin
 	}
 	ctx.ClearWarnings()
 	sql.IncrementStatusVariable(ctx, "Com_select", 1)
-	// A SELECT of a table is read-only: e.IsReadOnly refuses nothing here.
-	lp, at, err := t.table.lookupRows(ctx, lookup)
-	if err != nil {
-		clearAutocommit(ctx)
-		return nil, nil, err
-	}
 	autocommit := false
 	if !ctx.IsInterpreted() {
 		if sess, ok := ctx.Session.(*Session); ok {
@@ -90,21 +86,28 @@ func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query strin
 		ti = &tableIter{owner: p} // the kept one is still being read
 	}
 	p.iter = nil
-	*ti = tableIter{owner: p, query: query, table: t.table, lp: lp, at: at, autocommit: autocommit}
+	*ti = tableIter{owner: p, query: query, table: t.table, autocommit: autocommit}
+	// A SELECT of a table is read-only: e.IsReadOnly refuses nothing here.
+	if ti.lp, ti.at, err = t.table.lookupRows(ctx, lookup, &ti.scratch); err != nil {
+		ti.release()
+		clearAutocommit(ctx)
+		return nil, nil, err
+	}
 	return t.schema, ti, nil
 }
 
 // lookupRows encodes lookup and plans its reading as the table's
 // LookupPartitions does for a static lookup, checking first that the
 // table is read at the catalog version it was pinned to; at is the
-// statement view's boundary the rows are read at.
-func (t *Table) lookupRows(ctx *sql.Context, lookup sql.IndexLookup) (lp *lookupPlan, at int, err error) {
+// statement view's boundary the rows are read at. it is scratch memory for
+// the table's indexed view, which the plan is made through.
+func (t *Table) lookupRows(ctx *sql.Context, lookup sql.IndexLookup, it *indexedTable) (lp *lookupPlan, at int, err error) {
 	if t.planPinned {
 		if v, ok := txnOf(ctx).catalogVersion(); !ok || v != t.planVersion {
 			return nil, 0, errStalePlan
 		}
 	}
-	it := indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx)}
+	*it = indexedTable{Table: t, lookup: lookup, opts: t.store.accessOptions(ctx)}
 	lp, err = it.plan(ctx, lookup, false)
 	if err != nil {
 		return nil, 0, err
