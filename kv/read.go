@@ -8,7 +8,6 @@ import (
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/leveliter"
 	"github.com/strata-db/strata/kv/internal/manifest"
-	"github.com/strata-db/strata/kv/internal/merging"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
@@ -267,13 +266,16 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		st:         stats.Sink{DB: &d.stats, Op: opts.Stats},
 		sampleLeft: nextReadSample(),
 	}
-	var iters []base.InternalIterator
+	mem := iterMemPool.Get().(*iterMem)
+	iters := mem.iters[:0]
 	var tombs []rangedel.Tombstone
 	fail := func(err error) (*Iterator, error) {
 		for _, i := range iters {
 			i.Close()
 		}
 		rs.unref()
+		mem.iters = iters
+		putIterMem(mem, mem.keyBuf, mem.valBuf, mem.search)
 		return nil, err
 	}
 
@@ -361,6 +363,10 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	if len(tombs) > 0 {
 		it.tombs = rangedel.NewSet(tombs)
 	}
-	it.iter = merging.New(iters...)
+	mem.merge.Init(iters...)
+	clear(iters) // the merge holds the children now
+	mem.iters = iters[:0]
+	it.mem, it.iter = mem, &mem.merge
+	it.keyBuf, it.valBuf, it.search = mem.keyBuf, mem.valBuf, mem.search
 	return it, nil
 }
