@@ -83,9 +83,17 @@ func (t *txn) newIterOn(lower, upper []byte, onView bool) (*txnIter, error) {
 }
 
 // newFixedIter returns an iterator over [lower, upper) of r, a reader that
-// does not change while the transaction lives (txn.readerLocked).
+// does not change while the transaction lives (txn.readerLocked). It is
+// not tracked: no rollback invalidates it, and the row iterator that reads
+// through it counts among the transaction's readers (txn.idle) until it
+// closes it, so the transaction's map of iterators, which each autocommit
+// read's transaction would make afresh, is not needed.
 func (t *txn) newFixedIter(r storage.Reader, lower, upper []byte, tune iterTuning) (*txnIter, error) {
-	return t.track(&txnIter{t: t, lower: lower, upper: upper, at: -1, tune: tune, fixed: r})
+	ti := &txnIter{t: t, lower: lower, upper: upper, at: -1, tune: tune, fixed: r}
+	if err := ti.open(); err != nil {
+		return nil, err
+	}
+	return ti, nil
 }
 
 func (t *txn) track(ti *txnIter) (*txnIter, error) {
