@@ -243,14 +243,13 @@ func TestOneShotReuse(t *testing.T) {
 
 // TestPreparedSelectAllocs bounds the allocations of prepared lookups on
 // kept plans through database/sql, from Query to Close, each column
-// scanned into a variable of its type. A point select allocates 23 times
-// (42 before the template ran on its own row iterator instead of GMS's
-// executor, 46 before a read's transaction stopped making a write batch
-// and a lock registry entry, 58 before the session variable cache and the
-// lookup's combined allocations), about ten of them database/sql's; an IN
-// list of ten ids 44 (64 before); a secondary-index lookup of two rows
-// that fetches them by primary key 38 (58 before). One of those coming
-// back, or a plan made again (hundreds), fails here.
+// scanned into a variable of its type: a point select 20 (39 before the
+// template ran on its own row iterator instead of GMS's executor, with the
+// pooled kv iterator memory and the fetch's and Rows' own buffers), about
+// ten of them database/sql's; an IN list of ten ids 24 (48 before); a
+// secondary-index lookup of two rows fetched by primary key 29 (66
+// before). One of those coming back, or a plan made again (hundreds),
+// fails here.
 func TestPreparedSelectAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts do not hold under the race detector")
@@ -270,9 +269,9 @@ func TestPreparedSelectAllocs(t *testing.T) {
 		rows  int
 		max   float64
 	}{
-		{"SELECT c FROM t WHERE id = ?", 1, 1, 23},
+		{"SELECT c FROM t WHERE id = ?", 1, 1, 21},
 		{"SELECT c FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", 10, 10, 26},
-		{"SELECT id, c FROM t WHERE k = ?", 1, 2, 44},
+		{"SELECT id, c FROM t WHERE k = ?", 1, 2, 31},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			stmt, err := conn.PrepareContext(ctx, tc.q)
