@@ -247,7 +247,7 @@ func TestOneShotReuse(t *testing.T) {
 // template ran on its own row iterator instead of GMS's executor, with the
 // pooled kv iterator memory and the fetch's and Rows' own buffers), about
 // ten of them database/sql's; an IN list of ten ids 24 (48 before); a
-// secondary-index lookup of two rows fetched by primary key 29 (66
+// secondary-index lookup of two rows fetched by primary key 27 (66
 // before). One of those coming back, or a plan made again (hundreds),
 // fails here.
 func TestPreparedSelectAllocs(t *testing.T) {
@@ -271,7 +271,7 @@ func TestPreparedSelectAllocs(t *testing.T) {
 	}{
 		{"SELECT c FROM t WHERE id = ?", 1, 1, 21},
 		{"SELECT c FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", 10, 10, 26},
-		{"SELECT id, c FROM t WHERE k = ?", 1, 2, 31},
+		{"SELECT id, c FROM t WHERE k = ?", 1, 2, 29},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			stmt, err := conn.PrepareContext(ctx, tc.q)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/merging"
+	"github.com/strata-db/strata/kv/table"
 )
 
 // iterMem is the memory an Iterator needs besides itself: the merging
@@ -21,6 +22,7 @@ import (
 type iterMem struct {
 	merge  merging.Iter
 	iters  []base.InternalIterator
+	tio    table.IterOptions // the table iterators' options
 	keyBuf []byte
 	valBuf []byte
 	search []byte
@@ -36,6 +38,7 @@ const maxPooledBuf = 64 << 10
 // that used it.
 func putIterMem(m *iterMem, keyBuf, valBuf, search []byte) {
 	m.merge.Init() // drops the closed children
+	m.tio = table.IterOptions{}
 	clear(m.iters[:cap(m.iters)])
 	m.iters = m.iters[:0]
 	m.keyBuf, m.valBuf, m.search = pooledBuf(keyBuf), pooledBuf(valBuf), pooledBuf(search)

@@ -305,7 +305,8 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		}
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
-	tio := d.tableIterOptions(&opts.ReadOptions)
+	tio := &mem.tio // with the iterator's pooled memory: the level iterators keep it
+	*tio = d.tableIterOptions(&opts.ReadOptions)
 	if ms == nil && !tio.DontFillCache {
 		it.fillBudget.Limit = d.cache.Capacity() / scanFillShare
 		tio.FillBudget = &it.fillBudget
@@ -342,13 +343,13 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		}
 		if ms != nil {
 			if merge {
-				iters = ms.appendLevel(iters, level, lower, upper, tio)
+				iters = ms.appendLevel(iters, level, lower, upper, *tio)
 			}
 			continue
 		}
 		if level == 0 {
 			for i := len(files) - 1; i >= 0; i-- {
-				ti, err := d.openTableIter(files[i].FileNum, lower, upper, tio)
+				ti, err := d.openTableIter(files[i].FileNum, lower, upper, *tio)
 				if err != nil {
 					return fail(err)
 				}
@@ -357,7 +358,7 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			continue
 		}
 		iters = append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
-			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, tio)
+			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, *tio)
 		}, lower, upper))
 	}
 	if len(tombs) > 0 {

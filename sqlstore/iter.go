@@ -36,6 +36,8 @@ type txnIter struct {
 	// changes (access.go), so a rollback never invalidates the iterator.
 	fixed storage.Reader
 
+	opts storage.IterOptions // the engine iterator's options, made by open
+
 	stale   bool   // invalidated by a rollback; reopen before moving
 	saved   []byte // the key it was on when invalidated (copy)
 	onValid bool
@@ -111,7 +113,8 @@ func (t *txn) track(ti *txnIter) (*txnIter, error) {
 
 func (ti *txnIter) open() error {
 	t := ti.t
-	opts := &storage.IterOptions{LowerBound: ti.lower, UpperBound: ti.upper}
+	opts := &ti.opts // in the txnIter: no allocation of its own
+	*opts = storage.IterOptions{LowerBound: ti.lower, UpperBound: ti.upper}
 	opts.Stats, opts.ReadaheadSize, opts.AsyncIO = ti.tune.stats, ti.tune.readahead, ti.tune.async
 	opts.DontFillCache = ti.tune.dontFill
 	var r storage.Reader
