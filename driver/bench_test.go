@@ -29,6 +29,7 @@ func BenchmarkPreparedSelect(b *testing.B) {
 	}{
 		{"point", "SELECT c FROM t WHERE id = ?", func(i int) []any { return []any{i * 7919 % 10000} }},
 		{"index_lookup", "SELECT id FROM t WHERE k = ?", func(i int) []any { return []any{i * 7919 % 1000} }},
+		{"index_fetch", "SELECT id, c FROM t WHERE k = ?", func(i int) []any { return []any{i * 7919 % 1000} }},
 		{"in_list:10", "SELECT c FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", func(i int) []any {
 			a := make([]any, 10)
 			for j := range a {
@@ -79,7 +80,18 @@ func BenchmarkPreparedSelect(b *testing.B) {
 					defer stmt.Close()
 					query = func(args ...any) (*sql.Rows, error) { return stmt.QueryContext(ctx, args...) }
 				}
-				var c string
+				var (
+					c  string
+					id int64
+				)
+				// Each column into a variable of its type, as an
+				// application scans: id into an int64, c into a string.
+				dest := []any{&c}
+				if strings.HasPrefix(q.text, "SELECT id FROM") {
+					dest = []any{&id}
+				} else if strings.HasPrefix(q.text, "SELECT id, c FROM") {
+					dest = []any{&id, &c}
+				}
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
@@ -88,7 +100,7 @@ func BenchmarkPreparedSelect(b *testing.B) {
 						b.Fatal(err)
 					}
 					for rows.Next() {
-						if err := rows.Scan(&c); err != nil {
+						if err := rows.Scan(dest...); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -65,6 +65,9 @@ type Iterator struct {
 	// fillBudget caps what the iterator's table iterators insert into the
 	// block cache between two seeks (see scanFillShare).
 	fillBudget table.FillBudget
+
+	// mem holds iter and the buffers, from iterMemPool until Close.
+	mem *iterMem
 }
 
 func (i *Iterator) visibleSeq(seq base.SeqNum) bool {
@@ -379,6 +382,13 @@ func (i *Iterator) Close() error {
 	if i.rs != nil {
 		i.rs.unref()
 		i.rs = nil
+	}
+	if m := i.mem; m != nil {
+		// The merge and the buffers go back to the pool: nothing of the
+		// Iterator may point at them any more.
+		putIterMem(m, i.keyBuf, i.valBuf, i.search)
+		i.mem, i.iter = nil, closedIter{}
+		i.key, i.value, i.keyBuf, i.valBuf, i.search, i.iterKV = nil, nil, nil, nil, nil, nil
 	}
 	if i.err != nil {
 		return i.err

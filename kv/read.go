@@ -8,7 +8,6 @@ import (
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/leveliter"
 	"github.com/strata-db/strata/kv/internal/manifest"
-	"github.com/strata-db/strata/kv/internal/merging"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
@@ -267,13 +266,16 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		st:         stats.Sink{DB: &d.stats, Op: opts.Stats},
 		sampleLeft: nextReadSample(),
 	}
-	var iters []base.InternalIterator
+	mem := iterMemPool.Get().(*iterMem)
+	iters := mem.iters[:0]
 	var tombs []rangedel.Tombstone
 	fail := func(err error) (*Iterator, error) {
 		for _, i := range iters {
 			i.Close()
 		}
 		rs.unref()
+		mem.iters = iters
+		putIterMem(mem, mem.keyBuf, mem.valBuf, mem.search)
 		return nil, err
 	}
 
@@ -303,7 +305,8 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		}
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
-	tio := d.tableIterOptions(&opts.ReadOptions)
+	tio := &mem.tio // with the iterator's pooled memory: the level iterators keep it
+	*tio = d.tableIterOptions(&opts.ReadOptions)
 	if ms == nil && !tio.DontFillCache {
 		it.fillBudget.Limit = d.cache.Capacity() / scanFillShare
 		tio.FillBudget = &it.fillBudget
@@ -340,13 +343,13 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		}
 		if ms != nil {
 			if merge {
-				iters = ms.appendLevel(iters, level, lower, upper, tio)
+				iters = ms.appendLevel(iters, level, lower, upper, *tio)
 			}
 			continue
 		}
 		if level == 0 {
 			for i := len(files) - 1; i >= 0; i-- {
-				ti, err := d.openTableIter(files[i].FileNum, lower, upper, tio)
+				ti, err := d.openTableIter(files[i].FileNum, lower, upper, *tio)
 				if err != nil {
 					return fail(err)
 				}
@@ -355,12 +358,16 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			continue
 		}
 		iters = append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
-			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, tio)
+			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, *tio)
 		}, lower, upper))
 	}
 	if len(tombs) > 0 {
 		it.tombs = rangedel.NewSet(tombs)
 	}
-	it.iter = merging.New(iters...)
+	mem.merge.Init(iters...)
+	clear(iters) // the merge holds the children now
+	mem.iters = iters[:0]
+	it.mem, it.iter = mem, &mem.merge
+	it.keyBuf, it.valBuf, it.search = mem.keyBuf, mem.valBuf, mem.search
 	return it, nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 // The statement lifecycle of the in-process front ends. The database/sql
@@ -88,6 +90,8 @@ type Conn struct {
 	// spare is the last closed Rows, which the next query reuses with its
 	// buffers.
 	spare *Rows
+	// ints boxes the integers Rows.Next widens to int64.
+	ints codec.Int64s
 	// plans is what the connection knows of the texts it ran without
 	// arguments (plancache.go).
 	plans  planCache

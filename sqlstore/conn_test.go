@@ -191,3 +191,22 @@ func TestConnCancel(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, [][]any{{int64(1)}}, allRows(t, rows))
 }
+
+// TestConnRowsWidenedInts: narrow integer columns come out of Next as
+// int64 (unsigned ones too), and a value kept from an earlier row keeps its
+// value while later rows are read.
+func TestConnRowsWidenedInts(t *testing.T) {
+	c := openConn(t)
+	ctx := context.Background()
+	_, err := c.Exec(ctx, "CREATE TABLE n (id INT PRIMARY KEY, a TINYINT, b SMALLINT UNSIGNED, m MEDIUMINT, u INT UNSIGNED, y YEAR, e ENUM('x','y'), big BIGINT)")
+	require.NoError(t, err)
+	_, err = c.Exec(ctx, "INSERT INTO n VALUES (1, -5, 65535, -8388608, 4294967295, 2024, 'y', 7), (2, 127, 0, 8388607, 0, 1999, 'x', -7), (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
+	require.NoError(t, err)
+	rows, err := c.Query(ctx, "SELECT * FROM n ORDER BY id")
+	require.NoError(t, err)
+	require.Equal(t, [][]any{
+		{int64(1), int64(-5), int64(65535), int64(-8388608), int64(4294967295), int64(2024), "y", int64(7)},
+		{int64(2), int64(127), int64(0), int64(8388607), int64(0), int64(1999), "x", int64(-7)},
+		{int64(3), nil, nil, nil, nil, nil, nil, nil},
+	}, allRows(t, rows))
+}

@@ -27,6 +27,7 @@ type Rows struct {
 	schema sql.Schema // nil for a statement that returns an OK result
 	iter   sql.RowIter
 	conv   []converter
+	isInt  []bool   // the column's converter is convInt
 	vals   []any    // Next's row, reused
 	text   [][]byte // NextText's row, reused
 	cols   []Column // made by the first call of Columns
@@ -72,9 +73,10 @@ func (c *Conn) newRows(sctx *sql.Context, schema sql.Schema, iter sql.RowIter) *
 		schema = nil
 	}
 	*r = Rows{conn: c, ctx: sctx, schema: schema, iter: iter, ok: ok,
-		conv: r.conv[:0], vals: r.vals[:0], text: r.text[:0], cols: r.cols[:0]}
+		conv: r.conv[:0], isInt: r.isInt[:0], vals: r.vals[:0], text: r.text[:0], cols: r.cols[:0]}
 	for _, col := range schema {
 		r.conv = append(r.conv, converterFor(col.Type))
+		r.isInt = append(r.isInt, isIntColumn(col.Type))
 	}
 	return r
 }
@@ -139,6 +141,12 @@ func (r *Rows) Next() ([]any, error) {
 			if v, err = w.UnwrapAny(r.ctx); err != nil {
 				r.conn.sess.AbortStatement(r.ctx)
 				return nil, clientError(err)
+			}
+		}
+		if r.isInt[i] {
+			if x, ok := narrowInt(v); ok {
+				vals[i] = r.conn.ints.Box(x) // an INT's int32 widened without a copy each
+				continue
 			}
 		}
 		if vals[i], err = r.conv[i](r.ctx, r.schema[i].Type, v); err != nil {

@@ -52,6 +52,37 @@ func wire(ctx *sql.Context, t sql.Type, v any) (sqltypes.Value, error) {
 // The converters return v itself, not x, where v already holds the value
 // database/sql takes: boxing x again would allocate a copy of it.
 
+// isIntColumn reports whether converterFor(t) is convInt.
+func isIntColumn(t sql.Type) bool {
+	switch t.Type() {
+	case querypb.Type_INT8, querypb.Type_INT16, querypb.Type_INT24, querypb.Type_INT32, querypb.Type_INT64,
+		querypb.Type_UINT8, querypb.Type_UINT16, querypb.Type_UINT24, querypb.Type_UINT32, querypb.Type_UINT64,
+		querypb.Type_YEAR, querypb.Type_BIT:
+		return true
+	}
+	return false
+}
+
+// narrowInt returns an integer narrower than int64 as the int64 convInt
+// converts it to.
+func narrowInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int32:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint8:
+		return int64(x), true
+	}
+	return 0, false
+}
+
 func convInt(ctx *sql.Context, t sql.Type, v any) (any, error) {
 	switch x := v.(type) {
 	case int64:

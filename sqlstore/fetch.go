@@ -37,7 +37,21 @@ type fetcher struct {
 	spans []int
 	vals  [][]byte
 	i     int
+	// first is the memory of the batch slices above until a batch
+	// outgrows it: a lookup on a secondary index usually fetches one row
+	// or a few, and appending to empty slices would allocate five times
+	// for the first row and again for each doubling.
+	first struct {
+		arena [80]byte
+		ends  [fetchFirst]int
+		spans [fetchFirst]int
+		keys  [fetchFirst][]byte
+		vals  [fetchFirst][]byte
+	}
 }
+
+// fetchFirst is the number of rows a fetcher's first memory holds.
+const fetchFirst = 4
 
 // pkKey appends the primary index key of the source's current entry.
 func (f *fetcher) pkKey(dst []byte) ([]byte, error) {
@@ -72,6 +86,9 @@ func (f *fetcher) next(ctx *sql.Context) (sql.Row, error) {
 			return nil, io.EOF
 		}
 		_, _, sp := ri.src.entry()
+		if f.arena == nil {
+			f.arena = f.first.arena[:0]
+		}
 		if f.arena, err = f.pkKey(f.arena[:0]); err != nil {
 			return nil, err
 		}
@@ -154,6 +171,10 @@ func (f *fetcher) nextBatched(ctx *sql.Context) (sql.Row, error) {
 // fill reads the next batch and returns its size.
 func (f *fetcher) fill(ctx *sql.Context) (int, error) {
 	ri := f.ri
+	if f.ends == nil {
+		x := &f.first
+		f.arena, f.ends, f.spans, f.keys, f.vals = x.arena[:0], x.ends[:0], x.spans[:0], x.keys[:0], x.vals[:0]
+	}
 	f.arena, f.ends, f.spans = f.arena[:0], f.ends[:0], f.spans[:0]
 	f.i = 0
 	for len(f.spans) < f.batch {

@@ -182,24 +182,33 @@ func encodeIntervals(d *tableDef, ix *indexDef, r *intervalRanges, reverse bool)
 	if ix.prefix != nil && ix.prefix[0] > 0 {
 		return nil, false // a prefix index checks rows: GMS's ranges say how
 	}
-	if len(r.set) == 1 {
-		// The plan and its one span in one allocation.
-		one := &struct {
-			plan lookupPlan
-			span [1]span
-		}{}
-		plan = &one.plan
-		plan.spans = one.span[:0]
-	} else {
-		plan = &lookupPlan{spans: make([]span, 0, len(r.set))}
-	}
-	plan.ix, plan.reverse = ix, reverse
 	var pbuf [24]byte
 	prefix := appendIndexPrefix(pbuf[:0], d.id, ix.id)
 	// One buffer for every key; a span's keys are full slices of it, so
 	// that a later append never writes into them. The last 10 bytes are
 	// room for the successor of a value, made past the value's key.
-	buf := make([]byte, 0, 2*len(r.set)*(len(prefix)+10)+10)
+	need := 2*len(r.set)*(len(prefix)+10) + 10
+	var buf []byte
+	if len(r.set) == 1 {
+		// The plan, its one span and, when they fit, its keys in one
+		// allocation.
+		one := &struct {
+			plan lookupPlan
+			span [1]span
+			keys [64]byte
+		}{}
+		plan = &one.plan
+		plan.spans = one.span[:0]
+		if need <= len(one.keys) {
+			buf = one.keys[:0]
+		}
+	} else {
+		plan = &lookupPlan{spans: make([]span, 0, len(r.set))}
+	}
+	if buf == nil {
+		buf = make([]byte, 0, need)
+	}
+	plan.ix, plan.reverse = ix, reverse
 	key := func(v int64, successor bool) ([]byte, bool) {
 		start := len(buf)
 		buf = append(buf, prefix...)

@@ -36,6 +36,8 @@ type txnIter struct {
 	// changes (access.go), so a rollback never invalidates the iterator.
 	fixed storage.Reader
 
+	opts storage.IterOptions // the engine iterator's options, made by open
+
 	stale   bool   // invalidated by a rollback; reopen before moving
 	saved   []byte // the key it was on when invalidated (copy)
 	onValid bool
@@ -83,9 +85,17 @@ func (t *txn) newIterOn(lower, upper []byte, onView bool) (*txnIter, error) {
 }
 
 // newFixedIter returns an iterator over [lower, upper) of r, a reader that
-// does not change while the transaction lives (txn.readerLocked).
+// does not change while the transaction lives (txn.readerLocked). It is
+// not tracked: no rollback invalidates it, and the row iterator that reads
+// through it counts among the transaction's readers (txn.idle) until it
+// closes it, so the transaction's map of iterators, which each autocommit
+// read's transaction would make afresh, is not needed.
 func (t *txn) newFixedIter(r storage.Reader, lower, upper []byte, tune iterTuning) (*txnIter, error) {
-	return t.track(&txnIter{t: t, lower: lower, upper: upper, at: -1, tune: tune, fixed: r})
+	ti := &txnIter{t: t, lower: lower, upper: upper, at: -1, tune: tune, fixed: r}
+	if err := ti.open(); err != nil {
+		return nil, err
+	}
+	return ti, nil
 }
 
 func (t *txn) track(ti *txnIter) (*txnIter, error) {
@@ -103,7 +113,8 @@ func (t *txn) track(ti *txnIter) (*txnIter, error) {
 
 func (ti *txnIter) open() error {
 	t := ti.t
-	opts := &storage.IterOptions{LowerBound: ti.lower, UpperBound: ti.upper}
+	opts := &ti.opts // in the txnIter: no allocation of its own
+	*opts = storage.IterOptions{LowerBound: ti.lower, UpperBound: ti.upper}
 	opts.Stats, opts.ReadaheadSize, opts.AsyncIO = ti.tune.stats, ti.tune.readahead, ti.tune.async
 	opts.DontFillCache = ti.tune.dontFill
 	var r storage.Reader

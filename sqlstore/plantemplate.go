@@ -27,6 +27,11 @@ type planTemplate struct {
 	typ     sql.Type // the lookup column's type
 	reverse bool
 
+	// table is node's table, and schema root's, for a template that runs
+	// on a tableIter (templateiter.go); table is nil for the others.
+	table  *Table
+	schema sql.Schema
+
 	db       string
 	sqlMode  any
 	selLimit any
@@ -139,6 +144,12 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 	t.root = n
 	t.trimProject(ita, rt, &pinned)
 	t.root = aggregateByColumns(sortByKeys(t.root, exec))
+	if t.root == sql.Node(ita) {
+		if rt, ok := t.node.(*plan.ResolvedTable); ok {
+			t.table, _ = rt.Table.(*Table)
+			t.schema = t.node.Schema()
+		}
+	}
 	return t, true
 }
 

@@ -76,7 +76,8 @@ type PreparedSelect struct {
 	tries int // executions planned in full without a template resulting
 	skips int // executions planned by GMS since the last look, past maxLearn
 
-	set intervalSet // reused per execution
+	set  intervalSet // reused per execution
+	iter *tableIter  // the last direct execution's, when closed
 }
 
 // term is one disjunct of the predicate: the conjunction of its bounds.
@@ -261,9 +262,13 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 			return planned()
 		}
 		sql.IncrementStatusVariable(ctx, "Questions", 1)
-		schema, iter, err = p.run(ctx, e, query, func() (sql.Node, error) {
-			return t.with(ctx, lookup)
-		})
+		if t.direct() {
+			schema, iter, err = p.runDirect(ctx, e, query, t, lookup)
+		} else {
+			schema, iter, err = p.run(ctx, e, query, func() (sql.Node, error) {
+				return t.with(ctx, lookup)
+			})
+		}
 		if !errors.Is(err, errStalePlan) {
 			if sess, ok := ctx.Session.(*Session); ok && err == nil {
 				sess.plansReused.Add(1)

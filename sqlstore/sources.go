@@ -182,6 +182,7 @@ type pointSource struct {
 
 	keys []([]byte) // scratch: the keys of a batch
 	vals [][]byte   // values of spans[base : base+len(vals)]
+	one  [1][]byte  // vals of a single Get, without an allocation
 	base int
 	i    int // next value to look at
 	cur  int // span of the current entry
@@ -200,8 +201,17 @@ func (s *pointSource) fill(from, to int) error {
 		if err != nil {
 			return err
 		}
+		if cap(s.vals) == 0 {
+			s.vals = s.one[:0]
+		}
 		s.vals = append(s.vals[:0], v)
 		return nil
+	}
+	if n := to - from; cap(s.keys) < n || cap(s.vals) < n {
+		// The keys and the values of a batch in one allocation, made to
+		// size: appending would grow them in four or five steps.
+		buf := make([][]byte, 2*n)
+		s.keys, s.vals = buf[:0:n], buf[n:n]
 	}
 	s.keys = s.keys[:0]
 	for i := from; i < to; i++ {
