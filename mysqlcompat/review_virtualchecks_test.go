@@ -29,6 +29,8 @@ func TestReviewVirtualTableChecksMore(t *testing.T) {
 			d.exec(fmt.Sprintf("CREATE PROCEDURE p2() BEGIN UPDATE %s SET a = -8 WHERE id = 1; END", table))
 			for _, q := range []string{
 				fmt.Sprintf("UPDATE %s SET a = -1 WHERE id IN (SELECT id FROM other)", table),
+				fmt.Sprintf("UPDATE %s JOIN other ON %s.id = other.id SET %s.a = -1", table, table, table),
+				fmt.Sprintf("UPDATE %s, other SET %s.a = -1 WHERE %s.id = other.id", table, table, table),
 				"INSERT INTO trig VALUES (5)",
 				"INSERT INTO trig2 VALUES (1)",
 				"CALL p()",
