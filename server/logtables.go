@@ -132,9 +132,9 @@ func (p logTablesParser) logTableStatement(ctx context.Context, query string, de
 		!hasPrefixFold(lead, "drop table if exists ") {
 		return "", "", ""
 	}
-	first = query
-	if multi {
-		first, rest = firstStatement(query, delim)
+	first, rest = firstStatement(query, delim)
+	if !multi && rest != "" {
+		return "", "", "" // more than one statement: GMS's to refuse
 	}
 	first = gsql.RemoveSpaceAndDelimiter(first, delim)
 	q = first
@@ -178,11 +178,14 @@ func (p logTablesParser) logTableStatement(ctx context.Context, query string, de
 	case !ok && !ownTables[table]:
 		return "", "", ""
 	}
-	sctx, isSQL := ctx.(*gsql.Context)
-	if !isSQL || sctx.Session == nil {
-		return "", "", ""
+	sctx, _ := ctx.(*gsql.Context)
+	if sctx != nil && sctx.Session == nil {
+		sctx = nil
 	}
 	if db == "" {
+		if sctx == nil {
+			return "", "", ""
+		}
 		db = sctx.GetCurrentDatabase()
 	}
 	if !strings.EqualFold(db, "mysql") {
@@ -190,6 +193,9 @@ func (p logTablesParser) logTableStatement(ctx context.Context, query string, de
 	}
 	if show {
 		return "SELECT '" + table + "' AS `Table`, '" + strings.ReplaceAll(def, "'", "''") + "' AS `Create Table`", first, rest
+	}
+	if sctx == nil {
+		return "", "", "" // no account to check: GMS's to refuse
 	}
 	priv, what := gsql.PrivilegeType_Create, "CREATE"
 	if drop {

@@ -105,7 +105,7 @@ func TestServerOwnTables(t *testing.T) {
 // TABLE or DROP TABLE IF EXISTS of one of the mysql database's own tables
 // ends at the end of its statement: the statements after it in a
 // multi-statement text run, and a delimiter in a string or comment of the
-// no-op does not end it.
+// no-op does not end it. Without multi-statements the text is refused.
 func TestServerOwnTablesMultiStatement(t *testing.T) {
 	s := testServer(t, Config{Password: "pw"})
 	db := client(t, s.Addr(), "root", "pw", "multiStatements=true")
@@ -121,6 +121,14 @@ func TestServerOwnTablesMultiStatement(t *testing.T) {
 	var n int
 	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM main.after_noop").Scan(&n))
 	require.Equal(t, 3, n, "a statement after a no-op was not run")
+
+	// Without multi-statements, such a text is refused, as MySQL refuses
+	// it, rather than taken as a no-op that hides the second statement.
+	single := client(t, s.Addr(), "root", "pw", "")
+	_, err := single.Exec("CREATE TABLE mysql.user (x INT); CREATE TABLE main.not_run (id INT PRIMARY KEY)")
+	require.Error(t, err)
+	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'not_run'").Scan(&n))
+	require.Zero(t, n)
 }
 
 // TestFirstStatement: firstStatement ends the first statement at the
@@ -174,4 +182,35 @@ func TestServerOwnTablesPrivileges(t *testing.T) {
 		_, err := carol.Exec(q)
 		require.NoError(t, err, q)
 	}
+}
+
+// FuzzFirstStatement: firstStatement splits at a delimiter and loses
+// nothing: the first statement and the rest, with the delimiter between
+// them, are the text (the rest dropped only when it is white space).
+func FuzzFirstStatement(f *testing.F) {
+	for _, s := range []string{
+		"CREATE TABLE mysql.user (x INT); CREATE TABLE t (id INT)",
+		"DROP TABLE IF EXISTS `us;er`; SELECT 'a;b', \"c;d\" -- ;\n; SELECT 1 /* ; */",
+		"SELECT 'x\\';' # ;\n;",
+		"a;",
+		"'unclosed;",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		first, rest := firstStatement(q, ';')
+		if !strings.HasPrefix(q, first) {
+			t.Fatalf("%q: first %q is not its beginning", q, first)
+		}
+		tail := q[len(first):]
+		if rest != "" {
+			if tail != ";"+rest {
+				t.Fatalf("%q: first %q and rest %q do not make it", q, first, rest)
+			}
+			return
+		}
+		if tail != "" && (tail[0] != ';' || strings.TrimSpace(tail[1:]) != "") {
+			t.Fatalf("%q: first %q, rest dropped %q", q, first, tail)
+		}
+	})
 }
