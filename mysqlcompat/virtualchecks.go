@@ -30,15 +30,31 @@ import (
 // batches.
 func virtualTables(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	switch n.(type) {
-	case *plan.InsertInto, *plan.Update, *plan.TriggerExecutor, *plan.BeginEndBlock, *plan.Block,
-		*plan.TriggerBeginEndBlock:
-		// The whole tree: the statements of trigger bodies (under
-		// TriggerExecutor, on either side) and of blocks are in it.
-		return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-			return virtualTableChecks(ctx, a, n)
-		})
+	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom, *plan.TriggerExecutor, *plan.BeginEndBlock,
+		*plan.Block, *plan.TriggerBeginEndBlock:
+		return virtualTableChecksTree(ctx, a, n)
 	}
 	return showVirtualTables(ctx, a, n, scope, sel, qFlags)
+}
+
+// virtualTableChecksTree applies virtualTableChecks over the whole tree
+// of n: the statements of trigger bodies (under TriggerExecutor, on either
+// side, and under the statement a BEFORE trigger runs for) and of blocks
+// are in it. An INSERT's source, where its BEFORE triggers run, is no
+// child of the INSERT, so it is walked apart.
+func virtualTableChecksTree(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		n, same, err := virtualTableChecks(ctx, a, n)
+		ii, ok := n.(*plan.InsertInto)
+		if err != nil || !ok || ii.Source == nil {
+			return n, same, err
+		}
+		src, srcSame, err := virtualTableChecksTree(ctx, a, ii.Source)
+		if err != nil || srcSame == transform.SameTree {
+			return n, same, err
+		}
+		return ii.WithSource(src), transform.NewTree, nil
+	})
 }
 
 // virtualTableChecks adds the CHECK constraints to an INSERT or UPDATE of

@@ -79,8 +79,8 @@ func TestVirtualTableChecks(t *testing.T) {
 // TestVirtualTableChecksJoinsAndBodies: the CHECK constraints of a table
 // with a VIRTUAL column hold for the statements TestVirtualTableChecks does
 // not try: an UPDATE whose WHERE holds an IN subquery (a semi-join),
-// multi-table UPDATEs, and INSERT and UPDATE run by a trigger of another
-// table or by a procedure. A table without the virtual column refuses each
+// multi-table UPDATEs, and INSERT and UPDATE run by a trigger (AFTER or
+// BEFORE, of an INSERT or a DELETE) of another table or by a procedure. A table without the virtual column refuses each
 // with 3819 too, and takes the same statements with valid values.
 func TestVirtualTableChecksJoinsAndBodies(t *testing.T) {
 	for _, table := range []string{"plain", "virt"} {
@@ -95,6 +95,10 @@ func TestVirtualTableChecksJoinsAndBodies(t *testing.T) {
 			d.exec(fmt.Sprintf("CREATE TRIGGER tr AFTER INSERT ON trig FOR EACH ROW INSERT INTO %s (id, a) VALUES (NEW.id, -NEW.id)", table))
 			d.exec("CREATE TABLE trig2 (id INT PRIMARY KEY)")
 			d.exec(fmt.Sprintf("CREATE TRIGGER tr2 AFTER INSERT ON trig2 FOR EACH ROW UPDATE %s SET a = -9 WHERE id = NEW.id", table))
+			d.exec("CREATE TABLE trig3 (id INT PRIMARY KEY)")
+			d.exec("INSERT INTO trig3 VALUES (1)")
+			d.exec(fmt.Sprintf("CREATE TRIGGER tr3 BEFORE INSERT ON trig3 FOR EACH ROW UPDATE %s SET a = -3 WHERE id = 1", table))
+			d.exec(fmt.Sprintf("CREATE TRIGGER tr4 BEFORE DELETE ON trig3 FOR EACH ROW BEGIN UPDATE %s SET a = -4 WHERE id = OLD.id; END", table))
 			d.exec(fmt.Sprintf("CREATE PROCEDURE p() BEGIN INSERT INTO %s (id, a) VALUES (7, -7); END", table))
 			d.exec(fmt.Sprintf("CREATE PROCEDURE p2() BEGIN UPDATE %s SET a = -8 WHERE id = 1; END", table))
 			for _, q := range []string{
@@ -104,6 +108,8 @@ func TestVirtualTableChecksJoinsAndBodies(t *testing.T) {
 				"UPDATE other JOIN %[1]s x ON x.id = other.id SET x.a = -1",
 				"INSERT INTO trig VALUES (5)",
 				"INSERT INTO trig2 VALUES (1)",
+				"INSERT INTO trig3 VALUES (2)",
+				"DELETE FROM trig3 WHERE id = 1",
 				"CALL p()",
 				"CALL p2()",
 			} {
