@@ -1,6 +1,7 @@
 package mysqlcompat_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -87,4 +88,44 @@ func BenchmarkGeneratedValuesRewrite(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestGeneratedValuesPreparedAndStoredBodies: out of strict mode, an INSERT
+// prepared with SQL PREPARE takes a value for a generated column as a
+// top-level INSERT does (ignored, warning 1906). The bodies of triggers and
+// procedures do not (a known limit, see
+// docs/decisions/2026-12-07-generated-column-values.md): GMS parses them
+// again with its package's own parser, so CREATE TRIGGER is refused with
+// 3105 (its body is bound at once), and so is CALL of a procedure whose
+// body gives such a value (CREATE PROCEDURE binds nothing).
+func TestGeneratedValuesPreparedAndStoredBodies(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL)")
+	d.exec("CREATE TABLE trig (id INT PRIMARY KEY)")
+	d.exec("SET sql_mode = ''")
+	d.exec("INSERT INTO t (id, a, g) VALUES (1, 1, 5)")
+	for _, q := range []string{
+		"PREPARE s FROM 'INSERT INTO t (id, a, g) VALUES (?, 1, 5)'",
+		"SET @x = 2",
+		"EXECUTE s USING @x",
+	} {
+		_, err := query(d.e, d.ctx, q)
+		require.NoError(t, err, q)
+	}
+	require.Contains(t, fmt.Sprint(d.exec("SHOW WARNINGS")), "1906")
+	for _, q := range []string{
+		"CREATE TRIGGER tr AFTER INSERT ON trig FOR EACH ROW INSERT INTO t (id, a, g) VALUES (NEW.id, 1, 5)",
+		"CREATE PROCEDURE p(x INT) INSERT INTO t (id, a, g) VALUES (x, 1, 5)",
+		"CALL p(4)",
+	} {
+		_, err := query(d.e, d.ctx, q)
+		if strings.HasPrefix(q, "CREATE PROCEDURE") {
+			require.NoError(t, err, q)
+			continue
+		}
+		require.Error(t, err, q)
+		require.Equal(t, 3105, mysqlErrno(err), q)
+	}
+	d.exec("INSERT INTO trig VALUES (3)") // no trigger was made
+	require.Equal(t, "[[1 2] [2 2]]", fmt.Sprint(d.exec("SELECT id, g FROM t ORDER BY id")))
 }

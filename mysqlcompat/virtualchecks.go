@@ -2,6 +2,7 @@ package mysqlcompat
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -29,46 +30,142 @@ import (
 // batches.
 func virtualTables(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	switch n.(type) {
-	case *plan.InsertInto, *plan.Update, *plan.TriggerExecutor:
-		return virtualTableChecks(ctx, a, n)
+	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom, *plan.TriggerExecutor, *plan.BeginEndBlock,
+		*plan.Block, *plan.TriggerBeginEndBlock:
+		return virtualTableChecksTree(ctx, a, n)
 	}
 	return showVirtualTables(ctx, a, n, scope, sel, qFlags)
 }
 
+// virtualTableChecksTree applies virtualTableChecks over the whole tree
+// of n: the statements of trigger bodies (under TriggerExecutor, on either
+// side, and under the statement a BEFORE trigger runs for) and of blocks
+// are in it. An INSERT's source, where its BEFORE triggers run, is no
+// child of the INSERT, so it is walked apart.
+func virtualTableChecksTree(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		n, same, err := virtualTableChecks(ctx, a, n)
+		ii, ok := n.(*plan.InsertInto)
+		if err != nil || !ok || ii.Source == nil {
+			return n, same, err
+		}
+		src, srcSame, err := virtualTableChecksTree(ctx, a, ii.Source)
+		if err != nil || srcSame == transform.SameTree {
+			return n, same, err
+		}
+		return ii.WithSource(src), transform.NewTree, nil
+	})
+}
+
 // virtualTableChecks adds the CHECK constraints to an INSERT or UPDATE of
-// a table with virtual columns (see above), under the executors of its
-// AFTER triggers.
+// a table with virtual columns (see above). The checks of an UPDATE over
+// a join (a multi-table UPDATE, or one GMS turned into a semi-join for an
+// IN subquery) see the join's row: each updated table's checks read its
+// columns where they are in that row, as GMS binds them for other tables.
 func virtualTableChecks(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	switch x := n.(type) {
-	case *plan.TriggerExecutor:
-		left, same, err := virtualTableChecks(ctx, a, x.Left())
-		if err != nil || same == transform.SameTree {
-			return n, transform.SameTree, err
-		}
-		nn, err := x.WithChildren(left, x.Right())
-		return nn, transform.NewTree, err
 	case *plan.InsertInto:
 		if len(x.Checks()) > 0 {
 			return n, transform.SameTree, nil
 		}
 		db, t := virtualTarget(x.Destination)
-		checks, err := boundChecks(ctx, a, db, t)
+		checks, err := boundChecks(ctx, a, db, t, 0)
 		if err != nil || len(checks) == 0 {
 			return n, transform.SameTree, err
 		}
 		return x.WithChecks(checks), transform.NewTree, nil
 	case *plan.Update:
-		if len(x.Checks()) > 0 || !x.HasSingleRel || x.IsJoin {
+		if uj, ok := x.Child.(*plan.UpdateJoin); ok {
+			return joinUpdateChecks(ctx, a, x, uj)
+		}
+		if len(x.Checks()) > 0 {
 			return n, transform.SameTree, nil
 		}
 		db, t := virtualTarget(updatedTable(x.Child))
-		checks, err := boundChecks(ctx, a, db, t)
+		checks, err := boundChecks(ctx, a, db, t, 0)
 		if err != nil || len(checks) == 0 {
 			return n, transform.SameTree, err
 		}
 		return x.WithChecks(checks), transform.NewTree, nil
 	}
 	return n, transform.SameTree, nil
+}
+
+// joinUpdateChecks adds to an UPDATE over a join the CHECK constraints of
+// each table it updates that has virtual columns, over the join's row,
+// after those GMS bound for the other tables. A check of the same name
+// already there is not added again: the rule runs more than once on a
+// plan.
+func joinUpdateChecks(ctx *sql.Context, a *analyzer.Analyzer, u *plan.Update, uj *plan.UpdateJoin) (sql.Node, transform.TreeIdentity, error) {
+	src, ok := uj.Child.(*plan.UpdateSource)
+	if !ok {
+		return u, transform.SameTree, nil
+	}
+	join := src.Child
+	var checks sql.CheckConstraints
+	for name := range uj.Updaters {
+		db, t := joinTarget(join, name)
+		if t == nil {
+			continue
+		}
+		offset := -1
+		for i, c := range join.Schema() {
+			if strings.EqualFold(c.Source, name) {
+				offset = i
+				break
+			}
+		}
+		if offset < 0 {
+			return nil, transform.SameTree, fmt.Errorf("update of %s: no columns of it in the joined row", name)
+		}
+		tc, err := boundChecks(ctx, a, db, t, offset)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		for _, c := range tc {
+			if !hasCheck(u.Checks(), c.Name) {
+				checks = append(checks, c)
+			}
+		}
+	}
+	if len(checks) == 0 {
+		return u, transform.SameTree, nil
+	}
+	return u.WithChecks(append(slices.Clip(u.Checks()), checks...)), transform.NewTree, nil
+}
+
+// hasCheck reports whether checks holds one named name.
+func hasCheck(checks sql.CheckConstraints, name string) bool {
+	for _, c := range checks {
+		if strings.EqualFold(c.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinTarget returns the database and the table with virtual columns that
+// the join n reads under name (its alias, or its own name), or nil.
+func joinTarget(n sql.Node, name string) (db string, t sql.Table) {
+	transform.Inspect(n, func(n sql.Node) bool {
+		if t != nil {
+			return false
+		}
+		nn, ok := n.(sql.Nameable)
+		if !ok || !strings.EqualFold(nn.Name(), name) {
+			return true
+		}
+		switch x := n.(type) {
+		case *plan.TableAlias:
+			db, t = virtualTarget(updatedTable(x.Child))
+		case *plan.IndexedTableAccess:
+			db, t = virtualTarget(x.TableNode)
+		case *plan.ResolvedTable:
+			db, t = virtualTarget(x)
+		}
+		return t == nil
+	})
+	return db, t
 }
 
 // updatedTable returns the table node a single-table UPDATE's source
@@ -133,8 +230,9 @@ func virtualUnderlying(t sql.Table) sql.Table {
 
 // boundChecks returns t's CHECK constraints bound over its rows: each
 // definition's text parsed and bound by GMS's binder against the table,
-// its columns then indexed by their place in t's schema.
-func boundChecks(ctx *sql.Context, a *analyzer.Analyzer, db string, t sql.Table) (sql.CheckConstraints, error) {
+// its columns then indexed by their place in t's schema, after offset
+// columns of other tables.
+func boundChecks(ctx *sql.Context, a *analyzer.Analyzer, db string, t sql.Table, offset int) (sql.CheckConstraints, error) {
 	ct, ok := t.(sql.CheckTable)
 	if !ok {
 		return nil, nil
@@ -167,7 +265,7 @@ func boundChecks(ctx *sql.Context, a *analyzer.Analyzer, db string, t sql.Table)
 			}
 			for i, c := range sch {
 				if strings.EqualFold(c.Name, gf.Name()) {
-					return gf.WithIndex(i), transform.NewTree, nil
+					return gf.WithIndex(offset + i), transform.NewTree, nil
 				}
 			}
 			return nil, transform.SameTree, sql.ErrColumnNotFound.New(gf.Name())

@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"strings"
+	"unicode"
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -71,8 +73,12 @@ var logTableDefs = map[string]string{
 }
 
 // logTablesParser rewrites the statements on the log tables (see above)
-// and passes everything else on.
-type logTablesParser struct{ gsql.Parser }
+// and passes everything else on. db holds the accounts whose privileges
+// the no-ops check, as the statements they stand for would.
+type logTablesParser struct {
+	gsql.Parser
+	db *mysql_db.MySQLDb
+}
 
 // ParseSimple implements gsql.Parser.
 func (p logTablesParser) ParseSimple(query string) (ast.Statement, error) {
@@ -81,59 +87,78 @@ func (p logTablesParser) ParseSimple(query string) (ast.Statement, error) {
 
 // Parse implements gsql.Parser.
 func (p logTablesParser) Parse(ctx *gsql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	if q, ok := logTableStatement(ctx, query); ok {
+	q, first, rest := p.logTableStatement(ctx, query, ';', multi)
+	if q != "" {
 		stmt, _, _, err := p.Parser.Parse(ctx, q, false)
-		return stmt, query, "", err
+		return stmt, first, rest, err
 	}
 	return p.Parser.Parse(ctx, query, multi)
 }
 
 // ParseWithOptions implements gsql.Parser.
 func (p logTablesParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	if q, ok := logTableStatement(ctx, query); ok {
+	q, first, rest := p.logTableStatement(ctx, query, delimiter, multi)
+	if q != "" {
 		stmt, _, _, err := p.Parser.ParseWithOptions(ctx, q, delimiter, false, options)
-		return stmt, query, "", err
+		return stmt, first, rest, err
 	}
 	return p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
 }
 
 // ParseOneWithOptions implements gsql.Parser.
 func (p logTablesParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	if q, ok := logTableStatement(ctx, query); ok {
+	q, _, rest := p.logTableStatement(ctx, query, ';', true)
+	if q != "" {
 		stmt, _, err := p.Parser.ParseOneWithOptions(ctx, q, options)
-		return stmt, len(query), err
+		return stmt, len(query) - len(rest), err
 	}
 	return p.Parser.ParseOneWithOptions(ctx, query, options)
 }
 
-// logTableStatement returns the statement that stands for query when query
-// is SHOW CREATE TABLE or CREATE TABLE IF NOT EXISTS of a log table of the
-// mysql database (named so, or the current database), or DROP TABLE IF
-// EXISTS or CREATE TABLE of one of its own tables (ownTables).
-func logTableStatement(ctx context.Context, query string) (string, bool) {
-	q := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(query), ";"))
-	var rest string
+// logTableStatement returns, in q, the statement that stands for the first
+// statement of query when that is SHOW CREATE TABLE or CREATE TABLE IF NOT
+// EXISTS of a log table of the mysql database (named so, or the current
+// database), or DROP TABLE IF EXISTS or CREATE TABLE of one of its own
+// tables (ownTables); q is empty for any other statement. first is that
+// statement's text and rest, when multi, the statements after it, which
+// the caller runs next. A no-op is refused (error 1142) to an account
+// without the privilege the statement it stands for needs, as MySQL
+// refuses the statement.
+func (p logTablesParser) logTableStatement(ctx context.Context, query string, delim rune, multi bool) (q, first, rest string) {
+	// Most statements are none of these: answer them without a scan of
+	// the whole text for the end of the first statement.
+	lead := strings.TrimLeftFunc(query, unicode.IsSpace)
+	if !hasPrefixFold(lead, "show create table ") && !hasPrefixFold(lead, "create table ") &&
+		!hasPrefixFold(lead, "drop table if exists ") {
+		return "", "", ""
+	}
+	first, rest = firstStatement(query, delim)
+	if !multi && rest != "" {
+		return "", "", "" // more than one statement: GMS's to refuse
+	}
+	first = gsql.RemoveSpaceAndDelimiter(first, delim)
+	q = first
 	var show, drop, create bool
 	switch {
 	case hasPrefixFold(q, "show create table "):
-		rest, show = strings.TrimSpace(q[len("show create table "):]), true
+		q, show = strings.TrimSpace(q[len("show create table "):]), true
 	case hasPrefixFold(q, "create table if not exists "):
-		rest = strings.TrimSpace(q[len("create table if not exists "):])
+		q = strings.TrimSpace(q[len("create table if not exists "):])
 	case hasPrefixFold(q, "create table "):
-		rest, create = strings.TrimSpace(q[len("create table "):]), true
+		q, create = strings.TrimSpace(q[len("create table "):]), true
 	case hasPrefixFold(q, "drop table if exists "):
-		rest, drop = strings.TrimSpace(q[len("drop table if exists "):]), true
+		q, drop = strings.TrimSpace(q[len("drop table if exists "):]), true
 	default:
-		return "", false
+		return "", "", ""
 	}
-	name := rest
+	name := q
 	if !show && !drop {
 		// The name ends where the column list begins.
-		i := strings.IndexAny(rest, "( \n\t")
+		i := strings.IndexAny(q, "( \n\t")
 		if i < 0 {
-			return "", false
+			return "", "", ""
 		}
-		name = rest[:i]
+		name = q[:i]
 	}
 	db, table := "", name
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
@@ -143,30 +168,104 @@ func logTableStatement(ctx context.Context, query string) (string, bool) {
 	def, ok := logTableDefs[table]
 	switch {
 	case show && !ok:
-		return "", false
+		return "", "", ""
 	case drop || create:
 		// One of the mysql database's own tables, named alone (a list
 		// of tables is GMS's to refuse).
 		if !ownTables[table] {
-			return "", false
+			return "", "", ""
 		}
 	case !ok && !ownTables[table]:
-		return "", false
+		return "", "", ""
+	}
+	sctx, _ := ctx.(*gsql.Context)
+	if sctx != nil && sctx.Session == nil {
+		sctx = nil
 	}
 	if db == "" {
-		sctx, isSQL := ctx.(*gsql.Context)
-		if !isSQL || sctx.Session == nil {
-			return "", false
+		if sctx == nil {
+			return "", "", ""
 		}
 		db = sctx.GetCurrentDatabase()
 	}
 	if !strings.EqualFold(db, "mysql") {
-		return "", false
+		return "", "", ""
 	}
-	if !show {
-		return "SELECT 1 FROM dual WHERE FALSE", true // a no-op
+	if show {
+		return "SELECT '" + table + "' AS `Table`, '" + strings.ReplaceAll(def, "'", "''") + "' AS `Create Table`", first, rest
 	}
-	return "SELECT '" + table + "' AS `Table`, '" + strings.ReplaceAll(def, "'", "''") + "' AS `Create Table`", true
+	if sctx == nil {
+		return "", "", "" // no account to check: GMS's to refuse
+	}
+	priv, what := gsql.PrivilegeType_Create, "CREATE"
+	if drop {
+		priv, what = gsql.PrivilegeType_Drop, "DROP"
+	}
+	if denied := p.denied(sctx, priv, what, table); denied != "" {
+		return denied, first, rest
+	}
+	return "SELECT 1 FROM dual WHERE FALSE", first, rest // a no-op
+}
+
+// denied returns, unless the session's account holds priv on table of the
+// mysql database (or on the database, or globally), the statement that
+// fails as MySQL does without it: error 1142, what naming priv. The
+// statement is a SIGNAL, since the engine turns every error of its parser
+// into a syntax error; SIGNAL's message holds at most 128 characters,
+// which only an account with a very long host name could exceed.
+func (p logTablesParser) denied(ctx *gsql.Context, priv gsql.PrivilegeType, what, table string) string {
+	if p.db == nil || !p.db.Enabled() {
+		return ""
+	}
+	op := gsql.NewPrivilegedOperation(gsql.PrivilegeCheckSubject{Database: "mysql", Table: table}, priv)
+	if p.db.UserHasPrivileges(ctx, op) {
+		return ""
+	}
+	msg := what + " command denied to user " + (&policy{db: p.db}).accountName(ctx) + " for table '" + table + "'"
+	if len(msg) > 128 {
+		msg = strings.ToValidUTF8(msg[:128], "")
+	}
+	// The engine formats SIGNAL's message with Printf: a % is %%.
+	msg = strings.NewReplacer(`\`, `\\`, "'", "''", "%", "%%").Replace(msg)
+	return "SIGNAL SQLSTATE '42000' SET MYSQL_ERRNO = 1142, MESSAGE_TEXT = '" + msg + "'"
+}
+
+// firstStatement splits query after its first statement, at the first
+// delimiter outside a quoted string or identifier and outside a comment.
+// rest is empty when only white space follows.
+func firstStatement(query string, delim rune) (first, rest string) {
+	d := string(delim)
+	for i := 0; i < len(query); i++ {
+		switch c := query[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			// A doubled quote ends the string and starts it again.
+			for i++; i < len(query) && query[i] != c; i++ {
+				if query[i] == '\\' && c != '`' {
+					i++
+				}
+			}
+		case c == '#' || (c == '-' && strings.HasPrefix(query[i:], "--") &&
+			(i+2 == len(query) || query[i+2] <= ' ')):
+			j := strings.IndexByte(query[i:], '\n')
+			if j < 0 {
+				return query, ""
+			}
+			i += j
+		case c == '/' && strings.HasPrefix(query[i:], "/*"):
+			j := strings.Index(query[i+2:], "*/")
+			if j < 0 {
+				return query, ""
+			}
+			i += j + 3
+		case strings.HasPrefix(query[i:], d):
+			first, rest = query[:i], query[i+len(d):]
+			if strings.TrimSpace(rest) == "" {
+				rest = ""
+			}
+			return first, rest
+		}
+	}
+	return query, ""
 }
 
 // hasPrefixFold reports whether s begins with prefix, in any letter case

@@ -261,7 +261,7 @@ func Start(cfg Config) (*Server, error) {
 		return fail(err)
 	}
 	// mysql.general_log and mysql.slow_log for dump tools (logtables.go).
-	s.engine.Parser = logTablesParser{s.engine.Parser}
+	s.engine.Parser = logTablesParser{Parser: s.engine.Parser, db: s.engine.Analyzer.Catalog.MySQLDb}
 	if err := s.createDatabase(defaultDB); err != nil {
 		return fail(fmt.Errorf("creating database %s: %w", defaultDB, err))
 	}
