@@ -19,8 +19,7 @@ import (
 // triggersPerDatabase corrects the engine's own TRIGGERS table (the
 // information_schema instance of its catalog, not GMS's package state):
 // its reader runs once per database, over a catalog that lists only that
-// database, with the session's current database set to it for the parse
-// and restored afterwards.
+// database, in a context whose session reports that database as current.
 //
 // Targets GMS v0.20.0. Tests: TestTriggersSchemaAcrossDatabases.
 func triggersPerDatabase(e *sqle.Engine) {
@@ -38,19 +37,22 @@ func triggersPerDatabase(e *sqle.Engine) {
 	}
 	read := ist.Reader
 	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
-		cur := ctx.GetCurrentDatabase()
-		defer ctx.SetCurrentDatabase(cur)
 		var rows []sql.Row
 		for _, db := range c.AllDatabases(ctx) {
 			if strings.EqualFold(db.Name(), sql.InformationSchemaDatabaseName) {
 				continue
 			}
-			ctx.SetCurrentDatabase(db.Name())
-			iter, err := read(ctx, oneDatabase{Catalog: c, db: db})
+			// A copy of the statement's context whose session reports db
+			// as current: the session itself is not changed, as other
+			// goroutines of the statement (a server's hang-up watch) read
+			// it meanwhile.
+			dbCtx := *ctx
+			dbCtx.Session = inDatabase{Session: ctx.Session, db: db.Name()}
+			iter, err := read(&dbCtx, oneDatabase{Catalog: c, db: db})
 			if err != nil {
 				return nil, err
 			}
-			dbRows, err := sql.RowIterToRows(ctx, iter)
+			dbRows, err := sql.RowIterToRows(&dbCtx, iter)
 			if err != nil {
 				return nil, err
 			}
@@ -67,3 +69,11 @@ type oneDatabase struct {
 }
 
 func (c oneDatabase) AllDatabases(*sql.Context) []sql.Database { return []sql.Database{c.db} }
+
+// inDatabase is a session that reports db as its current database.
+type inDatabase struct {
+	sql.Session
+	db string
+}
+
+func (s inDatabase) GetCurrentDatabase() string { return s.db }
