@@ -340,19 +340,9 @@ func planReuse(ctx *sql.Context) bool {
 // wrapped (commit of autocommit statements, process list, FOUND_ROWS).
 func (p *PreparedSelect) run(ctx *sql.Context, e *sqle.Engine, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
-	if err := ctx.Session.ValidateSession(ctx); err != nil {
+	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
 	}
-	if ctx.GetTransaction() == nil {
-		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
-			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
-			if err != nil {
-				return nil, nil, err
-			}
-			ctx.SetTransaction(tx)
-		}
-	}
-	ctx.ClearWarnings() // the statement's own warnings only, as in GMS
 	n, err := build()
 	if err == nil {
 		sql.IncrementStatusVariable(ctx, "Com_select", 1)

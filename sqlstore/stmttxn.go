@@ -6,6 +6,28 @@ import "github.com/dolthub/go-mysql-server/sql"
 // the statement's context, or, where there is none, one started for the
 // purpose.
 
+// startStatement does what GMS does at the start of a statement before it
+// builds the statement's iterators, for the plans Strata runs itself
+// (kept templates, direct reads and writes): the session's checks
+// (Session.ValidateSession), the transaction begun when the context has
+// none, the previous statement's warnings cleared.
+func startStatement(ctx *sql.Context) error {
+	if err := ctx.Session.ValidateSession(ctx); err != nil {
+		return err
+	}
+	if ctx.GetTransaction() == nil {
+		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
+			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
+			if err != nil {
+				return err
+			}
+			ctx.SetTransaction(tx)
+		}
+	}
+	ctx.ClearWarnings()
+	return nil
+}
+
 // view returns the transaction to read through: the session's, or a
 // read-only one of the latest state (released by the returned func) for
 // contexts without one.

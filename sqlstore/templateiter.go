@@ -56,19 +56,9 @@ func (t *planTemplate) direct() bool {
 // iterator.
 func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query string, t *planTemplate, lookup sql.IndexLookup) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
-	if err := ctx.Session.ValidateSession(ctx); err != nil {
+	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
 	}
-	if ctx.GetTransaction() == nil {
-		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
-			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
-			if err != nil {
-				return nil, nil, err
-			}
-			ctx.SetTransaction(tx)
-		}
-	}
-	ctx.ClearWarnings()
 	sql.IncrementStatusVariable(ctx, "Com_select", 1)
 	autocommit := false
 	if !ctx.IsInterpreted() {

@@ -225,19 +225,9 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 		// A statement text read otherwise than as an UPDATE or DELETE.
 		return nil, nil, errNotDirect
 	}
-	if err := ctx.Session.ValidateSession(ctx); err != nil {
+	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
 	}
-	if ctx.GetTransaction() == nil {
-		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
-			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
-			if err != nil {
-				return nil, nil, err
-			}
-			ctx.SetTransaction(tx)
-		}
-	}
-	ctx.ClearWarnings()
 	tx := txnOf(ctx)
 	if tx == nil {
 		return nil, nil, errStalePlan

@@ -912,19 +912,9 @@ func inspectWriteExprs(n sql.Node, f func(sql.Expression) bool) {
 // list).
 func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, exec sql.NodeExecBuilder, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
-	if err := ctx.Session.ValidateSession(ctx); err != nil {
+	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
 	}
-	if ctx.GetTransaction() == nil {
-		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
-			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
-			if err != nil {
-				return nil, nil, err
-			}
-			ctx.SetTransaction(tx)
-		}
-	}
-	ctx.ClearWarnings()
 	n, err := build()
 	if err == nil && (e.IsReadOnly() || e.IsServerLocked) && !plan.IsReadOnly(n) {
 		err = sql.ErrReadOnly.New()
