@@ -134,20 +134,7 @@ func valuesStart(query string) int {
 		c := q[i]
 		switch {
 		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for ; j < len(q); j++ {
-				if q[j] == '\\' && c != '`' {
-					j++
-					continue
-				}
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j++
-						continue
-					}
-					break
-				}
-			}
+			j := quoteEnd(q, i)
 			if j >= len(q) {
 				return -1
 			}

@@ -196,20 +196,7 @@ func normalizeValues(dst []byte, ints []int64, vals []any, query string, strs bo
 			}
 			i = end
 		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for ; j < len(q); j++ {
-				if q[j] == '\\' && c != '`' {
-					j++
-					continue
-				}
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j++
-						continue
-					}
-					break
-				}
-			}
+			j := quoteEnd(q, i)
 			if j >= len(q) {
 				return dst, ints, vals, false
 			}
@@ -647,4 +634,27 @@ func valueString(q string, i int) (v string, end int, plain bool) {
 		v = strings.ReplaceAll(v, "''", "'")
 	}
 	return v, end, plain
+}
+
+// quoteEnd returns the index of the quote that closes the string or quoted
+// name opening at q[i] (', " or `), or len(q) when the text ends first.
+// A doubled quote stands for itself; a backslash escapes the next byte in
+// strings, not in names, as vitess's tokenizer reads them.
+func quoteEnd(q string, i int) int {
+	c := q[i]
+	j := i + 1
+	for ; j < len(q); j++ {
+		if q[j] == '\\' && c != '`' {
+			j++
+			continue
+		}
+		if q[j] == c {
+			if j+1 < len(q) && q[j+1] == c {
+				j++
+				continue
+			}
+			break
+		}
+	}
+	return min(j, len(q))
 }
