@@ -54,10 +54,8 @@ func (t *Table) newEditor(ctx *sql.Context) *editor {
 	e := &editor{t: t.full(), def: t.def}
 	if e.err = e.bind(ctx); e.err == nil {
 		// A statement that changed the table's definition (ALTER) writes
-		// with the new one.
-		if def, ok, err := t.db.readTable(e.tx, t.def.name); err == nil && ok {
-			e.def = def
-		}
+		// with the new one, read under the table's metadata lock (mdl.go).
+		e.err = e.lockForWrite(ctx)
 	}
 	return e
 }
