@@ -46,6 +46,8 @@ type editor struct {
 	markTx  *txn // the transaction mark belongs to
 	marked  bool
 	rewrite *rewrite // set for RewriteInserter and index builders (alter.go)
+	mdlTx   *txn     // the transaction asked for the table's metadata lock
+	mdlErr  error    // and its answer
 
 	keyBuf, valBuf, pkBuf, ixBuf, ix2Buf []byte
 }
@@ -54,8 +56,10 @@ func (t *Table) newEditor(ctx *sql.Context) *editor {
 	e := &editor{t: t.full(), def: t.def}
 	if e.err = e.bind(ctx); e.err == nil {
 		// A statement that changed the table's definition (ALTER) writes
-		// with the new one, read under the table's metadata lock (mdl.go).
-		e.err = e.lockForWrite(ctx)
+		// with the new one.
+		if def, ok, err := t.db.readTable(e.tx, t.def.name); err == nil && ok {
+			e.def = def
+		}
 	}
 	return e
 }
@@ -74,7 +78,11 @@ func (e *editor) bind(ctx *sql.Context) error {
 		return sql.ErrReadOnlyTransaction.New()
 	}
 	e.tx = tx
-	return nil
+	if tx != e.mdlTx {
+		// The table's metadata lock, once per transaction (mdl.go).
+		e.mdlTx, e.mdlErr = tx, e.lockForWrite(ctx)
+	}
+	return e.mdlErr
 }
 
 // StatementBegin implements sql.EditOpenerCloser.

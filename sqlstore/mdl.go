@@ -321,34 +321,39 @@ func (m *mdlTable) rows() []mdlRow {
 // per transaction: a table it holds in mode or a stronger one costs a look
 // at its own list. After a wait, the statement's transaction begins again
 // on a fresh snapshot when it may (fresh, see above): the holders it
-// waited for have committed since its snapshot was taken.
-func (t *txn) lockTable(ctx *sql.Context, id uint64, mode mdlMode, fresh bool) error {
+// waited for have committed since its snapshot was taken. waited also
+// reports a catalog changed since the snapshot: the caller reads the
+// table's definition again.
+func (t *txn) lockTable(ctx *sql.Context, id uint64, mode mdlMode, fresh bool) (waited bool, err error) {
 	if t.sess == nil {
-		return nil // internal views take no locks
+		return false, nil // internal views take no locks
 	}
 	t.mu.Lock()
 	for _, h := range t.mdl.held {
 		if h.table == id && h.mode.covers(mode) {
 			t.mu.Unlock()
-			return nil
+			return false, nil
 		}
 	}
 	done := t.done
 	t.mu.Unlock()
 	if done {
-		return nil // the writes report the finished transaction
+		return false, nil // the writes report the finished transaction
 	}
 	s := t.store
-	waited, err := s.mdl.acquire(ctx, t, id, mode, t.sess.vars(ctx).mdlWait)
+	waited, err = s.mdl.acquire(ctx, t, id, mode, t.sess.vars(ctx).mdlWait)
 	if err != nil {
-		return err
+		return waited, err
 	}
+	// A DDL statement may also have committed between the snapshot and
+	// the grant without this statement waiting for it.
+	waited = waited || t.tx.StartVersion() < s.catalog.version.Load()
 	t.mu.Lock()
 	if t.done {
 		// Ended (the session closed) while this statement waited.
 		t.mu.Unlock()
 		s.mdl.release(t, id)
-		return nil
+		return waited, nil
 	}
 	if t.mdl.held == nil {
 		t.mdl.held = t.mdl.buf[:0]
@@ -366,7 +371,7 @@ func (t *txn) lockTable(ctx *sql.Context, id uint64, mode mdlMode, fresh bool) e
 		err = t.renewLocked()
 	}
 	t.mu.Unlock()
-	return err
+	return waited, err
 }
 
 // releaseMDL drops the transaction's metadata locks, as it ends.
@@ -413,20 +418,21 @@ func (t *txn) renewLocked() error {
 	return nil
 }
 
-// lockForWrite takes the shared-write lock of the table the editor writes
-// and reads its definition as the transaction sees it then (an ALTER the
-// statement waited for may have changed it, even its ID).
+// lockForWrite takes the shared-write lock of the table the editor writes.
+// After a wait it reads the definition again, as the transaction sees it
+// then: an ALTER the statement waited for may have changed it, even its ID.
 func (e *editor) lockForWrite(ctx *sql.Context) error {
-	id := e.t.def.id
+	id := e.def.id
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
 		fresh = sess.Autocommitting(ctx)
 	}
 	for range 3 {
-		if err := e.tx.lockTable(ctx, id, mdlSharedWrite, fresh); err != nil {
+		waited, err := e.tx.lockTable(ctx, id, mdlSharedWrite, fresh)
+		if err != nil || !waited {
 			return err
 		}
-		def, ok, err := e.t.db.readTable(e.tx, e.t.def.name)
+		def, ok, err := e.t.db.readTable(e.tx, e.def.name)
 		if err != nil || !ok {
 			return nil // the writes report it
 		}
@@ -464,8 +470,9 @@ func (t *Table) lockForTruncate(ctx *sql.Context, tx *txn) error {
 }
 
 // lockByName takes a metadata lock in mode on the table named name as tx
-// sees it (none when there is no such table), beginning tx afresh after a
-// wait when fresh (DDL runs alone in its transaction).
+// sees it (none when there is no such table). When fresh, tx begins afresh
+// after a wait, and for DDL after any grant (DDL runs alone in its
+// transaction).
 func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMode, fresh bool) error {
 	var id uint64
 	for range 3 {
@@ -474,8 +481,18 @@ func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMo
 			return err
 		}
 		id = def.id
-		if err := tx.lockTable(ctx, id, mode, fresh); err != nil {
+		if _, err := tx.lockTable(ctx, id, mode, fresh); err != nil {
 			return err
+		}
+		if fresh && mode >= mdlSharedNoWrite {
+			// Writers may have committed after the snapshot without this
+			// statement waiting for them; no writer holds the table now.
+			tx.mu.Lock()
+			err := tx.renewLocked()
+			tx.mu.Unlock()
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -483,3 +500,22 @@ func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMo
 
 // mdlDefaultWait is MySQL's default lock_wait_timeout, a year.
 const mdlDefaultWait = 31536000 * time.Second
+
+// lockValidated locks the table exclusively for a change GMS checked
+// against the rows before it calls this package (ADD CHECK, ADD FOREIGN
+// KEY): the transaction keeps the snapshot those rows were read at, and
+// its commit fails with 1213 if a row was written after it, rather than
+// add a constraint that rows written since were not checked against.
+func (t *Table) lockValidated(ctx *sql.Context) error {
+	tx, err := t.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, false); err != nil {
+		return err
+	}
+	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
+		tx.guard(tableSpan(def.id))
+	}
+	return nil
+}
