@@ -171,7 +171,7 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := d.lockByName(ctx, t, name, mdlExclusive, true); err != nil {
+	if err := d.lockByName(ctx, t, name, mdlExclusive, ddlAlone(ctx)); err != nil {
 		return err
 	}
 	return d.dropTable(t, name)
@@ -208,7 +208,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	if err != nil {
 		return err
 	}
-	if err := d.lockByName(ctx, t, oldName, mdlExclusive, true); err != nil {
+	if err := d.lockByName(ctx, t, oldName, mdlExclusive, ddlAlone(ctx)); err != nil {
 		return err
 	}
 	def, ok, err := d.readTable(t, oldName)

@@ -46,8 +46,12 @@ type editor struct {
 	markTx  *txn // the transaction mark belongs to
 	marked  bool
 	rewrite *rewrite // set for RewriteInserter and index builders (alter.go)
-	mdlTx   *txn     // the transaction asked for the table's metadata lock
-	mdlErr  error    // and its answer
+
+	// mdlTx is the transaction bind asked for the table's metadata lock
+	// (mdl.go), mdlEpoch its txnMDL.epoch then, mdlErr the answer.
+	mdlTx    *txn
+	mdlEpoch uint64
+	mdlErr   error
 
 	keyBuf, valBuf, pkBuf, ixBuf, ix2Buf []byte
 }
@@ -78,9 +82,10 @@ func (e *editor) bind(ctx *sql.Context) error {
 		return sql.ErrReadOnlyTransaction.New()
 	}
 	e.tx = tx
-	if tx != e.mdlTx {
+	if tx != e.mdlTx || tx.mdl.epoch.Load() != e.mdlEpoch {
 		// The table's metadata lock, once per transaction (mdl.go).
 		e.mdlTx, e.mdlErr = tx, e.lockForWrite(ctx)
+		e.mdlEpoch = tx.mdl.epoch.Load()
 	}
 	return e.mdlErr
 }

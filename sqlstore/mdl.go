@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/strata-db/strata/storage"
 )
@@ -97,8 +99,9 @@ type mdlShard struct {
 
 // mdlLock is one table's lock: the granted requests and the queue.
 type mdlLock struct {
-	granted []mdlGrant
-	waiting []*mdlWaiter
+	db, name string // the table's, for performance_schema
+	granted  []mdlGrant
+	waiting  []*mdlWaiter
 }
 
 // mdlGrant is a lock held by a transaction. Locks of one session never
@@ -124,7 +127,14 @@ type mdlWaiter struct {
 type txnMDL struct {
 	held []mdlHold
 	buf  [2]mdlHold
+	// epoch names the transaction's locks from its first lock to its end
+	// (0: none), so that an editor kept across statements tells a
+	// transaction it locked for from a later one at the same address.
+	epoch atomic.Uint64
 }
+
+// mdlEpochs numbers txnMDL.epoch.
+var mdlEpochs atomic.Uint64
 
 type mdlHold struct {
 	table uint64
@@ -204,6 +214,7 @@ func (sh *mdlShard) lock(id uint64) *mdlLock {
 func (sh *mdlShard) tidy(id uint64, l *mdlLock) {
 	if len(l.granted) == 0 && len(l.waiting) == 0 {
 		delete(sh.locks, id)
+		l.db, l.name = "", ""
 		if len(sh.free) < 64 {
 			sh.free = append(sh.free, l)
 		}
@@ -213,9 +224,17 @@ func (sh *mdlShard) tidy(id uint64, l *mdlLock) {
 // acquire grants t mode on table id, waiting up to wait; waited reports
 // whether it had to wait (granted or not).
 func (m *mdlTable) acquire(ctx context.Context, t *txn, id uint64, mode mdlMode, wait time.Duration) (waited bool, err error) {
+	return m.acquireNamed(ctx, t, id, "", "", mode, wait)
+}
+
+// acquireNamed is acquire naming the table, for performance_schema.
+func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name string, mode mdlMode, wait time.Duration) (waited bool, err error) {
 	sh := &m.shards[id%mdlShards]
 	sh.mu.Lock()
 	l := sh.lock(id)
+	if l.name == "" {
+		l.db, l.name = db, name
+	}
 	upgrade := false
 	for i := range l.granted {
 		if l.granted[i].t == t {
@@ -292,10 +311,11 @@ func (m *mdlTable) release(t *txn, id uint64) {
 
 // mdlRow is one lock or request, for performance_schema.metadata_locks.
 type mdlRow struct {
-	table   uint64
-	mode    mdlMode
-	granted bool
-	sess    *Session
+	table    uint64
+	db, name string
+	mode     mdlMode
+	granted  bool
+	sess     *Session
 }
 
 // rows lists every lock and request.
@@ -306,10 +326,10 @@ func (m *mdlTable) rows() []mdlRow {
 		sh.mu.Lock()
 		for id, l := range sh.locks {
 			for _, g := range l.granted {
-				out = append(out, mdlRow{table: id, mode: g.mode, granted: true, sess: g.sess})
+				out = append(out, mdlRow{table: id, db: l.db, name: l.name, mode: g.mode, granted: true, sess: g.sess})
 			}
 			for _, w := range l.waiting {
-				out = append(out, mdlRow{table: id, mode: w.mode, sess: w.sess})
+				out = append(out, mdlRow{table: id, db: l.db, name: l.name, mode: w.mode, sess: w.sess})
 			}
 		}
 		sh.mu.Unlock()
@@ -324,7 +344,8 @@ func (m *mdlTable) rows() []mdlRow {
 // waited for have committed since its snapshot was taken. waited also
 // reports a catalog changed since the snapshot: the caller reads the
 // table's definition again.
-func (t *txn) lockTable(ctx *sql.Context, id uint64, mode mdlMode, fresh bool) (waited bool, err error) {
+func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh bool) (waited bool, err error) {
+	id := def.id
 	if t.sess == nil {
 		return false, nil // internal views take no locks
 	}
@@ -341,7 +362,7 @@ func (t *txn) lockTable(ctx *sql.Context, id uint64, mode mdlMode, fresh bool) (
 		return false, nil // the writes report the finished transaction
 	}
 	s := t.store
-	waited, err = s.mdl.acquire(ctx, t, id, mode, t.sess.vars(ctx).mdlWait)
+	waited, err = s.mdl.acquireNamed(ctx, t, id, def.db, def.name, mode, t.sess.vars(ctx).mdlWait)
 	if err != nil {
 		return waited, err
 	}
@@ -367,6 +388,9 @@ func (t *txn) lockTable(ctx *sql.Context, id uint64, mode mdlMode, fresh bool) (
 	if !found {
 		t.mdl.held = append(t.mdl.held, mdlHold{table: id, mode: mode})
 	}
+	if t.mdl.epoch.Load() == 0 {
+		t.mdl.epoch.Store(mdlEpochs.Add(1))
+	}
 	if waited && fresh {
 		err = t.renewLocked()
 	}
@@ -379,6 +403,7 @@ func (t *txn) releaseMDL() {
 	t.mu.Lock()
 	held := t.mdl.held
 	t.mdl.held = t.mdl.buf[:0]
+	t.mdl.epoch.Store(0)
 	t.mu.Unlock()
 	for _, h := range held {
 		t.store.mdl.release(t, h.table)
@@ -422,13 +447,12 @@ func (t *txn) renewLocked() error {
 // After a wait it reads the definition again, as the transaction sees it
 // then: an ALTER the statement waited for may have changed it, even its ID.
 func (e *editor) lockForWrite(ctx *sql.Context) error {
-	id := e.def.id
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
 		fresh = sess.Autocommitting(ctx)
 	}
 	for range 3 {
-		waited, err := e.tx.lockTable(ctx, id, mdlSharedWrite, fresh)
+		waited, err := e.tx.lockTable(ctx, e.def, mdlSharedWrite, fresh)
 		if err != nil || !waited {
 			return err
 		}
@@ -436,11 +460,11 @@ func (e *editor) lockForWrite(ctx *sql.Context) error {
 		if err != nil || !ok {
 			return nil // the writes report it
 		}
+		id := e.def.id
 		e.def = def
 		if def.id == id {
 			return nil
 		}
-		id = def.id
 	}
 	return nil
 }
@@ -453,14 +477,25 @@ func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tx, t.db.lockByName(ctx, tx, t.def.name, mode, true)
+	return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+}
+
+// ddlAlone reports whether a DDL statement runs in a transaction of its
+// own: after its implicit commit, or autocommitting. (A statement without
+// text, as a test may run, inside a transaction keeps the snapshot.)
+func ddlAlone(ctx *sql.Context) bool {
+	if implicitCommit(ctx.Query()) {
+		return true
+	}
+	sess, ok := ctx.Session.(*Session)
+	return ok && sess.Autocommitting(ctx)
 }
 
 // lockForTruncate locks the table for Truncate: exclusively for TRUNCATE,
 // shared-write for the DELETE without WHERE GMS also runs through it.
 func (t *Table) lockForTruncate(ctx *sql.Context, tx *txn) error {
 	if isTruncateStatement(ctx.Query()) {
-		return t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, true)
+		return t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
 	}
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
@@ -481,7 +516,7 @@ func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMo
 			return err
 		}
 		id = def.id
-		if _, err := tx.lockTable(ctx, id, mode, fresh); err != nil {
+		if _, err := tx.lockTable(ctx, def, mode, fresh); err != nil {
 			return err
 		}
 		if fresh && mode >= mdlSharedNoWrite {
@@ -518,4 +553,39 @@ func (t *Table) lockValidated(ctx *sql.Context) error {
 		tx.guard(tableSpan(def.id))
 	}
 	return nil
+}
+
+// metadataLocksTable is performance_schema.metadata_locks: the metadata
+// locks held and requested, as MySQL 8 lists them (tables only).
+type metadataLocksTable struct{ perfTable }
+
+var metadataLocksSchema = perfColumns("metadata_locks",
+	"OBJECT_TYPE", varchar64,
+	"OBJECT_SCHEMA", varchar64,
+	"OBJECT_NAME", varchar64,
+	"COLUMN_NAME", varchar64,
+	"OBJECT_INSTANCE_BEGIN", types.Uint64,
+	"LOCK_TYPE", varchar64,
+	"LOCK_DURATION", varchar64,
+	"LOCK_STATUS", varchar64,
+	"SOURCE", varchar64,
+	"OWNER_THREAD_ID", types.Uint64,
+	"OWNER_EVENT_ID", types.Uint64,
+)
+
+func (t *metadataLocksTable) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
+	locks := t.store.mdl.rows()
+	rows := make([]sql.Row, 0, len(locks))
+	for _, l := range locks {
+		status := "PENDING"
+		if l.granted {
+			status = "GRANTED"
+		}
+		var owner any
+		if l.sess != nil {
+			owner = threadID(l.sess.ID())
+		}
+		rows = append(rows, sql.Row{"TABLE", l.db, l.name, nil, l.table, l.mode.String(), "TRANSACTION", status, nil, owner, nil})
+	}
+	return sql.RowsToRowIter(rows...), nil
 }

@@ -247,7 +247,8 @@ func TestDDLLockWaitTimeout(t *testing.T) {
 }
 
 // TestMDLReleasedAtSessionEnd: a session closed in a transaction releases
-// its metadata locks with the rollback.
+// its metadata locks with the rollback. performance_schema.metadata_locks
+// shows the lock and the request waiting for it.
 func TestMDLReleasedAtSessionEnd(t *testing.T) {
 	d, a, b := twoSessions(t)
 	run(t, d, a, "START TRANSACTION")
@@ -258,6 +259,8 @@ func TestMDLReleasedAtSessionEnd(t *testing.T) {
 		done <- err
 	}()
 	waitMDLQueued(d)
+	require.Equal(t, "[[t SHARED_WRITE GRANTED] [t EXCLUSIVE PENDING]]", fmt.Sprint(
+		d.exec("SELECT OBJECT_NAME, LOCK_TYPE, LOCK_STATUS FROM performance_schema.metadata_locks ORDER BY LOCK_STATUS")))
 	a.Session.(*Session).SessionEnd()
 	require.NoError(t, <-done)
 }
