@@ -589,3 +589,17 @@ func (t *metadataLocksTable) PartitionRows(ctx *sql.Context, _ sql.Partition) (s
 	}
 	return sql.RowsToRowIter(rows...), nil
 }
+
+// lockAll locks every table of the database exclusively (DROP DATABASE).
+func (d *Database) lockAll(ctx *sql.Context, tx *txn) error {
+	names, err := d.tableNames(tx)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

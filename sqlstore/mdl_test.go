@@ -194,6 +194,7 @@ func TestDDLWaitsForWriters(t *testing.T) {
 		{"TRUNCATE TABLE t", 0},
 		{"DROP TABLE t", -1},
 		{"RENAME TABLE t TO t2", -1},
+		{"DROP DATABASE mydb", -1},
 		{"CREATE INDEX iv ON t (v)", 3},
 		{"CREATE UNIQUE INDEX uv ON t (v)", 3},
 		{"ALTER TABLE t ADD INDEX iv (v)", 3},
