@@ -115,7 +115,6 @@ type mdlGrant struct {
 
 type mdlWaiter struct {
 	mdlGrant
-	since   time.Time
 	ready   chan struct{} // closed when granted
 	granted bool
 	upgrade bool // the transaction holds a weaker lock on the table
@@ -246,7 +245,7 @@ func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name
 		sh.mu.Unlock()
 		return false, nil
 	}
-	w := &mdlWaiter{mdlGrant: mdlGrant{t: t, sess: t.sess, mode: mode}, since: time.Now(), ready: make(chan struct{}), upgrade: upgrade}
+	w := &mdlWaiter{mdlGrant: mdlGrant{t: t, sess: t.sess, mode: mode}, ready: make(chan struct{}), upgrade: upgrade}
 	if upgrade {
 		// Ahead of the queue: a request queued for a lock the transaction
 		// holds already waits for it anyway.
