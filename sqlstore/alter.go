@@ -48,7 +48,7 @@ func (t *Table) current(tx *txn) (*tableDef, error) {
 // updateRecord applies change to a clone of the table's current record and
 // writes it; the rows are untouched.
 func (t *Table) updateRecord(ctx *sql.Context, change func(rec *tableRecord) error) error {
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (t *Table) freshID(rec *tableRecord) error {
 
 // RewriteInserter implements sql.RewritableTable.
 func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, idxCols []sql.IndexColumn) (sql.RowInserter, error) {
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +324,7 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	if err != nil {
 		return err
 	}
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}
@@ -369,7 +369,7 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 
 // DropColumn implements sql.AlterableTable.
 func (t *Table) DropColumn(ctx *sql.Context, columnName string) error {
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}
@@ -410,7 +410,7 @@ func (t *Table) ModifyColumn(ctx *sql.Context, columnName string, column *sql.Co
 	if err != nil {
 		return err
 	}
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}
@@ -510,7 +510,7 @@ func mustType(s string) sql.Type {
 
 // CreatePrimaryKey implements sql.PrimaryKeyAlterableTable.
 func (t *Table) CreatePrimaryKey(ctx *sql.Context, columns []sql.IndexColumn) error {
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}
@@ -544,7 +544,7 @@ func (t *Table) CreatePrimaryKey(ctx *sql.Context, columns []sql.IndexColumn) er
 
 // DropPrimaryKey implements sql.PrimaryKeyAlterableTable.
 func (t *Table) DropPrimaryKey(ctx *sql.Context) error {
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}
@@ -566,7 +566,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, idx sql.IndexDef) error {
 	if idx.IsSpatial() || idx.IsFullText() {
 		return fmt.Errorf("%w: spatial and full-text indexes", ErrUnsupported)
 	}
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlSharedNoWrite) // writers wait, readers go on (mdl.go)
 	if err != nil {
 		return err
 	}
@@ -659,7 +659,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 	if strings.EqualFold(name, "PRIMARY") {
 		return t.DropPrimaryKey(ctx)
 	}
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}
@@ -701,6 +701,9 @@ func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
 
 // CreateCheck implements sql.CheckAlterableTable.
 func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
+	if err := t.lockValidated(ctx); err != nil {
+		return err
+	}
 	return t.updateRecord(ctx, func(rec *tableRecord) error {
 		name := check.Name
 		if name == "" {
@@ -749,7 +752,7 @@ func (t *Table) ModifyDefaultCollation(ctx *sql.Context, collation sql.Collation
 // collated column takes the collation, and the table is rewritten since
 // index keys are encoded by collation.
 func (t *Table) ModifyStoredCollation(ctx *sql.Context, collation sql.CollationID) error {
-	tx, err := t.store.writer(ctx)
+	tx, err := t.ddlWriter(ctx, mdlExclusive)
 	if err != nil {
 		return err
 	}

@@ -171,6 +171,9 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := d.lockByName(ctx, t, name, mdlExclusive, ddlAlone(ctx)); err != nil {
+		return err
+	}
 	return d.dropTable(t, name)
 }
 
@@ -203,6 +206,9 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	}
 	t, err := d.store.writer(ctx)
 	if err != nil {
+		return err
+	}
+	if err := d.lockByName(ctx, t, oldName, mdlExclusive, ddlAlone(ctx)); err != nil {
 		return err
 	}
 	def, ok, err := d.readTable(t, oldName)

@@ -47,6 +47,12 @@ type editor struct {
 	marked  bool
 	rewrite *rewrite // set for RewriteInserter and index builders (alter.go)
 
+	// mdlTx is the transaction bind asked for the table's metadata lock
+	// (mdl.go), mdlEpoch its txnMDL.epoch then, mdlErr the answer.
+	mdlTx    *txn
+	mdlEpoch uint64
+	mdlErr   error
+
 	keyBuf, valBuf, pkBuf, ixBuf, ix2Buf []byte
 	oldKey, oldPK                        []byte // Update's old key, out of keyBuf's way
 }
@@ -77,7 +83,12 @@ func (e *editor) bind(ctx *sql.Context) error {
 		return sql.ErrReadOnlyTransaction.New()
 	}
 	e.tx = tx
-	return nil
+	if tx != e.mdlTx || tx.mdl.epoch.Load() != e.mdlEpoch {
+		// The table's metadata lock, once per transaction (mdl.go).
+		e.mdlTx, e.mdlErr = tx, e.lockForWrite(ctx)
+		e.mdlEpoch = tx.mdl.epoch.Load()
+	}
+	return e.mdlErr
 }
 
 // StatementBegin implements sql.EditOpenerCloser.

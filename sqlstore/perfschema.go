@@ -36,12 +36,14 @@ func (d perfSchema) GetTableInsensitive(ctx *sql.Context, name string) (sql.Tabl
 		return &perfTable{store: d.store, name: "data_lock_waits", schema: dataLockWaitsSchema, rows: dataLockWaitsRows}, true, nil
 	case "data_locks":
 		return &perfTable{store: d.store, name: "data_locks", schema: dataLocksSchema, rows: dataLocksRows}, true, nil
+	case "metadata_locks":
+		return &metadataLocksTable{perfTable{store: d.store, name: "metadata_locks", schema: metadataLocksSchema}}, true, nil
 	}
 	return nil, false, nil
 }
 
 func (perfSchema) GetTableNames(*sql.Context) ([]string, error) {
-	return []string{"data_lock_waits", "data_locks"}, nil
+	return []string{"data_lock_waits", "data_locks", "metadata_locks"}, nil
 }
 
 // perfTable is a table of performance_schema, computed when read.

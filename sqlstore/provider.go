@@ -245,6 +245,9 @@ func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
 	} else if !ok {
 		return sql.ErrDatabaseNotFound.New(name)
 	}
+	if err := (&Database{store: p.store, name: name}).lockAll(ctx, t); err != nil {
+		return err
+	}
 	m := t.mark()
 	err = p.dropDatabase(t, name)
 	if err != nil {

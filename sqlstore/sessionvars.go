@@ -16,6 +16,7 @@ type sessionVars struct {
 
 	pessimistic bool          // strata_txn_mode (sessionPessimistic)
 	lockWait    time.Duration // innodb_lock_wait_timeout (sessionLockWait)
+	mdlWait     time.Duration // lock_wait_timeout: metadata lock waits (mdl.go)
 	planReuse   bool          // strata_plan_reuse (planReuse)
 	autocommit  bool          // autocommit (Session.autocommit)
 
@@ -39,7 +40,7 @@ func (s *Session) vars(ctx *sql.Context) *sessionVars {
 	if v := s.cachedVars.Load(); v != nil && v.gen == gen {
 		return v
 	}
-	v := &sessionVars{gen: gen, pessimistic: true, lockWait: 50 * time.Second, planReuse: true, autocommit: true}
+	v := &sessionVars{gen: gen, pessimistic: true, lockWait: 50 * time.Second, mdlWait: mdlDefaultWait, planReuse: true, autocommit: true}
 	if x, err := s.GetSessionVariable(ctx, txnModeVar); err == nil {
 		text, _ := x.(string)
 		v.pessimistic = !strings.EqualFold(text, txnOptimistic)
@@ -47,6 +48,11 @@ func (s *Session) vars(ctx *sql.Context) *sessionVars {
 	if x, err := s.GetSessionVariable(ctx, lockWaitVar); err == nil {
 		if n, ok := x.(int64); ok && n > 0 {
 			v.lockWait = time.Duration(n) * time.Second
+		}
+	}
+	if x, err := s.GetSessionVariable(ctx, "lock_wait_timeout"); err == nil {
+		if n, ok := x.(int64); ok && n > 0 {
+			v.mdlWait = time.Duration(n) * time.Second
 		}
 	}
 	if x, err := s.GetSessionVariable(ctx, planReuseVar); err == nil {

@@ -70,6 +70,7 @@ type Store struct {
 
 	provider *Provider
 	locks    lockRegistry // open pessimistic transactions (lockview.go)
+	mdl      mdlTable     // metadata locks (mdl.go)
 	defs     defCache
 	catalog  catalogCache
 	counters rowCounters

@@ -519,6 +519,9 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := t.lockForTruncate(ctx, tx); err != nil {
+		return 0, err
+	}
 	def, ok, err := t.db.readTable(tx, t.def.name)
 	if err != nil {
 		return 0, err

@@ -116,6 +116,8 @@ type txn struct {
 	lastLocked []byte
 	lastRead   []byte
 	lastReadAt int
+	// mdl is the metadata locks the transaction holds (mdl.go).
+	mdl txnMDL
 }
 
 type countDelta struct {
@@ -588,6 +590,7 @@ func (t *txn) idle() bool {
 // snapshot (storage.Txn.Snapshot outlives the transaction).
 func (t *txn) release() {
 	_ = t.tx.Rollback()
+	t.releaseMDL()
 	if t.locker != nil && t.registered.Swap(lockReleased) == lockRegistered {
 		t.store.locks.remove(t.locker.LockID())
 	}

@@ -1,0 +1,604 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/strata-db/strata/storage"
+)
+
+// Metadata locks
+//
+// A schema change and the transactions using the table it changes are
+// ordered by metadata locks, as in MySQL 8: without them a DDL statement
+// proceeded under open transactions that had written the table, whose
+// commits then failed with 1213 (their writes followed the old definition),
+// and CREATE INDEX under writers that never paused failed every attempt
+// (its commit conflicted with rows written after its snapshot).
+//
+// Every writing statement takes a shared-write lock on each table it
+// writes (the editor, editor.go) and its transaction holds it until it
+// ends: commit, rollback, the implicit commit before DDL, or the session's
+// end. DDL takes an exclusive lock on the table it changes; CREATE INDEX
+// and ALTER TABLE ADD INDEX take shared-no-write, which lets readers in and
+// makes writers wait while the index is built (MySQL's LOCK=SHARED). Plain
+// reads take no lock: they read their snapshot, which a schema change does
+// not disturb (the catalog is versioned with the rows). Locks are kept per
+// store and per process, keyed by table ID.
+//
+// Waiting is FIFO: a request is granted when it is compatible with every
+// lock other sessions hold and every request queued before it, so that a
+// waiting DDL keeps new writers out instead of being starved by them. A
+// transaction asking for a stronger lock on a table it holds already
+// (an upgrade) waits only for the holders. A wait ends at the session's
+// lock_wait_timeout (1205), or when the statement is killed; every wait is
+// bounded, so a cycle through metadata locks (which DDL's implicit commit
+// makes rare: DDL holds no other lock while it waits) ends at the timeout.
+//
+// A statement that waited begins again on a fresh snapshot when nothing of
+// it has read or written yet and it is the transaction's only statement
+// (an autocommit write, or DDL, which always runs alone after its implicit
+// commit): it then sees what the holders it waited for committed. A
+// transaction that cannot begin afresh keeps its snapshot, and its commit
+// fails with 1213 if the definition changed under it (MySQL's 1412).
+
+// mdlMode is a metadata lock's mode, weakest first.
+type mdlMode uint8
+
+const (
+	mdlSharedRead    mdlMode = iota // SR: reads the rows
+	mdlSharedWrite                  // SW: writes the rows
+	mdlSharedNoWrite                // SNW: reads, and keeps writers out (index builds)
+	mdlExclusive                    // X: changes the definition
+)
+
+var mdlModeNames = [...]string{"SHARED_READ", "SHARED_WRITE", "SHARED_NO_WRITE", "EXCLUSIVE"}
+
+func (m mdlMode) String() string {
+	if int(m) < len(mdlModeNames) {
+		return mdlModeNames[m]
+	}
+	return fmt.Sprintf("mdlMode(%d)", m)
+}
+
+// mdlCompatible is MySQL's compatibility matrix for these modes, indexed
+// [held][requested]; it is symmetric.
+var mdlCompatible = [4][4]bool{
+	mdlSharedRead:    {mdlSharedRead: true, mdlSharedWrite: true, mdlSharedNoWrite: true},
+	mdlSharedWrite:   {mdlSharedRead: true, mdlSharedWrite: true},
+	mdlSharedNoWrite: {mdlSharedRead: true},
+	mdlExclusive:     {},
+}
+
+// covers reports whether holding m grants what r asks for.
+func (m mdlMode) covers(r mdlMode) bool {
+	return m == r || m == mdlExclusive || r == mdlSharedRead
+}
+
+// mdlShards spreads tables over locks, so that sessions writing different
+// tables do not meet on one mutex.
+const mdlShards = 16
+
+// mdlTable is a store's metadata locks. The zero value is ready.
+type mdlTable struct {
+	shards [mdlShards]mdlShard
+}
+
+type mdlShard struct {
+	mu    sync.Mutex
+	locks map[uint64]*mdlLock
+	free  []*mdlLock // emptied locks, reused so that a lock costs no allocation
+}
+
+// mdlLock is one table's lock: the granted requests and the queue.
+type mdlLock struct {
+	db, name string // the table's, for performance_schema
+	granted  []mdlGrant
+	waiting  []*mdlWaiter
+}
+
+// mdlGrant is a lock held by a transaction. Locks of one session never
+// conflict: a DDL statement in a procedure runs while the caller's
+// transaction, which may have written the table, is open.
+type mdlGrant struct {
+	t    *txn
+	sess *Session
+	mode mdlMode
+}
+
+type mdlWaiter struct {
+	mdlGrant
+	ready   chan struct{} // closed when granted
+	granted bool
+	upgrade bool // the transaction holds a weaker lock on the table
+}
+
+// txnMDL is what a transaction holds, so that a statement asks the store
+// once per table and transaction; buf keeps the common case free of
+// allocations.
+type txnMDL struct {
+	held []mdlHold
+	buf  [2]mdlHold
+	// epoch names the transaction's locks from its first lock to its end
+	// (0: none), so that an editor kept across statements tells a
+	// transaction it locked for from a later one at the same address.
+	epoch atomic.Uint64
+}
+
+// mdlEpochs numbers txnMDL.epoch.
+var mdlEpochs atomic.Uint64
+
+type mdlHold struct {
+	table uint64
+	mode  mdlMode
+}
+
+func (g *mdlGrant) sameOwner(t *txn, sess *Session) bool {
+	return g.t == t || (sess != nil && g.sess == sess)
+}
+
+// grantable reports whether t may have mode now: compatible with every
+// other owner's lock and, unless t upgrades, with the requests in ahead.
+func (l *mdlLock) grantable(t *txn, sess *Session, mode mdlMode, ahead []*mdlWaiter, upgrade bool) bool {
+	for i := range l.granted {
+		g := &l.granted[i]
+		if !g.sameOwner(t, sess) && !mdlCompatible[g.mode][mode] {
+			return false
+		}
+	}
+	if upgrade {
+		return true
+	}
+	for _, w := range ahead {
+		if !w.sameOwner(t, sess) && !mdlCompatible[w.mode][mode] {
+			return false
+		}
+	}
+	return true
+}
+
+// grant records t's lock, strengthening the one it holds.
+func (l *mdlLock) grant(t *txn, sess *Session, mode mdlMode) {
+	for i := range l.granted {
+		if g := &l.granted[i]; g.t == t {
+			g.mode = max(g.mode, mode)
+			return
+		}
+	}
+	l.granted = append(l.granted, mdlGrant{t: t, sess: sess, mode: mode})
+}
+
+// wake grants the queued requests that can be granted now, in order.
+func (l *mdlLock) wake() {
+	n := 0
+	for _, w := range l.waiting {
+		if l.grantable(w.t, w.sess, w.mode, l.waiting[:n], w.upgrade) {
+			l.grant(w.t, w.sess, w.mode)
+			w.granted = true
+			close(w.ready)
+			continue
+		}
+		l.waiting[n] = w
+		n++
+	}
+	clear(l.waiting[n:])
+	l.waiting = l.waiting[:n]
+}
+
+func (sh *mdlShard) lock(id uint64) *mdlLock {
+	if l := sh.locks[id]; l != nil {
+		return l
+	}
+	if sh.locks == nil {
+		sh.locks = make(map[uint64]*mdlLock)
+	}
+	var l *mdlLock
+	if n := len(sh.free); n > 0 {
+		l, sh.free = sh.free[n-1], sh.free[:n-1]
+	} else {
+		l = &mdlLock{}
+	}
+	sh.locks[id] = l
+	return l
+}
+
+// tidy forgets an unused lock.
+func (sh *mdlShard) tidy(id uint64, l *mdlLock) {
+	if len(l.granted) == 0 && len(l.waiting) == 0 {
+		delete(sh.locks, id)
+		l.db, l.name = "", ""
+		if len(sh.free) < 64 {
+			sh.free = append(sh.free, l)
+		}
+	}
+}
+
+// acquire grants t mode on table id, waiting up to wait; waited reports
+// whether it had to wait (granted or not).
+func (m *mdlTable) acquire(ctx context.Context, t *txn, id uint64, mode mdlMode, wait time.Duration) (waited bool, err error) {
+	return m.acquireNamed(ctx, t, id, "", "", mode, wait)
+}
+
+// acquireNamed is acquire naming the table, for performance_schema.
+func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name string, mode mdlMode, wait time.Duration) (waited bool, err error) {
+	sh := &m.shards[id%mdlShards]
+	sh.mu.Lock()
+	l := sh.lock(id)
+	if l.name == "" {
+		l.db, l.name = db, name
+	}
+	upgrade := false
+	for i := range l.granted {
+		if l.granted[i].t == t {
+			upgrade = true
+		}
+	}
+	if l.grantable(t, t.sess, mode, l.waiting, upgrade) {
+		l.grant(t, t.sess, mode)
+		sh.mu.Unlock()
+		return false, nil
+	}
+	w := &mdlWaiter{mdlGrant: mdlGrant{t: t, sess: t.sess, mode: mode}, ready: make(chan struct{}), upgrade: upgrade}
+	if upgrade {
+		// Ahead of the queue: a request queued for a lock the transaction
+		// holds already waits for it anyway.
+		l.waiting = append(l.waiting, nil)
+		copy(l.waiting[1:], l.waiting)
+		l.waiting[0] = w
+	} else {
+		l.waiting = append(l.waiting, w)
+	}
+	sh.mu.Unlock()
+
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-w.ready:
+		return true, nil
+	case <-ctx.Done():
+		err = fmt.Errorf("sqlstore: waiting for a metadata lock: %w", ctx.Err())
+	case <-timer.C:
+		err = lockSQLError(storage.ErrLockWaitTimeout)
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if w.granted {
+		return true, nil // granted as the wait ended: keep it
+	}
+	for i, x := range l.waiting {
+		if x == w {
+			l.waiting = slices.Delete(l.waiting, i, i+1)
+			break
+		}
+	}
+	// Requests queued behind this one may be grantable without it.
+	l.wake()
+	sh.tidy(id, l)
+	return true, err
+}
+
+// release drops t's lock on table id.
+func (m *mdlTable) release(t *txn, id uint64) {
+	sh := &m.shards[id%mdlShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	l := sh.locks[id]
+	if l == nil {
+		return
+	}
+	for i := range l.granted {
+		if l.granted[i].t == t {
+			last := len(l.granted) - 1
+			l.granted[i] = l.granted[last]
+			l.granted[last] = mdlGrant{}
+			l.granted = l.granted[:last]
+			break
+		}
+	}
+	if len(l.waiting) > 0 {
+		l.wake()
+	}
+	sh.tidy(id, l)
+}
+
+// mdlRow is one lock or request, for performance_schema.metadata_locks.
+type mdlRow struct {
+	table    uint64
+	db, name string
+	mode     mdlMode
+	granted  bool
+	sess     *Session
+}
+
+// rows lists every lock and request.
+func (m *mdlTable) rows() []mdlRow {
+	var out []mdlRow
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.Lock()
+		for id, l := range sh.locks {
+			for _, g := range l.granted {
+				out = append(out, mdlRow{table: id, db: l.db, name: l.name, mode: g.mode, granted: true, sess: g.sess})
+			}
+			for _, w := range l.waiting {
+				out = append(out, mdlRow{table: id, db: l.db, name: l.name, mode: w.mode, sess: w.sess})
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return out
+}
+
+// lockTable takes a metadata lock on table id for the transaction, once
+// per transaction: a table it holds in mode or a stronger one costs a look
+// at its own list. After a wait, the statement's transaction begins again
+// on a fresh snapshot when it may (fresh, see above): the holders it
+// waited for have committed since its snapshot was taken. waited also
+// reports a catalog changed since the snapshot: the caller reads the
+// table's definition again.
+func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh bool) (waited bool, err error) {
+	id := def.id
+	if t.sess == nil {
+		return false, nil // internal views take no locks
+	}
+	t.mu.Lock()
+	for _, h := range t.mdl.held {
+		if h.table == id && h.mode.covers(mode) {
+			t.mu.Unlock()
+			return false, nil
+		}
+	}
+	done := t.done
+	t.mu.Unlock()
+	if done {
+		return false, nil // the writes report the finished transaction
+	}
+	s := t.store
+	waited, err = s.mdl.acquireNamed(ctx, t, id, def.db, def.name, mode, t.sess.vars(ctx).mdlWait)
+	if err != nil {
+		return waited, err
+	}
+	// A DDL statement may also have committed between the snapshot and
+	// the grant without this statement waiting for it.
+	waited = waited || t.tx.StartVersion() < s.catalog.version.Load()
+	t.mu.Lock()
+	if t.done {
+		// Ended (the session closed) while this statement waited.
+		t.mu.Unlock()
+		s.mdl.release(t, id)
+		return waited, nil
+	}
+	if t.mdl.held == nil {
+		t.mdl.held = t.mdl.buf[:0]
+	}
+	found := false
+	for i := range t.mdl.held {
+		if h := &t.mdl.held[i]; h.table == id {
+			h.mode, found = max(h.mode, mode), true
+		}
+	}
+	if !found {
+		t.mdl.held = append(t.mdl.held, mdlHold{table: id, mode: mode})
+	}
+	if t.mdl.epoch.Load() == 0 {
+		t.mdl.epoch.Store(mdlEpochs.Add(1))
+	}
+	if waited && fresh {
+		err = t.renewLocked()
+	}
+	t.mu.Unlock()
+	return waited, err
+}
+
+// releaseMDL drops the transaction's metadata locks, as it ends.
+func (t *txn) releaseMDL() {
+	t.mu.Lock()
+	held := t.mdl.held
+	t.mdl.held = t.mdl.buf[:0]
+	t.mdl.epoch.Store(0)
+	t.mu.Unlock()
+	for _, h := range held {
+		t.store.mdl.release(t, h.table)
+	}
+}
+
+// renewLocked replaces the engine transaction by a new one, whose snapshot
+// is now, if nothing read or wrote through the old one yet: no writes, no
+// open iterators or readers, no row locks. t.mu is held.
+func (t *txn) renewLocked() error {
+	if t.done || t.tx.Count() != 0 || len(t.iters) != 0 || t.readers > 0 ||
+		t.registered.Load() != lockUnregistered || len(t.guards) != 0 || len(t.loaded) != 0 {
+		return nil
+	}
+	tx, err := t.store.engine.Begin()
+	if err != nil {
+		return wrapf(err, "sqlstore: beginning a transaction")
+	}
+	if err := t.store.syncCatalog(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if t.locker != nil {
+		l, ok := tx.(storage.Locker)
+		if !ok {
+			_ = tx.Rollback()
+			return nil
+		}
+		l.SetPessimistic()
+		t.locker = l
+	}
+	old := t.tx
+	t.tx = tx
+	t.boundary = 0
+	t.stmt = t.markLocked()
+	_ = old.Rollback()
+	return nil
+}
+
+// lockForWrite takes the shared-write lock of the table the editor writes.
+// After a wait it reads the definition again, as the transaction sees it
+// then: an ALTER the statement waited for may have changed it, even its ID.
+func (e *editor) lockForWrite(ctx *sql.Context) error {
+	fresh := false
+	if sess, ok := ctx.Session.(*Session); ok {
+		fresh = sess.Autocommitting(ctx)
+	}
+	for range 3 {
+		waited, err := e.tx.lockTable(ctx, e.def, mdlSharedWrite, fresh)
+		if err != nil || !waited {
+			return err
+		}
+		def, ok, err := e.t.db.readTable(e.tx, e.def.name)
+		if err != nil || !ok {
+			return nil // the writes report it
+		}
+		id := e.def.id
+		e.def = def
+		if def.id == id {
+			return nil
+		}
+	}
+	return nil
+}
+
+// ddlWriter returns the transaction a DDL statement on the table writes
+// in, holding a metadata lock in mode on the table as that transaction
+// sees it.
+func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
+	tx, err := t.store.writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+}
+
+// ddlAlone reports whether a DDL statement runs in a transaction of its
+// own: after its implicit commit, or autocommitting. (A statement without
+// text, as a test may run, inside a transaction keeps the snapshot.)
+func ddlAlone(ctx *sql.Context) bool {
+	if implicitCommit(ctx.Query()) {
+		return true
+	}
+	sess, ok := ctx.Session.(*Session)
+	return ok && sess.Autocommitting(ctx)
+}
+
+// lockForTruncate locks the table for Truncate: exclusively for TRUNCATE,
+// shared-write for the DELETE without WHERE GMS also runs through it.
+func (t *Table) lockForTruncate(ctx *sql.Context, tx *txn) error {
+	if isTruncateStatement(ctx.Query()) {
+		return t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
+	}
+	fresh := false
+	if sess, ok := ctx.Session.(*Session); ok {
+		fresh = sess.Autocommitting(ctx)
+	}
+	return t.db.lockByName(ctx, tx, t.def.name, mdlSharedWrite, fresh)
+}
+
+// lockByName takes a metadata lock in mode on the table named name as tx
+// sees it (none when there is no such table). When fresh, tx begins afresh
+// after a wait, and for DDL after any grant (DDL runs alone in its
+// transaction).
+func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMode, fresh bool) error {
+	var id uint64
+	for range 3 {
+		def, ok, err := d.readTable(tx, name)
+		if err != nil || !ok || (id != 0 && def.id == id) {
+			return err
+		}
+		id = def.id
+		if _, err := tx.lockTable(ctx, def, mode, fresh); err != nil {
+			return err
+		}
+		if fresh && mode >= mdlSharedNoWrite {
+			// Writers may have committed after the snapshot without this
+			// statement waiting for them; no writer holds the table now.
+			tx.mu.Lock()
+			err := tx.renewLocked()
+			tx.mu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mdlDefaultWait is MySQL's default lock_wait_timeout, a year.
+const mdlDefaultWait = 31536000 * time.Second
+
+// lockValidated locks the table exclusively for a change GMS checked
+// against the rows before it calls this package (ADD CHECK, ADD FOREIGN
+// KEY): the transaction keeps the snapshot those rows were read at, and
+// its commit fails with 1213 if a row was written after it, rather than
+// add a constraint that rows written since were not checked against.
+func (t *Table) lockValidated(ctx *sql.Context) error {
+	tx, err := t.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, false); err != nil {
+		return err
+	}
+	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
+		tx.guard(tableSpan(def.id))
+	}
+	return nil
+}
+
+// metadataLocksTable is performance_schema.metadata_locks: the metadata
+// locks held and requested, as MySQL 8 lists them (tables only).
+type metadataLocksTable struct{ perfTable }
+
+var metadataLocksSchema = perfColumns("metadata_locks",
+	"OBJECT_TYPE", varchar64,
+	"OBJECT_SCHEMA", varchar64,
+	"OBJECT_NAME", varchar64,
+	"COLUMN_NAME", varchar64,
+	"OBJECT_INSTANCE_BEGIN", types.Uint64,
+	"LOCK_TYPE", varchar64,
+	"LOCK_DURATION", varchar64,
+	"LOCK_STATUS", varchar64,
+	"SOURCE", varchar64,
+	"OWNER_THREAD_ID", types.Uint64,
+	"OWNER_EVENT_ID", types.Uint64,
+)
+
+func (t *metadataLocksTable) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
+	locks := t.store.mdl.rows()
+	rows := make([]sql.Row, 0, len(locks))
+	for _, l := range locks {
+		status := "PENDING"
+		if l.granted {
+			status = "GRANTED"
+		}
+		var owner any
+		if l.sess != nil {
+			owner = threadID(l.sess.ID())
+		}
+		rows = append(rows, sql.Row{"TABLE", l.db, l.name, nil, l.table, l.mode.String(), "TRANSACTION", status, nil, owner, nil})
+	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+// lockAll locks every table of the database exclusively (DROP DATABASE).
+func (d *Database) lockAll(ctx *sql.Context, tx *txn) error {
+	names, err := d.tableNames(tx)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,343 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/stretchr/testify/require"
+)
+
+// mdlOwner returns a transaction of its own session, as the metadata lock
+// table knows owners.
+func mdlOwner() *txn { return &txn{sess: &Session{}} }
+
+// mdlAcquire acquires in the background; the channel yields the result.
+func mdlAcquire(m *mdlTable, t *txn, id uint64, mode mdlMode, wait time.Duration) <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		_, err := m.acquire(context.Background(), t, id, mode, wait)
+		ch <- err
+	}()
+	return ch
+}
+
+// waitQueued waits until n requests are queued in m (the test's own
+// timeout bounds it).
+func waitQueued(m *mdlTable, n int) {
+	for {
+		q := 0
+		for _, r := range m.rows() {
+			if !r.granted {
+				q++
+			}
+		}
+		if q >= n {
+			return
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func requireGranted(t *testing.T, ch <-chan error) {
+	t.Helper()
+	require.NoError(t, <-ch)
+}
+
+func requirePending(t *testing.T, ch <-chan error) {
+	t.Helper()
+	select {
+	case err := <-ch:
+		t.Fatalf("granted (%v), expected to wait", err)
+	default:
+	}
+}
+
+// TestMDLQueue: MySQL's compatibility of the modes and FIFO waiting. A
+// queued exclusive request keeps new shared-write requests out (DDL is not
+// starved by a stream of writers); shared-no-write lets readers in and
+// keeps writers out; a session's own locks never conflict.
+func TestMDLQueue(t *testing.T) {
+	const id = 7
+	var m mdlTable
+	w1, w2, ddl, w3 := mdlOwner(), mdlOwner(), mdlOwner(), mdlOwner()
+	requireGranted(t, mdlAcquire(&m, w1, id, mdlSharedWrite, time.Hour))
+	requireGranted(t, mdlAcquire(&m, w2, id, mdlSharedWrite, time.Hour))
+	x := mdlAcquire(&m, ddl, id, mdlExclusive, time.Hour)
+	waitQueued(&m, 1)
+	sw := mdlAcquire(&m, w3, id, mdlSharedWrite, time.Hour)
+	waitQueued(&m, 2)
+	m.release(w1, id)
+	requirePending(t, x)
+	m.release(w2, id)
+	requireGranted(t, x)
+	requirePending(t, sw)
+	// The same session: granted over its own exclusive lock.
+	same := &txn{sess: ddl.sess}
+	requireGranted(t, mdlAcquire(&m, same, id, mdlSharedWrite, time.Hour))
+	m.release(same, id)
+	m.release(ddl, id)
+	requireGranted(t, sw)
+	m.release(w3, id)
+	require.Empty(t, m.rows())
+
+	// Shared-no-write (an index build): readers in, writers wait, the
+	// wait ends at its timeout with 1205.
+	build, r, w := mdlOwner(), mdlOwner(), mdlOwner()
+	requireGranted(t, mdlAcquire(&m, build, id, mdlSharedNoWrite, time.Hour))
+	requireGranted(t, mdlAcquire(&m, r, id, mdlSharedRead, time.Hour))
+	err := <-mdlAcquire(&m, w, id, mdlSharedWrite, time.Millisecond)
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	// A reader queued behind no writer is granted; after the timed-out
+	// writer left, nothing is queued.
+	require.Len(t, m.rows(), 2)
+	// An upgrade waits only for the holders, not for the queue.
+	sw = mdlAcquire(&m, w, id, mdlSharedWrite, time.Hour)
+	waitQueued(&m, 1)
+	up := mdlAcquire(&m, r, id, mdlExclusive, time.Hour)
+	waitQueued(&m, 2)
+	m.release(build, id)
+	requireGranted(t, up)
+	requirePending(t, sw)
+	m.release(r, id)
+	requireGranted(t, sw)
+	m.release(w, id)
+	require.Empty(t, m.rows())
+}
+
+// TestMDLCancel: a killed statement stops waiting, and the requests queued
+// behind it go on.
+func TestMDLCancel(t *testing.T) {
+	var m mdlTable
+	holder, ddl, w := mdlOwner(), mdlOwner(), mdlOwner()
+	requireGranted(t, mdlAcquire(&m, holder, 1, mdlSharedRead, time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	x := make(chan error, 1)
+	go func() {
+		_, err := m.acquire(ctx, ddl, 1, mdlExclusive, time.Hour)
+		x <- err
+	}()
+	waitQueued(&m, 1)
+	sw := mdlAcquire(&m, w, 1, mdlSharedWrite, time.Hour)
+	waitQueued(&m, 2)
+	cancel()
+	require.ErrorIs(t, <-x, context.Canceled)
+	requireGranted(t, sw)
+}
+
+// TestMDLRace: many owners taking and releasing random modes on a few
+// tables never hold incompatible locks at once. Run with -race.
+func TestMDLRace(t *testing.T) {
+	var m mdlTable
+	const tables = 3
+	var held [tables][4]atomic.Int32
+	var wg sync.WaitGroup
+	var bad atomic.Int32
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 300 {
+				tx := mdlOwner()
+				id := uint64(rng.IntN(tables))
+				mode := mdlMode(rng.IntN(4))
+				if _, err := m.acquire(context.Background(), tx, id, mode, time.Hour); err != nil {
+					bad.Add(1)
+					return
+				}
+				held[id][mode].Add(1)
+				for other := range mdlMode(4) {
+					n := held[id][other].Load()
+					if other == mode {
+						n--
+					}
+					if n > 0 && !mdlCompatible[other][mode] {
+						bad.Add(1)
+					}
+				}
+				runtime.Gosched()
+				held[id][mode].Add(-1)
+				m.release(tx, id)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Zero(t, bad.Load())
+	require.Empty(t, m.rows())
+}
+
+// waitMDLQueued waits until a request for a metadata lock of d's store is
+// queued.
+func waitMDLQueued(d *testDB) { waitQueued(&d.s.mdl, 1) }
+
+// TestDDLWaitsForWriters: a DDL statement on a table an open transaction
+// has written waits for that transaction's end, which commits, and then
+// runs over its rows. (Without metadata locks the DDL ran and the
+// transaction's commit failed with 1213; MySQL 8 makes the DDL wait, as
+// here.)
+func TestDDLWaitsForWriters(t *testing.T) {
+	for _, tc := range []struct {
+		ddl  string
+		rows int // rows of t after both
+	}{
+		{"ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 0", 3},
+		{"ALTER TABLE t MODIFY v BIGINT", 3},
+		{"TRUNCATE TABLE t", 0},
+		{"DROP TABLE t", -1},
+		{"RENAME TABLE t TO t2", -1},
+		{"DROP DATABASE mydb", -1},
+		{"CREATE INDEX iv ON t (v)", 3},
+		{"CREATE UNIQUE INDEX uv ON t (v)", 3},
+		{"ALTER TABLE t ADD INDEX iv (v)", 3},
+		{"ALTER TABLE t DROP INDEX kv", 3},
+	} {
+		t.Run(tc.ddl, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "INSERT INTO t VALUES (3, 30)")
+			done := make(chan error, 1)
+			go func() {
+				_, err := lq(d, b, tc.ddl)
+				done <- err
+			}()
+			waitMDLQueued(d)
+			// The writer goes on while the DDL waits, and commits.
+			run(t, d, a, "UPDATE t SET v = 31 WHERE id = 3")
+			run(t, d, a, "COMMIT")
+			require.NoError(t, <-done)
+			if tc.rows < 0 {
+				require.Error(t, d.execErr("SELECT * FROM t"))
+				return
+			}
+			require.Equal(t, []sql.Row{{int64(tc.rows)}}, d.exec("SELECT COUNT(*) FROM t"))
+			if tc.rows > 0 {
+				require.Len(t, d.exec("SELECT id FROM t WHERE v = 31"), 1)
+				// Every index agrees with the table.
+				require.Equal(t, d.exec("SELECT id FROM t IGNORE INDEX (kv) WHERE v + 0 >= 0 ORDER BY id"),
+					d.exec("SELECT id FROM t WHERE v >= 0 ORDER BY id"))
+			}
+		})
+	}
+}
+
+// TestDDLLockWaitTimeout: a DDL statement waits for a writing transaction
+// at most lock_wait_timeout seconds, then fails with 1205 and changes
+// nothing; the transaction commits.
+func TestDDLLockWaitTimeout(t *testing.T) {
+	d, a, b := twoSessions(t)
+	run(t, d, b, "SET lock_wait_timeout = 1")
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "UPDATE t SET v = 11 WHERE id = 1")
+	_, err := lq(d, b, "ALTER TABLE t ADD COLUMN c INT")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	run(t, d, a, "COMMIT")
+	require.Len(t, d.exec("SHOW COLUMNS FROM t"), 2)
+	require.Equal(t, []sql.Row{{int32(11)}}, d.exec("SELECT v FROM t WHERE id = 1"))
+	// Released at the commit: the DDL runs now.
+	_, err = lq(d, b, "ALTER TABLE t ADD COLUMN c INT")
+	require.NoError(t, err)
+}
+
+// TestMDLReleasedAtSessionEnd: a session closed in a transaction releases
+// its metadata locks with the rollback. performance_schema.metadata_locks
+// shows the lock and the request waiting for it.
+func TestMDLReleasedAtSessionEnd(t *testing.T) {
+	d, a, b := twoSessions(t)
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "INSERT INTO t VALUES (3, 30)")
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "DROP TABLE t")
+		done <- err
+	}()
+	waitMDLQueued(d)
+	require.Equal(t, "[[t SHARED_WRITE GRANTED] [t EXCLUSIVE PENDING]]", fmt.Sprint(
+		d.exec("SELECT OBJECT_NAME, LOCK_TYPE, LOCK_STATUS FROM performance_schema.metadata_locks ORDER BY LOCK_STATUS")))
+	a.Session.(*Session).SessionEnd()
+	require.NoError(t, <-done)
+}
+
+// TestCreateIndexReadersGoOn: while an index is built (its shared-no-write
+// lock, held here on the build's behalf), reads of the table run and
+// writes wait, up to lock_wait_timeout.
+func TestCreateIndexReadersGoOn(t *testing.T) {
+	d, a, _ := twoSessions(t)
+	db, err := d.s.Provider().Database(d.ctx, "mydb")
+	require.NoError(t, err)
+	tbl, ok, err := db.GetTableInsensitive(d.ctx, "t")
+	require.NoError(t, err)
+	require.True(t, ok)
+	id := tbl.(*Table).def.id
+	build := mdlOwner()
+	_, err = d.s.mdl.acquire(context.Background(), build, id, mdlSharedNoWrite, time.Hour)
+	require.NoError(t, err)
+	run(t, d, a, "SET lock_wait_timeout = 1")
+	require.Equal(t, []sql.Row{{int64(2)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+	require.Len(t, run(t, d, a, "SELECT * FROM t WHERE id = 1"), 1)
+	_, err = lq(d, a, "INSERT INTO t VALUES (3, 30)")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	_, err = lq(d, a, "UPDATE t SET v = 0")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	d.s.mdl.release(build, id)
+	run(t, d, a, "INSERT INTO t VALUES (3, 30)")
+	require.Equal(t, []sql.Row{{int64(3)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+}
+
+// TestCreateIndexUnderWriters: CREATE INDEX while writers insert and update
+// the table without pause completes; every writer waits for the build
+// instead of failing, and the index holds every row.
+func TestCreateIndexUnderWriters(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE w (id INT PRIMARY KEY, g INT, v INT)")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	var writes atomic.Int64
+	for g := range 4 {
+		ctx := d.newCtx()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load() || i < 50; i++ {
+				id := g*1_000_000 + i
+				q := fmt.Sprintf("INSERT INTO w VALUES (%d, %d, %d)", id, g, i)
+				if i%3 == 2 {
+					q = fmt.Sprintf("UPDATE w SET v = v + 1 WHERE id = %d", id-1)
+				}
+				if _, err := lq(d, ctx, q); err != nil {
+					errs <- fmt.Errorf("%s: %w", q, err)
+					return
+				}
+				writes.Add(1)
+			}
+		}()
+	}
+	for writes.Load() < 100 {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	ddl := d.newCtx()
+	_, err := lq(d, ddl, "CREATE INDEX iv ON w (v)")
+	require.NoError(t, err)
+	_, err = lq(d, ddl, "ALTER TABLE w ADD UNIQUE INDEX ug (g, id)")
+	require.NoError(t, err)
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	all := d.exec("SELECT COUNT(*) FROM w IGNORE INDEX (iv, ug)")
+	require.Equal(t, all, d.exec("SELECT COUNT(*) FROM w USE INDEX (iv) WHERE v >= 0"))
+	require.Equal(t, all, d.exec("SELECT COUNT(*) FROM w USE INDEX (ug) WHERE g >= 0"))
+	require.Equal(t, d.exec("SELECT SUM(v) FROM w IGNORE INDEX (iv, ug)"), d.exec("SELECT SUM(v) FROM w USE INDEX (iv) WHERE v >= 0"))
+}
