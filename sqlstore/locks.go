@@ -132,12 +132,11 @@ func (t *txn) setMode(ctx *sql.Context) {
 	if !sessionPessimistic(ctx) {
 		return
 	}
-	l, ok := t.tx.(storage.Locker)
-	if !ok {
+	if !t.store.canLock() {
 		return
 	}
-	l.SetPessimistic()
-	t.locker = l
+	t.lazy.SetPessimistic()
+	t.locker = &t.lazy
 	t.lockWait = sessionLockWait(ctx)
 }
 
