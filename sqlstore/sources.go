@@ -38,7 +38,7 @@ type iterSource struct {
 	rev     bool
 	perSpan bool
 	tune    iterTuning
-	newIter func(lower, upper []byte, tune iterTuning) (*txnIter, error)
+	opener  *iterOpener // of the rowIter read
 
 	it    *txnIter
 	lower []byte
@@ -69,7 +69,7 @@ func (s *iterSource) init(tune iterTuning) error {
 			s.upper = sp.end
 		}
 	}
-	it, err := s.newIter(s.lower, s.upper, tune)
+	it, err := s.opener.open(s.lower, s.upper, tune)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *iterSource) next(*sql.Context) (bool, error) {
 				if err := s.close(); err != nil {
 					return false, err
 				}
-				it, err := s.newIter(sp.start, sp.end, s.tune)
+				it, err := s.opener.open(sp.start, sp.end, s.tune)
 				if err != nil {
 					return false, err
 				}
@@ -143,7 +143,7 @@ func (s *iterSource) next(*sql.Context) (bool, error) {
 func (s *iterSource) upgrade() (bool, error) {
 	s.laterAfter = 0
 	s.saved = append(s.saved[:0], s.it.Key()...)
-	it, err := s.newIter(s.lower, s.upper, s.later)
+	it, err := s.opener.open(s.lower, s.upper, s.later)
 	if err != nil {
 		return false, err
 	}

@@ -40,6 +40,7 @@ type tableIter struct {
 	closed     bool
 
 	scratch indexedTable // lookupRows's, kept with the iterator
+	mem     rowIterMem   // rows's, kept with the iterator
 }
 
 var _ sql.RowIter = (*tableIter)(nil)
@@ -119,7 +120,7 @@ func (ti *tableIter) Next(ctx *sql.Context) (row sql.Row, err error) {
 	}
 	if !ti.opened {
 		ti.opened = true
-		if ti.rows, err = ti.table.newRowIterAt(ctx, ti.lp, ti.at); err != nil {
+		if ti.rows, err = ti.table.newRowIterIn(ctx, ti.lp, ti.at, &ti.mem); err != nil {
 			ti.rows = nil
 			return nil, StatementError(ti.query, err)
 		}
