@@ -247,7 +247,7 @@ func TestOneShotReuse(t *testing.T) {
 // template ran on its own row iterator instead of GMS's executor, with the
 // pooled kv iterator memory, the fetch's and Rows' own buffers and the row
 // iterator's parts kept by the template), about ten of them database/sql's;
-// an IN list of ten ids 22 (48 before); a secondary-index lookup of two
+// an IN list of ten ids 21 (48 before); a secondary-index lookup of two
 // rows fetched by primary key 22 (66 before). One of those coming back, or a plan made again (hundreds),
 // fails here.
 func TestPreparedSelectAllocs(t *testing.T) {
@@ -270,7 +270,7 @@ func TestPreparedSelectAllocs(t *testing.T) {
 		max   float64
 	}{
 		{"SELECT c FROM t WHERE id = ?", 1, 1, 19},
-		{"SELECT c FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", 10, 10, 23},
+		{"SELECT c FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", 10, 10, 22},
 		{"SELECT id, c FROM t WHERE k = ?", 1, 2, 23},
 	} {
 		t.Run(tc.q, func(t *testing.T) {

@@ -93,8 +93,11 @@ type rowIterMem struct {
 	ri rowIter
 	ps pointSource
 	ro storage.ReadOptions
-	is iterSource
-	f  fetcher
+	// batch is the memory of ps's batches of keys and values, which
+	// outlives each execution's ps.
+	batch [][]byte
+	is    iterSource
+	f     fetcher
 }
 
 // iterOpener opens the engine iterators of a rowIter: over the frozen
@@ -246,6 +249,9 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 			ps, ro = &x.ps, &x.ro
 		}
 		*ps = pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
+		if ri.mem != nil {
+			ps.spare = &ri.mem.batch
+		}
 		if p.Mutable {
 			// Read everything now, as an iterator made now would see it
 			// (the plan's one batch).
