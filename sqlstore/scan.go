@@ -79,6 +79,46 @@ type rowIter struct {
 	// lk, for a statement that locks the rows it reads, locks each and
 	// reads it again (locks.go).
 	lk *rowLocker
+
+	mem    *rowIterMem // where open makes its parts; nil: on the heap
+	opener iterOpener  // the iterSource's and the fetcher's engine iterators
+}
+
+// rowIterMem is the memory of a rowIter and of the parts open makes for it,
+// kept by a template's tableIter so that an execution reuses the last
+// one's instead of allocating them again. Each part is zeroed before use:
+// the slices a returned row may refer to (values read from the engine)
+// are dropped, never written again.
+type rowIterMem struct {
+	ri rowIter
+	ps pointSource
+	ro storage.ReadOptions
+	// batch is the memory of ps's batches of keys and values, which
+	// outlives each execution's ps.
+	batch [][]byte
+	is    iterSource
+	f     fetcher
+}
+
+// iterOpener opens the engine iterators of a rowIter: over the frozen
+// reader the plan was chosen for, or over the transaction as of now. It is
+// a struct in the rowIter, not a closure, so that opening one allocates
+// nothing of its own.
+type iterOpener struct {
+	tx       *txn
+	r        storage.Reader
+	frozen   bool
+	onView   bool
+	at       int
+	counters *stats.Counters
+}
+
+func (o *iterOpener) open(lower, upper []byte, tune iterTuning) (*txnIter, error) {
+	tune.stats = o.counters
+	if o.frozen {
+		return o.tx.newFixedIter(o.r, lower, upper, tune)
+	}
+	return o.tx.newTunedIter(lower, upper, o.onView, o.at, tune)
 }
 
 // rowArena returns the Arena the iterator's rows are decoded in, taken
@@ -99,9 +139,21 @@ func (t *Table) newRowIter(ctx *sql.Context, plan *lookupPlan) (*rowIter, error)
 // (-1: the current one). It chooses the access plan once it has the
 // reader, whose kind the plan depends on (access.go), and runs that plan.
 func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter, error) {
+	return t.newRowIterIn(ctx, lp, at, nil)
+}
+
+// newRowIterIn is newRowIterAt making the iterator and its parts in mem,
+// when not nil; mem must not hold an iterator still open.
+func (t *Table) newRowIterIn(ctx *sql.Context, lp *lookupPlan, at int, mem *rowIterMem) (*rowIter, error) {
 	tx, release := t.store.view(ctx)
 	d := t.def
-	ri := &rowIter{t: t, d: d, own: release}
+	var ri *rowIter
+	if mem != nil {
+		ri = &mem.ri
+		*ri = rowIter{t: t, d: d, own: release, mem: mem}
+	} else {
+		ri = &rowIter{t: t, d: d, own: release}
+	}
 	if lp == nil {
 		primaryPrefix := appendIndexPrefix(nil, d.id, primaryIndexID)
 		ri.spans = []span{{start: primaryPrefix, end: prefixEnd(primaryPrefix), whole: true}}
@@ -169,19 +221,14 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 	frozen := !p.Mutable
 	// AsyncIO lets MultiGet read a batch's uncached blocks at once; the
 	// engine does so only when reads reach the device. A point read makes
-	// its options with its source, and only the paths that open iterators
-	// make newIter: each would be an allocation of every execution.
+	// its options with its source (or takes them from ri.mem).
 	readOptions := storage.ReadOptions{Stats: counters, AsyncIO: true}
 	var ro *storage.ReadOptions
-	makeNewIter := func() func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
-		return func(lower, upper []byte, tune iterTuning) (*txnIter, error) {
-			tune.stats = counters
-			if frozen {
-				return tx.newFixedIter(r, lower, upper, tune)
-			}
-			return tx.newTunedIter(lower, upper, onView, at, tune)
-		}
+	if ri.mem != nil {
+		ro = &ri.mem.ro
+		*ro = readOptions
 	}
+	ri.opener = iterOpener{tx: tx, r: r, frozen: frozen, onView: onView, at: at, counters: counters}
 	switch p.Kind {
 	case planner.Get, planner.MultiGet:
 		if ri.lk != nil && ri.ix.primary {
@@ -191,13 +238,20 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 			ri.src = &keySource{spans: ri.spans, cur: -1}
 			return nil
 		}
-		x := &struct {
-			ps pointSource
-			ro storage.ReadOptions
-		}{ro: readOptions}
-		ro = &x.ro
-		ps := &x.ps
+		var ps *pointSource
+		if ri.mem != nil {
+			ps = &ri.mem.ps
+		} else {
+			x := &struct {
+				ps pointSource
+				ro storage.ReadOptions
+			}{ro: readOptions}
+			ps, ro = &x.ps, &x.ro
+		}
 		*ps = pointSource{r: r, ro: ro, spans: ri.spans, batch: max(p.Batch, 1)}
+		if ri.mem != nil {
+			ps.spare = &ri.mem.batch
+		}
 		if p.Mutable {
 			// Read everything now, as an iterator made now would see it
 			// (the plan's one batch).
@@ -213,7 +267,13 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 		ri.src = &multiScanSource{r: r, opts: storage.IterOptions{ReadOptions: readOptions}, spans: ri.spans, chunk: max(p.Chunk, 1)}
 		ri.src.(*multiScanSource).opts.AsyncIO = p.Async
 	default:
-		is := &iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, newIter: makeNewIter()}
+		var is *iterSource
+		if ri.mem != nil {
+			is = &ri.mem.is
+		} else {
+			is = new(iterSource)
+		}
+		*is = iterSource{spans: ri.spans, rev: p.Reverse, perSpan: p.IterPerRange, opener: &ri.opener}
 		tune := iterTuning{readahead: p.Readahead, async: p.Async, dontFill: p.DontFillCache}
 		if p.ReadaheadAfter > 0 {
 			// Deferred: the iterator is reopened later, which must read
@@ -233,7 +293,13 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 		own := readOptions
 		ro = &own
 	}
-	f := &fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
+	var f *fetcher
+	if ri.mem != nil {
+		f = &ri.mem.f
+	} else {
+		f = new(fetcher)
+	}
+	*f = fetcher{ri: ri, kind: p.Fetch.Kind, batch: max(p.Fetch.Batch, 1), r: r, ro: ro}
 	if ri.ix.prefix != nil {
 		f.runs = &prefixRuns{d: ri.d, ix: ri.ix, rev: p.Reverse}
 	}
@@ -242,7 +308,7 @@ func (ri *rowIter) open(tx *txn, r storage.Reader, onView bool, p planner.Plan, 
 		// invalidates and reopens (iter.go).
 		primaryPrefix := appendIndexPrefix(nil, ri.d.id, primaryIndexID)
 		var err error
-		if f.pit, err = makeNewIter()(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
+		if f.pit, err = ri.opener.open(primaryPrefix, prefixEnd(primaryPrefix), iterTuning{readahead: -1}); err != nil {
 			_ = ri.src.close()
 			ri.src = nil
 			return wrapf(err, "sqlstore: reading %s", ri.d.name)

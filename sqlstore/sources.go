@@ -38,7 +38,7 @@ type iterSource struct {
 	rev     bool
 	perSpan bool
 	tune    iterTuning
-	newIter func(lower, upper []byte, tune iterTuning) (*txnIter, error)
+	opener  *iterOpener // of the rowIter read
 
 	it    *txnIter
 	lower []byte
@@ -69,7 +69,7 @@ func (s *iterSource) init(tune iterTuning) error {
 			s.upper = sp.end
 		}
 	}
-	it, err := s.newIter(s.lower, s.upper, tune)
+	it, err := s.opener.open(s.lower, s.upper, tune)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *iterSource) next(*sql.Context) (bool, error) {
 				if err := s.close(); err != nil {
 					return false, err
 				}
-				it, err := s.newIter(sp.start, sp.end, s.tune)
+				it, err := s.opener.open(sp.start, sp.end, s.tune)
 				if err != nil {
 					return false, err
 				}
@@ -143,7 +143,7 @@ func (s *iterSource) next(*sql.Context) (bool, error) {
 func (s *iterSource) upgrade() (bool, error) {
 	s.laterAfter = 0
 	s.saved = append(s.saved[:0], s.it.Key()...)
-	it, err := s.newIter(s.lower, s.upper, s.later)
+	it, err := s.opener.open(s.lower, s.upper, s.later)
 	if err != nil {
 		return false, err
 	}
@@ -183,10 +183,13 @@ type pointSource struct {
 	keys []([]byte) // scratch: the keys of a batch
 	vals [][]byte   // values of spans[base : base+len(vals)]
 	one  [1][]byte  // vals of a single Get, without an allocation
-	base int
-	i    int // next value to look at
-	cur  int // span of the current entry
-	done int // spans read so far
+	// spare, when not nil, is where a batch's keys and values are made,
+	// kept for a later source (rowIterMem).
+	spare *[][]byte
+	base  int
+	i     int // next value to look at
+	cur   int // span of the current entry
+	done  int // spans read so far
 }
 
 // fill reads the values of spans[from:to].
@@ -209,8 +212,17 @@ func (s *pointSource) fill(from, to int) error {
 	}
 	if n := to - from; cap(s.keys) < n || cap(s.vals) < n {
 		// The keys and the values of a batch in one allocation, made to
-		// size: appending would grow them in four or five steps.
-		buf := make([][]byte, 2*n)
+		// size: appending would grow them in four or five steps. A
+		// template's iterator keeps it for the next execution (spare).
+		var buf [][]byte
+		if s.spare != nil && cap(*s.spare) >= 2*n {
+			buf = (*s.spare)[:2*n]
+		} else {
+			buf = make([][]byte, 2*n)
+			if s.spare != nil {
+				*s.spare = buf
+			}
+		}
 		s.keys, s.vals = buf[:0:n], buf[n:n]
 	}
 	s.keys = s.keys[:0]
@@ -249,6 +261,9 @@ func (s *pointSource) entry() ([]byte, []byte, int) {
 }
 
 func (s *pointSource) close() error {
+	if s.spare != nil {
+		clear(*s.spare) // holds no values read past the statement
+	}
 	s.vals, s.keys = nil, nil
 	return nil
 }

@@ -40,6 +40,7 @@ type tableIter struct {
 	closed     bool
 
 	scratch indexedTable // lookupRows's, kept with the iterator
+	mem     rowIterMem   // rows's, kept with the iterator
 }
 
 var _ sql.RowIter = (*tableIter)(nil)
@@ -76,7 +77,9 @@ func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query strin
 		ti = &tableIter{owner: p} // the kept one is still being read
 	}
 	p.iter = nil
+	batch := ti.mem.batch // the point batches' memory outlives executions
 	*ti = tableIter{owner: p, query: query, table: t.table, autocommit: autocommit}
+	ti.mem.batch = batch
 	// A SELECT of a table is read-only: e.IsReadOnly refuses nothing here.
 	if ti.lp, ti.at, err = t.table.lookupRows(ctx, lookup, &ti.scratch); err != nil {
 		ti.release()
@@ -119,7 +122,7 @@ func (ti *tableIter) Next(ctx *sql.Context) (row sql.Row, err error) {
 	}
 	if !ti.opened {
 		ti.opened = true
-		if ti.rows, err = ti.table.newRowIterAt(ctx, ti.lp, ti.at); err != nil {
+		if ti.rows, err = ti.table.newRowIterIn(ctx, ti.lp, ti.at, &ti.mem); err != nil {
 			ti.rows = nil
 			return nil, StatementError(ti.query, err)
 		}
@@ -179,7 +182,9 @@ func (ti *tableIter) Close(ctx *sql.Context) (err error) {
 // PreparedSelect.
 func (ti *tableIter) release() {
 	p := ti.owner
+	batch := ti.mem.batch
 	*ti = tableIter{owner: p, closed: true}
+	ti.mem.batch = batch
 	if p != nil && p.iter == nil {
 		p.iter = ti
 	}

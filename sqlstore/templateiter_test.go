@@ -76,9 +76,17 @@ func TestTableIterMatchesPlanned(t *testing.T) {
 				}
 				return a
 			}
+			// The rows of an execution stay as they were while later
+			// executions reuse the iterator's memory (rowIterMem).
+			keptArgs := args()
+			kept, err := p.run(keptArgs...)
+			require.NoError(t, err)
 			for range 40 {
 				check(args())
 			}
+			want, err := p.planned(keptArgs...)
+			require.NoError(t, err)
+			require.Equal(t, want, kept, "rows of an earlier execution, args %v", keptArgs)
 			require.NotNil(t, p.sel.tmpl)
 			require.True(t, p.sel.tmpl.direct(), "runs on a tableIter")
 
