@@ -132,11 +132,12 @@ func (t *txn) setMode(ctx *sql.Context) {
 	if !sessionPessimistic(ctx) {
 		return
 	}
-	if !t.store.canLock() {
+	l, ok := t.tx.(storage.Locker)
+	if !ok {
 		return
 	}
-	t.lazy.SetPessimistic()
-	t.locker = &t.lazy
+	l.SetPessimistic()
+	t.locker = l
 	t.lockWait = sessionLockWait(ctx)
 }
 

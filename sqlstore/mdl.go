@@ -409,18 +409,36 @@ func (t *txn) releaseMDL() {
 	}
 }
 
-// renewLocked drops the engine transaction, so that the next use begins a
-// new one with a later snapshot, if nothing read or wrote through the old one yet: no writes, no
+// renewLocked replaces the engine transaction by a new one, whose snapshot
+// is now, if nothing read or wrote through the old one yet: no writes, no
 // open iterators or readers, no row locks. t.mu is held.
 func (t *txn) renewLocked() error {
 	if t.done || t.tx.Count() != 0 || len(t.iters) != 0 || t.readers > 0 ||
 		t.registered.Load() != lockUnregistered || len(t.guards) != 0 || len(t.loaded) != 0 {
 		return nil
 	}
-	// The engine transaction begins again at its next use (lazytxn.go).
-	t.lazy.reset()
+	tx, err := t.store.engine.Begin()
+	if err != nil {
+		return wrapf(err, "sqlstore: beginning a transaction")
+	}
+	if err := t.store.syncCatalog(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if t.locker != nil {
+		l, ok := tx.(storage.Locker)
+		if !ok {
+			_ = tx.Rollback()
+			return nil
+		}
+		l.SetPessimistic()
+		t.locker = l
+	}
+	old := t.tx
+	t.tx = tx
 	t.boundary = 0
 	t.stmt = t.markLocked()
+	_ = old.Rollback()
 	return nil
 }
 

@@ -129,9 +129,6 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	t := s.store.beginTxn(tc == sql.ReadOnly)
 	t.sess = s
 	t.setMode(ctx)
-	if consistentSnapshot(ctx.Query()) {
-		t.lazy.begin()
-	}
 	s.mu.Lock()
 	if s.open == nil {
 		s.open = make(map[*txn]struct{})

@@ -95,8 +95,6 @@ type Store struct {
 	sessionIDs atomic.Uint32
 	pids       atomic.Uint64 // process IDs of statements (NewStatementContext)
 	closed     atomic.Bool
-	// lockable caches Store.canLock: 0 unknown, 1 yes, 2 no.
-	lockable atomic.Uint32
 }
 
 // New opens a store over e, creating its catalog when e holds none. The

@@ -39,10 +39,8 @@ type txn struct {
 	readOnly bool
 	// tx holds every write of the transaction: point reads (uniqueness
 	// checks, the catalog) read through it, and commit applies it. Scans
-	// read its views (stmtview.go). It is lazy, the engine transaction
-	// begun at its first use (lazytxn.go).
-	tx   storage.Txn
-	lazy lazyTxn
+	// read its views (stmtview.go).
+	tx storage.Txn
 	// boundary is the position (write count) of the last statement
 	// boundary.
 	boundary int
@@ -145,9 +143,15 @@ type txnMark struct {
 }
 
 func (s *Store) beginTxn(readOnly bool) *txn {
-	t := &txn{store: s, readOnly: readOnly}
-	t.lazy.store = s
-	t.tx = &t.lazy
+	tx, err := s.engine.Begin()
+	if err != nil {
+		// Every use of the transaction reports err (a closed engine).
+		tx = brokenTxn{err: wrapf(err, "sqlstore: beginning a transaction")}
+	} else if err := s.syncCatalog(tx); err != nil {
+		_ = tx.Rollback()
+		tx = brokenTxn{err: err}
+	}
+	t := &txn{store: s, readOnly: readOnly, tx: tx}
 	t.written, t.deltas = t.writtenBuf[:0], t.deltasBuf[:0]
 	t.guards, t.guarded = t.guardsBuf[:0], t.guardedBuf[:0]
 	t.stmt = t.mark()
@@ -156,9 +160,6 @@ func (s *Store) beginTxn(readOnly bool) *txn {
 
 // String implements sql.Transaction.
 func (t *txn) String() string {
-	if !t.lazy.started() {
-		return "sqlstore txn (no snapshot yet)"
-	}
 	return fmt.Sprintf("sqlstore txn at version %d (%d writes)", t.tx.StartVersion(), t.tx.Count())
 }
 
