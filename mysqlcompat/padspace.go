@@ -43,7 +43,7 @@ func padExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tree
 		if !ok {
 			return e, transform.SameTree, nil
 		}
-		return &padCompare{orig: c, coll: coll}, transform.NewTree, nil
+		return &padCompare{padded{orig: c, coll: coll}}, transform.NewTree, nil
 	case *expression.InTuple, *expression.HashInTuple:
 		c := x.(expression.Comparer)
 		tup, ok := c.Right().(expression.Tuple)
@@ -58,7 +58,7 @@ func padExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tree
 			}
 			coll = cc
 		}
-		return &padIn{orig: c, coll: coll}, transform.NewTree, nil
+		return &padIn{padded{orig: c, coll: coll}}, transform.NewTree, nil
 	case *expression.Case:
 		if nc, ok := paddedCase(ctx, x); ok {
 			return nc, transform.NewTree, nil
@@ -77,15 +77,15 @@ func paddedCase(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 		return e, false
 	}
 	branches := make([]expression.CaseBranch, len(c.Branches))
-	padded := false
+	rewritten := false
 	for i, b := range c.Branches {
 		eq := expression.NewEquals(c.Expr, b.Cond)
 		branches[i] = expression.CaseBranch{Cond: eq, Value: b.Value}
 		if coll, ok := paddedCollation(ctx, c.Expr, b.Cond); ok {
-			branches[i].Cond, padded = &padCompare{orig: eq, coll: coll}, true
+			branches[i].Cond, rewritten = &padCompare{padded{orig: eq, coll: coll}}, true
 		}
 	}
-	if !padded {
+	if !rewritten {
 		return e, false
 	}
 	return expression.NewCase(nil, branches, c.Else), true
@@ -168,11 +168,37 @@ func padStrings(ctx *sql.Context, l, r sql.Expression, row sql.Row) (ls, rs stri
 	return ls, rs, lok && rok, nil
 }
 
-// padCompare is a comparison of two strings under a PAD SPACE collation.
-type padCompare struct {
+// padded is what padCompare and padIn share: GMS's expression they stand
+// for (its printing, type, nullability and children are theirs) and the
+// collation they compare under.
+type padded struct {
 	orig expression.Comparer
 	coll sql.CollationID
 }
+
+func (p padded) Resolved() bool             { return p.orig.Resolved() }
+func (p padded) String() string             { return p.orig.String() }
+func (p padded) Type() sql.Type             { return p.orig.Type() }
+func (p padded) IsNullable() bool           { return p.orig.IsNullable() }
+func (p padded) Children() []sql.Expression { return p.orig.Children() }
+func (p padded) DebugString() string        { return sql.DebugString(p.orig) }
+
+// withChildren rebuilds GMS's expression over children and wraps it again
+// with wrap, or returns it bare when it is no longer a comparison.
+func (p padded) withChildren(children []sql.Expression, wrap func(padded) sql.Expression) (sql.Expression, error) {
+	o, err := p.orig.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := o.(expression.Comparer)
+	if !ok {
+		return o, nil
+	}
+	return wrap(padded{orig: c, coll: p.coll}), nil
+}
+
+// padCompare is a comparison of two strings under a PAD SPACE collation.
+type padCompare struct{ padded }
 
 var _ expression.Comparer = (*padCompare)(nil)
 
@@ -215,30 +241,13 @@ func (p *padCompare) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 }
 
-func (p *padCompare) Resolved() bool             { return p.orig.Resolved() }
-func (p *padCompare) String() string             { return p.orig.String() }
-func (p *padCompare) Type() sql.Type             { return p.orig.Type() }
-func (p *padCompare) IsNullable() bool           { return p.orig.IsNullable() }
-func (p *padCompare) Children() []sql.Expression { return p.orig.Children() }
-func (p *padCompare) DebugString() string        { return sql.DebugString(p.orig) }
-
 func (p *padCompare) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	o, err := p.orig.WithChildren(children...)
-	if err != nil {
-		return nil, err
-	}
-	c, ok := o.(expression.Comparer)
-	if !ok {
-		return o, nil
-	}
-	return &padCompare{orig: c, coll: p.coll}, nil
+	return p.withChildren(children, func(b padded) sql.Expression { return &padCompare{b} })
 }
 
-// padIn is IN over strings under a PAD SPACE collation.
-type padIn struct {
-	orig expression.Comparer // InTuple or HashInTuple
-	coll sql.CollationID
-}
+// padIn is IN over strings under a PAD SPACE collation; orig is an
+// InTuple or a HashInTuple.
+type padIn struct{ padded }
 
 var _ sql.Expression = (*padIn)(nil)
 
@@ -280,23 +289,8 @@ func (p *padIn) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return false, nil
 }
 
-func (p *padIn) Resolved() bool             { return p.orig.Resolved() }
-func (p *padIn) String() string             { return p.orig.String() }
-func (p *padIn) Type() sql.Type             { return p.orig.Type() }
-func (p *padIn) IsNullable() bool           { return p.orig.IsNullable() }
-func (p *padIn) Children() []sql.Expression { return p.orig.Children() }
-func (p *padIn) DebugString() string        { return sql.DebugString(p.orig) }
-
 func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	o, err := p.orig.WithChildren(children...)
-	if err != nil {
-		return nil, err
-	}
-	c, ok := o.(expression.Comparer)
-	if !ok {
-		return o, nil
-	}
-	return &padIn{orig: c, coll: p.coll}, nil
+	return p.withChildren(children, func(b padded) sql.Expression { return &padIn{b} })
 }
 
 // LIKE under PAD SPACE collations
