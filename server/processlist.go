@@ -265,98 +265,89 @@ func (pl *processList) Kill(id uint32) {
 	}
 }
 
-// AddTableProgress implements sql.ProcessList.
-func (pl *processList) AddTableProgress(pid uint64, name string, total int64) {
+// progressOf runs f on the progress of the statement pid, under its
+// entry's lock; nothing when no connection runs pid.
+func (pl *processList) progressOf(pid uint64, f func(p *gsql.Process)) {
 	e := pl.byPid(pid)
 	if e == nil {
 		return
 	}
 	defer e.mu.Unlock()
-	if e.p.Progress == nil {
-		e.p.Progress = map[string]gsql.TableProgress{}
-	}
-	if tp, ok := e.p.Progress[name]; ok {
-		tp.Total = total
-		e.p.Progress[name] = tp
-	} else {
-		e.p.Progress[name] = gsql.NewTableProgress(name, total)
-	}
+	f(&e.p)
+}
+
+// AddTableProgress implements sql.ProcessList.
+func (pl *processList) AddTableProgress(pid uint64, name string, total int64) {
+	pl.progressOf(pid, func(p *gsql.Process) {
+		if p.Progress == nil {
+			p.Progress = map[string]gsql.TableProgress{}
+		}
+		if tp, ok := p.Progress[name]; ok {
+			tp.Total = total
+			p.Progress[name] = tp
+		} else {
+			p.Progress[name] = gsql.NewTableProgress(name, total)
+		}
+	})
 }
 
 // UpdateTableProgress implements sql.ProcessList.
 func (pl *processList) UpdateTableProgress(pid uint64, name string, delta int64) {
-	e := pl.byPid(pid)
-	if e == nil {
-		return
-	}
-	defer e.mu.Unlock()
-	if e.p.Progress == nil {
-		e.p.Progress = map[string]gsql.TableProgress{}
-	}
-	tp, ok := e.p.Progress[name]
-	if !ok {
-		tp = gsql.NewTableProgress(name, -1)
-	}
-	tp.Done += delta
-	e.p.Progress[name] = tp
+	pl.progressOf(pid, func(p *gsql.Process) {
+		if p.Progress == nil {
+			p.Progress = map[string]gsql.TableProgress{}
+		}
+		tp, ok := p.Progress[name]
+		if !ok {
+			tp = gsql.NewTableProgress(name, -1)
+		}
+		tp.Done += delta
+		p.Progress[name] = tp
+	})
 }
 
 // RemoveTableProgress implements sql.ProcessList.
 func (pl *processList) RemoveTableProgress(pid uint64, name string) {
-	e := pl.byPid(pid)
-	if e == nil {
-		return
-	}
-	defer e.mu.Unlock()
-	delete(e.p.Progress, name)
+	pl.progressOf(pid, func(p *gsql.Process) { delete(p.Progress, name) })
 }
 
 // AddPartitionProgress implements sql.ProcessList.
 func (pl *processList) AddPartitionProgress(pid uint64, table, partition string, total int64) {
-	e := pl.byPid(pid)
-	if e == nil {
-		return
-	}
-	defer e.mu.Unlock()
-	tp, ok := e.p.Progress[table]
-	if !ok {
-		return
-	}
-	if pp, ok := tp.PartitionsProgress[partition]; ok {
-		pp.Total = total
-		tp.PartitionsProgress[partition] = pp
-	} else {
-		tp.PartitionsProgress[partition] = gsql.PartitionProgress{Progress: gsql.Progress{Name: partition, Total: total}}
-	}
+	pl.progressOf(pid, func(p *gsql.Process) {
+		tp, ok := p.Progress[table]
+		if !ok {
+			return
+		}
+		if pp, ok := tp.PartitionsProgress[partition]; ok {
+			pp.Total = total
+			tp.PartitionsProgress[partition] = pp
+		} else {
+			tp.PartitionsProgress[partition] = gsql.PartitionProgress{Progress: gsql.Progress{Name: partition, Total: total}}
+		}
+	})
 }
 
 // UpdatePartitionProgress implements sql.ProcessList.
 func (pl *processList) UpdatePartitionProgress(pid uint64, table, partition string, delta int64) {
-	e := pl.byPid(pid)
-	if e == nil {
-		return
-	}
-	defer e.mu.Unlock()
-	tp, ok := e.p.Progress[table]
-	if !ok {
-		return
-	}
-	pp, ok := tp.PartitionsProgress[partition]
-	if !ok {
-		pp = gsql.PartitionProgress{Progress: gsql.Progress{Name: partition, Total: -1}}
-	}
-	pp.Done += delta
-	tp.PartitionsProgress[partition] = pp
+	pl.progressOf(pid, func(p *gsql.Process) {
+		tp, ok := p.Progress[table]
+		if !ok {
+			return
+		}
+		pp, ok := tp.PartitionsProgress[partition]
+		if !ok {
+			pp = gsql.PartitionProgress{Progress: gsql.Progress{Name: partition, Total: -1}}
+		}
+		pp.Done += delta
+		tp.PartitionsProgress[partition] = pp
+	})
 }
 
 // RemovePartitionProgress implements sql.ProcessList.
 func (pl *processList) RemovePartitionProgress(pid uint64, table, partition string) {
-	e := pl.byPid(pid)
-	if e == nil {
-		return
-	}
-	defer e.mu.Unlock()
-	if tp, ok := e.p.Progress[table]; ok {
-		delete(tp.PartitionsProgress, partition)
-	}
+	pl.progressOf(pid, func(p *gsql.Process) {
+		if tp, ok := p.Progress[table]; ok {
+			delete(tp.PartitionsProgress, partition)
+		}
+	})
 }
