@@ -61,7 +61,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return newTable(d, def), true, nil
+	return tableOf(d, def), true, nil
 }
 
 // GetTableNames implements sql.Database.

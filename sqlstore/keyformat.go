@@ -1,0 +1,536 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+// Key formats of tables
+//
+// A table's keys are written in one codec key format (codec.KeyFormat),
+// which its record names (tableRecord.KeyFormat; absent in records written
+// before the field existed: codec.KeyFormatUnpadded). Strings under PAD
+// SPACE collations and CHAR values are keyed, and CHAR values stored,
+// otherwise in the current format than in the first one, so a table
+// written in the first format whose primary key or an index keys such a
+// column, or that holds a CHAR column at all, is stale: a lookup built now
+// misses its rows, a unique check lets duplicates in, and its stored CHAR
+// values keep trailing spaces. Reading such keys would give wrong results
+// without an error.
+//
+// So a stale table is refused. Database.GetTableInsensitive hands GMS a
+// staleTable for it: its definition (SHOW CREATE TABLE, DESCRIBE,
+// information_schema, DROP TABLE and RENAME TABLE work), and nothing that
+// reads or writes it: every scan, index lookup and write, and every DDL
+// that would copy or index it, fails with MySQL's 1459 (or GMS's refusal of
+// an operation the table does not offer), and the plan templates, which
+// know only *Table, never see it. CHECK TABLE reports it as MySQL does
+// (an error row "Table upgrade required..."); REPAIR TABLE t and ALTER
+// TABLE t FORCE rebuild it (rebuildTable): every row is read from the
+// stored values, which the format change left readable, and written into
+// a fresh table ID through the editor, in the current format, the old
+// table's keys are deleted with one range deletion and the record, now
+// stamped with the current format, takes the new ID, all in one
+// transaction: a crash leaves the old table or the new one. A rebuild
+// whose rows collide under the current comparison ('a' and 'a ' in a
+// unique key of a PAD SPACE column) fails with 1062 and changes nothing.
+//
+// A table of the first format that keys no such column and has no CHAR
+// column is the same in both formats: Open stamps its record with the
+// current format (stampKeyFormats), so that an index added later, in the
+// current format, is not taken for an old one.
+
+// staleKeys reports whether a table whose keys are in format, defined as
+// d, must be rebuilt before it is used.
+func staleKeys(format int, d *tableDef) bool {
+	if format >= codec.KeyFormat {
+		return false
+	}
+	for _, c := range d.schema {
+		if codec.ValueChangedSince(format, c.Type) {
+			return true
+		}
+	}
+	for _, o := range d.pkOrds {
+		if codec.KeyChangedSince(format, d.schema[o].Type) {
+			return true
+		}
+	}
+	for _, ix := range d.secondary {
+		for _, o := range ix.cols {
+			if codec.KeyChangedSince(format, d.schema[o].Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errTableNeedsUpgrade is MySQL's ER_TABLE_NEEDS_UPGRADE for table name.
+func errTableNeedsUpgrade(name string) error {
+	return mysql.NewSQLError(1459, mysql.SSUnknownSQLState, "Table upgrade required. Please do \"REPAIR TABLE `%s`\" or dump/reload to fix it!", name)
+}
+
+// tableOf returns what GetTableInsensitive hands GMS for def.
+func tableOf(db *Database, def *tableDef) sql.Table {
+	if def.stale {
+		return &staleTable{db: db, def: def, sch: copySchema(def.schema)}
+	}
+	return newTable(db, def)
+}
+
+var (
+	_ sql.Table                 = (*staleTable)(nil)
+	_ sql.PrimaryKeyTable       = (*staleTable)(nil)
+	_ sql.CommentedTable        = (*staleTable)(nil)
+	_ sql.Databaseable          = (*staleTable)(nil)
+	_ sql.CheckTable            = (*staleTable)(nil)
+	_ sql.IndexAddressableTable = (*staleTable)(nil)
+	_ sql.InsertableTable       = (*staleTable)(nil)
+	_ sql.UpdatableTable        = (*staleTable)(nil)
+	_ sql.DeletableTable        = (*staleTable)(nil)
+	_ sql.ReplaceableTable      = (*staleTable)(nil)
+	_ sql.TruncateableTable     = (*staleTable)(nil)
+	_ sql.IndexAlterableTable   = (*staleTable)(nil)
+	_ sql.AlterableTable        = (*staleTable)(nil)
+	_ sql.IndexedTable          = (*staleIndexedTable)(nil)
+)
+
+// staleTable is a table whose keys are of an older format: its definition
+// and no access to its rows (see above).
+type staleTable struct {
+	db  *Database
+	def *tableDef
+	sch sql.Schema
+}
+
+func (t *staleTable) err() error { return errTableNeedsUpgrade(t.def.name) }
+
+// Name implements sql.Nameable.
+func (t *staleTable) Name() string { return t.def.name }
+
+// String implements fmt.Stringer.
+func (t *staleTable) String() string { return t.def.name }
+
+// Database implements sql.Databaseable.
+func (t *staleTable) Database() string { return t.def.db }
+
+// Schema implements sql.Table.
+func (t *staleTable) Schema() sql.Schema { return t.sch }
+
+// Collation implements sql.Table.
+func (t *staleTable) Collation() sql.CollationID { return t.def.collation }
+
+// Comment implements sql.CommentedTable.
+func (t *staleTable) Comment() string { return t.def.rec.Comment }
+
+// PrimaryKeySchema implements sql.PrimaryKeyTable.
+func (t *staleTable) PrimaryKeySchema() sql.PrimaryKeySchema {
+	return sql.NewPrimaryKeySchema(t.sch, t.def.pkOrds...)
+}
+
+// GetChecks implements sql.CheckTable.
+func (t *staleTable) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
+	return append([]sql.CheckDefinition(nil), t.def.checks...), nil
+}
+
+// Partitions implements sql.Table: refused.
+func (t *staleTable) Partitions(*sql.Context) (sql.PartitionIter, error) { return nil, t.err() }
+
+// PartitionRows implements sql.Table: refused.
+func (t *staleTable) PartitionRows(*sql.Context, sql.Partition) (sql.RowIter, error) {
+	return nil, t.err()
+}
+
+// GetIndexes implements sql.IndexAddressable, for SHOW INDEX and SHOW
+// CREATE TABLE.
+func (t *staleTable) GetIndexes(*sql.Context) ([]sql.Index, error) {
+	d := t.def
+	var out []sql.Index
+	if !d.keyless {
+		out = append(out, &Index{t: d, ix: d.primary})
+	}
+	sec := make([]sql.Index, 0, len(d.secondary))
+	for _, ix := range d.secondary {
+		sec = append(sec, &Index{t: d, ix: ix})
+	}
+	sort.Slice(sec, func(i, j int) bool { return sec[i].ID() < sec[j].ID() })
+	return append(out, sec...), nil
+}
+
+// PreciseMatch implements sql.IndexAddressable.
+func (t *staleTable) PreciseMatch() bool { return true }
+
+// IndexedAccess implements sql.IndexAddressable: a table whose lookups
+// are refused.
+func (t *staleTable) IndexedAccess(*sql.Context, sql.IndexLookup) sql.IndexedTable {
+	return &staleIndexedTable{t}
+}
+
+// Inserter implements sql.InsertableTable: every write is refused.
+func (t *staleTable) Inserter(*sql.Context) sql.RowInserter { return staleEditor{t.err()} }
+
+// Updater implements sql.UpdatableTable.
+func (t *staleTable) Updater(*sql.Context) sql.RowUpdater { return staleEditor{t.err()} }
+
+// Deleter implements sql.DeletableTable.
+func (t *staleTable) Deleter(*sql.Context) sql.RowDeleter { return staleEditor{t.err()} }
+
+// Replacer implements sql.ReplaceableTable.
+func (t *staleTable) Replacer(*sql.Context) sql.RowReplacer { return staleEditor{t.err()} }
+
+// Truncate implements sql.TruncateableTable: refused.
+func (t *staleTable) Truncate(*sql.Context) (int, error) { return 0, t.err() }
+
+// CreateIndex implements sql.IndexAlterableTable: refused, as every
+// schema change that reads or copies the rows.
+func (t *staleTable) CreateIndex(*sql.Context, sql.IndexDef) error { return t.err() }
+
+// DropIndex implements sql.IndexAlterableTable: refused.
+func (t *staleTable) DropIndex(*sql.Context, string) error { return t.err() }
+
+// RenameIndex implements sql.IndexAlterableTable: refused.
+func (t *staleTable) RenameIndex(*sql.Context, string, string) error { return t.err() }
+
+// AddColumn implements sql.AlterableTable: refused.
+func (t *staleTable) AddColumn(*sql.Context, *sql.Column, *sql.ColumnOrder) error { return t.err() }
+
+// DropColumn implements sql.AlterableTable: refused.
+func (t *staleTable) DropColumn(*sql.Context, string) error { return t.err() }
+
+// ModifyColumn implements sql.AlterableTable: refused.
+func (t *staleTable) ModifyColumn(*sql.Context, string, *sql.Column, *sql.ColumnOrder) error {
+	return t.err()
+}
+
+// staleIndexedTable is a stale table read through an index: refused.
+type staleIndexedTable struct{ *staleTable }
+
+// LookupPartitions implements sql.IndexedTable.
+func (t *staleIndexedTable) LookupPartitions(*sql.Context, sql.IndexLookup) (sql.PartitionIter, error) {
+	return nil, t.err()
+}
+
+// staleEditor refuses every row.
+type staleEditor struct{ err error }
+
+func (e staleEditor) StatementBegin(*sql.Context)                 {}
+func (e staleEditor) DiscardChanges(*sql.Context, error) error    { return nil }
+func (e staleEditor) StatementComplete(*sql.Context) error        { return nil }
+func (e staleEditor) Close(*sql.Context) error                    { return nil }
+func (e staleEditor) Insert(*sql.Context, sql.Row) error          { return e.err }
+func (e staleEditor) Update(*sql.Context, sql.Row, sql.Row) error { return e.err }
+func (e staleEditor) Delete(*sql.Context, sql.Row) error          { return e.err }
+
+// stampKeyFormats stamps with the current key format the records of the
+// first format whose tables are not stale (see above), in one
+// transaction; stale tables keep their record until they are rebuilt.
+func (s *Store) stampKeyFormats() error {
+	t := s.beginTxn(false)
+	defer t.rollback()
+	type stamp struct{ key, value []byte }
+	var stamps []stamp
+	err := scanCatalog(t, catalogKey(kindTable), func(k, v []byte) error {
+		var rec tableRecord
+		if err := decodeRecord(v, &rec, "table"); err != nil {
+			return err
+		}
+		if rec.KeyFormat >= codec.KeyFormat {
+			return nil
+		}
+		_, db, err := decodeNamePart(k[2:])
+		if err != nil {
+			return err
+		}
+		d, err := newTableDef(db, &rec)
+		if err != nil {
+			return err
+		}
+		if d.stale {
+			return nil
+		}
+		rec.KeyFormat = codec.KeyFormat
+		b, err := encodeRecord(&rec)
+		if err != nil {
+			return err
+		}
+		stamps = append(stamps, stamp{append([]byte(nil), k...), b})
+		return nil
+	})
+	if err != nil || len(stamps) == 0 {
+		return err
+	}
+	for _, st := range stamps {
+		if err := t.setCatalog(st.key, st.value); err != nil {
+			return err
+		}
+	}
+	return wrapf(t.commit(), "sqlstore: stamping the key format of %d tables", len(stamps))
+}
+
+// rebuildTable rebuilds table name of database db in the current key
+// format (see above), in a transaction of its own that it commits.
+func (s *Store) rebuildTable(ctx *sql.Context, db, name string) error {
+	if db == "" {
+		db = ctx.GetCurrentDatabase()
+	}
+	if db == "" {
+		return sql.ErrNoDatabaseSelected.New()
+	}
+	sdb, err := s.provider.Database(ctx, db)
+	if err != nil {
+		return err
+	}
+	d, ok := sdb.(*Database)
+	if !ok {
+		return fmt.Errorf("sqlstore: %s.%s is not a table of the store", db, name)
+	}
+	tx := s.beginTxn(false)
+	defer tx.rollback()
+	def, ok, err := d.readTable(tx, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return sql.ErrTableNotFound.New(name)
+	}
+	rec := def.rec.clone()
+	rec.KeyFormat = codec.KeyFormat
+	e, err := newTable(d, def).newRewrite(tx, def, rec)
+	if err != nil {
+		return err
+	}
+	prefix := appendIndexPrefix(nil, def.id, primaryIndexID)
+	it, err := tx.newIter(prefix, prefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := ctx.Err(); err != nil {
+			_ = it.Close()
+			return err
+		}
+		// The stored values are read as they were written: the key
+		// format changed no value but CHAR's, which the editor trims.
+		row, err := def.decodeRow(it.Value(), nil, nil)
+		if err != nil {
+			_ = it.Close()
+			return wrapf(err, "sqlstore: rebuilding %s", def.name)
+		}
+		if err := e.Insert(ctx, row); err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return wrapf(err, "sqlstore: rebuilding %s", def.name)
+	}
+	if err := e.Close(ctx); err != nil {
+		return err
+	}
+	return toSQLError(tx.commit())
+}
+
+// repairTableProcedure is CALL strata_repair_table(names), what REPAIR
+// TABLE runs (repairParser): names is checkTableNames' encoding of the
+// tables. A stale table is rebuilt; any other is left as it is, with
+// InnoDB's note.
+func repairTableProcedure(s *Store) sql.ExternalStoredProcedureDetails {
+	col := func(name string) *sql.Column {
+		return &sql.Column{Name: name, Type: types.LongText, Source: "strata_repair_table"}
+	}
+	return sql.ExternalStoredProcedureDetails{
+		Name:   "strata_repair_table",
+		Schema: sql.Schema{col("Table"), col("Op"), col("Msg_type"), col("Msg_text")},
+		Function: func(ctx *sql.Context, names string) (sql.RowIter, error) {
+			var rows []sql.Row
+			for _, n := range strings.Split(names, "\n") {
+				db, table, ok := strings.Cut(n, "\t")
+				if !ok {
+					continue
+				}
+				if db == "" {
+					db = ctx.GetCurrentDatabase()
+				}
+				for _, m := range s.repairTable(ctx, db, table) {
+					rows = append(rows, sql.Row{db + "." + table, "repair", m[0], m[1]})
+				}
+			}
+			return sql.RowsToRowIter(rows...), nil
+		},
+	}
+}
+
+// repairTable repairs one table and returns its messages (type, text).
+func (s *Store) repairTable(ctx *sql.Context, db, table string) [][2]string {
+	failed := func(err error) [][2]string {
+		msg := err.Error()
+		if se := MySQLError(err); se != nil {
+			msg = se.Message
+		}
+		return [][2]string{{"Error", msg}, {"status", "Operation failed"}}
+	}
+	t := s.beginTxn(true)
+	v, ok, err := t.get(catalogKey(kindTable, db, table))
+	if err == nil && !ok {
+		v, ok, err = findTableRecord(t, db, table)
+	}
+	t.rollback()
+	if err != nil {
+		return failed(err)
+	}
+	if !ok {
+		return failed(sql.ErrTableNotFound.New(db + "." + table))
+	}
+	d, err := s.defs.get(db, v)
+	if err != nil {
+		return failed(err)
+	}
+	if !d.stale {
+		return [][2]string{{"note", "The storage engine for the table doesn't support repair"}}
+	}
+	if err := s.rebuildTable(ctx, db, d.name); err != nil {
+		return failed(err)
+	}
+	return [][2]string{{"status", "OK"}}
+}
+
+// rebuildTableProcedure is CALL strata_rebuild_table(names), what ALTER
+// TABLE t FORCE runs (repairParser): it rebuilds the table, stale or not,
+// and answers OK as an ALTER does.
+func rebuildTableProcedure(s *Store) sql.ExternalStoredProcedureDetails {
+	return sql.ExternalStoredProcedureDetails{
+		Name: "strata_rebuild_table",
+		Function: func(ctx *sql.Context, names string) (sql.RowIter, error) {
+			db, table, _ := strings.Cut(names, "\t")
+			if err := s.rebuildTable(ctx, db, table); err != nil {
+				return nil, err
+			}
+			return sql.RowsToRowIter(), nil
+		},
+	}
+}
+
+// repairParser hides REPAIR TABLE, which vitess does not parse, and ALTER
+// TABLE t FORCE, which GMS takes for a statement that changes nothing,
+// from the parser it wraps: each becomes the CALL of the store's procedure
+// that does it.
+type repairParser struct{ sql.Parser }
+
+// ParseSimple implements sql.Parser.
+func (p repairParser) ParseSimple(query string) (ast.Statement, error) {
+	if q, ok := repairCall(query); ok {
+		return p.Parser.ParseSimple(q)
+	}
+	return p.Parser.ParseSimple(query)
+}
+
+// Parse implements sql.Parser.
+func (p repairParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	if q, ok := repairCall(query); ok {
+		stmt, _, _, err := p.Parser.Parse(ctx, q, false)
+		return stmt, query, "", err
+	}
+	return p.Parser.Parse(ctx, query, multi)
+}
+
+// ParseWithOptions implements sql.Parser.
+func (p repairParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	if q, ok := repairCall(query); ok {
+		stmt, _, _, err := p.Parser.ParseWithOptions(ctx, q, delimiter, false, options)
+		return stmt, query, "", err
+	}
+	return p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+}
+
+// ParseOneWithOptions implements sql.Parser.
+func (p repairParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	if q, ok := repairCall(query); ok {
+		stmt, _, err := p.Parser.ParseOneWithOptions(ctx, q, options)
+		return stmt, len(query), err
+	}
+	return p.Parser.ParseOneWithOptions(ctx, query, options)
+}
+
+// repairCall returns the CALL that runs query when query is one REPAIR
+// [NO_WRITE_TO_BINLOG | LOCAL] TABLE t [, t] [QUICK] [EXTENDED] [USE_FRM]
+// or one ALTER TABLE t FORCE (an optional ';' after it, nothing else).
+func repairCall(query string) (string, bool) {
+	l := lexer{s: query}
+	var proc string
+	var names [][2]string
+	switch {
+	case l.word("repair"):
+		if !l.word("no_write_to_binlog") {
+			l.word("local")
+		}
+		if !l.word("table") && !l.word("tables") {
+			return "", false
+		}
+		for {
+			n, ok := l.tableName()
+			if !ok {
+				return "", false
+			}
+			names = append(names, n)
+			if !l.punct(',') {
+				break
+			}
+		}
+		for _, opt := range []string{"quick", "extended", "use_frm"} {
+			l.word(opt)
+		}
+		proc = "strata_repair_table"
+	case l.word("alter"):
+		if !l.word("table") {
+			return "", false
+		}
+		n, ok := l.tableName()
+		if !ok || !l.word("force") {
+			return "", false
+		}
+		names = append(names, n)
+		proc = "strata_rebuild_table"
+	default:
+		return "", false
+	}
+	l.punct(';')
+	l.space()
+	if l.i != len(l.s) {
+		return "", false
+	}
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(n[0])
+		b.WriteByte('\t')
+		b.WriteString(n[1])
+	}
+	return "CALL " + proc + "(" + sqlStringLiteral(b.String()) + ")", true
+}
+
+// tableName consumes a table name, [database.]table, and returns it as
+// (database, table), the database empty when not given.
+func (l *lexer) tableName() ([2]string, bool) {
+	first, ok := l.ident()
+	if !ok {
+		return [2]string{}, false
+	}
+	if !l.punct('.') {
+		return [2]string{"", first}, true
+	}
+	second, ok := l.ident()
+	return [2]string{first, second}, ok
+}

@@ -1,0 +1,206 @@
+package sqlstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/cockroachdb/datadriven"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/sqlstore/codec"
+)
+
+// Stores of the first key format, made by hand: a table is created and
+// filled with SQL, then ageTable rewrites its keys as the first format
+// wrote them (PAD SPACE strings unpadded: 0x13 rune weights, or 0x12
+// bytes under utf8mb4_bin, utf16_bin and utf32_bin; CHAR with its trailing
+// spaces) and its record without the key format, through the lower layers.
+
+// oldAppendKey appends the key of v, a value of typ, as the first key
+// format wrote it.
+func oldAppendKey(dst []byte, typ sql.Type, v any) ([]byte, error) {
+	if v == nil || !codec.KeyChangedSince(codec.KeyFormatUnpadded, typ) {
+		return codec.AppendKey(dst, typ, v, codec.Asc)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return dst, fmt.Errorf("oldAppendKey: %T", v)
+	}
+	escaped := func(dst []byte, b ...byte) []byte {
+		for _, c := range b {
+			dst = append(dst, c)
+			if c == 0 {
+				dst = append(dst, 0xff)
+			}
+		}
+		return dst
+	}
+	c := typ.(sql.StringType).Collation()
+	switch c {
+	case sql.Collation_utf8mb4_bin, sql.Collation_utf16_bin, sql.Collation_utf32_bin, sql.Collation_utf8mb4_0900_bin:
+		dst = escaped(append(dst, 0x12), []byte(s)...)
+	default:
+		sorter := c.Sorter()
+		dst = append(dst, 0x13)
+		for _, r := range s {
+			var w [4]byte
+			binary.BigEndian.PutUint32(w[:], uint32(sorter(r))^(1<<31))
+			dst = escaped(dst, w[:]...)
+		}
+	}
+	return append(dst, 0x00, 0x01), nil
+}
+
+// oldKeyCols appends the first format's keys of row's columns cols, each
+// cut to its prefix length, and reports whether one is NULL.
+func oldKeyCols(dst []byte, def *tableDef, cols []int, prefix []uint16, row sql.Row) ([]byte, bool, error) {
+	hasNull := false
+	for i, o := range cols {
+		v := row[o]
+		if v == nil {
+			hasNull = true
+		} else if prefix != nil && prefix[i] > 0 {
+			v = prefixOf(v, int(prefix[i]))
+		}
+		var err error
+		if dst, err = oldAppendKey(dst, def.schema[o].Type, v); err != nil {
+			return dst, false, err
+		}
+	}
+	return dst, hasNull, nil
+}
+
+// readDef returns the definition of table name in mydb as stored now.
+func readDef(t testing.TB, s *Store, name string) *tableDef {
+	t.Helper()
+	tx := s.beginTxn(true)
+	defer tx.rollback()
+	v, ok, err := tx.get(catalogKey(kindTable, "mydb", name))
+	require.NoError(t, err)
+	require.True(t, ok, name)
+	def, err := s.defs.get("mydb", v)
+	require.NoError(t, err)
+	return def
+}
+
+// ageTable rewrites table name of mydb as a store of the first key format
+// holds it; the store must be reopened afterwards (its caches know the
+// record).
+func ageTable(t testing.TB, s *Store, name string) {
+	t.Helper()
+	def := readDef(t, s, name)
+	tx := s.beginTxn(false)
+	defer tx.rollback()
+	prefix := appendIndexPrefix(nil, def.id, primaryIndexID)
+	type stored struct {
+		pk, value []byte
+		row       sql.Row
+	}
+	var rows []stored
+	it, err := tx.newIter(prefix, prefixEnd(prefix))
+	require.NoError(t, err)
+	for ok := it.First(); ok; ok = it.Next() {
+		row, err := def.decodeRow(it.Value(), nil, nil)
+		require.NoError(t, err)
+		rows = append(rows, stored{bytes.Clone(it.Key()[len(prefix):]), bytes.Clone(it.Value()), row})
+	}
+	require.NoError(t, it.Error())
+	require.NoError(t, it.Close())
+	require.NoError(t, tx.deleteRange(tableSpan(def.id)))
+	for _, r := range rows {
+		pk := r.pk
+		if !def.keyless {
+			pk, _, err = oldKeyCols(nil, def, def.pkOrds, nil, r.row)
+			require.NoError(t, err)
+		} else {
+			hk := appendIndexPrefix(nil, def.id, keylessHashIndexID)
+			hk = binary.BigEndian.AppendUint64(hk, xxhash.Sum64(r.value))
+			require.NoError(t, tx.set(append(hk, pk...), nil))
+		}
+		require.NoError(t, tx.set(append(bytes.Clone(prefix), pk...), r.value))
+		for _, ix := range def.secondary {
+			key := appendIndexPrefix(nil, def.id, ix.id)
+			key, hasNull, err := oldKeyCols(key, def, ix.cols, ix.prefix, r.row)
+			require.NoError(t, err)
+			if ix.unique && !hasNull {
+				require.NoError(t, tx.set(key, pk))
+			} else {
+				require.NoError(t, tx.set(append(key, pk...), nil))
+			}
+		}
+	}
+	rec := def.rec.clone()
+	rec.KeyFormat = codec.KeyFormatUnpadded
+	b, err := encodeRecord(rec)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "keyFormat")
+	require.NoError(t, tx.setCatalog(catalogKey(kindTable, "mydb", name), b))
+	require.NoError(t, tx.commit())
+}
+
+// recordKeyFormat returns the "keyFormat" field of table name's record as
+// stored, or "absent".
+func recordKeyFormat(t testing.TB, s *Store, name string) string {
+	tx := s.beginTxn(true)
+	defer tx.rollback()
+	v, ok, err := tx.get(catalogKey(kindTable, "mydb", name))
+	require.NoError(t, err)
+	require.True(t, ok, name)
+	var f map[string]any
+	require.NoError(t, json.Unmarshal(v, &f))
+	if k, ok := f["keyFormat"]; ok {
+		return fmt.Sprint(k)
+	}
+	return "absent"
+}
+
+// TestKeyFormatSpec runs testdata/key_format: tables of the first key
+// format refused with 1459, CHECK TABLE's report, REPAIR TABLE and ALTER
+// TABLE ... FORCE rebuilding them, and the results after. Commands:
+//
+//	exec
+//	  statements, one a line, each of which must succeed
+//	age
+//	  table names, one a line: rewrite each as the first key format wrote it
+//	reopen
+//	  close the store and open it again (Open stamps what needs no rebuild)
+//	record
+//	  table names: print the "keyFormat" of each record
+//	query
+//	  one statement; prints its rows or its error
+func TestKeyFormatSpec(t *testing.T) {
+	d := openTestDB(t, t.TempDir())
+	d.exec("CREATE DATABASE IF NOT EXISTS mydb")
+	t.Cleanup(func() { _ = d.s.Close() })
+	datadriven.RunTest(t, "testdata/key_format", func(t *testing.T, td *datadriven.TestData) string {
+		switch td.Cmd {
+		case "exec":
+			return specExec(t, d, td)
+		case "age":
+			for _, name := range strings.Fields(td.Input) {
+				ageTable(t, d.s, name)
+			}
+			return ""
+		case "reopen":
+			d.reopen()
+			return ""
+		case "record":
+			var b strings.Builder
+			for _, name := range strings.Fields(td.Input) {
+				fmt.Fprintf(&b, "%s: %s\n", name, recordKeyFormat(t, d.s, name))
+			}
+			return b.String()
+		case "query":
+			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
+		default:
+			td.Fatalf(t, "unknown command %q", td.Cmd)
+			return ""
+		}
+	})
+}
