@@ -204,3 +204,119 @@ func TestKeyFormatSpec(t *testing.T) {
 		}
 	})
 }
+
+// setRecord rewrites table name's record through change, behind the SQL
+// layer's back.
+func setRecord(t testing.TB, s *Store, name string, change func(rec *tableRecord)) {
+	t.Helper()
+	rec := readDef(t, s, name).rec.clone()
+	change(rec)
+	b, err := encodeRecord(rec)
+	require.NoError(t, err)
+	tx := s.beginTxn(false)
+	require.NoError(t, tx.setCatalog(catalogKey(kindTable, "mydb", name), b))
+	require.NoError(t, tx.commit())
+}
+
+// TestKeyFormatMarkerMatters: the keys ageTable writes are those lookups
+// built now miss. Were such a table taken for one of the current format
+// (its record stamped without a rebuild), an equality lookup on its
+// primary key and on its unique index would find nothing and CHECK TABLE
+// would report its entries missing: what the marker's refusal prevents.
+func TestKeyFormatMarkerMatters(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE g (s VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY, u VARCHAR(20) COLLATE utf8mb4_bin, UNIQUE KEY uu (u))")
+	d.exec("INSERT INTO g VALUES ('Apple', 'x'), ('pear ', 'y')")
+	ageTable(t, d.s, "g")
+	d.reopen()
+	require.Equal(t, "absent", recordKeyFormat(t, d.s, "g"))
+	require.Equal(t, 1459, int(MySQLError(d.execErr("SELECT * FROM g WHERE s = 'Apple'")).Num))
+
+	setRecord(t, d.s, "g", func(rec *tableRecord) { rec.KeyFormat = codec.KeyFormat })
+	d.reopen()
+	require.Empty(t, d.exec("SELECT * FROM g WHERE s = 'Apple'"))
+	require.Empty(t, d.exec("SELECT * FROM g WHERE u = 'y'"))
+	rows := d.exec("CHECK TABLE g")
+	require.Equal(t, "Corrupt", rows[len(rows)-1][3], "%v", rows)
+}
+
+// TestRepairDuplicates: an old table whose unique index holds 'a' and
+// 'a ' (two values to unpadded keys, one to MySQL's PAD SPACE comparison)
+// cannot be rebuilt: REPAIR reports the duplicate, ALTER TABLE ... FORCE
+// fails with 1062, and the table stays as it was, refused, until it is
+// dropped.
+func TestRepairDuplicates(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE g (id INT PRIMARY KEY, u VARCHAR(20) COLLATE utf8mb4_general_ci)")
+	d.exec("INSERT INTO g VALUES (1, 'a'), (2, 'A '), (3, 'b')")
+	setRecord(t, d.s, "g", func(rec *tableRecord) {
+		rec.Indexes = append(rec.Indexes, indexRecord{ID: rec.NextIndexID, Name: "uu", Columns: []indexColumnRecord{{Name: "u"}}, Unique: true})
+		rec.NextIndexID++
+	})
+	ageTable(t, d.s, "g")
+	d.reopen()
+	before := readDef(t, d.s, "g")
+
+	rows := d.exec("REPAIR TABLE g")
+	require.Equal(t, "[[mydb.g repair Error Duplicate entry 'A ' for key 'g.uu'] [mydb.g repair status Operation failed]]", fmt.Sprint(rows))
+	err := d.execErr("ALTER TABLE g FORCE")
+	require.Equal(t, 1062, int(MySQLError(err).Num), "%v", err)
+
+	after := readDef(t, d.s, "g")
+	require.Equal(t, before.id, after.id)
+	require.Equal(t, "absent", recordKeyFormat(t, d.s, "g"))
+	require.Equal(t, 1459, int(MySQLError(d.execErr("SELECT * FROM g")).Num))
+	d.exec("DROP TABLE g")
+	require.Empty(t, d.exec("SHOW TABLES"))
+}
+
+// TestRepairCharValues: a CHAR value stored with its trailing spaces by the
+// first format is stored and keyed without them once the table is rebuilt,
+// as MySQL gives it back; a keyless table's row hash follows, so a DELETE
+// finds the row.
+func TestRepairCharValues(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE c (id CHAR(4) PRIMARY KEY, v CHAR(4))")
+	d.exec("CREATE TABLE k (v CHAR(4), n INT)")
+	// The first format stored CHAR as given: write the rows as VARCHAR
+	// values, which keep their spaces, under the CHAR tables' IDs.
+	for _, name := range []string{"c", "k"} {
+		def := readDef(t, d.s, name)
+		varchar := def.rec.clone()
+		for i := range varchar.Columns {
+			varchar.Columns[i].Type = strings.Replace(varchar.Columns[i].Type, "char", "varchar", 1)
+		}
+		vdef, err := newTableDef("mydb", varchar)
+		require.NoError(t, err)
+		tx := d.s.beginTxn(false)
+		for i, row := range []sql.Row{{"a  ", "b  "}, {"x", "y "}} {
+			if name == "k" {
+				row = sql.Row{row[0], int32(i)}
+			}
+			val, err := vdef.encodeRow(nil, row)
+			require.NoError(t, err)
+			var pk []byte
+			if def.keyless {
+				pk = codec.AppendUvarintAscending(nil, uint64(100+i))
+				hk := appendIndexPrefix(nil, def.id, keylessHashIndexID)
+				hk = binary.BigEndian.AppendUint64(hk, xxhash.Sum64(val))
+				require.NoError(t, tx.set(append(hk, pk...), nil))
+			} else {
+				pk, _, err = oldKeyCols(nil, vdef, def.pkOrds, nil, row)
+				require.NoError(t, err)
+			}
+			require.NoError(t, tx.set(append(appendIndexPrefix(nil, def.id, primaryIndexID), pk...), val))
+		}
+		require.NoError(t, tx.commit())
+		setRecord(t, d.s, name, func(rec *tableRecord) { rec.KeyFormat = codec.KeyFormatUnpadded })
+	}
+	d.reopen()
+	require.Equal(t, 1459, int(MySQLError(d.execErr("SELECT * FROM k")).Num))
+	require.Equal(t, "[[mydb.c repair status OK] [mydb.k repair status OK]]", fmt.Sprint(d.exec("REPAIR TABLE c, k")))
+	require.Equal(t, `[[a b] [x y]]`, fmt.Sprint(d.exec("SELECT id, v FROM c ORDER BY id")))
+	require.Equal(t, `[[b]]`, fmt.Sprint(d.exec("SELECT v FROM c WHERE id = 'a'")))
+	require.Equal(t, `[[a 0] [x 1]]`, fmt.Sprint(d.exec("SELECT v, n FROM k ORDER BY n")))
+	d.exec("DELETE FROM k WHERE v = 'a'")
+	require.Equal(t, `[[x 1]]`, fmt.Sprint(d.exec("SELECT v, n FROM k")))
+	require.Equal(t, "[[mydb.c check status OK] [mydb.k check status OK]]", fmt.Sprint(d.exec("CHECK TABLE c, k")))
+}
