@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -419,6 +420,14 @@ func rebuildTableProcedure(s *Store) sql.ExternalStoredProcedureDetails {
 			return sql.RowsToRowIter(), nil
 		},
 	}
+}
+
+// rebuildCall reports whether c is the CALL that REPAIR TABLE or ALTER
+// TABLE ... FORCE runs: MySQL commits around both, so the session's
+// transaction, whose snapshot is older than the rebuild's commit, ends
+// with the statement (correctCommitFlags).
+func rebuildCall(c *plan.Call) bool {
+	return strings.EqualFold(c.Name, "strata_repair_table") || strings.EqualFold(c.Name, "strata_rebuild_table")
 }
 
 // repairParser hides REPAIR TABLE, which vitess does not parse, and ALTER

@@ -320,3 +320,24 @@ func TestRepairCharValues(t *testing.T) {
 	require.Equal(t, `[[x 1]]`, fmt.Sprint(d.exec("SELECT v, n FROM k")))
 	require.Equal(t, "[[mydb.c check status OK] [mydb.k check status OK]]", fmt.Sprint(d.exec("CHECK TABLE c, k")))
 }
+
+// TestRepairCommits: REPAIR TABLE and ALTER TABLE ... FORCE commit around
+// themselves with autocommit off, as MySQL's do: the statement after the
+// repair reads the rebuilt table, not the snapshot from before it, and a
+// write before the repair is committed by it.
+func TestRepairCommits(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE g (s VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY)")
+	d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
+	d.exec("INSERT INTO g VALUES ('a')")
+	ageTable(t, d.s, "g")
+	d.reopen()
+	d.exec("SET autocommit = 0")
+	d.exec("INSERT INTO p VALUES (1)")
+	require.Equal(t, "[[mydb.g repair status OK]]", fmt.Sprint(d.exec("REPAIR TABLE g")))
+	require.Equal(t, "[[a]]", fmt.Sprint(d.exec("SELECT * FROM g WHERE s = 'A '")))
+	d.exec("INSERT INTO p VALUES (2)")
+	d.exec("ALTER TABLE g FORCE")
+	d.exec("ROLLBACK")
+	require.Equal(t, "[[1] [2]]", fmt.Sprint(d.exec("SELECT id FROM p ORDER BY id")))
+}
