@@ -14,6 +14,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/strata-db/strata/sqlstore/codec"
+	"github.com/strata-db/strata/storage"
 )
 
 // Key formats of tables
@@ -49,13 +50,20 @@ import (
 // A table of the first format that keys no such column and has no CHAR
 // column is the same in both formats: Open stamps its record with the
 // current format (stampKeyFormats), so that an index added later, in the
-// current format, is not taken for an old one.
+// current format, is not taken for an old one. A table of a later format
+// than this version writes is stale too (its keys may be of a kind this
+// version does not know); a rebuild writes it in this version's.
 
 // staleKeys reports whether a table whose keys are in format, defined as
 // d, must be rebuilt before it is used.
 func staleKeys(format int, d *tableDef) bool {
-	if format >= codec.KeyFormat {
+	switch {
+	case format == codec.KeyFormat:
 		return false
+	case format > codec.KeyFormat:
+		// Written by a later version, in keys this one may not know: a
+		// rebuild writes them again in this version's format.
+		return true
 	}
 	for _, c := range d.schema {
 		if codec.ValueChangedSince(format, c.Type) {
@@ -276,7 +284,14 @@ func (s *Store) stampKeyFormats() error {
 			return err
 		}
 	}
-	return wrapf(t.commit(), "sqlstore: stamping the key format of %d tables", len(stamps))
+	err = t.commit()
+	if errors.Is(err, ErrConflict) || errors.Is(err, storage.ErrConflict) {
+		// Another process sharing the catalog changed it meanwhile (and
+		// stamped it, if it runs this version): its next Open stamps
+		// what is left.
+		return nil
+	}
+	return wrapf(err, "sqlstore: stamping the key format of %d tables", len(stamps))
 }
 
 // rebuildTable rebuilds table name of database db in the current key

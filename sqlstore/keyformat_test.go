@@ -170,6 +170,8 @@ func recordKeyFormat(t testing.TB, s *Store, name string) string {
 //	  table names, one a line: rewrite each as the first key format wrote it
 //	reopen
 //	  close the store and open it again (Open stamps what needs no rebuild)
+//	set-format
+//	  lines "table format": write that key format into each table's record
 //	record
 //	  table names: print the "keyFormat" of each record
 //	query
@@ -189,6 +191,15 @@ func TestKeyFormatSpec(t *testing.T) {
 			return ""
 		case "reopen":
 			d.reopen()
+			return ""
+		case "set-format":
+			for _, line := range strings.Split(strings.TrimSpace(td.Input), "\n") {
+				var name string
+				var format int
+				_, err := fmt.Sscan(line, &name, &format)
+				require.NoError(t, err, line)
+				setRecord(t, d.s, name, func(rec *tableRecord) { rec.KeyFormat = format })
+			}
 			return ""
 		case "record":
 			var b strings.Builder
