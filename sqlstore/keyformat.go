@@ -112,6 +112,8 @@ var (
 	_ sql.TruncateableTable     = (*staleTable)(nil)
 	_ sql.IndexAlterableTable   = (*staleTable)(nil)
 	_ sql.AlterableTable        = (*staleTable)(nil)
+	_ sql.ForeignKeyTable       = (*staleTable)(nil)
+	_ sql.ForeignKeyEditor      = (*staleFKEditor)(nil)
 	_ sql.IndexedTable          = (*staleIndexedTable)(nil)
 )
 
@@ -221,6 +223,60 @@ func (t *staleTable) DropColumn(*sql.Context, string) error { return t.err() }
 func (t *staleTable) ModifyColumn(*sql.Context, string, *sql.Column, *sql.ColumnOrder) error {
 	return t.err()
 }
+
+// CreateIndexForForeignKey implements sql.ForeignKeyTable: refused.
+func (t *staleTable) CreateIndexForForeignKey(*sql.Context, sql.IndexDef) error { return t.err() }
+
+// AddForeignKey implements sql.ForeignKeyTable: refused (GMS checks the
+// rows first).
+func (t *staleTable) AddForeignKey(*sql.Context, sql.ForeignKeyConstraint) error { return t.err() }
+
+// GetDeclaredForeignKeys implements sql.ForeignKeyTable, for SHOW CREATE
+// TABLE and the checks of the parents' writes.
+func (t *staleTable) GetDeclaredForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
+	return newTable(t.db, t.def).GetDeclaredForeignKeys(ctx)
+}
+
+// GetReferencedForeignKeys implements sql.ForeignKeyTable.
+func (t *staleTable) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
+	return newTable(t.db, t.def).GetReferencedForeignKeys(ctx)
+}
+
+// DropForeignKey implements sql.ForeignKeyTable: the record changes, the
+// keys do not.
+func (t *staleTable) DropForeignKey(ctx *sql.Context, name string) error {
+	return newTable(t.db, t.def).DropForeignKey(ctx, name)
+}
+
+// UpdateForeignKey implements sql.ForeignKeyTable (a parent renamed): the
+// record changes, the keys do not.
+func (t *staleTable) UpdateForeignKey(ctx *sql.Context, name string, fk sql.ForeignKeyConstraint) error {
+	return newTable(t.db, t.def).UpdateForeignKey(ctx, name, fk)
+}
+
+// GetForeignKeyEditor implements sql.ForeignKeyTable: the checks and
+// cascades of a related table's writes that reach a stale table fail with
+// 1459, as its own writes do.
+func (t *staleTable) GetForeignKeyEditor(*sql.Context) sql.ForeignKeyEditor {
+	return staleFKEditor{staleEditor{t.err()}, t}
+}
+
+// staleFKEditor is a stale table's foreign key editor.
+type staleFKEditor struct {
+	staleEditor
+	t *staleTable
+}
+
+// IndexedAccess implements sql.IndexAddressable: lookups are refused.
+func (e staleFKEditor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
+	return e.t.IndexedAccess(ctx, lookup)
+}
+
+// GetIndexes implements sql.IndexAddressable.
+func (e staleFKEditor) GetIndexes(ctx *sql.Context) ([]sql.Index, error) { return e.t.GetIndexes(ctx) }
+
+// PreciseMatch implements sql.IndexAddressable.
+func (e staleFKEditor) PreciseMatch() bool { return true }
 
 // staleIndexedTable is a stale table read through an index: refused.
 type staleIndexedTable struct{ *staleTable }
