@@ -157,6 +157,7 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, sch sql.Pri
 // the rows this one read to build an index, check a constraint or copy the
 // table would miss them.
 func (d *Database) putTable(t *txn, rec *tableRecord) error {
+	stampUnchanged(d.name, rec)
 	b, err := encodeRecord(rec)
 	if err != nil {
 		return err

@@ -32,8 +32,10 @@ import (
 //
 // So a stale table is refused. Database.GetTableInsensitive hands GMS a
 // staleTable for it: its definition (SHOW CREATE TABLE, DESCRIBE,
-// information_schema, DROP TABLE and RENAME TABLE work), and nothing that
-// reads or writes it: every scan, index lookup and write, and every DDL
+// information_schema, DROP TABLE and RENAME TABLE work, and so do DROP
+// INDEX and DROP PRIMARY KEY, which read no key: the way out of a rebuild
+// that fails on rows colliding under the current comparison), and nothing
+// that reads or writes it otherwise: every scan, index lookup and write, and every DDL
 // that would copy or index it, fails with MySQL's 1459 (or GMS's refusal of
 // an operation the table does not offer), and the plan templates, which
 // know only *Table, never see it. CHECK TABLE reports it as MySQL does
@@ -99,22 +101,23 @@ func tableOf(db *Database, def *tableDef) sql.Table {
 }
 
 var (
-	_ sql.Table                 = (*staleTable)(nil)
-	_ sql.PrimaryKeyTable       = (*staleTable)(nil)
-	_ sql.CommentedTable        = (*staleTable)(nil)
-	_ sql.Databaseable          = (*staleTable)(nil)
-	_ sql.CheckTable            = (*staleTable)(nil)
-	_ sql.IndexAddressableTable = (*staleTable)(nil)
-	_ sql.InsertableTable       = (*staleTable)(nil)
-	_ sql.UpdatableTable        = (*staleTable)(nil)
-	_ sql.DeletableTable        = (*staleTable)(nil)
-	_ sql.ReplaceableTable      = (*staleTable)(nil)
-	_ sql.TruncateableTable     = (*staleTable)(nil)
-	_ sql.IndexAlterableTable   = (*staleTable)(nil)
-	_ sql.AlterableTable        = (*staleTable)(nil)
-	_ sql.ForeignKeyTable       = (*staleTable)(nil)
-	_ sql.ForeignKeyEditor      = (*staleFKEditor)(nil)
-	_ sql.IndexedTable          = (*staleIndexedTable)(nil)
+	_ sql.Table                    = (*staleTable)(nil)
+	_ sql.PrimaryKeyTable          = (*staleTable)(nil)
+	_ sql.CommentedTable           = (*staleTable)(nil)
+	_ sql.Databaseable             = (*staleTable)(nil)
+	_ sql.CheckTable               = (*staleTable)(nil)
+	_ sql.IndexAddressableTable    = (*staleTable)(nil)
+	_ sql.InsertableTable          = (*staleTable)(nil)
+	_ sql.UpdatableTable           = (*staleTable)(nil)
+	_ sql.DeletableTable           = (*staleTable)(nil)
+	_ sql.ReplaceableTable         = (*staleTable)(nil)
+	_ sql.TruncateableTable        = (*staleTable)(nil)
+	_ sql.IndexAlterableTable      = (*staleTable)(nil)
+	_ sql.AlterableTable           = (*staleTable)(nil)
+	_ sql.ForeignKeyTable          = (*staleTable)(nil)
+	_ sql.PrimaryKeyAlterableTable = (*staleTable)(nil)
+	_ sql.ForeignKeyEditor         = (*staleFKEditor)(nil)
+	_ sql.IndexedTable             = (*staleIndexedTable)(nil)
 )
 
 // staleTable is a table whose keys are of an older format: its definition
@@ -207,8 +210,23 @@ func (t *staleTable) Truncate(*sql.Context) (int, error) { return 0, t.err() }
 // schema change that reads or copies the rows.
 func (t *staleTable) CreateIndex(*sql.Context, sql.IndexDef) error { return t.err() }
 
-// DropIndex implements sql.IndexAlterableTable: refused.
-func (t *staleTable) DropIndex(*sql.Context, string) error { return t.err() }
+// DropIndex implements sql.IndexAlterableTable. A secondary index goes
+// with its keys, which are never read (a range deletion); PRIMARY is
+// DropPrimaryKey. Either way out of a rebuild that rows colliding under
+// the current comparison fail.
+func (t *staleTable) DropIndex(ctx *sql.Context, name string) error {
+	return newTable(t.db, t.def).DropIndex(ctx, name)
+}
+
+// DropPrimaryKey implements sql.PrimaryKeyAlterableTable: the rows are
+// copied by a full scan, which reads no key, into a keyless table written
+// in the current format.
+func (t *staleTable) DropPrimaryKey(ctx *sql.Context) error {
+	return newTable(t.db, t.def).DropPrimaryKey(ctx)
+}
+
+// CreatePrimaryKey implements sql.PrimaryKeyAlterableTable: refused.
+func (t *staleTable) CreatePrimaryKey(*sql.Context, []sql.IndexColumn) error { return t.err() }
 
 // RenameIndex implements sql.IndexAlterableTable: refused.
 func (t *staleTable) RenameIndex(*sql.Context, string, string) error { return t.err() }
@@ -296,6 +314,20 @@ func (e staleEditor) Close(*sql.Context) error                    { return nil }
 func (e staleEditor) Insert(*sql.Context, sql.Row) error          { return e.err }
 func (e staleEditor) Update(*sql.Context, sql.Row, sql.Row) error { return e.err }
 func (e staleEditor) Delete(*sql.Context, sql.Row) error          { return e.err }
+
+// stampUnchanged stamps rec, a record of database db about to be written,
+// with the current key format when it is of an older one and its table is
+// not stale: a DDL statement made it so (DROP INDEX of the one index that
+// made it stale), and an index added later, in the current format, must
+// not make it look stale.
+func stampUnchanged(db string, rec *tableRecord) {
+	if rec.KeyFormat >= codec.KeyFormat {
+		return
+	}
+	if d, err := newTableDef(db, rec); err == nil && !d.stale {
+		rec.KeyFormat = codec.KeyFormat
+	}
+}
 
 // stampKeyFormats stamps with the current key format the records of the
 // first format whose tables are not stale (see above), in one
