@@ -28,33 +28,35 @@ import (
 // column, or that holds a CHAR column at all, is stale: a lookup built now
 // misses its rows, a unique check lets duplicates in, and its stored CHAR
 // values keep trailing spaces. Reading such keys would give wrong results
-// without an error.
+// without an error. A table of a later format than this version writes is
+// stale too: its keys may be of a kind this version does not know.
 //
 // So a stale table is refused. Database.GetTableInsensitive hands GMS a
-// staleTable for it: its definition (SHOW CREATE TABLE, DESCRIBE,
+// staleTable for it: its definition, so that SHOW CREATE TABLE, DESCRIBE,
 // information_schema, DROP TABLE and RENAME TABLE work, and so do DROP
-// INDEX and DROP PRIMARY KEY, which read no key: the way out of a rebuild
-// that fails on rows colliding under the current comparison), and nothing
-// that reads or writes it otherwise: every scan, index lookup and write, and every DDL
-// that would copy or index it, fails with MySQL's 1459 (or GMS's refusal of
-// an operation the table does not offer), and the plan templates, which
-// know only *Table, never see it. CHECK TABLE reports it as MySQL does
-// (an error row "Table upgrade required..."); REPAIR TABLE t and ALTER
-// TABLE t FORCE rebuild it (rebuildTable): every row is read from the
-// stored values, which the format change left readable, and written into
-// a fresh table ID through the editor, in the current format, the old
-// table's keys are deleted with one range deletion and the record, now
-// stamped with the current format, takes the new ID, all in one
-// transaction: a crash leaves the old table or the new one. A rebuild
-// whose rows collide under the current comparison ('a' and 'a ' in a
-// unique key of a PAD SPACE column) fails with 1062 and changes nothing.
+// INDEX and DROP PRIMARY KEY, which read no key (the way out of a rebuild
+// that fails on rows colliding under the current comparison); and no
+// access to its rows otherwise: every scan, index lookup and write, every
+// DDL that would copy or index it, ANALYZE, and the foreign key checks and
+// cascades of other tables' writes that reach it fail with MySQL's 1459.
+// The plan templates, which know only *Table, never see it. CHECK TABLE
+// reports it as MySQL does (an error row "Table upgrade required...").
+//
+// REPAIR TABLE t and ALTER TABLE t FORCE rebuild it (rebuildTable): every
+// row is read from its stored value, which the format change left
+// readable, and written through the editor into a fresh table ID in the
+// current format; the old table's keys are deleted with one range deletion
+// and the record, stamped with the current format, takes the new ID, all
+// in one transaction of the rebuild's own: a crash leaves the old table or
+// the new one. Rows that collide under the current comparison ('a' and
+// 'a ' in a unique key of a PAD SPACE column) fail it with 1062 and change
+// nothing. Both statements commit around themselves, as MySQL's do.
 //
 // A table of the first format that keys no such column and has no CHAR
 // column is the same in both formats: Open stamps its record with the
-// current format (stampKeyFormats), so that an index added later, in the
-// current format, is not taken for an old one. A table of a later format
-// than this version writes is stale too (its keys may be of a kind this
-// version does not know); a rebuild writes it in this version's.
+// current format (stampKeyFormats), as putTable stamps any record it
+// writes of a table that is not stale (stampUnchanged), so that an index
+// added later, in the current format, is not taken for an old one.
 
 // staleKeys reports whether a table whose keys are in format, defined as
 // d, must be rebuilt before it is used.
