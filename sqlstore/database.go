@@ -157,7 +157,9 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, sch sql.Pri
 // the rows this one read to build an index, check a constraint or copy the
 // table would miss them.
 func (d *Database) putTable(t *txn, rec *tableRecord) error {
-	stampUnchanged(d.name, rec)
+	if err := stampUnchanged(t, d.name, rec); err != nil {
+		return err
+	}
 	b, err := encodeRecord(rec)
 	if err != nil {
 		return err

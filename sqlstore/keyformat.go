@@ -55,8 +55,8 @@ import (
 // A table of the first format that keys no such column and has no CHAR
 // column is the same in both formats: Open stamps its record with the
 // current format (stampKeyFormats), as putTable stamps any record it
-// writes of a table that is not stale (stampUnchanged), so that an index
-// added later, in the current format, is not taken for an old one.
+// writes of a table whose keys are current (stampUnchanged), so that an
+// index added later, in the current format, is not taken for an old one.
 
 // staleKeys reports whether a table whose keys are in format, defined as
 // d, must be rebuilt before it is used.
@@ -317,18 +317,29 @@ func (e staleEditor) Insert(*sql.Context, sql.Row) error          { return e.err
 func (e staleEditor) Update(*sql.Context, sql.Row, sql.Row) error { return e.err }
 func (e staleEditor) Delete(*sql.Context, sql.Row) error          { return e.err }
 
-// stampUnchanged stamps rec, a record of database db about to be written,
-// with the current key format when it is of an older one and its table is
-// not stale: a DDL statement made it so (DROP INDEX of the one index that
-// made it stale), and an index added later, in the current format, must
-// not make it look stale.
-func stampUnchanged(db string, rec *tableRecord) {
+// stampUnchanged stamps rec, a record of database db that t is about to
+// write, with the current key format when it is of an older one and its
+// keys are those of the current format: when the table it describes is not
+// stale (a DDL statement made it so: DROP INDEX of the one index that made
+// it stale), or when the record it replaces, of the same table ID, was not
+// (an index added to it now is written in the current format). Otherwise
+// an index added in the current format would make the table look stale.
+func stampUnchanged(t *txn, db string, rec *tableRecord) error {
 	if rec.KeyFormat >= codec.KeyFormat {
-		return
+		return nil
 	}
 	if d, err := newTableDef(db, rec); err == nil && !d.stale {
 		rec.KeyFormat = codec.KeyFormat
+		return nil
 	}
+	v, ok, err := t.get(catalogKey(kindTable, db, rec.Name))
+	if err != nil || !ok {
+		return err
+	}
+	if old, err := t.store.defs.get(db, v); err == nil && old.id == rec.ID && !old.stale {
+		rec.KeyFormat = codec.KeyFormat
+	}
+	return nil
 }
 
 // stampKeyFormats stamps with the current key format the records of the

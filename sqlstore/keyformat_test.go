@@ -471,3 +471,20 @@ func TestRepairWhileReading(t *testing.T) {
 		require.GreaterOrEqual(t, reads[c].Load(), int64(20))
 	}
 }
+
+// TestIndexOnUnstampedTable: an index added, in the current format, to a
+// table of the first format whose keys did not change (one Open did not
+// stamp: another process's, or a version's before the stamping) stamps
+// the record, so the table is not taken for a stale one.
+func TestIndexOnUnstampedTable(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE u (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_general_ci)")
+	d.exec("INSERT INTO u VALUES (1, 'a'), (2, 'A  '), (3, 'b')")
+	setRecord(t, d.s, "u", func(rec *tableRecord) { rec.KeyFormat = codec.KeyFormatUnpadded })
+	require.Equal(t, "absent", recordKeyFormat(t, d.s, "u"))
+	d.exec("CREATE INDEX ks ON u (s)")
+	require.Equal(t, "1", recordKeyFormat(t, d.s, "u"))
+	d.reopen()
+	require.Equal(t, "[[1] [2]]", fmt.Sprint(d.exec("SELECT id FROM u WHERE s = 'a' ORDER BY id")))
+	require.Equal(t, "[[mydb.u check status OK]]", fmt.Sprint(d.exec("CHECK TABLE u")))
+}
