@@ -118,6 +118,7 @@ var (
 	_ sql.AlterableTable           = (*staleTable)(nil)
 	_ sql.ForeignKeyTable          = (*staleTable)(nil)
 	_ sql.PrimaryKeyAlterableTable = (*staleTable)(nil)
+	_ sql.AutoIncrementTable       = (*staleTable)(nil)
 	_ sql.ForeignKeyEditor         = (*staleFKEditor)(nil)
 	_ sql.IndexedTable             = (*staleIndexedTable)(nil)
 )
@@ -204,6 +205,23 @@ func (t *staleTable) Deleter(*sql.Context) sql.RowDeleter { return staleEditor{t
 
 // Replacer implements sql.ReplaceableTable.
 func (t *staleTable) Replacer(*sql.Context) sql.RowReplacer { return staleEditor{t.err()} }
+
+// PeekNextAutoIncrementValue implements sql.AutoIncrementGetter, for SHOW
+// CREATE TABLE: the counter is the table's metadata.
+func (t *staleTable) PeekNextAutoIncrementValue(*sql.Context) (uint64, error) {
+	return t.db.store.autoinc.peek(t.def.id)
+}
+
+// GetNextAutoIncrementValue implements sql.AutoIncrementTable: an insert,
+// refused.
+func (t *staleTable) GetNextAutoIncrementValue(*sql.Context, any) (uint64, error) {
+	return 0, t.err()
+}
+
+// AutoIncrementSetter implements sql.AutoIncrementTable: refused.
+func (t *staleTable) AutoIncrementSetter(*sql.Context) sql.AutoIncrementSetter {
+	return staleEditor{t.err()}
+}
 
 // Truncate implements sql.TruncateableTable: refused.
 func (t *staleTable) Truncate(*sql.Context) (int, error) { return 0, t.err() }
@@ -309,13 +327,17 @@ func (t *staleIndexedTable) LookupPartitions(*sql.Context, sql.IndexLookup) (sql
 // staleEditor refuses every row.
 type staleEditor struct{ err error }
 
-func (e staleEditor) StatementBegin(*sql.Context)                 {}
-func (e staleEditor) DiscardChanges(*sql.Context, error) error    { return nil }
-func (e staleEditor) StatementComplete(*sql.Context) error        { return nil }
-func (e staleEditor) Close(*sql.Context) error                    { return nil }
-func (e staleEditor) Insert(*sql.Context, sql.Row) error          { return e.err }
-func (e staleEditor) Update(*sql.Context, sql.Row, sql.Row) error { return e.err }
-func (e staleEditor) Delete(*sql.Context, sql.Row) error          { return e.err }
+func (e staleEditor) StatementBegin(*sql.Context)                      {}
+func (e staleEditor) DiscardChanges(*sql.Context, error) error         { return nil }
+func (e staleEditor) StatementComplete(*sql.Context) error             { return nil }
+func (e staleEditor) Close(*sql.Context) error                         { return nil }
+func (e staleEditor) Insert(*sql.Context, sql.Row) error               { return e.err }
+func (e staleEditor) Update(*sql.Context, sql.Row, sql.Row) error      { return e.err }
+func (e staleEditor) Delete(*sql.Context, sql.Row) error               { return e.err }
+func (e staleEditor) SetAutoIncrementValue(*sql.Context, uint64) error { return e.err }
+func (e staleEditor) AcquireAutoIncrementLock(*sql.Context) (func(), error) {
+	return nil, e.err
+}
 
 // stampUnchanged stamps rec, a record of database db that t is about to
 // write, with the current key format when it is of an older one and its
