@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 var (
@@ -130,6 +132,7 @@ func (t *Table) newRewrite(tx *txn, def *tableDef, newRec *tableRecord) (*editor
 		return nil, err
 	}
 	newRec.ID = id
+	newRec.KeyFormat = codec.KeyFormat // every key is written anew (keyformat.go)
 	newDef, err := newTableDef(t.db.name, newRec)
 	if err != nil {
 		return nil, err

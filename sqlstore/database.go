@@ -61,7 +61,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return newTable(d, def), true, nil
+	return tableOf(d, def), true, nil
 }
 
 // GetTableNames implements sql.Database.
@@ -157,6 +157,9 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, sch sql.Pri
 // the rows this one read to build an index, check a constraint or copy the
 // table would miss them.
 func (d *Database) putTable(t *txn, rec *tableRecord) error {
+	if err := stampUnchanged(t, d.name, rec); err != nil {
+		return err
+	}
 	b, err := encodeRecord(rec)
 	if err != nil {
 		return err
