@@ -73,6 +73,7 @@ type cachedPlan struct {
 	// Of a cacheFixed entry: the plan, and what it was made under.
 	node     sql.Node
 	isSelect bool
+	consts   *constSelect // a SELECT of constants from no table, or nil
 	db       string
 	varsGen  uint64
 	// Of a cacheTemplate entry: the parameterized text.
@@ -234,7 +235,7 @@ func normalizeValues(dst []byte, ints []int64, vals []any, query string, strs bo
 			}
 			word := q[i:j]
 			after := i > 0 && (q[i-1] == '@' || q[i-1] == '.')
-			if v, err := strconv.ParseInt(word, 10, 64); err == nil && !after && allDigits(word) {
+			if v, err := parseDigits(word); err == nil && !after {
 				dst = append(dst, '?')
 				ints = append(ints, v)
 				if strs {
@@ -267,6 +268,15 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // may begin with digits, and hold any byte above ASCII).
 func wordByte(c byte) bool {
 	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '.' || c >= 0x80
+}
+
+// parseDigits parses a plain decimal integer; anything else fails
+// without the allocation of strconv's syntax error.
+func parseDigits(s string) (int64, error) {
+	if !allDigits(s) {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(s, 10, 64)
 }
 
 func allDigits(s string) bool {
@@ -415,6 +425,8 @@ func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.Row
 	switch {
 	case f.stmt != nil:
 		return f.stmt.startIn(sctx, f.args)
+	case f.fixed != nil && f.fixed.consts != nil:
+		return f.fixed.consts.run(sctx, c, query, !f.planned)
 	case f.fixed != nil:
 		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect, !f.planned)
 	}
@@ -463,6 +475,9 @@ func (c *Conn) learnFixed(sctx *sql.Context, query string) *cachedPlan {
 	}
 	e.kind, e.node, e.varsGen, e.db = cacheFixed, n, gen, sctx.GetCurrentDatabase()
 	e.isSelect = plan.NodeRepresentsSelect(n)
+	if e.isSelect {
+		e.consts = newConstSelect(n)
+	}
 	return e
 }
 
