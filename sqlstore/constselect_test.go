@@ -65,6 +65,18 @@ func TestConstSelectMatchesPlanned(t *testing.T) {
 		"SELECT DATE '2020-01-02', TIMESTAMP '2020-01-02 03:04:05.5'",
 		"SELECT 1 FROM dual",
 	}
+	// Statements prepared once and run in every mode (the kept plan
+	// found again through the statement, Stmt.fixedFor), and prepared
+	// again for each execution.
+	kept := map[*sqlstore.Conn]map[string]*sqlstore.Stmt{cached: {}, planned: {}}
+	for c, m := range kept {
+		for _, q := range consts {
+			st, err := c.Prepare(ctx, q)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = st.Close() })
+			m[q] = st
+		}
+	}
 	before := plansReused(t, cached)
 	for _, mode := range []string{"autocommit", "begin", "autocommit=0"} {
 		t.Run(mode, func(t *testing.T) {
@@ -72,7 +84,7 @@ func TestConstSelectMatchesPlanned(t *testing.T) {
 				exec("SET autocommit = 0")
 				defer exec("SET autocommit = 1")
 			}
-			for i := range 6 {
+			for i := range 8 {
 				for _, q := range consts {
 					if mode == "begin" {
 						exec("BEGIN")
@@ -87,10 +99,13 @@ func TestConstSelectMatchesPlanned(t *testing.T) {
 					if mode == "autocommit=0" && i%2 == 1 {
 						exec("COMMIT") // no transaction open: the SELECT opens one
 					}
-					if i%2 == 0 {
+					switch i % 4 {
+					case 0, 2:
 						require.Equal(t, queryResult(t, planned, q), queryResult(t, cached, q), q)
-					} else {
+					case 1:
 						require.Equal(t, preparedResult(t, planned, q), preparedResult(t, cached, q), q)
+					case 3:
+						require.Equal(t, stmtResult(t, kept[planned][q]), stmtResult(t, kept[cached][q]), q)
 					}
 					require.Equal(t, state(planned, i%3), state(cached, i%3), q)
 					exec("DELETE FROM t WHERE id = 100")
@@ -143,6 +158,12 @@ func preparedResult(t *testing.T, c *sqlstore.Conn, q string) result {
 	st, err := c.Prepare(context.Background(), q)
 	require.NoError(t, err)
 	defer st.Close()
+	return stmtResult(t, st)
+}
+
+// stmtResult is queryResult of a prepared statement's execution.
+func stmtResult(t *testing.T, st *sqlstore.Stmt) result {
+	t.Helper()
 	rows, err := st.Query(context.Background())
 	if err != nil {
 		return result{err: err.Error()}

@@ -295,7 +295,7 @@ func (c *Conn) cachedQuery(ctx context.Context, query string) (sctx *sql.Context
 	if !c.resolve(ctx, query, nil) {
 		return nil, nil, nil, false, nil
 	}
-	sctx = c.newContext(ctx, query)
+	sctx = c.stmtContext(ctx, query)
 	schema, iter, err = c.runResolved(sctx, query)
 	return sctx, schema, iter, true, err
 }
