@@ -4,12 +4,11 @@ import (
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 )
 
-// Statements that select constants from no table (SELECT 1, SELECT 'a' AS
-// x, NULL) are kept by the plan cache with their analyzed plan, a Project
+// Statements that select constants and system variables from no table
+// (SELECT 1, SELECT 'a' AS x, NULL, SELECT @@autocommit) are kept by the plan cache with their analyzed plan, a Project
 // over the dual table. Building GMS's iterators for it at every execution
 // (the dual table's partitions and rows, the Project, the commit,
 // process-list and expression-closer wrappers, and the walks of the plan
@@ -39,7 +38,8 @@ type constSelect struct {
 }
 
 // newConstSelect returns the constSelect of an analyzed plan that is a
-// Project of literals (aliased or not) over the dual table, or nil.
+// Project of literals and system variables (keptProjection) over the dual
+// table, or nil.
 func newConstSelect(n sql.Node) *constSelect {
 	p, ok := n.(*plan.Project)
 	if !ok {
@@ -50,10 +50,7 @@ func newConstSelect(n sql.Node) *constSelect {
 		return nil
 	}
 	for _, x := range p.Projections {
-		if a, isAlias := x.(*expression.Alias); isAlias {
-			x = a.Child
-		}
-		if _, isLit := x.(*expression.Literal); !isLit {
+		if !keptProjection(x) {
 			return nil
 		}
 	}

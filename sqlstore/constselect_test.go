@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,7 +65,16 @@ func TestConstSelectMatchesPlanned(t *testing.T) {
 		"select 'x' AS `y z`, _latin1'e', 'a' COLLATE utf8mb4_bin",
 		"SELECT DATE '2020-01-02', TIMESTAMP '2020-01-02 03:04:05.5'",
 		"SELECT 1 FROM dual",
+		"SELECT @@autocommit, @@session.sql_mode AS m, @@global.max_connections, @@version",
 	}
+	// A system variable is read at each execution: another session's
+	// SET GLOBAL is seen.
+	other := e.NewConn()
+	t.Cleanup(func() {
+		_, err := other.Exec(ctx, "SET GLOBAL max_connections = 151")
+		require.NoError(t, err)
+		require.NoError(t, other.Close())
+	})
 	// Statements prepared once and run in every mode (the kept plan
 	// found again through the statement, Stmt.fixedFor), and prepared
 	// again for each execution.
@@ -95,6 +105,8 @@ func TestConstSelectMatchesPlanned(t *testing.T) {
 						r := queryResult(t, c, "SELECT id FROM t")
 						require.Len(t, r.rows, 3)
 					}
+					_, err := other.Exec(ctx, fmt.Sprintf("SET GLOBAL max_connections = %d", 160+i))
+					require.NoError(t, err)
 					exec("INSERT INTO t VALUES (100, 1/0)")
 					if mode == "autocommit=0" && i%2 == 1 {
 						exec("COMMIT") // no transaction open: the SELECT opens one

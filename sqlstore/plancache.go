@@ -516,8 +516,9 @@ func fixedShape(stmt sqlparser.Statement) bool {
 }
 
 // cacheablePlan reports whether an analyzed plan may run again for the
-// same text: it reads no table, and holds only constants, session and
-// user variables assigned constants, and transaction statements, none of
+// same text: it reads no table, and holds only constants and system
+// variables selected, session and user variables assigned constants, and
+// transaction statements, none of
 // which keeps state between executions or depends on anything but the
 // session's variables and current database.
 //
@@ -530,12 +531,7 @@ func cacheablePlan(n sql.Node, privileges bool) bool {
 		case nil:
 		case *plan.Project:
 			for _, x := range c.Projections {
-				if a, isAlias := x.(*expression.Alias); isAlias {
-					x = a.Child
-				}
-				if _, isLit := x.(*expression.Literal); !isLit {
-					ok = false
-				}
+				ok = ok && keptProjection(x)
 			}
 		case *plan.ResolvedTable:
 			ok = ok && plan.IsDualTable(c.Table)
@@ -565,6 +561,24 @@ func cacheablePlan(n sql.Node, privileges bool) bool {
 		return ok
 	})
 	return ok && n != nil
+}
+
+// keptProjection reports whether a projection of a plan that reads no
+// table may be kept: a literal, or a system variable, which is read when
+// the row is made (a SET GLOBAL elsewhere is seen; its type is the
+// variable's, fixed), aliased or not.
+func keptProjection(x sql.Expression) bool {
+	if a, isAlias := x.(*expression.Alias); isAlias {
+		x = a.Child
+	}
+	switch x := x.(type) {
+	case *expression.Literal:
+		return true
+	case *expression.SystemVar:
+		_, isMySQL := x.Scope.(*sql.MysqlScope)
+		return isMySQL
+	}
+	return false
 }
 
 // runPlan executes a kept plan as GMS's QueryWithBindings would after
