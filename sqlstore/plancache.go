@@ -32,9 +32,10 @@ import (
 //   - So do texts of the shapes PreparedWrite reuses, an INSERT's plain
 //     single-quoted strings made arguments as well (valueString).
 //   - Texts whose analyzed plan reads no table and keeps nothing between
-//     executions (cacheablePlan: constants selected from no table, SET of
-//     session and user variables to constants, BEGIN, COMMIT, ROLLBACK)
-//     keep that plan, and later executions only build its iterators. The
+//     executions (cacheablePlan: constants and system variables selected
+//     from no table, SET of session and user variables to constants,
+//     BEGIN, COMMIT, ROLLBACK) keep that plan, and later executions only
+//     build its iterators (a SELECT not even those: constselect.go). The
 //     plan holds the literals as bound under the session's variables
 //     (sql_mode, the connection's collation), so it is used only while
 //     they are unchanged (Session.varsGen) and in the same current
