@@ -59,6 +59,7 @@ type editor struct {
 	// pf holds the duplicate-key reads of the statement's rows, read at
 	// its first Insert (insertprefetch.go); nil when there are none.
 	pf        *insertPrefetch
+	pfSess    *Session
 	pfStarted bool
 }
 

@@ -66,7 +66,7 @@ func noteInsert(ctx *sql.Context, n *plan.InsertInto) {
 		return
 	}
 	s.insertHint = insertHint{}
-	if !n.LiteralValueSource || s.store.opts.SharedCatalog {
+	if s.store.opts.SharedCatalog || s.noPrefetch {
 		return
 	}
 	if _, _, ok := valuesOf(n); !ok {
@@ -145,7 +145,7 @@ func (e *editor) startPrefetch(ctx *sql.Context) {
 	}
 	pf.tx = e.tx
 	if e.tx.readPrefetch(e.t.store.engine, pf) == nil {
-		e.pf = pf
+		e.pf, e.pfSess = pf, s
 	}
 }
 
@@ -400,6 +400,7 @@ func (e *editor) prefetched(j int, key []byte) (value []byte, found, ok bool) {
 	if !pf.known[slot] {
 		return nil, false, false
 	}
+	e.pfSess.prefetched++
 	v := pf.vals[slot]
 	return v, v != nil, true
 }
