@@ -191,7 +191,7 @@ func TestBatchIndexStreams(t *testing.T) {
 			var prev *batchNode
 			for n := x.head.next[lvl]; n != nil; n = n.next[lvl] {
 				if prev != nil {
-					require.True(t, x.less(prev, x.keyOf(n), n.ord), "seed %d level %d: %q#%d before %q#%d",
+					require.True(t, x.less(prev, x.keyOf(n), keyPrefix(x.keyOf(n)), n.ord), "seed %d level %d: %q#%d before %q#%d",
 						seed, lvl, x.keyOf(prev), prev.ord, x.keyOf(n), n.ord)
 				}
 				if lvl > 0 {
