@@ -110,7 +110,7 @@ type insertPrefetch struct {
 	latest bool   // the reads were of the latest state
 	at     uint64 // LastVersion before they were made (when latest)
 	count  int    // the transaction's write count they are valid at
-	next   int    // the ordinal of the next row Insert sees
+	next   int    // the rows Insert has seen (the current one is next-1)
 }
 
 // startPrefetch takes the statement's hint, when it is for this editor's
