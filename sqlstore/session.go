@@ -53,6 +53,13 @@ type Session struct {
 	// locking caches what the last statement text says of the rows it
 	// locks (locks.go, stmtLockingOf).
 	locking *stmtLocking
+	// insertHint is the INSERT ... VALUES the running statement built, for
+	// its editor's batched duplicate-key reads (insertprefetch.go);
+	// noPrefetch turns those reads off (the tests' reference), prefetched
+	// counts the checks they answered.
+	insertHint insertHint
+	noPrefetch bool
+	prefetched int64
 	// varsGen counts the changes of the session's system variables: a
 	// kept plan (plancache.go) was bound under the values of one count.
 	varsGen atomic.Uint64
