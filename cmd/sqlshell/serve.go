@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +48,8 @@ Flags:
   --sync=false                 do not sync the log at commit (faster, may lose
                                the last commits in a crash of the process
                                or the machine)
+  --cpuprofile FILE            write a CPU profile of the server's run, from
+                               start to stop, to FILE (go tool pprof FILE)
 
 LOAD DATA INFILE, LOAD_FILE() and SELECT ... INTO OUTFILE need the FILE
 privilege and only reach the folder DIR/files/sql (relative paths are taken
@@ -74,6 +77,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.RequireSecureTransport, "require-secure-transport", false, "")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "")
 	sync := fs.Bool("sync", true, "")
+	cpuProfile := fs.String("cpuprofile", "", "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK
@@ -95,6 +99,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "sqlshell serve: --cpuprofile: %v\n", err)
+			return exitOpen
+		}
+		defer func() {
+			if err := stopProfile(); err != nil {
+				logger.Printf("--cpuprofile: %v", err)
+			}
+		}()
+	}
 	s, err := server.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlshell serve: %s\n", serveFlagNames.Replace(err.Error()))
@@ -116,6 +132,25 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	logger.Printf("stopped")
 	return exitOK
+}
+
+// startCPUProfile starts writing the process's CPU profile to a new file
+// at path, and returns the function that stops it and closes the file.
+// The profile covers the server's whole run: under a load that lasts,
+// it shows where the server's CPU goes per statement.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // serveFlagNames rewrites the server.Config fields Start's errors name as
