@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -48,6 +49,12 @@ Flags:
   --sync=false                 do not sync the log at commit (faster, may lose
                                the last commits in a crash of the process
                                or the machine)
+  --procs N                    run Go code on at most N threads at once
+                               (GOMAXPROCS; default: the CPUs the process may
+                               use). On a machine shared with other busy
+                               programs, more than the CPUs (such as 8) gets
+                               the server a share of them like that of a
+                               server with a thread per connection
   --cpuprofile FILE            write a CPU profile of the server's run, from
                                start to stop, to FILE (go tool pprof FILE)
 
@@ -78,6 +85,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "")
 	sync := fs.Bool("sync", true, "")
 	cpuProfile := fs.String("cpuprofile", "", "")
+	procs := fs.Int("procs", 0, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK
@@ -89,9 +97,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	// Zero would mean the default in server.Config; here it is refused.
-	if cfg.MaxConnections < 1 || cfg.MaxAllowedPacket < 1024 || cfg.IdleTimeout <= 0 || cfg.ConnectTimeout <= 0 || cfg.WriteTimeout <= 0 {
-		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, the timeouts positive")
+	if cfg.MaxConnections < 1 || cfg.MaxAllowedPacket < 1024 || cfg.IdleTimeout <= 0 || cfg.ConnectTimeout <= 0 || cfg.WriteTimeout <= 0 || *procs < 0 {
+		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, the timeouts positive, --procs not negative")
 		return exitUsage
+	}
+	if *procs > 0 {
+		runtime.GOMAXPROCS(*procs)
 	}
 	cfg.NoSync = !*sync
 	logger := log.New(stderr, "", log.LstdFlags)

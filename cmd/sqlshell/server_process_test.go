@@ -83,6 +83,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--require-secure-transport"}, "--require-secure-transport needs --tls-cert and --tls-key"},
 		{[]string{"--tls-cert", "x.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--max-connections", "0"}, "--max-connections must be at least 1"},
+		{[]string{"--procs", "-1"}, "--procs not negative"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
 	for _, tc := range tests {
