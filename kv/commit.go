@@ -304,9 +304,9 @@ func (d *DB) writeGroup(group []*Batch) error {
 	return nil
 }
 
-// logUnsynced hands the buffered log bytes of a group that did not ask
-// for a sync to the operating system, or leaves them to the log flusher;
-// it reports whether the leader must write them itself now.
+// logUnsynced decides who hands the buffered log bytes of a group that
+// did not ask for a sync to the operating system: it reports true when the
+// leader must write them itself now, and otherwise signals the log flusher.
 //
 // The flusher pays when commits stream: the records of the commits made
 // while it wakes up go out in one write, and the committers never wait
