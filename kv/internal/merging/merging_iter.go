@@ -165,8 +165,12 @@ func (m *Iter) Next() *base.KV {
 			return m.fail()
 		}
 		m.pop()
-	} else {
+	} else if len(m.heap) > 1 {
 		m.down(0)
+	} else {
+		// One child left, as in a scan of one table's range: no
+		// comparison to make.
+		return c.kv
 	}
 	return m.top()
 }
