@@ -289,7 +289,7 @@ func (it *Iter) forward(kv *base.KV) *base.KV {
 			return nil
 		}
 		if it.straddle != it.idx {
-			if bytes.Compare(base.UserKey(it.r.index[it.idx].sep), it.fwdUpper) < 0 {
+			if it.r.seps.cmpSep(it.r.index, it.idx, it.fwdUpper) < 0 {
 				it.below = it.idx
 			} else {
 				it.straddle = it.idx
