@@ -298,6 +298,10 @@ func (it *Iter) CurrentFile() *File {
 	return &it.files[it.idx]
 }
 
+// AppliesBounds implements base.BoundsApplier: the Iter never returns an
+// entry outside its bounds.
+func (it *Iter) AppliesBounds() bool { return true }
+
 // Error returns the error that stopped the Iter: from opening, reading or
 // closing a file's iterator, or a malformed seek key. It is cleared by the
 // next seek, First or Last.
