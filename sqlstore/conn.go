@@ -395,14 +395,25 @@ const oneShotCache = 64
 // only to cached statements). The least recently made one is dropped when
 // the cache is full.
 func (c *Conn) parseOne(ctx context.Context, query string) (*Stmt, error) {
-	sctx := c.newContext(ctx, query)
 	key := sql.RemoveSpaceAndDelimiter(query, ';')
-	mode, _ := sctx.GetSessionVariable(sctx, sql.SqlModeSessionVar)
+	// A statement context is made only when the session's variables
+	// changed since they were last read, or the text must be parsed: a
+	// cached statement needs neither.
+	var sctx *sql.Context
+	v := c.sess.currentVars()
+	if v == nil {
+		sctx = c.newContext(ctx, query)
+		v = c.sess.vars(sctx)
+	}
+	mode := v.sqlMode
 	if st, ok := c.oneShots[key]; ok {
 		if st.sqlMode == mode {
 			return st, nil
 		}
 		c.forgetOneShot(key)
+	}
+	if sctx == nil {
+		sctx = c.newContext(ctx, query)
 	}
 	parsed, _, err := c.eng.gms.Parser.ParseOneWithOptions(sctx, key, sql.LoadSqlMode(sctx).ParserOptions())
 	if err != nil {
