@@ -601,6 +601,11 @@ func (t *Table) CreateIndex(ctx *sql.Context, idx sql.IndexDef) error {
 		}
 		ir.Columns = append(ir.Columns, indexColumnRecord{Name: def.rec.Columns[o].Name, Length: uint16(c.Length)})
 	}
+	if duplicatesIndex(def.rec, ir) {
+		if sess, ok := ctx.Session.(*Session); ok {
+			sess.noteDuplicateIndex(name)
+		}
+	}
 	rec := def.rec.clone()
 	rec.Indexes = append(rec.Indexes, ir)
 	rec.NextIndexID = id + 1
