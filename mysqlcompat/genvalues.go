@@ -65,10 +65,19 @@ const ignoredValuesName = "strata_generated_values_ignored"
 const erGeneratedValueIgnored = 1906
 
 // generatedValuesParser is a parser with the rewrite (above) applied to
-// the INSERT, REPLACE and UPDATE statements it parses with a session.
+// the INSERT, REPLACE and UPDATE statements it parses with a session, also
+// those of a CREATE TRIGGER's body (genbodies.go).
+//
+// Without a Parser it is the rewrite alone, of statements GMS parsed
+// itself: the statements of procedure bodies (generatedValuesRunner) and
+// of stored trigger bodies (BindableTriggers), which then sets db, where
+// it looks the tables up, and body: the rewrite is that of a body created
+// out of strict mode, whatever the session's mode.
 type generatedValuesParser struct {
 	sql.Parser
-	cat sql.Catalog
+	cat  sql.Catalog
+	db   sql.Database
+	body bool
 }
 
 // Parse implements sql.Parser.
@@ -105,7 +114,17 @@ func (p generatedValuesParser) rewrite(ctx *sql.Context, st ast.Statement) {
 		p.rewriteInsert(ctx, s)
 	case *ast.Update:
 		p.rewriteUpdate(ctx, s)
+	case *ast.DDL:
+		if s.TriggerSpec != nil && !p.strict(ctx) {
+			p.rewriteBody(ctx, s.TriggerSpec.Body)
+		}
 	}
+}
+
+// strict reports whether the statements rewritten run in strict mode: the
+// session's, or none for a stored body created out of it.
+func (p generatedValuesParser) strict(ctx *sql.Context) bool {
+	return !p.body && strictMode(ctx)
 }
 
 // strictMode reports whether the session's sql_mode has STRICT_TRANS_TABLES
@@ -130,32 +149,53 @@ func strictMode(ctx *sql.Context) bool {
 }
 
 // genTable is the schema of a statement's table, if it has generated
-// columns.
+// columns, and the function the rewrite calls for the values it ignores.
 type genTable struct {
 	name string
 	sch  sql.Schema
+	call string
 }
 
 // lookup returns the table tn names, if it has a generated column.
 func (p generatedValuesParser) lookup(ctx *sql.Context, tn ast.TableName) (genTable, bool) {
-	if p.cat == nil || tn.Name.IsEmpty() {
+	if tn.Name.IsEmpty() {
 		return genTable{}, false
 	}
 	db := tn.DbQualifier.String()
-	if db == "" {
-		db = ctx.GetCurrentDatabase()
+	var t sql.Table
+	switch {
+	case p.db != nil:
+		// A stored body: its tables are those of its database.
+		if db != "" && !strings.EqualFold(db, p.db.Name()) {
+			return genTable{}, false
+		}
+		var err error
+		if t, _, err = p.db.GetTableInsensitive(ctx, tn.Name.String()); err != nil {
+			return genTable{}, false
+		}
+	case p.cat != nil:
+		if db == "" {
+			db = ctx.GetCurrentDatabase()
+		}
+		if db == "" {
+			return genTable{}, false
+		}
+		var err error
+		if t, _, err = p.cat.Table(ctx, db, tn.Name.String()); err != nil {
+			return genTable{}, false
+		}
 	}
-	if db == "" {
-		return genTable{}, false
-	}
-	t, _, err := p.cat.Table(ctx, db, tn.Name.String())
-	if err != nil || t == nil {
+	if t == nil {
 		return genTable{}, false
 	}
 	sch := t.Schema()
 	for _, c := range sch {
 		if c.Generated != nil {
-			return genTable{name: t.Name(), sch: sch}, true
+			call := ignoredValuesName
+			if p.body {
+				call = bodyIgnoredValuesName
+			}
+			return genTable{name: t.Name(), sch: sch, call: call}, true
 		}
 	}
 	return genTable{}, false
@@ -198,7 +238,7 @@ func (t genTable) ignoredCall(e ast.Expr, vs []ignoredValue) ast.Expr {
 	for _, v := range vs {
 		args = append(args, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(v.col))}, &ast.AliasedExpr{Expr: v.e})
 	}
-	return &ast.FuncExpr{Name: ast.NewColIdent(ignoredValuesName), Exprs: args}
+	return &ast.FuncExpr{Name: ast.NewColIdent(t.call), Exprs: args}
 }
 
 func isDefault(e ast.Expr) bool {
@@ -213,7 +253,10 @@ func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) 
 	if values == nil && sel == nil {
 		return
 	}
-	strict := strictMode(ctx)
+	if len(ins.OnDup) > 0 && rewrittenBefore(ins.Comments) {
+		return // a procedure's statement run again
+	}
+	strict := p.strict(ctx)
 	if strict && len(ins.OnDup) == 0 && (values == nil || !hasDefault(values.Values)) {
 		// Nothing in strict mode that GMS gets wrong: no DEFAULT in a
 		// VALUES list (without column names, or in the first row where
@@ -464,6 +507,7 @@ func (t genTable) recomputeStored(ins *ast.Insert) {
 	if len(ins.OnDup) == 0 {
 		return
 	}
+	appended := false
 	for _, c := range t.sch {
 		if c.Generated == nil || c.Virtual {
 			continue
@@ -484,7 +528,27 @@ func (t genTable) recomputeStored(ins *ast.Insert) {
 			return true, nil
 		}, ae.Expr)
 		ins.OnDup = append(ins.OnDup, &ast.AssignmentExpr{Name: ast.NewColName(c.Name), Expr: ae.Expr})
+		appended = true
 	}
+	if appended {
+		// A second rewrite would take these assignments for values given:
+		// the interpreter of a procedure runs its statements again.
+		ins.Comments = append(ins.Comments, rewrittenMark)
+	}
+}
+
+// rewrittenMark is the comment recomputeStored leaves on the statements
+// it rewrote.
+var rewrittenMark = []byte("/* generated columns recomputed */")
+
+// rewrittenBefore reports whether comments hold rewrittenMark.
+func rewrittenBefore(comments ast.Comments) bool {
+	for _, c := range comments {
+		if string(c) == string(rewrittenMark) {
+			return true
+		}
+	}
+	return false
 }
 
 // rewriteUpdate rewrites a single-table UPDATE in place: SET of a
@@ -502,7 +566,7 @@ func (p generatedValuesParser) rewriteUpdate(ctx *sql.Context, upd *ast.Update) 
 	if !ok {
 		return
 	}
-	strict := strictMode(ctx)
+	strict := p.strict(ctx)
 	if strict {
 		has := false
 		for _, a := range upd.Exprs {
@@ -526,17 +590,28 @@ func (p generatedValuesParser) rewriteUpdate(ctx *sql.Context, upd *ast.Update) 
 	upd.Exprs = t.dropAssignments(upd.Exprs)
 }
 
-// newIgnoredGeneratedValues builds a call of ignoredValuesName:
-// (value, 'table', 'column', ignored value, ...).
-func newIgnoredGeneratedValues(args ...sql.Expression) (sql.Expression, error) {
+// generatedValuesFunction returns the function named name if it is one
+// the rewrite calls (the database provider offers it).
+func generatedValuesFunction(name string) (sql.Function, bool) {
+	if name != ignoredValuesName && name != bodyIgnoredValuesName {
+		return nil, false
+	}
+	return sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
+		return newIgnoredGeneratedValues(name, args...)
+	}}, true
+}
+
+// newIgnoredGeneratedValues builds a call of fn, ignoredValuesName or
+// bodyIgnoredValuesName: (value, 'table', 'column', ignored value, ...).
+func newIgnoredGeneratedValues(fn string, args ...sql.Expression) (sql.Expression, error) {
 	if len(args) < 4 || len(args)%2 != 0 {
-		return nil, sql.ErrInvalidArgumentNumber.New(ignoredValuesName, "4, 6, ...", len(args))
+		return nil, sql.ErrInvalidArgumentNumber.New(fn, "4, 6, ...", len(args))
 	}
 	name := func(i int) (string, error) {
 		v, err := args[i].Eval(nil, nil)
 		s, ok := v.(string)
 		if err != nil || !ok {
-			return "", fmt.Errorf("%s: argument %d is not a name", ignoredValuesName, i+1)
+			return "", fmt.Errorf("%s: argument %d is not a name", fn, i+1)
 		}
 		return s, nil
 	}
@@ -544,7 +619,7 @@ func newIgnoredGeneratedValues(args ...sql.Expression) (sql.Expression, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &ignoredGeneratedValues{child: args[0], args: args, table: table}
+	g := &ignoredGeneratedValues{child: args[0], args: args, table: table, name: fn}
 	for i := 2; i < len(args); i += 2 {
 		c, err := name(i)
 		if err != nil {
@@ -564,6 +639,7 @@ type ignoredGeneratedValues struct {
 	args  []sql.Expression // all the arguments, for Children
 	table string
 	cols  []string
+	name  string // ignoredValuesName, or bodyIgnoredValuesName: never strict
 }
 
 var _ sql.FunctionExpression = (*ignoredGeneratedValues)(nil)
@@ -571,7 +647,7 @@ var _ sql.CollationCoercible = (*ignoredGeneratedValues)(nil)
 
 // Eval implements sql.Expression.
 func (g *ignoredGeneratedValues) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	if strictMode(ctx) {
+	if g.name == ignoredValuesName && strictMode(ctx) {
 		return nil, sql.ErrGeneratedColumnValue.New(g.cols[0], g.table)
 	}
 	for _, c := range g.cols {
@@ -604,7 +680,7 @@ func (g *ignoredGeneratedValues) WithChildren(children ...sql.Expression) (sql.E
 	if len(children) != len(g.args) {
 		return nil, sql.ErrInvalidChildrenNumber.New(g, len(children), len(g.args))
 	}
-	return &ignoredGeneratedValues{child: children[0], args: children, table: g.table, cols: g.cols}, nil
+	return &ignoredGeneratedValues{child: children[0], args: children, table: g.table, cols: g.cols, name: g.name}, nil
 }
 
 // String implements sql.Expression.
@@ -613,11 +689,11 @@ func (g *ignoredGeneratedValues) String() string {
 	for i, a := range g.args {
 		parts[i] = a.String()
 	}
-	return ignoredValuesName + "(" + strings.Join(parts, ", ") + ")"
+	return g.name + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // FunctionName implements sql.FunctionExpression.
-func (g *ignoredGeneratedValues) FunctionName() string { return ignoredValuesName }
+func (g *ignoredGeneratedValues) FunctionName() string { return g.name }
 
 // Description implements sql.FunctionExpression.
 func (g *ignoredGeneratedValues) Description() string {

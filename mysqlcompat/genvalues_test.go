@@ -90,18 +90,12 @@ func BenchmarkGeneratedValuesRewrite(b *testing.B) {
 	}
 }
 
-// TestGeneratedValuesPreparedAndStoredBodies: out of strict mode, an INSERT
-// prepared with SQL PREPARE takes a value for a generated column as a
-// top-level INSERT does (ignored, warning 1906). The bodies of triggers and
-// procedures do not (a known limit, see
-// docs/decisions/2026-12-07-generated-column-values.md): GMS parses them
-// again with its package's own parser, so CREATE TRIGGER is refused with
-// 3105 (its body is bound at once), and so is CALL of a procedure whose
-// body gives such a value (CREATE PROCEDURE binds nothing).
-func TestGeneratedValuesPreparedAndStoredBodies(t *testing.T) {
+// TestGeneratedValuesPrepared: out of strict mode, an INSERT prepared with
+// SQL PREPARE takes a value for a generated column as a top-level INSERT
+// does (ignored, warning 1906).
+func TestGeneratedValuesPrepared(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL)")
-	d.exec("CREATE TABLE trig (id INT PRIMARY KEY)")
 	d.exec("SET sql_mode = ''")
 	d.exec("INSERT INTO t (id, a, g) VALUES (1, 1, 5)")
 	for _, q := range []string{
@@ -113,19 +107,59 @@ func TestGeneratedValuesPreparedAndStoredBodies(t *testing.T) {
 		require.NoError(t, err, q)
 	}
 	require.Contains(t, fmt.Sprint(d.exec("SHOW WARNINGS")), "1906")
-	for _, q := range []string{
-		"CREATE TRIGGER tr AFTER INSERT ON trig FOR EACH ROW INSERT INTO t (id, a, g) VALUES (NEW.id, 1, 5)",
-		"CREATE PROCEDURE p(x INT) INSERT INTO t (id, a, g) VALUES (x, 1, 5)",
-		"CALL p(4)",
-	} {
-		_, err := query(d.e, d.ctx, q)
-		if strings.HasPrefix(q, "CREATE PROCEDURE") {
-			require.NoError(t, err, q)
-			continue
-		}
-		require.Error(t, err, q)
-		require.Equal(t, 3105, mysqlErrno(err), q)
-	}
-	d.exec("INSERT INTO trig VALUES (3)") // no trigger was made
 	require.Equal(t, "[[1 2] [2 2]]", fmt.Sprint(d.exec("SELECT id, g FROM t ORDER BY id")))
+}
+
+// TestGeneratedValuesTriggerTexts: a trigger whose body gives a generated
+// column a value, created out of strict mode, shows the text it was
+// created with in SHOW CREATE TRIGGER, SHOW TRIGGERS and
+// information_schema.TRIGGERS (GMS binds a rewritten text, which the
+// database hands it), before and after the store is opened again; it
+// fires, and DROP TRIGGER and DROP TABLE take it.
+func TestGeneratedValuesTriggerTexts(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED)")
+	d.exec("CREATE TABLE trig (id INT PRIMARY KEY)")
+	d.exec("SET sql_mode = ''")
+	const (
+		simple = "INSERT INTO t VALUES (NEW.id, 1, 5, 6)"
+		follow = "INSERT INTO t (id, a, g) VALUES (NEW.id + 10, 1, 5)"
+		block  = "BEGIN\n  UPDATE t SET g = 7 WHERE id = OLD.id;\n  UPDATE t SET a = a + 1, s = 0 WHERE id = NEW.id;\nEND"
+	)
+	texts := map[string]string{
+		"tr": "CREATE TRIGGER tr AFTER INSERT ON trig FOR EACH ROW " + simple,
+		"tf": "CREATE DEFINER=`root`@`localhost` TRIGGER tf AFTER INSERT ON trig FOR EACH ROW FOLLOWS tr   " + follow,
+		"tu": "CREATE TRIGGER tu BEFORE UPDATE ON trig FOR EACH ROW\n" + block,
+	}
+	bodies := map[string]string{"tr": simple, "tf": follow, "tu": block}
+	for _, n := range []string{"tr", "tf", "tu"} {
+		d.exec(texts[n])
+	}
+	d.exec("SET sql_mode = DEFAULT")
+	check := func() {
+		t.Helper()
+		for n, text := range texts {
+			rows := d.exec("SHOW CREATE TRIGGER " + n)
+			require.Equal(t, text, rows[0][2], n)
+		}
+		for _, row := range d.exec("SHOW TRIGGERS") {
+			require.Equal(t, bodies[row[0].(string)], row[3], row[0])
+		}
+		for _, row := range d.exec("SHOW TRIGGERS LIKE 't%'") {
+			require.Equal(t, bodies[row[0].(string)], row[3], row[0])
+		}
+		for _, row := range d.exec("SELECT TRIGGER_NAME, ACTION_STATEMENT FROM information_schema.TRIGGERS") {
+			require.Equal(t, bodies[row[0].(string)], row[1], row[0])
+		}
+	}
+	check()
+	d.exec("INSERT INTO trig VALUES (1)")
+	d.reopen()
+	d.exec("SET sql_mode = ''")
+	check()
+	d.exec("UPDATE trig SET id = 1")
+	require.Equal(t, "[[1 2 4 3] [11 1 2 2]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
+	d.exec("DROP TRIGGER tu")
+	d.exec("DROP TABLE trig")
+	require.Empty(t, d.exec("SHOW TRIGGERS"))
 }

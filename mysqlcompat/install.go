@@ -33,7 +33,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts}, final)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -57,6 +57,11 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// Values given for generated columns (genvalues.go): the statements
 	// the engine runs, not stored definitions.
 	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog}
+	// ... and in stored bodies (genbodies.go): procedures' statements as
+	// they run, triggers' texts as the database gives them, shown as
+	// written.
+	a.Runner = generatedValuesRunner{StatementRunner: a.Runner, p: generatedValuesParser{cat: a.Catalog}}
+	triggersOriginalText(e)
 	// information_schema.TRIGGERS binds each trigger in its own database
 	// (triggerschema.go).
 	triggersPerDatabase(e)

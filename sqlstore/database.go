@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -372,7 +374,13 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) {
 	t, release := d.store.view(ctx)
 	defer release()
-	return allDefinitions[sql.TriggerDefinition](d, t, kindTrigger)
+	defs, err := allDefinitions[sql.TriggerDefinition](d, t, kindTrigger)
+	if err != nil {
+		return nil, err
+	}
+	// GMS binds the texts with its own parser: values for generated
+	// columns rewritten in them as the engine's parser does.
+	return mysqlcompat.BindableTriggers(ctx, d, defs), nil
 }
 
 // CreateTrigger implements sql.TriggerDatabase.
