@@ -71,7 +71,7 @@ func TestServerDumpRoundTrip(t *testing.T) {
 	run(client, one, conn(dst.Addr())...)
 	want := describeTable(t, db, "shop")
 	for _, part := range []string{"CONSTRAINT `fk` FOREIGN KEY", "KEY `kn`", `"tab\there"`, `"ünï"`, "BASE TABLE", "VIEW", "UPPER(NEW.name)", "x + 1", `"3.25"`,
-		"GENERATED ALWAYS AS (concat(`b`,'!')) STORED", `"x!"`, `"6"`, "KEY `kt` (`tag`)", "CHECK ((`id` > 0))"} {
+		"GENERATED ALWAYS AS (concat(`b`,'!')) STORED", "GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL", `"x!"`, `"6"`, "KEY `kt` (`tag`)", "CHECK ((`id` > 0))"} {
 		require.Contains(t, want, part)
 	}
 	require.Contains(t, string(one), "INSERT INTO `g` VALUES\n(1,1,'x',2,'x!')") // values for the generated columns
