@@ -208,8 +208,7 @@ func (o *originalTexts) original(s string) string {
 }
 
 // empty reports whether no trigger was rewritten in the process: then no
-// reader has a text to correct. It costs the rule that corrects SHOW
-// TRIGGERS, which every statement passes, one atomic load.
+// reader that read the triggers already has a text to correct.
 func (o *originalTexts) empty() bool {
 	return !o.any.Load()
 }
@@ -219,7 +218,10 @@ func (o *originalTexts) empty() bool {
 // users wrote (originalTriggers), where the database gave the rewritten
 // ones (BindableTriggers).
 func showOriginalTriggers(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if originals.empty() || !showsTriggers(n) {
+	// SHOW CREATE TRIGGER reads the triggers when it runs, and may be the
+	// first to rewrite one: its database is replaced whatever originals
+	// holds now.
+	if !showsTriggers(n) {
 		return n, transform.SameTree, nil
 	}
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
@@ -245,7 +247,8 @@ func showOriginalTriggers(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, sc
 }
 
 // showsTriggers reports whether n is SHOW TRIGGERS or SHOW CREATE TRIGGER,
-// under the nodes GMS puts over them (a filter for LIKE and WHERE).
+// under the nodes GMS puts over them (a filter for LIKE and WHERE). Every
+// statement passes this rule: the others cost a type switch.
 func showsTriggers(n sql.Node) bool {
 	for {
 		switch x := n.(type) {

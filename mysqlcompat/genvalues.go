@@ -3,6 +3,7 @@ package mysqlcompat
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -351,9 +352,13 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 		return
 	}
 	// Each row with a value to ignore needs a value that stays, and is
-	// not DEFAULT, to carry the call; without one the statement is left
-	// as GMS has it.
+	// not DEFAULT, to carry the call. A row without one (its other values
+	// DEFAULT, or none) carries it in a column's default written out: one
+	// of its columns that stays, or another the statement then gives
+	// (DEFAULT in the other rows). Without such a column the statement is
+	// left as GMS has it.
 	anchors := make([]int, len(values.Values))
+	carrier, extra := -1, -1 // the column whose default carries the call; extra: not in cols
 	for i, row := range values.Values {
 		anchors[i] = -1
 		ignores := false
@@ -365,15 +370,30 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 				anchors[i] = j
 			}
 		}
-		if ignores && anchors[i] < 0 {
-			return
+		if !ignores || anchors[i] >= 0 || carrier >= 0 {
+			continue
+		}
+		for j, c := range cols {
+			if _, ok := t.defaultValue(c); ok && !drop[j] && t.sch[c].Generated == nil {
+				carrier = j
+				break
+			}
+		}
+		if carrier < 0 {
+			if extra = t.extraCarrier(cols); extra < 0 {
+				return
+			}
+			carrier = len(cols)
 		}
 	}
 	ins.Columns = t.columnIdents(cols, drop)
+	if extra >= 0 {
+		ins.Columns = append(ins.Columns, ast.NewColIdent(t.sch[extra].Name))
+	}
 	var ignored []ignoredValue
 	for i, row := range values.Values {
 		ignored = ignored[:0]
-		out := make(ast.ValTuple, 0, len(row)-dropped)
+		out := make(ast.ValTuple, 0, len(row)-dropped+1)
 		anchor := -1
 		for j, e := range row {
 			if drop[j] {
@@ -382,16 +402,76 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 				}
 				continue
 			}
-			if j == anchors[i] {
+			if j == anchors[i] || (anchors[i] < 0 && j == carrier) {
 				anchor = len(out)
 			}
 			out = append(out, e)
 		}
+		if extra >= 0 {
+			if anchors[i] < 0 {
+				anchor = len(out)
+			}
+			out = append(out, &ast.Default{})
+		}
 		if len(ignored) > 0 {
+			if isDefault(out[anchor]) {
+				c := extra
+				if c < 0 {
+					c = cols[carrier]
+				}
+				out[anchor], _ = t.defaultValue(c)
+			}
 			out[anchor] = t.ignoredCall(out[anchor], ignored)
 		}
 		values.Values[i] = out
 	}
+}
+
+// defaultValue returns the value column c of t takes when a row gives it
+// none, as an expression: its default's text, NULL for AUTO_INCREMENT
+// (which numbers the row) or for a nullable column without a default; or
+// false for a NOT NULL column without one.
+func (t genTable) defaultValue(c int) (ast.Expr, bool) {
+	col := t.sch[c]
+	switch {
+	case col.Generated != nil:
+		return nil, false
+	case col.AutoIncrement:
+		return &ast.NullVal{}, true
+	case col.Default != nil:
+		return parseExpr(col.Default.String())
+	case col.Nullable:
+		return &ast.NullVal{}, true
+	}
+	return nil, false
+}
+
+// extraCarrier returns a column of t that is not in cols and whose
+// default can carry the call, or -1.
+func (t genTable) extraCarrier(cols []int) int {
+	for c := range t.sch {
+		if slices.Contains(cols, c) {
+			continue
+		}
+		if _, ok := t.defaultValue(c); ok {
+			return c
+		}
+	}
+	return -1
+}
+
+// parseExpr parses an expression from its text.
+func parseExpr(text string) (ast.Expr, bool) {
+	st, err := ast.Parse("SELECT " + text)
+	sel, _ := st.(*ast.Select)
+	if err != nil || sel == nil || len(sel.SelectExprs) != 1 {
+		return nil, false
+	}
+	ae, ok := sel.SelectExprs[0].(*ast.AliasedExpr)
+	if !ok {
+		return nil, false
+	}
+	return ae.Expr, true
 }
 
 // columnIdents returns the names of the columns cols of t but those drop
@@ -420,14 +500,26 @@ func (t genTable) rewriteSelect(ins *ast.Insert, sel ast.SelectStatement, cols [
 			keep = append(keep, c)
 		}
 	}
-	if len(ignored) == 0 || len(keep) == 0 {
+	if len(ignored) == 0 {
 		return
 	}
 	names := t.columnIdents(cols, nil)
+	var carrier ast.Expr // a column's default, when the rows give no column that stays
+	if len(keep) == 0 {
+		c := t.extraCarrier(cols)
+		if c < 0 {
+			return
+		}
+		carrier, _ = t.defaultValue(c)
+		keep = append(keep, c)
+	}
 	exprs := make(ast.SelectExprs, len(keep))
 	for i, c := range keep {
 		var e ast.Expr = ast.NewColName(t.sch[c].Name)
 		if i == 0 {
+			if carrier != nil {
+				e = carrier
+			}
 			e = t.ignoredCall(e, ignored)
 		}
 		exprs[i] = &ast.AliasedExpr{Expr: e, As: ast.NewColIdent(t.sch[c].Name)}
@@ -512,12 +604,7 @@ func (t genTable) recomputeStored(ins *ast.Insert) {
 		if c.Generated == nil || c.Virtual {
 			continue
 		}
-		st, err := ast.Parse("SELECT " + c.Generated.String())
-		sel, _ := st.(*ast.Select)
-		if err != nil || sel == nil || len(sel.SelectExprs) != 1 {
-			continue
-		}
-		ae, ok := sel.SelectExprs[0].(*ast.AliasedExpr)
+		e, ok := parseExpr(c.Generated.String())
 		if !ok {
 			continue
 		}
@@ -526,8 +613,8 @@ func (t genTable) recomputeStored(ins *ast.Insert) {
 				cn.Qualifier = ast.TableName{Name: ins.Table.Name, DbQualifier: ins.Table.DbQualifier}
 			}
 			return true, nil
-		}, ae.Expr)
-		ins.OnDup = append(ins.OnDup, &ast.AssignmentExpr{Name: ast.NewColName(c.Name), Expr: ae.Expr})
+		}, e)
+		ins.OnDup = append(ins.OnDup, &ast.AssignmentExpr{Name: ast.NewColName(c.Name), Expr: e})
 		appended = true
 	}
 	if appended {
