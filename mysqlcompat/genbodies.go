@@ -60,7 +60,7 @@ func (p generatedValuesParser) rewriteBody(ctx *sql.Context, body ast.Statement)
 		switch s := n.(type) {
 		case *ast.Insert, *ast.Update:
 			before := ast.String(s)
-			p.rewrite(ctx, s.(ast.Statement))
+			p.rewrite(ctx, s.(ast.Statement)) // in place: never a SIGNAL out of strict mode
 			changed = changed || ast.String(s) != before
 			return false, nil
 		}
@@ -79,7 +79,7 @@ type generatedValuesRunner struct {
 // QueryWithBindings implements sql.StatementRunner.
 func (r generatedValuesRunner) QueryWithBindings(ctx *sql.Context, query string, parsed ast.Statement, bindings map[string]ast.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
 	if parsed != nil {
-		r.p.rewrite(ctx, parsed)
+		parsed = r.p.rewrite(ctx, parsed)
 	}
 	return r.StatementRunner.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
 }

@@ -50,11 +50,16 @@ import (
 // column again after its own assignments (recomputeStored), which GMS did
 // not: the updated row kept the old value.
 //
+// A row that keeps no other value but DEFAULT carries the call in a
+// column's default written out (defaultValue); an UPDATE over a join gets
+// the same rewrite for each table it sets (rewriteJoinUpdate); a row alias
+// of VALUES loses the names of the columns dropped (dropAliasColumns).
+// The bodies of triggers and procedures get it too (genbodies.go).
+//
 // What is left as GMS has it: statements whose table has no generated
-// column or cannot be found (GMS reports what is wrong); multi-table
-// UPDATE; VALUES with a row alias that names its columns; VALUES whose
-// rows keep no value, other than DEFAULT, to carry the call, and INSERT
-// ... SELECT of generated columns only (GMS refuses both with 3105).
+// column or cannot be found (GMS reports what is wrong), and rows whose
+// columns have no default to carry the call (GMS refuses them for that
+// column).
 
 // ignoredValuesName is the function the rewrite calls:
 // strata_generated_values_ignored(value, 'table', 'column', ignored value,
@@ -85,7 +90,7 @@ type generatedValuesParser struct {
 func (p generatedValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
 	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
 	if err == nil {
-		p.rewrite(ctx, st)
+		st = p.rewrite(ctx, st)
 	}
 	return st, q, rest, err
 }
@@ -94,7 +99,7 @@ func (p generatedValuesParser) Parse(ctx *sql.Context, query string, multi bool)
 func (p generatedValuesParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
-		p.rewrite(sctx, st)
+		st = p.rewrite(sctx, st)
 	}
 	return st, q, rest, err
 }
@@ -103,23 +108,56 @@ func (p generatedValuesParser) ParseWithOptions(ctx context.Context, query strin
 func (p generatedValuesParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, options)
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
-		p.rewrite(sctx, st)
+		st = p.rewrite(sctx, st)
 	}
 	return st, n, err
 }
 
-// rewrite applies the rewrite to st, in place.
-func (p generatedValuesParser) rewrite(ctx *sql.Context, st ast.Statement) {
+// rewrite applies the rewrite to st, in place, and returns st, or the
+// statement to run instead.
+func (p generatedValuesParser) rewrite(ctx *sql.Context, st ast.Statement) ast.Statement {
 	switch s := st.(type) {
 	case *ast.Insert:
 		p.rewriteInsert(ctx, s)
 	case *ast.Update:
+		if len(s.TableExprs) != 1 || !isTableName(s.TableExprs[0]) {
+			return p.rewriteJoinUpdate(ctx, s)
+		}
 		p.rewriteUpdate(ctx, s)
 	case *ast.DDL:
-		if s.TriggerSpec != nil && !p.strict(ctx) {
+		if s.TriggerSpec == nil {
+			break
+		}
+		if !p.strict(ctx) {
 			p.rewriteBody(ctx, s.TriggerSpec.Body)
+			break
+		}
+		// In strict mode, GMS refuses the body's values, but for those of
+		// UPDATEs over joins, which it fails on (rewriteJoinUpdate).
+		var refused ast.Statement
+		_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+			if u, ok := n.(*ast.Update); ok && refused == nil && (len(u.TableExprs) != 1 || !isTableName(u.TableExprs[0])) {
+				if r := p.rewriteJoinUpdate(ctx, u); r != ast.Statement(u) {
+					refused = r
+				}
+			}
+			return refused == nil, nil
+		}, s.TriggerSpec.Body)
+		if refused != nil {
+			return refused
 		}
 	}
+	return st
+}
+
+// isTableName reports whether te names one table.
+func isTableName(te ast.TableExpr) bool {
+	at, ok := te.(*ast.AliasedTableExpr)
+	if !ok {
+		return false
+	}
+	_, ok = at.Expr.(ast.TableName)
+	return ok
 }
 
 // strict reports whether the statements rewritten run in strict mode: the
@@ -309,8 +347,8 @@ func hasDefault(vs ast.Values) bool {
 // rewriteValues rewrites an INSERT ... VALUES whose rows give the columns
 // cols of t.
 func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols []int, strict bool) {
-	if len(values.Columns) > 0 {
-		return // the row alias names the columns the rows give
+	if len(values.Columns) > 0 && len(values.Columns) != len(cols) {
+		return // GMS reports the count
 	}
 	for _, row := range values.Values {
 		if len(row) != len(cols) {
@@ -386,9 +424,15 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 			carrier = len(cols)
 		}
 	}
+	if extra >= 0 && len(values.Columns) > 0 {
+		return // the row alias would need a name for the column added
+	}
 	ins.Columns = t.columnIdents(cols, drop)
 	if extra >= 0 {
 		ins.Columns = append(ins.Columns, ast.NewColIdent(t.sch[extra].Name))
+	}
+	if len(values.Columns) > 0 {
+		t.dropAliasColumns(ins, values, drop)
 	}
 	var ignored []ignoredValue
 	for i, row := range values.Values {
@@ -424,6 +468,53 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 			out[anchor] = t.ignoredCall(out[anchor], ignored)
 		}
 		values.Values[i] = out
+	}
+}
+
+// dropAliasColumns drops from the row alias of values the names of the
+// columns drop marks, which the rows no longer give. The ignored values
+// of ON DUPLICATE KEY UPDATE that read those names (SET g = y, with y the
+// alias of the value given for g) read NULL instead: they are never
+// evaluated, and the names no longer resolve.
+func (t genTable) dropAliasColumns(ins *ast.Insert, values *ast.AliasedValues, drop []bool) {
+	kept := make(ast.Columns, 0, len(values.Columns))
+	var gone []string
+	for j, c := range values.Columns {
+		if drop[j] {
+			gone = append(gone, c.Lowered())
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	values.Columns = kept
+	alias := values.As.String()
+	reads := func(cn *ast.ColName) bool {
+		if !cn.Qualifier.IsEmpty() && !strings.EqualFold(cn.Qualifier.Name.String(), alias) {
+			return false
+		}
+		return slices.Contains(gone, cn.Name.Lowered())
+	}
+	for _, a := range ins.OnDup {
+		f, ok := a.Expr.(*ast.FuncExpr)
+		if !ok || f.Name.String() != t.call {
+			continue
+		}
+		for i := 3; i < len(f.Exprs); i += 2 {
+			ae, ok := f.Exprs[i].(*ast.AliasedExpr)
+			if !ok {
+				continue
+			}
+			var names []*ast.ColName
+			_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+				if cn, ok := n.(*ast.ColName); ok && reads(cn) {
+					names = append(names, cn)
+				}
+				return true, nil
+			}, ae.Expr)
+			for _, cn := range names {
+				ae.Expr = ast.ReplaceExpr(ae.Expr, cn, &ast.NullVal{})
+			}
+		}
 	}
 }
 
@@ -642,17 +733,7 @@ func rewrittenBefore(comments ast.Comments) bool {
 // generated column to DEFAULT is dropped in every mode, to a value out of
 // strict mode, with warnings (in strict mode GMS refuses it with 3105).
 func (p generatedValuesParser) rewriteUpdate(ctx *sql.Context, upd *ast.Update) {
-	if len(upd.TableExprs) != 1 {
-		return
-	}
-	at, ok := upd.TableExprs[0].(*ast.AliasedTableExpr)
-	if !ok {
-		return
-	}
-	tn, ok := at.Expr.(ast.TableName)
-	if !ok {
-		return
-	}
+	tn := upd.TableExprs[0].(*ast.AliasedTableExpr).Expr.(ast.TableName) // isTableName
 	strict := p.strict(ctx)
 	if strict {
 		has := false
@@ -686,6 +767,154 @@ func generatedValuesFunction(name string) (sql.Function, bool) {
 	return sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
 		return newIgnoredGeneratedValues(name, args...)
 	}}, true
+}
+
+// rewriteJoinUpdate rewrites an UPDATE over several tables (a join) in
+// place, or returns the statement to run instead. GMS's binder fails on
+// any assignment to a generated column there (it panics naming the
+// table: the join has no name), so every such assignment is handled
+// here, in every mode: DEFAULT is dropped; in strict mode a value is
+// refused with 3105, as MySQL 8 refuses it, by a SIGNAL (the engine turns
+// the errors of its parser into syntax errors); out of strict mode it is
+// dropped, and warns for each joined row updated, as a single-table
+// UPDATE's for each row it matches. An assignment's table is the one its
+// qualifier names (by alias or name), or the only one of the tables with
+// generated columns that has the column.
+func (p generatedValuesParser) rewriteJoinUpdate(ctx *sql.Context, upd *ast.Update) ast.Statement {
+	type named struct {
+		name string // as the statement names it: its alias, or its name
+		t    genTable
+	}
+	var tables []named
+	var walk func(te ast.TableExpr)
+	walk = func(te ast.TableExpr) {
+		switch x := te.(type) {
+		case *ast.AliasedTableExpr:
+			tn, ok := x.Expr.(ast.TableName)
+			if !ok {
+				return
+			}
+			name := tn.Name.String()
+			if !x.As.IsEmpty() {
+				name = x.As.String()
+			}
+			if t, ok := p.lookup(ctx, tn); ok {
+				tables = append(tables, named{name, t})
+			}
+		case *ast.JoinTableExpr:
+			walk(x.LeftExpr)
+			walk(x.RightExpr)
+		case *ast.ParenTableExpr:
+			for _, e := range x.Exprs {
+				walk(e)
+			}
+		}
+	}
+	for _, te := range upd.TableExprs {
+		walk(te)
+	}
+	if len(tables) == 0 {
+		return upd
+	}
+	// owner returns the table of tables a assigns a generated column of,
+	// and the column, or -1.
+	owner := func(a *ast.AssignmentExpr) (int, int) {
+		found, col := -1, -1
+		for i, nt := range tables {
+			if q := a.Name.Qualifier.Name.String(); q != "" && !strings.EqualFold(q, nt.name) {
+				continue
+			}
+			if c := nt.t.column(a.Name.Name.String()); c >= 0 {
+				if found >= 0 {
+					return -1, -1 // ambiguous: GMS reports it
+				}
+				found, col = i, c
+			}
+		}
+		if found < 0 || tables[found].t.sch[col].Generated == nil {
+			return -1, -1
+		}
+		return found, col
+	}
+	strict := p.strict(ctx)
+	ignored := make([][]ignoredValue, len(tables))
+	var out ast.AssignmentExprs
+	changed := false
+	for _, a := range upd.Exprs {
+		i, c := owner(a)
+		if i < 0 {
+			out = append(out, a)
+			continue
+		}
+		changed = true
+		if isDefault(a.Expr) {
+			continue
+		}
+		t := tables[i].t
+		if strict {
+			return generatedValueSignal(t.sch[c].Name, t.name)
+		}
+		ignored[i] = append(ignored[i], ignoredValue{t.sch[c].Name, a.Expr})
+	}
+	if !changed {
+		return upd
+	}
+	// self returns an assignment of a stored column of a table to itself,
+	// which changes nothing: one of the tables whose values are ignored,
+	// or any.
+	self := func() *ast.AssignmentExpr {
+		for _, any := range []bool{false, true} {
+			for i, nt := range tables {
+				s := nt.t.stored()
+				if s < 0 || (!any && len(ignored[i]) == 0) {
+					continue
+				}
+				col := &ast.ColName{Name: ast.NewColIdent(nt.t.sch[s].Name), Qualifier: ast.TableName{Name: ast.NewTableIdent(nt.name)}}
+				return &ast.AssignmentExpr{Name: col, Expr: col}
+			}
+		}
+		return nil
+	}
+	anchor := -1
+	for i, a := range out {
+		if !isDefault(a.Expr) {
+			anchor = i
+			break
+		}
+	}
+	hasIgnored := slices.ContainsFunc(ignored, func(vs []ignoredValue) bool { return len(vs) > 0 })
+	if len(out) == 0 || (anchor < 0 && hasIgnored) {
+		// Nothing else to set (only DEFAULTs of generated columns), or
+		// nothing to carry the warnings.
+		a := self()
+		if a == nil {
+			return upd // left as it was
+		}
+		out = append(out, a)
+		anchor = len(out) - 1
+	}
+	if hasIgnored {
+		a := *out[anchor]
+		for i, vs := range ignored {
+			if len(vs) > 0 {
+				a.Expr = tables[i].t.ignoredCall(a.Expr, vs)
+			}
+		}
+		out[anchor] = &a
+	}
+	upd.Exprs = out
+	return upd
+}
+
+// generatedValueSignal returns a statement that fails with MySQL 8's
+// error for a value given for generated column col of table.
+func generatedValueSignal(col, table string) ast.Statement {
+	msg := fmt.Sprintf("The value specified for generated column '%s' in table '%s' is not allowed.", col, table)
+	msg = strings.ReplaceAll(msg, "%", "%%") // the engine formats the message with Printf
+	return &ast.Signal{SqlStateValue: "HY000", Info: []ast.SignalInfo{
+		{ConditionItemName: ast.SignalConditionItemName_MysqlErrno, Value: ast.NewIntVal([]byte("3105"))},
+		{ConditionItemName: ast.SignalConditionItemName_MessageText, Value: ast.NewStrVal([]byte(msg))},
+	}}
 }
 
 // newIgnoredGeneratedValues builds a call of fn, ignoredValuesName or
