@@ -49,6 +49,11 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
 		return ChainRules(validate, minMaxKeyRows, keepLikes)
 	})
+	// ALTER TABLE of a table with virtual columns sees its constraints
+	// (virtualchecks.go), before GMS resolves and validates its clauses.
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateCreateTableId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(validate, virtualAlterChecks)
+	})
 	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
 	// Window functions over grouped rows are rewritten after parsing
 	// (groupwindow.go); the analyzer's parser reads stored definitions.

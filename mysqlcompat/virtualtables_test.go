@@ -162,3 +162,46 @@ func TestVirtualTableChecksJoinRow(t *testing.T) {
 	d.exec("INSERT INTO trig VALUES (7)")
 	require.Equal(t, "[[1 40 80] [2 7 14]]", fmt.Sprint(d.exec("SELECT id, a, g FROM virt ORDER BY id")))
 }
+
+// TestVirtualTableAlterChecks: ALTER TABLE of a table with a VIRTUAL
+// generated column treats its CHECK constraints as it treats those of the
+// same table without it: DROP and RENAME COLUMN of a column a CHECK reads
+// with another are refused, DROP COLUMN of the only column a CHECK reads
+// drops the CHECK, and DROP CONSTRAINT and DROP CHECK drop them (GMS asked
+// its virtual-column wrapper, which has no constraints: the table kept
+// CHECKs over a column it no longer had, and refused to drop them).
+func TestVirtualTableAlterChecks(t *testing.T) {
+	d := newTestDB(t)
+	const cols = "id INT PRIMARY KEY, a INT, b INT, c INT, %s CHECK (a < 100), CONSTRAINT %[2]s_ab CHECK (a < b), CONSTRAINT %[2]s_c CHECK (c > 0)"
+	d.exec("CREATE TABLE plain (" + fmt.Sprintf(cols, "", "plain") + ")")
+	d.exec("CREATE TABLE virt (" + fmt.Sprintf(cols, "g INT AS (a * 2) VIRTUAL,", "virt") + ")")
+	for _, q := range []string{
+		"ALTER TABLE %s RENAME COLUMN b TO x",
+		"ALTER TABLE %s DROP COLUMN b",
+		"ALTER TABLE %s DROP COLUMN a, DROP COLUMN c",
+	} {
+		errs := map[string]string{}
+		for _, table := range []string{"plain", "virt"} {
+			err := d.execErr(fmt.Sprintf(q, table))
+			errs[table] = strings.ReplaceAll(err.Error(), table, "T")
+		}
+		require.Equal(t, errs["plain"], errs["virt"], q)
+	}
+	for _, q := range []string{
+		"ALTER TABLE %[1]s DROP CONSTRAINT %[1]s_ab",
+		"ALTER TABLE %[1]s DROP CHECK %[1]s_chk_1",
+		"ALTER TABLE %s DROP COLUMN c",
+		"ALTER TABLE %s RENAME COLUMN b TO x",
+	} {
+		for _, table := range []string{"plain", "virt"} {
+			d.exec(fmt.Sprintf(q, table))
+		}
+	}
+	show := func(table string) string {
+		s := fmt.Sprint(d.exec("SHOW CREATE TABLE " + table))
+		s = strings.ReplaceAll(s, "  `g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,\n", "")
+		return strings.ReplaceAll(s, table, "T")
+	}
+	require.Equal(t, show("plain"), show("virt"))
+	require.NotContains(t, show("virt"), "CHECK")
+}
