@@ -90,10 +90,10 @@ func BenchmarkGeneratedValuesRewrite(b *testing.B) {
 	}
 }
 
-// TestGeneratedValuesPrepared: out of strict mode, an INSERT prepared with
+// TestGeneratedValuesSQLPrepare: out of strict mode, an INSERT prepared with
 // SQL PREPARE takes a value for a generated column as a top-level INSERT
 // does (ignored, warning 1906).
-func TestGeneratedValuesPrepared(t *testing.T) {
+func TestGeneratedValuesSQLPrepare(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL)")
 	d.exec("SET sql_mode = ''")
