@@ -81,9 +81,10 @@ const erGeneratedValueIgnored = 1906
 // out of strict mode, whatever the session's mode.
 type generatedValuesParser struct {
 	sql.Parser
-	cat  sql.Catalog
-	db   sql.Database
-	body bool
+	cat   sql.Catalog
+	db    sql.Database
+	body  bool
+	likes *likeSources // CREATE TABLE ... LIKE noted (virtuallike.go)
 }
 
 // Parse implements sql.Parser.
@@ -125,6 +126,9 @@ func (p generatedValuesParser) rewrite(ctx *sql.Context, st ast.Statement) ast.S
 		}
 		p.rewriteUpdate(ctx, s)
 	case *ast.DDL:
+		if s.Action == ast.CreateStr && (s.OptLike != nil || s.TableSpec != nil || s.OptSelect != nil) {
+			p.likes.note(ctx, p.cat, s) // every CREATE TABLE: one that copies no such table clears the note
+		}
 		if s.TriggerSpec == nil {
 			break
 		}

@@ -33,7 +33,8 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers}, final)
+	likes := &likeSources{} // CREATE TABLE ... LIKE of virtual tables (virtuallike.go)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -61,7 +62,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	e.Parser = windowParser{e.Parser}
 	// Values given for generated columns (genvalues.go): the statements
 	// the engine runs, not stored definitions.
-	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog}
+	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog, likes: likes}
 	// ... and in stored bodies (genbodies.go): procedures' statements as
 	// they run, triggers' texts as the database gives them, shown as
 	// written.

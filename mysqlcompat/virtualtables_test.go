@@ -205,3 +205,34 @@ func TestVirtualTableAlterChecks(t *testing.T) {
 	require.Equal(t, show("plain"), show("virt"))
 	require.NotContains(t, show("virt"), "CHECK")
 }
+
+// TestVirtualTableLike: CREATE TABLE ... LIKE a table with a VIRTUAL
+// generated column copies its secondary indexes and CHECK constraints, as
+// it copies those of the same table without it (GMS copied them from its
+// virtual-column wrapper, which has none); a CREATE TABLE of the same name
+// after a LIKE that failed copies nothing.
+func TestVirtualTableLike(t *testing.T) {
+	d := newTestDB(t)
+	const cols = "id INT PRIMARY KEY AUTO_INCREMENT, a INT, b INT, %s KEY kb (b), UNIQUE KEY ua (a, b), CHECK (a < 100), CONSTRAINT %s_ab CHECK (a < b)"
+	d.exec("CREATE TABLE plain (" + fmt.Sprintf(cols, "", "plain") + ")")
+	d.exec("CREATE TABLE virt (" + fmt.Sprintf(cols, "g INT AS (a * 2) VIRTUAL,", "virt") + ")")
+	d.exec("CREATE TABLE plain2 LIKE plain")
+	d.exec("CREATE TABLE virt2 LIKE mydb.virt")
+	show := func(table string) string {
+		s := fmt.Sprint(d.exec("SHOW CREATE TABLE " + table))
+		s = strings.ReplaceAll(s, "  `g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,\n", "")
+		return strings.ReplaceAll(s, table, "T")
+	}
+	require.Contains(t, show("virt2"), "KEY `kb` (`b`)")
+	require.Contains(t, show("virt2"), "CHECK ((`a` < `b`))")
+	require.Equal(t, show("plain2"), show("virt2"))
+	for _, table := range []string{"plain2", "virt2"} {
+		err := d.execErr("INSERT INTO " + table + " (a, b) VALUES (5, 1)")
+		require.Contains(t, err.Error(), "violated", table)
+	}
+
+	d.execErr("CREATE TABLE virt2 LIKE virt") // exists
+	d.exec("DROP TABLE virt2")
+	d.exec("CREATE TABLE virt2 (x INT PRIMARY KEY)")
+	require.NotContains(t, show("virt2"), "CHECK")
+}
