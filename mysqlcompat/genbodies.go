@@ -27,9 +27,10 @@ import (
 // parser, not the engine's, so the rewrite of genvalues.go has to reach
 // them another way:
 //
-//   - A procedure's statements are parsed at each CALL and run one by one
-//     through the analyzer's statement runner, already parsed:
-//     generatedValuesRunner rewrites each before it is bound.
+//   - A procedure's text is parsed at each CALL, from the one the database
+//     hands GMS for it (GetStoredProcedure, which only CALL reads): the
+//     database hands it with the body rewritten (BindableProcedure), for a
+//     procedure created out of strict mode.
 //   - A trigger's body is parsed and bound from its CREATE TRIGGER text
 //     whenever a statement of its database is planned (every trigger of the
 //     database, before GMS picks those that apply), for SHOW TRIGGERS and
@@ -43,9 +44,9 @@ import (
 //     parser, which rewrites it (generatedValuesParser.rewrite).
 //
 // In a body the rewrite calls bodyIgnoredValuesName, which warns whatever
-// the session's sql_mode: the trigger's, out of strict mode, is the one
-// that counts. A procedure's statements are rewritten in the session's
-// mode at CALL (GMS keeps no sql_mode with a procedure).
+// the session's sql_mode: the routine's, out of strict mode, is the one
+// that counts. A routine created in strict mode keeps GMS's 3105 (at
+// CREATE TRIGGER, which binds the body; at CALL for a procedure).
 
 // bodyIgnoredValuesName is the function of ignoredValuesName for stored
 // bodies: it warns, and never fails with 3105.
@@ -69,19 +70,38 @@ func (p generatedValuesParser) rewriteBody(ctx *sql.Context, body ast.Statement)
 	return changed
 }
 
-// generatedValuesRunner is the analyzer's statement runner, which runs the
-// statements of procedure bodies, with the rewrite applied to each.
-type generatedValuesRunner struct {
-	sql.StatementRunner
-	p generatedValuesParser
-}
-
-// QueryWithBindings implements sql.StatementRunner.
-func (r generatedValuesRunner) QueryWithBindings(ctx *sql.Context, query string, parsed ast.Statement, bindings map[string]ast.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
-	if parsed != nil {
-		parsed = r.p.rewrite(ctx, parsed)
+// BindableProcedure returns the procedure of db, details, as GMS should
+// bind it at CALL: the text of one created out of strict mode with the
+// values its statements give generated columns rewritten as at top level.
+// It is details itself when nothing changes, as for every procedure
+// created in strict mode (the default), which costs no parse. Only CALL
+// reads a single procedure (GetStoredProcedure); the readers that show
+// procedures read them all, and get the text as written.
+func BindableProcedure(ctx *sql.Context, db sql.Database, details sql.StoredProcedureDetails) sql.StoredProcedureDetails {
+	if strictModeText(details.SqlMode) {
+		return details
 	}
-	return r.StatementRunner.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
+	text := details.CreateStatement
+	opts := sql.NewSqlModeFromString(details.SqlMode).ParserOptions()
+	st, err := ast.ParseWithOptions(ctx, text, opts)
+	ddl, ok := st.(*ast.DDL)
+	if err != nil || !ok || ddl.ProcedureSpec == nil || ddl.ProcedureSpec.Body == nil {
+		return details
+	}
+	start, end := ddl.SubStatementPositionStart, ddl.SubStatementPositionEnd
+	if start < 0 || end > len(text) || start > end {
+		return details
+	}
+	p := generatedValuesParser{db: db, body: true}
+	if !p.rewriteBody(ctx, ddl.ProcedureSpec.Body) {
+		return details
+	}
+	rewritten := text[:start] + ast.String(ddl.ProcedureSpec.Body) + text[end:]
+	if _, err := ast.ParseWithOptions(ctx, rewritten, opts); err != nil {
+		return details
+	}
+	details.CreateStatement = rewritten
+	return details
 }
 
 // BindableTriggers returns the triggers of db, defs, as GMS should bind

@@ -74,11 +74,10 @@ const erGeneratedValueIgnored = 1906
 // the INSERT, REPLACE and UPDATE statements it parses with a session, also
 // those of a CREATE TRIGGER's body (genbodies.go).
 //
-// Without a Parser it is the rewrite alone, of statements GMS parsed
-// itself: the statements of procedure bodies (generatedValuesRunner) and
-// of stored trigger bodies (BindableTriggers), which then sets db, where
-// it looks the tables up, and body: the rewrite is that of a body created
-// out of strict mode, whatever the session's mode.
+// Without a Parser it is the rewrite alone, of the stored bodies of
+// triggers and procedures (BindableTriggers, BindableProcedure), which
+// then sets db, where it looks the tables up, and body: the rewrite is
+// that of a body created out of strict mode, whatever the session's mode.
 type generatedValuesParser struct {
 	sql.Parser
 	cat   sql.Catalog
@@ -295,9 +294,6 @@ func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) 
 	sel, _ := ins.Rows.(ast.SelectStatement)
 	if values == nil && sel == nil {
 		return
-	}
-	if len(ins.OnDup) > 0 && rewrittenBefore(ins.Comments) {
-		return // a procedure's statement run again
 	}
 	strict := p.strict(ctx)
 	if strict && len(ins.OnDup) == 0 && (values == nil || !hasDefault(values.Values)) {
@@ -694,7 +690,6 @@ func (t genTable) recomputeStored(ins *ast.Insert) {
 	if len(ins.OnDup) == 0 {
 		return
 	}
-	appended := false
 	for _, c := range t.sch {
 		if c.Generated == nil || c.Virtual {
 			continue
@@ -710,27 +705,7 @@ func (t genTable) recomputeStored(ins *ast.Insert) {
 			return true, nil
 		}, e)
 		ins.OnDup = append(ins.OnDup, &ast.AssignmentExpr{Name: ast.NewColName(c.Name), Expr: e})
-		appended = true
 	}
-	if appended {
-		// A second rewrite would take these assignments for values given:
-		// the interpreter of a procedure runs its statements again.
-		ins.Comments = append(ins.Comments, rewrittenMark)
-	}
-}
-
-// rewrittenMark is the comment recomputeStored leaves on the statements
-// it rewrote.
-var rewrittenMark = []byte("/* generated columns recomputed */")
-
-// rewrittenBefore reports whether comments hold rewrittenMark.
-func rewrittenBefore(comments ast.Comments) bool {
-	for _, c := range comments {
-		if string(c) == string(rewrittenMark) {
-			return true
-		}
-	}
-	return false
 }
 
 // rewriteUpdate rewrites a single-table UPDATE in place: SET of a

@@ -63,10 +63,8 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// Values given for generated columns (genvalues.go): the statements
 	// the engine runs, not stored definitions.
 	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog, likes: likes}
-	// ... and in stored bodies (genbodies.go): procedures' statements as
-	// they run, triggers' texts as the database gives them, shown as
-	// written.
-	a.Runner = generatedValuesRunner{StatementRunner: a.Runner, p: generatedValuesParser{cat: a.Catalog}}
+	// ... and in stored bodies (genbodies.go): the texts the database
+	// gives GMS to bind, and the triggers' shown as written.
 	triggersOriginalText(e)
 	// information_schema.TRIGGERS binds each trigger in its own database
 	// (triggerschema.go).

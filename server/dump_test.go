@@ -147,12 +147,12 @@ func describeTable(t *testing.T, db *sql.DB, name string) string {
 	return b.String()
 }
 
-// TestServerDumpRoundTripGeneratedValuesTrigger: a trigger created out of
-// strict mode whose body gives generated columns values (which MariaDB and
-// Strata ignore there) is dumped by mariadb-dump as written, with the
-// sql_mode it was created in, and the dump reloads: the trigger is created
-// again, reads back the same, and fires on the loaded server. Skipped where
-// the MariaDB tools are not installed.
+// TestServerDumpRoundTripGeneratedValuesTrigger: a trigger and a procedure
+// created out of strict mode whose bodies give generated columns values
+// (which MariaDB and Strata ignore there) are dumped by mariadb-dump as
+// written, with the sql_mode they were created in, and the dump reloads:
+// they are created again, read back the same, and run on the loaded
+// server. Skipped where the MariaDB tools are not installed.
 func TestServerDumpRoundTripGeneratedValuesTrigger(t *testing.T) {
 	dump, err := exec.LookPath("mariadb-dump")
 	if err != nil {
@@ -171,6 +171,7 @@ func TestServerDumpRoundTripGeneratedValuesTrigger(t *testing.T) {
 		"CREATE TABLE shop.log (id INT PRIMARY KEY)",
 		"CREATE TRIGGER shop.tr AFTER INSERT ON shop.log FOR EACH ROW " + body,
 		"INSERT INTO shop.log VALUES (1), (2)",
+		"CREATE PROCEDURE shop.pr(x INT) INSERT INTO shop.g (id, a, twice) VALUES (x, 1, 5)",
 	} {
 		_, err := db.Exec(q)
 		require.NoError(t, err, q)
@@ -189,7 +190,7 @@ func TestServerDumpRoundTripGeneratedValuesTrigger(t *testing.T) {
 		require.NoError(t, err)
 		return []string{"-h" + host, "-P" + port, "-uroot", "-ppw"}
 	}
-	out := run(dump, nil, append(conn(src.Addr()), "--triggers", "--databases", "shop")...)
+	out := run(dump, nil, append(conn(src.Addr()), "--triggers", "--routines", "--databases", "shop")...)
 	require.Contains(t, string(out), body)
 	dst := testServer(t, Config{Password: "pw"})
 	run(client, out, conn(dst.Addr())...)
@@ -198,9 +199,12 @@ func TestServerDumpRoundTripGeneratedValuesTrigger(t *testing.T) {
 	require.Contains(t, want, body)
 	require.Contains(t, want, `[true:"2" true:"20" true:"40" true:"21"]`)
 	require.Equal(t, want, describeTable(t, loaded, "shop"))
-	// The loaded trigger fires, in the default (strict) sql_mode too.
+	// The loaded trigger fires, and the procedure runs, in the default
+	// (strict) sql_mode too: each runs in the mode it was created in.
 	for _, s := range []*sql.DB{db, loaded} {
 		_, err := s.Exec("INSERT INTO shop.log VALUES (3)")
+		require.NoError(t, err)
+		_, err = s.Exec("CALL shop.pr(4)")
 		require.NoError(t, err)
 	}
 	require.Equal(t, describeTable(t, db, "shop"), describeTable(t, loaded, "shop"))

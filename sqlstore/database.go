@@ -420,7 +420,14 @@ func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
 func (d *Database) GetStoredProcedure(ctx *sql.Context, name string) (sql.StoredProcedureDetails, bool, error) {
 	t, release := d.store.view(ctx)
 	defer release()
-	return getDefinition[sql.StoredProcedureDetails](d, t, kindProcedure, name)
+	def, ok, err := getDefinition[sql.StoredProcedureDetails](d, t, kindProcedure, name)
+	if err != nil || !ok {
+		return def, ok, err
+	}
+	// Only CALL reads one procedure: GMS binds the text with its own
+	// parser, values for generated columns rewritten in it as the engine's
+	// parser does.
+	return mysqlcompat.BindableProcedure(ctx, d, def), true, nil
 }
 
 // GetStoredProcedures implements sql.StoredProcedureDatabase.
