@@ -295,6 +295,9 @@ func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) 
 	if values == nil && sel == nil {
 		return
 	}
+	if values != nil && len(ins.Columns) == 0 && emptyRows(values.Values) {
+		p.nameEmptyRows(ctx, ins, values)
+	}
 	strict := p.strict(ctx)
 	if strict && len(ins.OnDup) == 0 && (values == nil || !hasDefault(values.Values)) {
 		// Nothing in strict mode that GMS gets wrong: no DEFAULT in a
@@ -329,6 +332,37 @@ func (p generatedValuesParser) rewriteInsert(ctx *sql.Context, ins *ast.Insert) 
 	}
 	if !strict {
 		t.rewriteSelect(ins, sel, cols)
+	}
+}
+
+// emptyRows reports whether every row of vs is empty: VALUES (), each row
+// the columns' defaults.
+func emptyRows(vs ast.Values) bool {
+	for _, row := range vs {
+		if len(row) > 0 {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
+// nameEmptyRows rewrites INSERT INTO t () VALUES (), (), which GMS
+// refuses with 3105 for a table with generated columns (it fills in the
+// table's columns, generated ones included), as INSERT INTO t (c)
+// VALUES (DEFAULT), (DEFAULT), c the table's first column that is not
+// generated: the same rows, which MySQL takes in every mode.
+func (p generatedValuesParser) nameEmptyRows(ctx *sql.Context, ins *ast.Insert, values *ast.AliasedValues) {
+	t, ok := p.lookup(ctx, ins.Table)
+	if !ok || len(values.Columns) > 0 {
+		return
+	}
+	c := t.stored()
+	if c < 0 {
+		return
+	}
+	ins.Columns = ast.Columns{ast.NewColIdent(t.sch[c].Name)}
+	for i := range values.Values {
+		values.Values[i] = ast.ValTuple{&ast.Default{}}
 	}
 }
 
