@@ -33,7 +33,8 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts}, final)
+	likes := &likeSources{} // CREATE TABLE ... LIKE of virtual tables (virtuallike.go)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -49,6 +50,11 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
 		return ChainRules(validate, minMaxKeyRows, keepLikes)
 	})
+	// ALTER TABLE of a table with virtual columns sees its constraints
+	// (virtualchecks.go), before GMS resolves and validates its clauses.
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateCreateTableId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(validate, virtualAlterChecks)
+	})
 	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
 	// Window functions over grouped rows are rewritten after parsing
 	// (groupwindow.go); the analyzer's parser reads stored definitions.
@@ -56,7 +62,10 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	e.Parser = windowParser{e.Parser}
 	// Values given for generated columns (genvalues.go): the statements
 	// the engine runs, not stored definitions.
-	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog}
+	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog, likes: likes}
+	// ... and in stored bodies (genbodies.go): the texts the database
+	// gives GMS to bind, and the triggers' shown as written.
+	triggersOriginalText(e)
 	// information_schema.TRIGGERS binds each trigger in its own database
 	// (triggerschema.go).
 	triggersPerDatabase(e)
