@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -125,6 +126,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	s, err := server.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlshell serve: %s\n", serveFlagNames.Replace(err.Error()))
+		if errors.Is(err, server.ErrConfig) {
+			return exitUsage
+		}
 		return exitOpen
 	}
 	where := cfg.Data

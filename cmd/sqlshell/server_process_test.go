@@ -90,7 +90,7 @@ func TestServeFlags(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			code := run(append([]string{"serve", "--data", t.TempDir()}, tc.args...), strings.NewReader(""), &out, &errOut)
-			require.NotEqual(t, exitOK, code)
+			require.Equal(t, exitUsage, code, "a refused setting is a usage error")
 			require.Contains(t, errOut.String(), tc.want)
 		})
 	}
