@@ -46,9 +46,11 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// MIN and MAX of a primary key answer one row over no rows
 	// (minmaxkey.go): before GMS's replaceAgg, in the once-before batch,
 	// inside a rule GMS knows; and LIKE over PAD SPACE strings kept from
-	// GMS's simplifyFilters, which runs later in that batch (padspace.go).
+	// GMS's simplifyFilters, which runs later in that batch (padspace.go);
+	// global-only variables bound to their global value before that rule
+	// folds the filters that read them (globalvars.go).
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(validate, minMaxKeyRows, keepLikes)
+		return ChainRules(validate, minMaxKeyRows, keepLikes, globalOnlyVars)
 	})
 	// ALTER TABLE of a table with virtual columns sees its constraints
 	// (virtualchecks.go), before GMS resolves and validates its clauses.
