@@ -293,39 +293,56 @@ func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error)
 	return p.withChildren(children, func(b padded) sql.Expression { return &padIn{b} })
 }
 
-// LIKE under PAD SPACE collations
+// LIKE kept as written
 //
+// GMS's simplifyFilters turns s LIKE 'a' into s = 'a' and s LIKE 'a%' into
+// s >= 'a' AND s <= 'a\xff', and drops the LIKE. Neither is LIKE: the
+// range loses every string whose rune after the prefix weighs more than
+// U+00FF ('aĀ', 'a€', 'a😀' under utf8mb4_0900_bin), by index and by scan
+// alike; the equality ignores escapes ('a\%' is 'a%'). Under PAD SPACE
 // LIKE does not pad: 'A  ' LIKE 'a' is false under utf8mb4_general_ci,
-// where 'A  ' = 'a' is true. GMS's simplifyFilters turns s LIKE 'a' into
-// s = 'a' and s LIKE 'a%' into s >= 'a' AND s <= 'a\xff', which under PAD
-// SPACE (padExpr) would find 'A  ' and lose 'a\t' (a tab weighs less
-// than the padding). keepLikes hides each LIKE over such a column from that
-// rule, before it runs: the LIKE is evaluated as written, and reads no
-// index range. It also trims the literals compared with such strings
+// where 'A  ' = 'a' is true, and 'a\t' LIKE 'a%' is true where 'a\t' >=
+// 'a' is false (a tab weighs less than the padding). keepLikes hides each
+// LIKE from that rule, before it runs: the LIKE is evaluated as written,
+// and sqlstore reads the index range of its literal prefix in key space
+// (KeptLike). It also trims the literals compared with PAD SPACE strings
 // (trimPaddedLiterals), before GMS builds ranges from them.
 func keepLikes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if l, ok := e.(*expression.Like); ok && codec.PadSpace(l.LeftChild.Type()) {
-			return &unpaddedLike{Like: l}, transform.NewTree, nil
+		if l, ok := e.(*expression.Like); ok {
+			return &keptLike{Like: l}, transform.NewTree, nil
 		}
 		return trimPaddedLiterals(ctx, e)
 	})
 }
 
-// unpaddedLike is a LIKE GMS's simplifyFilters does not rewrite.
-type unpaddedLike struct {
+// keptLike is a LIKE GMS's simplifyFilters does not rewrite.
+type keptLike struct {
 	*expression.Like
 }
 
-func (u *unpaddedLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (u *keptLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	e, err := u.Like.WithChildren(children...)
 	if err != nil {
 		return nil, err
 	}
 	if l, ok := e.(*expression.Like); ok {
-		return &unpaddedLike{Like: l}, nil
+		return &keptLike{Like: l}, nil
 	}
 	return e, nil
+}
+
+// KeptLike returns the LIKE e is, kept from GMS's rewrite (keepLikes) or
+// not: a storage layer that answers lookups itself reads the range of its
+// prefix there.
+func KeptLike(e sql.Expression) (*expression.Like, bool) {
+	switch l := e.(type) {
+	case *keptLike:
+		return l.Like, true
+	case *expression.Like:
+		return l, true
+	}
+	return nil, false
 }
 
 // trimPaddedLiterals drops the trailing spaces of a string literal compared
