@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // The plan EXPLAIN describes
@@ -1067,6 +1069,9 @@ func selectivity(e sql.Expression) float64 {
 		return 0.5
 	case *expression.Not:
 		return 1 - selectivity(e.Child)
+	}
+	if _, ok := mysqlcompat.KeptLike(e); ok {
+		return 1.0 / 9
 	}
 	return 1
 }
