@@ -112,7 +112,11 @@ func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowI
 		q = d.Query()
 	}
 	if fixedBatches(q) {
-		q, _, err := e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
+		q, err := analyzeFixedSubqueries(ctx, e.a, q) // dmlsubqueries.go
+		if err != nil {
+			return nil, err
+		}
+		q, _, err = e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
 		if err != nil {
 			return nil, err
 		}
