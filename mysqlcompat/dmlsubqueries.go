@@ -31,29 +31,12 @@ func analyzeFixedSubqueries(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) 
 		return n, nil
 	}
 	// assignExecIndexes takes a shortcut for a single-table statement
-	// that does not reach into subqueries: it runs here on the statement
-	// marked as not one, as the full analysis would have run it.
-	var restore func(sql.Node) sql.Node
-	switch x := n.(type) {
-	case *plan.Update:
-		u := *x
-		u.HasSingleRel = false
-		n = &u
-		restore = func(n sql.Node) sql.Node {
-			if u, ok := n.(*plan.Update); ok {
-				nu := *u
-				nu.HasSingleRel = true
-				return &nu
-			}
-			return n
-		}
-	case *plan.DeleteFrom:
-		d := *x
-		d.RefsSingleRel = false
-		n = &d
-		restore = func(n sql.Node) sql.Node { return n } // analysis drops it
-	default:
-		return n, nil // under a trigger: left as GMS planned it
+	// that does not reach into subqueries: the statement is marked as
+	// the plan builder should have marked it, and the rules run as the
+	// full analysis runs them.
+	n, ok := notSingleRel(n)
+	if !ok {
+		return n, nil
 	}
 	for _, name := range []string{"resolveSubqueries", "finalizeSubqueries", "assignExecIndexes"} {
 		rule, ok := ruleNamed(a, name)
@@ -66,7 +49,31 @@ func analyzeFixedSubqueries(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) 
 		}
 		n = nn
 	}
-	return restore(n), nil
+	return n, nil
+}
+
+// notSingleRel returns n, an UPDATE or DELETE under the executors of its
+// triggers, marked as a statement with subqueries; ok is false for any
+// other plan.
+func notSingleRel(n sql.Node) (sql.Node, bool) {
+	switch x := n.(type) {
+	case *plan.TriggerExecutor:
+		l, ok := notSingleRel(x.Left())
+		if !ok {
+			return n, false
+		}
+		nn, err := x.WithChildren(l, x.Right())
+		return nn, err == nil
+	case *plan.Update:
+		u := *x
+		u.HasSingleRel = false
+		return &u, true
+	case *plan.DeleteFrom:
+		d := *x
+		d.RefsSingleRel = false
+		return &d, true
+	}
+	return n, false
 }
 
 // ruleNamed returns the rule of a's batches whose id prints as name.
