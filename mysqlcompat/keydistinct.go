@@ -47,7 +47,10 @@ func keyDistincts(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		if nn, id := distinctNode(a, n); id == transform.NewTree {
 			return nn, id, nil
 		}
-		if kn := keyedNode(n); kn != n {
+		// ORDER BY a selected expression over DISTINCT
+		// (distinctorder.go), then by collation keys.
+		nn, sorted := sortSelected(n)
+		if kn := keyedNode(nn); kn != nn || sorted {
 			return kn, transform.NewTree, nil
 		}
 		return n, transform.SameTree, nil
