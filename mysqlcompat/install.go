@@ -139,7 +139,7 @@ func buildWording(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node, r sql.Row
 	if ins, src := insertOf(n); ins != nil {
 		iter = &insertErrors{RowIter: iter, sch: ins.Destination.Schema(), n: src.n}
 	}
-	return iter, nil
+	return withUpdateWarnings(n, iter), nil // updateinfo.go
 }
 
 // fixedBatches reports whether GMS may have analyzed a statement whose
