@@ -33,6 +33,16 @@ import (
 // the filter that stays (all of exprs); ok is false when it declines.
 func (t *Table) likeLookup(ctx *sql.Context, exprs []sql.Expression) (sql.IndexLookup, sql.Expression, bool) {
 	d := t.def
+	hasLike := false
+	for _, e := range exprs {
+		if _, ok := mysqlcompat.KeptLike(e); ok {
+			hasLike = true
+			break
+		}
+	}
+	if !hasLike {
+		return sql.IndexLookup{}, nil, false
+	}
 	leading := map[int]bool{}
 	for _, ix := range d.indexes() {
 		leading[ix.cols[0]] = true
