@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -63,6 +62,9 @@ func (t *Table) likeLookup(ctx *sql.Context, exprs []sql.Expression) (sql.IndexL
 		}
 		if found >= 0 {
 			continue // the first LIKE's range; the others filter
+		}
+		if _, ok := codec.AppendStringPrefixKey(nil, d.schema[col].Type, p); !ok {
+			continue // a prefix the column's keys cannot hold: a filter
 		}
 		for _, c := range d.indexes() {
 			if c.cols[0] == col {
@@ -200,7 +202,9 @@ func (r *prefixRanges) encode(d *tableDef, ix *indexDef, reverse bool) (*lookupP
 	n := len(start)
 	start, ok := codec.AppendStringPrefixKey(start, typ, p)
 	if !ok {
-		return nil, fmt.Errorf("%w: LIKE prefix range on %s", ErrUnsupported, typ)
+		// The column changed since planning: the whole index, which
+		// the LIKE kept as a filter narrows.
+		return &lookupPlan{ix: ix, reverse: reverse, spans: []span{{start: start[:n], end: prefixEnd(start[:n]), rangeCol: 0, whole: true}}}, nil
 	}
 	sp := span{start: start, rangeCol: 0, rng: r.mysql()[0]}
 	if sp.end = codec.PrefixSuccessor(nil, start[n:]); sp.end == nil {
