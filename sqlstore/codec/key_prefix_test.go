@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -87,4 +88,41 @@ func spaced(c sql.CollationID, s string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzStringPrefixKey checks, for any string s, split point and key
+// style, that the key of s lies in the range of the key beginning of its
+// first runes.
+func FuzzStringPrefixKey(f *testing.F) {
+	f.Add("a\tb", uint8(1), uint8(0))
+	f.Add("a  b", uint8(2), uint8(3))
+	f.Add("Ā€😀", uint8(1), uint8(1))
+	f.Add("a\x00b", uint8(2), uint8(2))
+	colls := []sql.CollationID{
+		sql.Collation_utf8mb4_0900_bin,
+		sql.Collation_utf8mb4_0900_ai_ci,
+		sql.Collation_utf8mb4_bin,
+		sql.Collation_utf8mb4_general_ci,
+		sql.Collation_utf8mb4_unicode_ci,
+	}
+	f.Fuzz(func(t *testing.T, s string, split, coll uint8) {
+		if !utf8.ValidString(s) || len([]rune(s)) > 40 {
+			return
+		}
+		runes := []rune(s)
+		p := string(runes[:int(split)%(len(runes)+1)])
+		typ := types.MustCreateString(sqltypes.VarChar, 255, colls[int(coll)%len(colls)])
+		begin, ok := codec.AppendStringPrefixKey(nil, typ, p)
+		if !ok {
+			t.Fatalf("no prefix key for %q", p)
+		}
+		k, err := codec.AppendKey(nil, typ, s, codec.Asc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := codec.PrefixSuccessor(nil, begin)
+		if bytes.Compare(k, begin) < 0 || (end != nil && bytes.Compare(k, end) >= 0) {
+			t.Fatalf("%s: key of %q outside the range of its prefix %q", typ, s, p)
+		}
+	})
 }
