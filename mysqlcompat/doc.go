@@ -81,6 +81,14 @@
 //     key range of the pattern's prefix. TestPlanningSpec.
 //   - INTERSECT and EXCEPT (setopkeys.go): rows matched by their
 //     memcomparable keys. TestPlanningSpec.
+//   - EXISTS in a single-table UPDATE or DELETE (dmlsubqueries.go): the
+//     statement runs; GMS left its subquery unanalyzed (1105).
+//     TestPlanningSpec.
+//   - ORDER BY a selected expression over DISTINCT (distinctorder.go):
+//     sorted by the selected column; GMS failed with 1105.
+//     TestPlanningSpec.
+//   - UPDATE's info (updateinfo.go): its Warnings count the statement's
+//     warnings; GMS wrote 0. TestPlanningSpec.
 //   - DISTINCT, UNION, GROUP BY, COUNT(DISTINCT) and ORDER BY by keys
 //     (keydistinct.go): rows compared by their memcomparable keys, NULL
 //     apart from the string '<nil>', strings by collation and PAD SPACE.
