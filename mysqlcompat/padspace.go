@@ -314,17 +314,25 @@ func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error)
 // (KeptLike). It also trims the literals compared with PAD SPACE strings
 // (trimPaddedLiterals), before GMS builds ranges from them.
 func keepLikes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	n, same, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if l, ok := e.(*expression.Like); ok {
 			return &keptLike{Like: l}, transform.NewTree, nil
 		}
 		return trimPaddedLiterals(ctx, e)
 	})
+	if err != nil || same == transform.SameTree {
+		return n, same, err
+	}
+	// Bounds GMS can cost, where strings have them (likeprefix.go).
+	n, _, err = boundLikes(n)
+	return n, transform.NewTree, err
 }
 
-// keptLike is a LIKE GMS's simplifyFilters does not rewrite.
+// keptLike is a LIKE GMS's simplifyFilters does not rewrite; bounded
+// when boundLikes put the comparisons lo and hi beside it (likeprefix.go).
 type keptLike struct {
 	*expression.Like
+	lo, hi sql.Expression
 }
 
 func (u *keptLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
@@ -333,9 +341,19 @@ func (u *keptLike) WithChildren(children ...sql.Expression) (sql.Expression, err
 		return nil, err
 	}
 	if l, ok := e.(*expression.Like); ok {
-		return &keptLike{Like: l}, nil
+		return &keptLike{Like: l, lo: u.lo, hi: u.hi}, nil
 	}
 	return e, nil
+}
+
+// LikeBounds returns the comparisons added beside e, a LIKE, for GMS's
+// costing (boundLikes), nil when there are none: EXPLAIN estimates the
+// LIKE alone.
+func LikeBounds(e sql.Expression) (lo, hi sql.Expression) {
+	if k, ok := e.(*keptLike); ok {
+		return k.lo, k.hi
+	}
+	return nil, nil
 }
 
 // KeptLike returns the LIKE e is, kept from GMS's rewrite (keepLikes) or

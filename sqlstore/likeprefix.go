@@ -26,7 +26,10 @@ import (
 //
 // It answers only when the choice is clear: no other conjunct mentions a
 // column that begins an index, which GMS's costing might prefer; else it
-// declines, and the LIKE is a filter over what GMS chooses.
+// declines, and the LIKE is a filter over what GMS chooses. Under
+// utf8mb4_0900_bin, whose prefixes have string bounds, mysqlcompat puts
+// them beside the LIKE (boundLikes), so it declines there and GMS costs
+// that range with the rest.
 
 // likeLookup returns the lookup of the prefix of a LIKE among exprs, and
 // the filter that stays (all of exprs); ok is false when it declines.
@@ -107,57 +110,11 @@ func (t *Table) likePrefix(ctx *sql.Context, e sql.Expression) (int, string, boo
 	if c, _ := l.CollationCoercibility(ctx); c != st.Collation() {
 		return -1, "", false
 	}
-	lit, ok := l.RightChild.(*expression.Literal)
-	if !ok {
-		return -1, "", false
-	}
-	pattern, ok := lit.Value().(string)
-	if !ok {
-		return -1, "", false
-	}
-	escape := '\\'
-	if l.Escape != nil {
-		el, ok := l.Escape.(*expression.Literal)
-		if !ok {
-			return -1, "", false
-		}
-		es, ok := el.Value().(string)
-		if !ok || utf8.RuneCountInString(es) != 1 {
-			return -1, "", false
-		}
-		escape, _ = utf8.DecodeRuneInString(es)
-	}
-	p, ok := likeLiteralPrefix(pattern, escape)
+	p, ok := mysqlcompat.LikePrefix(l)
 	if !ok || p == "" {
 		return -1, "", false
 	}
 	return col, p, true
-}
-
-// likeLiteralPrefix returns the runes a LIKE pattern begins with before
-// its first wildcard, escapes resolved; ok is false for a pattern that is
-// not valid UTF-8, which LIKE refuses.
-func likeLiteralPrefix(pattern string, escape rune) (string, bool) {
-	if !utf8.ValidString(pattern) {
-		return "", false
-	}
-	var b strings.Builder
-	for i := 0; i < len(pattern); {
-		r, n := utf8.DecodeRuneInString(pattern[i:])
-		i += n
-		switch {
-		case r == escape:
-			if i == len(pattern) {
-				return b.String(), true // a trailing escape: stop short
-			}
-			r, n = utf8.DecodeRuneInString(pattern[i:])
-			i += n
-		case r == '%' || r == '_':
-			return b.String(), true
-		}
-		b.WriteRune(r)
-	}
-	return b.String(), true
 }
 
 // mentionsLeading reports whether e refers to a column of the table that
