@@ -53,8 +53,14 @@ func boundLikes(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			if hi, ok := codePointSuccessor(p); ok {
 				k.hi = expression.NewLessThan(gf, lit(hi))
 			}
-			out[len(out)-1] = k
-			out = append(out, k.lo)
+			if onlyPrefix(l, p) && k.hi != nil {
+				// LIKE 'p%' is exactly the bounds: they replace it,
+				// and the range GMS reads leaves nothing to check.
+				out[len(out)-1] = k.lo
+			} else {
+				out[len(out)-1] = k
+				out = append(out, k.lo)
+			}
 			if k.hi != nil {
 				out = append(out, k.hi)
 			}
@@ -68,6 +74,20 @@ func boundLikes(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		}
 		return nf, transform.NewTree, nil
 	})
+}
+
+// onlyPrefix reports whether l's pattern is its prefix p and one
+// trailing %, written without escapes (so that p is the pattern's own
+// text).
+func onlyPrefix(l *expression.Like, p string) bool {
+	pattern := l.RightChild.(*expression.Literal).Value().(string)
+	return pattern == p+"%" && !strings.ContainsAny(p, "%_\\") && (l.Escape == nil || !strings.Contains(pattern, escapeOf(l)))
+}
+
+// escapeOf returns l's escape character, which is a literal string of one
+// rune when LikePrefix found a prefix.
+func escapeOf(l *expression.Like) string {
+	return l.Escape.(*expression.Literal).Value().(string)
 }
 
 // codePointSuccessor returns the least string above every string that
