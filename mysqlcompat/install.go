@@ -123,7 +123,11 @@ func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowI
 		q = d.Query()
 	}
 	if fixedBatches(q) {
-		q, _, err := e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
+		q, err := analyzeFixedSubqueries(ctx, e.a, q) // dmlsubqueries.go
+		if err != nil {
+			return nil, err
+		}
+		q, _, err = e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +150,7 @@ func buildWording(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node, r sql.Row
 	if ins, src := insertOf(n); ins != nil {
 		iter = &insertErrors{RowIter: iter, sch: ins.Destination.Schema(), n: src.n}
 	}
-	return iter, nil
+	return withUpdateWarnings(n, iter), nil // updateinfo.go
 }
 
 // fixedBatches reports whether GMS may have analyzed a statement whose
