@@ -18,8 +18,8 @@ import (
 // number of any form, rounded, and gives 0 without a warning for a string
 // that is not all number: CAST('7x' AS SIGNED) was 0, CAST('1e3' AS
 // SIGNED) 1000 and CAST('3.7' AS SIGNED) 4. MySQL reads the longest
-// integer prefix: leading white space, a sign, decimal digits; trailing
-// spaces are allowed and anything else is ignored with warning 1292
+// integer prefix: leading spaces and tabs, a sign, decimal digits; trailing
+// white space is allowed and anything else is ignored with warning 1292
 // ("Truncated incorrect INTEGER value"), so those are 7, 1 and 3. A
 // prefix beyond 64 bits stops at the end of the range (1292): a positive
 // one at 18446744073709551615, which as SIGNED is -1, a negative one at
@@ -158,14 +158,16 @@ type strInt struct {
 	truncated bool   // something other than the integer, or overflow: 1292
 }
 
-// parseStrInt reads the integer at the start of s: white space, an
-// optional sign, decimal digits, then spaces. A string with anything else,
+// parseStrInt reads the integer at the start of s: spaces and tabs, an
+// optional sign, decimal digits, then white space. A string with anything else,
 // no digits, or a value beyond 64 bits is truncated: the value read so
 // far, or the end of the range it passed (18446744073709551615, or
 // -9223372036854775808 with a minus sign).
 func parseStrInt[T string | []byte](s T) strInt {
+	// Before the number, spaces and tabs only: a string that starts with
+	// a newline is 0 in MySQL.
 	i := 0
-	for i < len(s) && isLatin1Space(s[i]) {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
 	}
 	neg := false
@@ -191,7 +193,7 @@ func parseStrInt[T string | []byte](s T) strInt {
 		overflow = true
 	}
 	end := i
-	for end < len(s) && s[end] == ' ' {
+	for end < len(s) && isSpace(s[end]) {
 		end++
 	}
 	r := strInt{truncated: end != len(s)}
@@ -208,8 +210,8 @@ func parseStrInt[T string | []byte](s T) strInt {
 	return r
 }
 
-// isLatin1Space reports whether b is white space in latin1: what MySQL
-// skips before a number.
-func isLatin1Space(b byte) bool {
+// isSpace reports whether b is ASCII white space: what MySQL allows after
+// the number without a warning.
+func isSpace(b byte) bool {
 	return b == ' ' || (b >= '\t' && b <= '\r')
 }

@@ -80,13 +80,14 @@ const AfterJoinsRule analyzer.RuleId = 10_001
 
 // Analyzer rules of values
 //
-// Seven rewrites close gaps in how GMS evaluates, compares and applies
+// Eight rewrites close gaps in how GMS evaluates, compares and applies
 // values: exactAggregates (exactagg.go: SUM and AVG exact and typed as in
 // MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
 // column's range, values bound for BIGINT), compareUpdatesExactly
 // (exactupdate.go: updates that change only letter case),
 // checkIntArithmetic (intarith.go: integer arithmetic exact and typed as
-// in MySQL), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
+// in MySQL), castStringInts (castint.go: CAST of a string to SIGNED or
+// UNSIGNED reads its integer prefix), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
 // mixed types), limitRecursion (recursivecte.go: recursive CTEs bounded
 // by cte_max_recursion_depth) and numberInsertErrors (insertvalues.go: the
 // rows of an INSERT counted, for its errors). Each leaves a plan it has rewritten as it is. They run
