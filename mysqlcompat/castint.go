@@ -2,10 +2,12 @@ package mysqlcompat
 
 import (
 	"math"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -27,16 +29,22 @@ import (
 // SIGNED wraps to its negative complement, and a negative value cast to
 // UNSIGNED to its positive complement, each with warning 1105.
 //
+// GMS also cast a DATE, DATETIME or TIMESTAMP to its Unix time, where
+// MySQL gives the number its digits make: 20200102, 20200102030405, the
+// seconds rounded.
+//
 // So an analyzer rule (install.go) replaces each CAST to SIGNED or
 // UNSIGNED of a character or binary string (not a BLOB: GMS reads hex
-// literals, typed as BLOBs, as numbers, as MySQL does) with castInt, which
-// parses as MySQL does and allocates nothing unless it warns. Other
-// operands (numbers, decimals, dates, JSON) keep GMS's conversion.
+// literals, typed as BLOBs, as numbers, as MySQL does), of a date and of
+// CURDATE() (a string to GMS) with castInt, which converts as MySQL does
+// and allocates nothing unless it warns. Other operands (numbers,
+// decimals, JSON, TIME, YEAR) keep GMS's conversion.
 //
 // Targets GMS v0.20.0. Without it, TestCastIntegerSpec
 // (testdata/cast_integer) fails.
 
-// castStringInts replaces CAST(string AS SIGNED|UNSIGNED) with castInt.
+// castStringInts replaces CAST(x AS SIGNED|UNSIGNED) of a string or a date
+// with castInt.
 func castStringInts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
 		// INSERT ... VALUES of literals: no CAST, and a walk allocates.
@@ -44,31 +52,50 @@ func castStringInts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 	}
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		c, ok := e.(*expression.Convert)
-		if !ok || !castableString(c.Child.Type()) {
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		from := castOperand(c.Child)
+		if from == castOther {
 			return e, transform.SameTree, nil
 		}
 		// The target is unexported; the type tells it.
 		switch c.Type() {
 		case types.Int64:
-			return &castInt{conv: c}, transform.NewTree, nil
+			return &castInt{conv: c, from: from}, transform.NewTree, nil
 		case types.Uint64:
-			return &castInt{conv: c, unsigned: true}, transform.NewTree, nil
+			return &castInt{conv: c, from: from, unsigned: true}, transform.NewTree, nil
 		}
 		return e, transform.SameTree, nil
 	})
 }
 
-// castableString reports whether t is a string type that MySQL reads as
-// text in CAST to an integer.
-func castableString(t sql.Type) bool {
+// castFrom is the kind of operand castInt converts.
+type castFrom uint8
+
+const (
+	castOther    castFrom = iota // left to GMS
+	castString                   // a character or binary string
+	castDatetime                 // a DATE, DATETIME or TIMESTAMP: a time.Time
+	castCurDate                  // CURDATE(), which GMS types as a string
+)
+
+// castOperand returns the kind of e for castInt.
+func castOperand(e sql.Expression) castFrom {
+	if _, ok := e.(function.CurrDate); ok {
+		return castCurDate
+	}
+	t := e.Type()
 	if t == nil {
-		return false
+		return castOther
 	}
 	switch t.Type() {
 	case sqltypes.Char, sqltypes.VarChar, sqltypes.Text, sqltypes.Binary, sqltypes.VarBinary:
-		return true
+		return castString
+	case sqltypes.Date, sqltypes.Datetime, sqltypes.Timestamp:
+		return castDatetime
 	}
-	return false
+	return castOther
 }
 
 // castInt is CAST(s AS SIGNED) or CAST(s AS UNSIGNED) of a string s, as
@@ -77,6 +104,7 @@ func castableString(t sql.Type) bool {
 // string after all.
 type castInt struct {
 	conv     *expression.Convert
+	from     castFrom
 	unsigned bool
 }
 
@@ -112,7 +140,7 @@ func (c *castInt) WithChildren(children ...sql.Expression) (sql.Expression, erro
 	if err != nil {
 		return nil, err
 	}
-	return &castInt{conv: conv.(*expression.Convert), unsigned: c.unsigned}, nil
+	return &castInt{conv: conv.(*expression.Convert), from: c.from, unsigned: c.unsigned}, nil
 }
 
 // Eval implements sql.Expression.
@@ -120,6 +148,9 @@ func (c *castInt) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 	v, err := c.conv.Child.Eval(ctx, row)
 	if err != nil || v == nil {
 		return nil, err
+	}
+	if c.from != castString {
+		return c.evalDate(ctx, row, v)
 	}
 	var r strInt
 	switch s := v.(type) {
@@ -214,4 +245,48 @@ func parseStrInt[T string | []byte](s T) strInt {
 // the number without a warning.
 func isSpace(b byte) bool {
 	return b == ' ' || (b >= '\t' && b <= '\r')
+}
+
+// evalDate converts v, the value of a DATE, DATETIME or TIMESTAMP, or of
+// CURDATE(), as MySQL does: the number its digits make, YYYYMMDD or
+// YYYYMMDDhhmmss, the seconds rounded (truncated under the SQL mode
+// TIME_TRUNCATE_FRACTIONAL), 0 for the zero date. GMS gave its Unix time.
+func (c *castInt) evalDate(ctx *sql.Context, row sql.Row, v interface{}) (interface{}, error) {
+	var n uint64
+	switch x := v.(type) {
+	case time.Time:
+		n = datetimeInt(ctx, x, c.conv.Child.Type().Type() == sqltypes.Date)
+	case string:
+		// CURDATE(): "YYYY-MM-DD".
+		for i := 0; i < len(x); i++ {
+			if x[i] >= '0' && x[i] <= '9' {
+				n = n*10 + uint64(x[i]-'0')
+			}
+		}
+	default:
+		return c.conv.Eval(ctx, row)
+	}
+	if c.unsigned {
+		return n, nil
+	}
+	return int64(n), nil
+}
+
+// zeroDate is GMS's value of the zero date, '0000-00-00'.
+var zeroDate = time.Unix(-62167219200, 0).UTC()
+
+// datetimeInt returns t as the integer YYYYMMDD (date) or YYYYMMDDhhmmss.
+func datetimeInt(ctx *sql.Context, t time.Time, date bool) uint64 {
+	if t.Equal(zeroDate) {
+		return 0
+	}
+	if date {
+		return uint64(t.Year())*10000 + uint64(t.Month())*100 + uint64(t.Day())
+	}
+	// Read only here: loading the mode allocates.
+	if t.Nanosecond() >= 500_000_000 && !sql.LoadSqlMode(ctx).ModeEnabled("TIME_TRUNCATE_FRACTIONAL") {
+		t = t.Add(time.Second)
+	}
+	d := uint64(t.Year())*10000 + uint64(t.Month())*100 + uint64(t.Day())
+	return d*1_000_000 + uint64(t.Hour())*10000 + uint64(t.Minute())*100 + uint64(t.Second())
 }

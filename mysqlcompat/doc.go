@@ -48,7 +48,8 @@
 //     1690; literals typed as MySQL types them. TestIntArithMySQL,
 //     TestIntLiteralArithmeticStatements.
 //   - CAST of strings to integers (castint.go): CAST(s AS SIGNED|UNSIGNED)
-//     reads the integer prefix of s, with warnings 1292 and 1105.
+//     reads the integer prefix of s, with warnings 1292 and 1105; of a
+//     date, its digits (YYYYMMDD, YYYYMMDDhhmmss).
 //     TestCastIntegerSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet
