@@ -4,6 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,4 +38,41 @@ func TestParseStrInt(t *testing.T) {
 	}
 	b := []byte(" 12345abc")
 	require.Zero(t, testing.AllocsPerRun(100, func() { _ = parseStrInt(b) }))
+}
+
+// castIntOf returns CAST(s AS SIGNED) as GMS builds it and as castInt.
+func castIntOf(s string) (*expression.Convert, *castInt) {
+	conv := expression.NewConvert(expression.NewLiteral(s, types.LongText), expression.ConvertToSigned)
+	return conv, &castInt{conv: conv, from: castString}
+}
+
+// TestCastIntAllocs: a string that converts without a warning costs the
+// boxing of the result at most.
+func TestCastIntAllocs(t *testing.T) {
+	ctx := sql.NewEmptyContext()
+	_, c := castIntOf("  123456789")
+	v, err := c.Eval(ctx, nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(123456789), v)
+	require.LessOrEqual(t, testing.AllocsPerRun(100, func() { _, _ = c.Eval(ctx, nil) }), 1.0)
+}
+
+// BenchmarkCastInt compares GMS's conversion of a string to SIGNED with
+// castInt's, in one run.
+func BenchmarkCastInt(b *testing.B) {
+	ctx := sql.NewEmptyContext()
+	conv, c := castIntOf("123456789")
+	for _, bc := range []struct {
+		name string
+		e    sql.Expression
+	}{{"gms", conv}, {"castInt", c}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := bc.e.Eval(ctx, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
