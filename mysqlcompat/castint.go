@@ -33,7 +33,9 @@ import (
 // MySQL gives the number its digits make: 20200102, 20200102030405, the
 // seconds rounded.
 //
-// So an analyzer rule (install.go) replaces each CAST to SIGNED or
+// So an analyzer rule (install.go), run in GMS's once-before batch (before
+// index lookups are planned: they evaluate a constant CAST for their
+// ranges) and again with the value rules, replaces each CAST to SIGNED or
 // UNSIGNED of a character or binary string (not a BLOB: GMS reads hex
 // literals, typed as BLOBs, as numbers, as MySQL does), of a date and of
 // CURDATE() (a string to GMS) with castInt, which converts as MySQL does

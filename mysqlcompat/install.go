@@ -50,6 +50,11 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
 		return ChainRules(validate, minMaxKeyRows, keepLikes)
 	})
+	// CAST of strings and dates to integers (castint.go) also before GMS
+	// plans index lookups, which evaluate a constant CAST for their ranges.
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(validate, castStringInts)
+	})
 	// ALTER TABLE of a table with virtual columns sees its constraints
 	// (virtualchecks.go), before GMS resolves and validates its clauses.
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateCreateTableId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
