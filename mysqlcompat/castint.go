@@ -29,18 +29,18 @@ import (
 // SIGNED wraps to its negative complement, and a negative value cast to
 // UNSIGNED to its positive complement, each with warning 1105.
 //
-// GMS also cast a DATE, DATETIME or TIMESTAMP to its Unix time, where
-// MySQL gives the number its digits make: 20200102, 20200102030405, the
-// seconds rounded.
+// GMS also cast a DATE, DATETIME or TIMESTAMP to its Unix time, and a TIME
+// to 0, where MySQL gives the number its digits make: 20200102,
+// 20200102030405, -123456 for '-12:34:56', the seconds rounded.
 //
 // So an analyzer rule (install.go), run in GMS's once-before batch (before
 // index lookups are planned: they evaluate a constant CAST for their
 // ranges) and again with the value rules, replaces each CAST to SIGNED or
 // UNSIGNED of a character or binary string (not a BLOB: GMS reads hex
-// literals, typed as BLOBs, as numbers, as MySQL does), of a date and of
-// CURDATE() (a string to GMS) with castInt, which converts as MySQL does
-// and allocates nothing unless it warns. Other operands (numbers,
-// decimals, JSON, TIME, YEAR) keep GMS's conversion.
+// literals, typed as BLOBs, as numbers, as MySQL does), of a date, a time
+// and CURDATE() (a string to GMS) with castInt, which converts as MySQL
+// does and allocates nothing unless it warns. Other operands (numbers,
+// decimals, JSON, YEAR) keep GMS's conversion.
 //
 // Targets GMS v0.20.0. Without it, TestCastIntegerSpec
 // (testdata/cast_integer) fails.
@@ -79,6 +79,7 @@ const (
 	castOther    castFrom = iota // left to GMS
 	castString                   // a character or binary string
 	castDatetime                 // a DATE, DATETIME or TIMESTAMP: a time.Time
+	castTime                     // a TIME: a types.Timespan
 	castCurDate                  // CURDATE(), which GMS types as a string
 )
 
@@ -96,6 +97,8 @@ func castOperand(e sql.Expression) castFrom {
 		return castString
 	case sqltypes.Date, sqltypes.Datetime, sqltypes.Timestamp:
 		return castDatetime
+	case sqltypes.Time:
+		return castTime
 	}
 	return castOther
 }
@@ -249,15 +252,20 @@ func isSpace(b byte) bool {
 	return b == ' ' || (b >= '\t' && b <= '\r')
 }
 
-// evalDate converts v, the value of a DATE, DATETIME or TIMESTAMP, or of
-// CURDATE(), as MySQL does: the number its digits make, YYYYMMDD or
-// YYYYMMDDhhmmss, the seconds rounded (truncated under the SQL mode
-// TIME_TRUNCATE_FRACTIONAL), 0 for the zero date. GMS gave its Unix time.
+// evalDate converts v, the value of a DATE, DATETIME, TIMESTAMP or TIME,
+// or of CURDATE(), as MySQL does: the number its digits make, YYYYMMDD,
+// YYYYMMDDhhmmss or hhmmss, the seconds rounded (truncated under the SQL
+// mode TIME_TRUNCATE_FRACTIONAL), 0 for the zero date. GMS gave a date's
+// Unix time and 0 for a TIME.
 func (c *castInt) evalDate(ctx *sql.Context, row sql.Row, v interface{}) (interface{}, error) {
 	var n uint64
 	switch x := v.(type) {
 	case time.Time:
 		n = datetimeInt(ctx, x, c.conv.Child.Type().Type() == sqltypes.Date)
+	case types.Timespan:
+		// hhmmss, negative for a negative TIME; UNSIGNED keeps the bits
+		// (MySQL's CAST takes the TIME's integer as it is).
+		n = timeInt(ctx, x)
 	case string:
 		// CURDATE(): "YYYY-MM-DD".
 		for i := 0; i < len(x); i++ {
@@ -272,6 +280,26 @@ func (c *castInt) evalDate(ctx *sql.Context, row sql.Row, v interface{}) (interf
 		return n, nil
 	}
 	return int64(n), nil
+}
+
+// timeInt returns t as the integer hhmmss, the seconds rounded as in
+// datetimeInt, in two's complement when t is negative.
+func timeInt(ctx *sql.Context, t types.Timespan) uint64 {
+	us := t.AsMicroseconds()
+	neg := us < 0
+	abs := uint64(us)
+	if neg {
+		abs = -abs
+	}
+	secs := abs / 1_000_000
+	if abs%1_000_000 >= 500_000 && !sql.LoadSqlMode(ctx).ModeEnabled("TIME_TRUNCATE_FRACTIONAL") {
+		secs++
+	}
+	n := secs/3600*10000 + secs/60%60*100 + secs%60
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // zeroDate is GMS's value of the zero date, '0000-00-00'.

@@ -76,3 +76,23 @@ func BenchmarkCastInt(b *testing.B) {
 		})
 	}
 }
+
+// TestTimeInt: a TIME is hhmmss, its seconds rounded half up (away from
+// zero for a negative TIME), in two's complement when negative.
+func TestTimeInt(t *testing.T) {
+	ctx := sql.NewEmptyContext()
+	for _, c := range []struct {
+		us   int64
+		want int64
+	}{
+		{0, 0},
+		{(12*3600 + 34*60 + 56) * 1e6, 123456},
+		{-(12*3600 + 34*60 + 56) * 1e6, -123456},
+		{(838*3600+59*60+58)*1e6 + 500_000, 8385959},
+		{-1_499_000, -1},
+		{-1_500_000, -2},
+		{59*1e6 + 999_999, 100},
+	} {
+		require.Equal(t, c.want, int64(timeInt(ctx, types.Timespan(c.us))), "%d µs", c.us)
+	}
+}

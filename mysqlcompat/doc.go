@@ -49,7 +49,7 @@
 //     TestIntLiteralArithmeticStatements.
 //   - CAST of strings to integers (castint.go): CAST(s AS SIGNED|UNSIGNED)
 //     reads the integer prefix of s, with warnings 1292 and 1105; of a
-//     date, its digits (YYYYMMDD, YYYYMMDDhhmmss).
+//     date or time, its digits (YYYYMMDD, YYYYMMDDhhmmss, hhmmss).
 //     TestCastIntegerSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet

@@ -92,7 +92,7 @@ const AfterJoinsRule analyzer.RuleId = 10_001
 // (exactupdate.go: updates that change only letter case),
 // checkIntArithmetic (intarith.go: integer arithmetic exact and typed as
 // in MySQL), castStringInts (castint.go: CAST of a string to SIGNED or
-// UNSIGNED reads its integer prefix, of a date gives its digits), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
+// UNSIGNED reads its integer prefix, of a date or time gives its digits), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
 // mixed types), limitRecursion (recursivecte.go: recursive CTEs bounded
 // by cte_max_recursion_depth) and numberInsertErrors (insertvalues.go: the
 // rows of an INSERT counted, for its errors). Each leaves a plan it has rewritten as it is. They run
