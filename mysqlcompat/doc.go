@@ -47,6 +47,10 @@
 //     unary minus exact, typed BIGINT or BIGINT UNSIGNED, failing with
 //     1690; literals typed as MySQL types them. TestIntArithMySQL,
 //     TestIntLiteralArithmeticStatements.
+//   - CAST of strings to integers (castint.go): CAST(s AS SIGNED|UNSIGNED)
+//     reads the integer prefix of s, with warnings 1292 and 1105; of a
+//     date or time, its digits (YYYYMMDD, YYYYMMDDhhmmss, hhmmss).
+//     TestCastIntegerSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet
 //     as MySQL compares them. TestHashJoinKeys, TestCollationSpec.

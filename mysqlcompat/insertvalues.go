@@ -23,7 +23,8 @@ import (
 // Decimal type", a bad date "Incorrect datetime value: 'x'" (1105). MySQL
 // says which column and which row of the statement: 1366 "Incorrect
 // decimal value: 'abc' for column 'price' at row 1", 1264 "Out of range
-// value for column 'price' at row 2", 1292, 1265.
+// value for column 'price' at row 2", 1292, 1265 ("Data truncated" for
+// '7x' bound for an integer).
 //
 // numberInsertErrors puts insertRows under every INSERT's source: it counts
 // the rows the source gives. The statement's iterator (valueRulesExec)
@@ -233,8 +234,14 @@ func valueError(col *sql.Column, v any, rowNum int64, inRange bool, cerr error) 
 		return mysql.NewSQLError(mysql.ERTruncatedWrongValueForField, mysql.SSUnknownSQLState,
 			"Incorrect decimal value: '%s' for column '%s'%s", text, col.Name, at)
 	case types.IsInteger(typ):
-		if _, isStr := v.(string); !isStr {
+		str, isStr := v.(string)
+		if !isStr {
 			return outOfRange()
+		}
+		if numberPrefix(str) {
+			// A number with more after it ('7x'): MySQL stores the
+			// number, or fails in strict mode, as truncated.
+			return mysql.NewSQLError(mysql.ERWarnDataTruncated, "01000", "Data truncated for column '%s'%s", col.Name, at)
 		}
 		return mysql.NewSQLError(mysql.ERTruncatedWrongValueForField, mysql.SSUnknownSQLState,
 			"Incorrect integer value: '%s' for column '%s'%s", text, col.Name, at)
@@ -268,6 +275,20 @@ func valueError(col *sql.Column, v any, rowNum int64, inRange bool, cerr error) 
 		}
 	}
 	return nil
+}
+
+// numberPrefix reports whether s starts with a number, as MySQL reads one
+// for an integer column: white space, a sign, then a digit, or a point and
+// a digit.
+func numberPrefix(s string) bool {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+	}
+	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
 // messageValue is a value as MySQL quotes it in a message: its text, cut to

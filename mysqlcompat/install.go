@@ -34,7 +34,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
 	likes := &likeSources{} // CREATE TABLE ... LIKE of virtual tables (virtuallike.go)
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, castStringInts, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -51,6 +51,11 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// folds the filters that read them (globalvars.go).
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
 		return ChainRules(validate, minMaxKeyRows, keepLikes, globalOnlyVars)
+	})
+	// CAST of strings and dates to integers (castint.go) also before GMS
+	// plans index lookups, which evaluate a constant CAST for their ranges.
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(validate, castStringInts)
 	})
 	// ALTER TABLE of a table with virtual columns sees its constraints
 	// (virtualchecks.go), before GMS resolves and validates its clauses.
@@ -82,13 +87,14 @@ const AfterJoinsRule analyzer.RuleId = 10_001
 
 // Analyzer rules of values
 //
-// Seven rewrites close gaps in how GMS evaluates, compares and applies
+// Eight rewrites close gaps in how GMS evaluates, compares and applies
 // values: exactAggregates (exactagg.go: SUM and AVG exact and typed as in
 // MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
 // column's range, values bound for BIGINT), compareUpdatesExactly
 // (exactupdate.go: updates that change only letter case),
 // checkIntArithmetic (intarith.go: integer arithmetic exact and typed as
-// in MySQL), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
+// in MySQL), castStringInts (castint.go: CAST of a string to SIGNED or
+// UNSIGNED reads its integer prefix, of a date or time gives its digits), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
 // mixed types), limitRecursion (recursivecte.go: recursive CTEs bounded
 // by cte_max_recursion_depth) and numberInsertErrors (insertvalues.go: the
 // rows of an INSERT counted, for its errors). Each leaves a plan it has rewritten as it is. They run
