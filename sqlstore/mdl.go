@@ -89,6 +89,9 @@ const mdlShards = 16
 // mdlTable is a store's metadata locks. The zero value is ready.
 type mdlTable struct {
 	shards [mdlShards]mdlShard
+	// visit numbers the deadlock searches (txnMDL.visited); it is used
+	// with every shard held.
+	visit uint64
 }
 
 type mdlShard struct {
@@ -115,8 +118,10 @@ type mdlGrant struct {
 
 type mdlWaiter struct {
 	mdlGrant
-	ready   chan struct{} // closed when granted
+	l       *mdlLock
+	ready   chan struct{} // closed when granted, or chosen as a deadlock's victim
 	granted bool
+	victim  bool // taken out of the queue to break a deadlock
 	upgrade bool // the transaction holds a weaker lock on the table
 }
 
@@ -130,6 +135,17 @@ type txnMDL struct {
 	// (0: none), so that an editor kept across statements tells a
 	// transaction it locked for from a later one at the same address.
 	epoch atomic.Uint64
+
+	// The fields below belong to the store's lock table (mdlTable), not
+	// to the transaction: wait is the request the transaction waits for
+	// (nil: none), written under the shard of its lock; visited marks
+	// the deadlock search that last reached the transaction, and is
+	// written with every shard held.
+	wait    *mdlWaiter
+	visited uint64
+	// victim is set when the transaction was rolled back as a deadlock's
+	// victim; t.mu guards it.
+	victim bool
 }
 
 // mdlEpochs numbers txnMDL.epoch.
@@ -182,6 +198,7 @@ func (l *mdlLock) wake() {
 		if l.grantable(w.t, w.sess, w.mode, l.waiting[:n], w.upgrade) {
 			l.grant(w.t, w.sess, w.mode)
 			w.granted = true
+			w.t.mdl.wait = nil
 			close(w.ready)
 			continue
 		}
@@ -245,23 +262,15 @@ func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name
 		sh.mu.Unlock()
 		return false, nil
 	}
-	w := &mdlWaiter{mdlGrant: mdlGrant{t: t, sess: t.sess, mode: mode}, ready: make(chan struct{}), upgrade: upgrade}
-	if upgrade {
-		// Ahead of the queue: a request queued for a lock the transaction
-		// holds already waits for it anyway.
-		l.waiting = append(l.waiting, nil)
-		copy(l.waiting[1:], l.waiting)
-		l.waiting[0] = w
-	} else {
-		l.waiting = append(l.waiting, w)
-	}
+	w := &mdlWaiter{mdlGrant: mdlGrant{t: t, sess: t.sess, mode: mode}, l: l, ready: make(chan struct{}), upgrade: upgrade}
+	l.enqueue(w)
 	sh.mu.Unlock()
+	m.breakDeadlocks(w)
 
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case <-w.ready:
-		return true, nil
 	case <-ctx.Done():
 		err = fmt.Errorf("sqlstore: waiting for a metadata lock: %w", ctx.Err())
 	case <-timer.C:
@@ -269,19 +278,198 @@ func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if w.granted {
-		return true, nil // granted as the wait ended: keep it
+	switch {
+	case w.granted:
+		return true, nil // granted, perhaps as the wait ended: keep it
+	case w.victim:
+		// Out of the queue already; the lock may since have been
+		// forgotten, even reused for another table.
+		if sh.locks[id] == l {
+			sh.tidy(id, l)
+		}
+		return true, lockSQLError(storage.ErrDeadlock)
 	}
+	l.dequeue(w)
+	// Requests queued behind this one may be grantable without it.
+	l.wake()
+	sh.tidy(id, l)
+	return true, err
+}
+
+// enqueue queues w: at the end, or for an upgrade ahead of the queue (a
+// request queued for a lock the transaction holds already waits for it
+// anyway). The caller holds the shard.
+func (l *mdlLock) enqueue(w *mdlWaiter) {
+	if w.upgrade {
+		l.waiting = append(l.waiting, nil)
+		copy(l.waiting[1:], l.waiting)
+		l.waiting[0] = w
+	} else {
+		l.waiting = append(l.waiting, w)
+	}
+	w.t.mdl.wait = w
+}
+
+// dequeue takes w out of the queue. The caller holds the shard.
+func (l *mdlLock) dequeue(w *mdlWaiter) {
 	for i, x := range l.waiting {
 		if x == w {
 			l.waiting = slices.Delete(l.waiting, i, i+1)
 			break
 		}
 	}
-	// Requests queued behind this one may be grantable without it.
-	l.wake()
-	sh.tidy(id, l)
-	return true, err
+	if w.t.mdl.wait == w {
+		w.t.mdl.wait = nil
+	}
+}
+
+// Deadlocks
+//
+// A wait closes a cycle when the transaction it waits for waits, through
+// others perhaps, for the waiter: two writers each holding a table the
+// other wants after a DDL statement queued on both, a writer upgrading
+// under a DDL statement queued behind it, two DDL statements locking
+// their tables in opposite orders. Every edge of such a cycle was made by
+// a request that began to wait (a grant makes edges only to a transaction
+// that no longer waits), so, as in MySQL's metadata lock subsystem, the
+// wait-for graph is searched from each request as it begins to wait, and
+// again until no cycle runs through it: the newest edge closes every
+// cycle, and is found then. A transaction waits for the other sessions'
+// transactions whose granted locks, or requests queued ahead of its own
+// (not for an upgrade), conflict with its request.
+//
+// The victim is MySQL's: the transaction of the cycle whose request
+// weighs least, DML (SHARED_READ, SHARED_WRITE) before DDL
+// (SHARED_NO_WRITE, EXCLUSIVE), the requester on a tie, then the one
+// nearest it along the cycle. Its request leaves the queue and fails with
+// 1213, and its transaction is rolled back (lockTable), as MySQL rolls
+// back a transaction that holds locks of earlier statements. (MySQL
+// retries a victim that holds no lock yet instead; here such a request is
+// never on a cycle the search follows: whoever waits for it, queued
+// behind it, waits for what it waits for too.) A search deeper than
+// mdlMaxSearchDepth counts as a deadlock, as MySQL's.
+//
+// The search holds every shard, so it sees one state of the graph; waits
+// are rare next to grants, which take one shard.
+//
+// A cycle through row locks (locks.go) as well is not found here: the
+// engine's lock table finds cycles of row locks only. Such a cycle ends
+// when its row lock wait does, at innodb_lock_wait_timeout (MySQL finds
+// these neither).
+
+// mdlMaxSearchDepth bounds the deadlock search, MySQL's MAX_SEARCH_DEPTH.
+const mdlMaxSearchDepth = 32
+
+// lockAll takes every shard, in order.
+func (m *mdlTable) lockAll() {
+	for i := range m.shards {
+		m.shards[i].mu.Lock()
+	}
+}
+
+func (m *mdlTable) unlockAll() {
+	for i := range m.shards {
+		m.shards[i].mu.Unlock()
+	}
+}
+
+// mdlWeight is a request's deadlock weight: the lightest request of a
+// cycle is its victim.
+func mdlWeight(mode mdlMode) int {
+	if mode >= mdlSharedNoWrite {
+		return 1 // DDL
+	}
+	return 0 // DML
+}
+
+// forEachBlocker calls f with the transaction of each lock and request
+// that w waits for, until f returns false; it reports whether f never
+// did. Every shard is held.
+func (w *mdlWaiter) forEachBlocker(f func(*txn) bool) bool {
+	l := w.l
+	for i := range l.granted {
+		g := &l.granted[i]
+		if !g.sameOwner(w.t, w.sess) && !mdlCompatible[g.mode][w.mode] && !f(g.t) {
+			return false
+		}
+	}
+	if w.upgrade {
+		return true
+	}
+	for _, q := range l.waiting {
+		if q == w {
+			break
+		}
+		if !q.sameOwner(w.t, w.sess) && !mdlCompatible[q.mode][w.mode] && !f(q.t) {
+			return false
+		}
+	}
+	return true
+}
+
+// breakDeadlocks searches for cycles through w, queued now, and takes
+// their victims out of their queues, until no cycle runs through w or w is
+// the victim.
+func (m *mdlTable) breakDeadlocks(w *mdlWaiter) {
+	m.lockAll()
+	defer m.unlockAll()
+	for !w.granted && !w.victim {
+		v := m.findVictim(w)
+		if v == nil {
+			return
+		}
+		v.l.dequeue(v)
+		v.victim = true
+		close(v.ready)
+		// Requests queued behind the victim may be grantable now.
+		v.l.wake()
+	}
+}
+
+// findVictim returns the victim of a cycle of waits through w, nil if
+// there is none. Every shard is held.
+func (m *mdlTable) findVictim(w *mdlWaiter) *mdlWaiter {
+	m.visit++
+	visit := m.visit
+	start := w.t
+	start.mdl.visited = visit
+	path := []*mdlWaiter{w}
+	found := false
+	var search func(x *mdlWaiter) bool
+	search = func(x *mdlWaiter) bool {
+		return x.forEachBlocker(func(b *txn) bool {
+			if b == start {
+				found = true
+				return false
+			}
+			bw := b.mdl.wait
+			if bw == nil || b.mdl.visited == visit {
+				return true
+			}
+			if len(path) == mdlMaxSearchDepth {
+				found = true
+				return false
+			}
+			b.mdl.visited = visit
+			path = append(path, bw)
+			if !search(bw) {
+				return false
+			}
+			path = path[:len(path)-1]
+			return true
+		})
+	}
+	search(w)
+	if !found {
+		return nil
+	}
+	victim := path[0]
+	for _, x := range path[1:] {
+		if mdlWeight(x.mode) < mdlWeight(victim.mode) {
+			victim = x
+		}
+	}
+	return victim
 }
 
 // release drops t's lock on table id.
@@ -363,6 +551,17 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	s := t.store
 	waited, err = s.mdl.acquireNamed(ctx, t, id, def.db, def.name, mode, t.sess.vars(ctx).mdlWait)
 	if err != nil {
+		if IsConflict(err) {
+			// The victim of a deadlock: its transaction is rolled back,
+			// as MySQL rolls back one that holds locks of earlier
+			// statements (and InnoDB its row lock victims, lockKeys).
+			// The statement fails: it writes in no new transaction
+			// (Store.writer) until the session's next statement.
+			t.mu.Lock()
+			t.mdl.victim = true
+			t.mu.Unlock()
+			t.rollback()
+		}
 		return waited, err
 	}
 	// A DDL statement may also have committed between the snapshot and
@@ -395,6 +594,14 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	}
 	t.mu.Unlock()
 	return waited, err
+}
+
+// mdlVictim reports whether t was rolled back as a metadata lock
+// deadlock's victim.
+func (t *txn) mdlVictim() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.mdl.victim
 }
 
 // releaseMDL drops the transaction's metadata locks, as it ends.
