@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/strata-db/strata/storage"
@@ -759,6 +760,72 @@ func (t *Table) lockValidated(ctx *sql.Context) error {
 		tx.guard(tableSpan(def.id))
 	}
 	return nil
+}
+
+// lockBeforeValidation takes the exclusive lock of the tables an ALTER
+// TABLE that adds a constraint changes, before GMS checks their rows
+// against it (node n: ADD CHECK, ADD FOREIGN KEY, child table first, then
+// the parent, whose definition MySQL 8 locks too). The statement then
+// begins afresh, as DDL does after a grant (lockByName), and GMS reads the
+// rows as they are under the lock: a violating row that a transaction it
+// waited for committed fails the statement with 3819 or 1452, as in MySQL,
+// where GMS checked the rows at its snapshot and the commit then failed
+// with 1213 (lockValidated). Other nodes lock nothing.
+func lockBeforeValidation(ctx *sql.Context, n sql.Node) error {
+	switch n := n.(type) {
+	case *plan.CreateCheck:
+		if t := tableOfNode(n.Table); t != nil {
+			return t.db.lockNamed(ctx, t.def.name)
+		}
+	case *plan.CreateForeignKey:
+		fk := n.FkDef
+		if fk == nil || n.DbProvider == nil {
+			return nil
+		}
+		for _, dt := range [...][2]string{{fk.Database, fk.Table}, {fk.ParentDatabase, fk.ParentTable}} {
+			db, err := n.DbProvider.Database(ctx, dt[0])
+			if err != nil {
+				return nil // GMS reports it
+			}
+			if d, ok := db.(*Database); ok {
+				if err := d.lockNamed(ctx, dt[1]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// buildValidated builds n, an ALTER TABLE that adds a constraint, with
+// base, once its tables are locked (lockBeforeValidation). GMS checks the
+// rows as it builds; when they fail the check, the statement's
+// transaction, which holds nothing else when the statement runs alone
+// (ddlAlone), is rolled back at once, releasing its locks, as MySQL ends a
+// failed DDL statement: GMS would leave it to the session's next
+// statement, and the tables locked until then.
+func buildValidated(ctx *sql.Context, n sql.Node, row sql.Row, base sql.NodeExecBuilder) (sql.RowIter, error) {
+	err := lockBeforeValidation(ctx, n)
+	var iter sql.RowIter
+	if err == nil {
+		iter, err = base.Build(ctx, n, row)
+	}
+	if err != nil && ddlAlone(ctx) {
+		if t := txnOf(ctx); t != nil {
+			t.rollback()
+		}
+	}
+	return iter, err
+}
+
+// lockNamed takes an exclusive lock on the table named name for the
+// statement's transaction.
+func (d *Database) lockNamed(ctx *sql.Context, name string) error {
+	tx, err := d.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	return d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx))
 }
 
 // metadataLocksTable is performance_schema.metadata_locks: the metadata

@@ -572,3 +572,49 @@ func TestMDLDeadlockSQL(t *testing.T) {
 	require.Equal(t, []sql.Row{{int32(3)}}, d.exec("SELECT * FROM u1"))
 	require.Empty(t, d.s.mdl.rows())
 }
+
+// TestAddConstraintChecksUnderLock: ALTER TABLE ... ADD CHECK and ADD
+// FOREIGN KEY wait for the transactions that wrote the table (and, for a
+// foreign key, the parent), then check the rows as those committed them:
+// a violating row fails the statement with MySQL's 3819 or 1452 (GMS
+// checked them at the statement's snapshot, and the commit failed with
+// 1213), and the constraint is not added; without one it is.
+func TestAddConstraintChecksUnderLock(t *testing.T) {
+	for _, tc := range []struct {
+		name, write, ddl string
+		code             int // 0: the DDL succeeds
+	}{
+		{"check violated", "INSERT INTO c VALUES (3, 30)", "ALTER TABLE c ADD CONSTRAINT ck CHECK (pid < 25)", 3819},
+		{"check holds", "INSERT INTO c VALUES (3, 3)", "ALTER TABLE c ADD CONSTRAINT ck CHECK (pid < 25)", 0},
+		{"child row without parent", "INSERT INTO c VALUES (3, 30)", "ALTER TABLE c ADD CONSTRAINT fk FOREIGN KEY (pid) REFERENCES p (id)", 1452},
+		{"parent row deleted", "DELETE FROM p WHERE id = 2", "ALTER TABLE c ADD CONSTRAINT fk FOREIGN KEY (pid) REFERENCES p (id)", 1452},
+		{"foreign key holds", "INSERT INTO p VALUES (30)", "ALTER TABLE c ADD CONSTRAINT fk FOREIGN KEY (pid) REFERENCES p (id)", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newTestDB(t)
+			d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
+			d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, KEY (pid))")
+			d.exec("INSERT INTO p VALUES (1), (2)")
+			d.exec("INSERT INTO c VALUES (1, 1), (2, 2)")
+			a, b := d.newCtx(), d.newCtx()
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, tc.write)
+			done := make(chan error, 1)
+			go func() {
+				_, err := lq(d, b, tc.ddl)
+				done <- err
+			}()
+			waitMDLQueued(d)
+			run(t, d, a, "COMMIT")
+			err := <-done
+			require.Equal(t, tc.code, sqlErrNum(err), "%v", err)
+			constraints := d.exec("SELECT COUNT(*) FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_NAME = 'c' AND CONSTRAINT_TYPE <> 'PRIMARY KEY'")
+			if tc.code != 0 {
+				require.Equal(t, []sql.Row{{int64(0)}}, constraints)
+			} else {
+				require.Equal(t, []sql.Row{{int64(1)}}, constraints)
+			}
+			require.Empty(t, d.s.mdl.rows())
+		})
+	}
+}
