@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/strata-db/strata/storage"
 )
@@ -147,6 +149,10 @@ type txnMDL struct {
 	// victim is set when the transaction was rolled back as a deadlock's
 	// victim; t.mu guards it.
 	victim bool
+	// last is the table the transaction locked last (0: none), so that a
+	// statement reading the table its transaction read before asks
+	// nothing more of the lock table or of held (lockForRead).
+	last atomic.Uint64
 }
 
 // mdlEpochs numbers txnMDL.epoch.
@@ -541,10 +547,15 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	for _, h := range t.mdl.held {
 		if h.table == id && h.mode.covers(mode) {
 			t.mu.Unlock()
+			t.mdl.last.Store(id)
 			return false, nil
 		}
 	}
 	done := t.done
+	// A transaction that holds no lock yet has used no table (reads in a
+	// transaction take one): a statement of it that waited may begin it
+	// afresh, as MySQL takes the snapshot at the first read.
+	fresh = fresh || (len(t.mdl.held) == 0 && mode <= mdlSharedWrite)
 	t.mu.Unlock()
 	if done {
 		return false, nil // the writes report the finished transaction
@@ -590,11 +601,56 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	if t.mdl.epoch.Load() == 0 {
 		t.mdl.epoch.Store(mdlEpochs.Add(1))
 	}
+	t.mdl.last.Store(id)
 	if waited && fresh {
 		err = t.renewLocked()
 	}
+	stale := waited && err == nil && mode <= mdlSharedWrite && t.tx.StartVersion() < s.catalog.version.Load()
 	t.mu.Unlock()
+	if stale && t.defChanged(def) {
+		// The transaction cannot see the table as it is now (a DDL
+		// statement on it committed after the snapshot): MySQL's 1412,
+		// where the statement read or wrote the old table. A lock the
+		// transaction did not hold before is let go, so that the next
+		// statement on the table (its scan, if this was its editor)
+		// finds the same.
+		if !found {
+			t.mu.Lock()
+			t.mdl.held = slices.DeleteFunc(t.mdl.held, func(h mdlHold) bool { return h.table == id })
+			t.mu.Unlock()
+			t.mdl.last.CompareAndSwap(id, 0)
+			s.mdl.release(t, id)
+		}
+		return waited, errTableDefChanged
+	}
 	return waited, err
+}
+
+// errTableDefChanged is MySQL's ER_TABLE_DEF_CHANGED.
+var errTableDefChanged = mysql.NewSQLError(1412, mysql.SSUnknownSQLState, "Table definition has changed, please retry transaction")
+
+// defChanged reports whether the definition of table def, as t sees it,
+// is no longer the committed one: a DDL statement on it committed after
+// t's snapshot (a statement of t that changed it itself does not count).
+// It reads the catalog at the latest state, which only a transaction
+// whose snapshot predates a catalog change asks for, once per table.
+func (t *txn) defChanged(def *tableDef) bool {
+	t.mu.Lock()
+	ddl := t.ddl
+	t.mu.Unlock()
+	if ddl {
+		return false
+	}
+	d := &Database{store: t.store, name: def.db}
+	key := d.tableKey(def.name)
+	old, okOld, err := t.get(key)
+	if err != nil {
+		return false
+	}
+	latest := t.store.beginTxn(true)
+	defer latest.rollback()
+	cur, okCur, err := latest.get(key)
+	return err == nil && (okOld != okCur || !bytes.Equal(old, cur))
 }
 
 // mdlVictim reports whether t was rolled back as a metadata lock
@@ -605,12 +661,38 @@ func (t *txn) mdlVictim() bool {
 	return t.mdl.victim
 }
 
+// lockForRead takes a shared-read lock on the table for a statement that
+// reads it inside a transaction, held to the transaction's end, as MySQL
+// takes SHARED_READ: a DDL statement on a table a transaction has read
+// waits for the transaction. Without it the DDL ran under the
+// transaction, whose later UPDATE of the table then matched nothing (the
+// rows it had read were rewritten under another table ID) or whose commit
+// failed with 1213. The transaction keeps its snapshot after a wait.
+//
+// An autocommitting statement is its own transaction, and a schema change
+// does not disturb the snapshot it reads (the catalog is versioned with
+// the rows): it takes no lock, and so does not wait behind a queued DDL
+// statement as MySQL's would. A statement reading the table its
+// transaction locked last costs one atomic load; others in a transaction
+// a look at the transaction's locks.
+func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
+	if tx.sess == nil || tx.mdl.last.Load() == t.def.id {
+		return nil
+	}
+	if sess, ok := ctx.Session.(*Session); !ok || sess.Autocommitting(ctx) {
+		return nil
+	}
+	_, err := tx.lockTable(ctx, t.def, mdlSharedRead, false)
+	return err
+}
+
 // releaseMDL drops the transaction's metadata locks, as it ends.
 func (t *txn) releaseMDL() {
 	t.mu.Lock()
 	held := t.mdl.held
 	t.mdl.held = t.mdl.buf[:0]
 	t.mdl.epoch.Store(0)
+	t.mdl.last.Store(0)
 	t.mu.Unlock()
 	for _, h := range held {
 		t.store.mdl.release(t, h.table)
@@ -679,12 +761,67 @@ func (e *editor) lockForWrite(ctx *sql.Context) error {
 // ddlWriter returns the transaction a DDL statement on the table writes
 // in, holding a metadata lock in mode on the table as that transaction
 // sees it.
+//
+// Shared-no-write (an index build) is had as MySQL's in-place ALTER has
+// it: exclusive first, then downgraded, so that the build waits for the
+// transactions that read the table (their shared-read locks) as well as
+// for those that wrote it, and begins on a snapshot after theirs; readers
+// that come during the build go on.
 func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
 	tx, err := t.store.writer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+	if mode != mdlSharedNoWrite {
+		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+	}
+	tx.mu.Lock()
+	held := false
+	for _, h := range tx.mdl.held {
+		held = held || h.table == t.def.id
+	}
+	tx.mu.Unlock()
+	if held {
+		// Locked already by the statement (or the transaction): keep it.
+		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+	}
+	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx)); err != nil {
+		return nil, err
+	}
+	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
+		tx.downgradeTable(def.id, mdlSharedNoWrite)
+	}
+	return tx, nil
+}
+
+// downgradeTable weakens t's lock on table id to mode, letting in the
+// requests that mode admits.
+func (t *txn) downgradeTable(id uint64, mode mdlMode) {
+	t.mu.Lock()
+	for i := range t.mdl.held {
+		if h := &t.mdl.held[i]; h.table == id && h.mode > mode {
+			h.mode = mode
+		}
+	}
+	t.mu.Unlock()
+	t.store.mdl.downgrade(t, id, mode)
+}
+
+// downgrade weakens t's lock on table id to mode.
+func (m *mdlTable) downgrade(t *txn, id uint64, mode mdlMode) {
+	sh := &m.shards[id%mdlShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	l := sh.locks[id]
+	if l == nil {
+		return
+	}
+	for i := range l.granted {
+		if g := &l.granted[i]; g.t == t && g.mode > mode {
+			g.mode = mode
+		}
+	}
+	l.wake()
 }
 
 // ddlAlone reports whether a DDL statement runs in a transaction of its

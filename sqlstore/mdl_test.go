@@ -618,3 +618,75 @@ func TestAddConstraintChecksUnderLock(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsHoldMDL: a transaction that has read a table holds a shared-read
+// lock on it to its end, as in MySQL: a DDL statement on the table waits
+// for the transaction, which reads what it read before, updates the rows
+// it read and commits. (Without the lock the DDL ran at once; the UPDATE
+// then matched no row, the table having been rewritten under another ID,
+// or the commit failed with 1213.) An autocommitting read takes no lock.
+func TestReadsHoldMDL(t *testing.T) {
+	for _, ddl := range []string{
+		"ALTER TABLE t ADD COLUMN c INT DEFAULT 5",
+		"ALTER TABLE t MODIFY v BIGINT",
+		"ALTER TABLE t DROP INDEX kv",
+		"CREATE INDEX kv2 ON t (v)",
+		"TRUNCATE TABLE t",
+		"RENAME TABLE t TO t2",
+		"ALTER TABLE t RENAME COLUMN v TO w",
+	} {
+		t.Run(ddl, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			run(t, d, a, "START TRANSACTION")
+			require.Equal(t, []sql.Row{{int64(2)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+			done := make(chan error, 1)
+			go func() {
+				_, err := lq(d, b, ddl)
+				done <- err
+			}()
+			waitMDLQueued(d)
+			require.Equal(t, "[[1 10] [2 20]]", fmt.Sprint(run(t, d, a, "SELECT * FROM t ORDER BY id")))
+			require.Equal(t, "[[2]]", fmt.Sprint(run(t, d, a, "SELECT id FROM t WHERE v = 20")))
+			require.Equal(t, "[[{1 0 Rows matched: 1  Changed: 1  Warnings: 0}]]", fmt.Sprint(run(t, d, a, "UPDATE t SET v = v + 1 WHERE id = 1")))
+			requirePending(t, done)
+			run(t, d, a, "COMMIT")
+			require.NoError(t, <-done)
+			require.Empty(t, d.s.mdl.rows())
+		})
+	}
+	// Autocommitting reads lock nothing: they run while a DDL statement
+	// waits for a transaction.
+	d, a, b := twoSessions(t)
+	c := d.newCtx()
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "SELECT * FROM t WHERE id = 1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "ALTER TABLE t ADD COLUMN c INT")
+		done <- err
+	}()
+	waitMDLQueued(d)
+	require.Len(t, run(t, d, c, "SELECT * FROM t"), 2)
+	run(t, d, a, "COMMIT")
+	require.NoError(t, <-done)
+}
+
+// TestTableDefChanged: a transaction whose snapshot predates a DDL
+// statement on a table it had not used gets MySQL's 1412 when it then reads
+// or writes the table, where it read the old table (its UPDATE matched no
+// row after a copying ALTER) or its commit failed with 1213.
+func TestTableDefChanged(t *testing.T) {
+	for _, q := range []string{"UPDATE t SET v = v + 1 WHERE id = 1", "SELECT * FROM t"} {
+		t.Run(q, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			d.exec("CREATE TABLE other (id INT PRIMARY KEY)")
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "SELECT * FROM other")
+			run(t, d, b, "ALTER TABLE t ADD COLUMN c INT DEFAULT 5")
+			_, err := lq(d, a, q)
+			require.Equal(t, 1412, sqlErrNum(err), "%v", err)
+			run(t, d, a, "ROLLBACK")
+			run(t, d, a, q)
+		})
+	}
+}
