@@ -92,7 +92,7 @@ const mdlShards = 16
 // mdlTable is a store's metadata locks. The zero value is ready.
 type mdlTable struct {
 	shards [mdlShards]mdlShard
-	// visit numbers the deadlock searches (txnMDL.visited); it is used
+	// visit numbers the deadlock searches (mdlWaiter.visited); it is used
 	// with every shard held.
 	visit uint64
 }
@@ -126,6 +126,9 @@ type mdlWaiter struct {
 	granted bool
 	victim  bool // taken out of the queue to break a deadlock
 	upgrade bool // the transaction holds a weaker lock on the table
+	// visited marks the deadlock search that last reached the request;
+	// it is used with every shard held.
+	visited uint64
 }
 
 // txnMDL is what a transaction holds, so that a statement asks the store
@@ -139,13 +142,10 @@ type txnMDL struct {
 	// transaction it locked for from a later one at the same address.
 	epoch atomic.Uint64
 
-	// The fields below belong to the store's lock table (mdlTable), not
-	// to the transaction: wait is the request the transaction waits for
-	// (nil: none), written under the shard of its lock; visited marks
-	// the deadlock search that last reached the transaction, and is
-	// written with every shard held.
-	wait    *mdlWaiter
-	visited uint64
+	// wait belongs to the store's lock table (mdlTable), not to the
+	// transaction: the request the transaction waits for (nil: none),
+	// written under the shard of its lock.
+	wait *mdlWaiter
 	// victim is set when the transaction was rolled back as a deadlock's
 	// victim; t.mu guards it.
 	victim bool
@@ -439,7 +439,7 @@ func (m *mdlTable) findVictim(w *mdlWaiter) *mdlWaiter {
 	m.visit++
 	visit := m.visit
 	start := w.t
-	start.mdl.visited = visit
+	w.visited = visit
 	path := []*mdlWaiter{w}
 	found := false
 	var search func(x *mdlWaiter) bool
@@ -450,14 +450,14 @@ func (m *mdlTable) findVictim(w *mdlWaiter) *mdlWaiter {
 				return false
 			}
 			bw := b.mdl.wait
-			if bw == nil || b.mdl.visited == visit {
+			if bw == nil || bw.visited == visit {
 				return true
 			}
 			if len(path) == mdlMaxSearchDepth {
 				found = true
 				return false
 			}
-			b.mdl.visited = visit
+			bw.visited = visit
 			path = append(path, bw)
 			if !search(bw) {
 				return false
