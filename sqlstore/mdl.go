@@ -27,30 +27,33 @@ import (
 // (its commit conflicted with rows written after its snapshot).
 //
 // Every writing statement takes a shared-write lock on each table it
-// writes (the editor, editor.go) and its transaction holds it until it
-// ends: commit, rollback, the implicit commit before DDL, or the session's
-// end. DDL takes an exclusive lock on the table it changes; CREATE INDEX
-// and ALTER TABLE ADD INDEX take shared-no-write, which lets readers in and
-// makes writers wait while the index is built (MySQL's LOCK=SHARED). Plain
-// reads take no lock: they read their snapshot, which a schema change does
-// not disturb (the catalog is versioned with the rows). Locks are kept per
-// store and per process, keyed by table ID.
+// writes (the editor, editor.go), and every statement reading a table
+// inside a transaction a shared-read lock (lockForRead); the transaction
+// holds them until it ends: commit, rollback, the implicit commit before
+// DDL, or the session's end. DDL takes an exclusive lock on the table it
+// changes; CREATE INDEX and ALTER TABLE ADD INDEX take an exclusive lock
+// and downgrade it to shared-no-write, which lets readers in and makes
+// writers wait while the index is built (MySQL's LOCK=SHARED).
+// Autocommitting reads take no lock: they read their snapshot, which a
+// schema change does not disturb (the catalog is versioned with the rows).
+// Locks are kept per store and per process, keyed by table ID.
 //
 // Waiting is FIFO: a request is granted when it is compatible with every
 // lock other sessions hold and every request queued before it, so that a
 // waiting DDL keeps new writers out instead of being starved by them. A
 // transaction asking for a stronger lock on a table it holds already
 // (an upgrade) waits only for the holders. A wait ends at the session's
-// lock_wait_timeout (1205), or when the statement is killed; every wait is
-// bounded, so a cycle through metadata locks (which DDL's implicit commit
-// makes rare: DDL holds no other lock while it waits) ends at the timeout.
+// lock_wait_timeout (1205), when the statement is killed, or at once with
+// 1213 when it closes a cycle of waits (Deadlocks, below).
 //
 // A statement that waited begins again on a fresh snapshot when nothing of
 // it has read or written yet and it is the transaction's only statement
 // (an autocommit write, or DDL, which always runs alone after its implicit
-// commit): it then sees what the holders it waited for committed. A
-// transaction that cannot begin afresh keeps its snapshot, and its commit
-// fails with 1213 if the definition changed under it (MySQL's 1412).
+// commit) or its transaction's first use of a table: it then sees what the
+// holders it waited for committed. A transaction that cannot begin afresh
+// keeps its snapshot; a statement on a table whose definition changed
+// after it fails with MySQL's 1412, and a commit that wrote such a table
+// with 1213.
 
 // mdlMode is a metadata lock's mode, weakest first.
 type mdlMode uint8
