@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
 
@@ -44,7 +45,23 @@ type batchNode struct {
 	// comparisons during add and seeks do not decode the entry.
 	klen uint32
 	kpos uint8
+	// pfx is the key's first 8 bytes, big-endian, zero-padded: unequal
+	// prefixes order two keys without reading either from the buffer,
+	// whose entries lie far apart (a cache miss each).
+	pfx  uint64
 	next []*batchNode
+}
+
+// keyPrefix returns the first 8 bytes of key as a big-endian number,
+// zero-padded. Two keys whose prefixes differ compare as their prefixes do;
+// equal prefixes decide nothing.
+func keyPrefix(key []byte) uint64 {
+	if len(key) >= 8 {
+		return binary.BigEndian.Uint64(key)
+	}
+	var b [8]byte
+	copy(b[:], key)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // batchSlab is how many nodes a slab of an index holds at most; the first
@@ -63,8 +80,12 @@ func (x *batchIndex) keyOf(n *batchNode) []byte {
 	return x.data[start : start+int(n.klen)]
 }
 
-// less reports whether node n sorts before (ukey, ord).
-func (x *batchIndex) less(n *batchNode, ukey []byte, ord uint32) bool {
+// less reports whether node n sorts before (ukey, ord); pfx is
+// keyPrefix(ukey).
+func (x *batchIndex) less(n *batchNode, ukey []byte, pfx uint64, ord uint32) bool {
+	if n.pfx != pfx {
+		return n.pfx < pfx
+	}
 	c := bytes.Compare(x.keyOf(n), ukey)
 	return c < 0 || (c == 0 && n.ord > ord)
 }
@@ -96,9 +117,10 @@ func (x *batchIndex) add(off int, ord uint32) {
 	n.off, n.ord = off, ord
 	n.klen = uint32(len(key))
 	n.kpos = uint8(1 + (bits.Len64(uint64(len(key))|1)+6)/7) // kind, uvarint length
+	n.pfx = keyPrefix(key)
 	cur := &x.head
 	for lvl := x.height - 1; lvl >= 0; lvl-- {
-		for cur.next[lvl] != nil && x.less(cur.next[lvl], key, ord) {
+		for cur.next[lvl] != nil && x.less(cur.next[lvl], key, n.pfx, ord) {
 			cur = cur.next[lvl]
 		}
 		x.prev[lvl] = cur
@@ -119,8 +141,9 @@ func (x *batchIndex) add(off int, ord uint32) {
 // trailer).
 func (x *batchIndex) seekGE(ukey []byte, trailer uint64) *batchNode {
 	cur := &x.head
+	pfx := keyPrefix(ukey)
 	for lvl := x.height - 1; lvl >= 0; lvl-- {
-		for cur.next[lvl] != nil && x.nodeBefore(cur.next[lvl], ukey, trailer) {
+		for cur.next[lvl] != nil && x.nodeBefore(cur.next[lvl], ukey, pfx, trailer) {
 			cur = cur.next[lvl]
 		}
 	}
@@ -130,8 +153,9 @@ func (x *batchIndex) seekGE(ukey []byte, trailer uint64) *batchNode {
 // seekLT returns the last node before the search key, or nil.
 func (x *batchIndex) seekLT(ukey []byte, trailer uint64) *batchNode {
 	cur := &x.head
+	pfx := keyPrefix(ukey)
 	for lvl := x.height - 1; lvl >= 0; lvl-- {
-		for cur.next[lvl] != nil && x.nodeBefore(cur.next[lvl], ukey, trailer) {
+		for cur.next[lvl] != nil && x.nodeBefore(cur.next[lvl], ukey, pfx, trailer) {
 			cur = cur.next[lvl]
 		}
 	}
@@ -142,8 +166,11 @@ func (x *batchIndex) seekLT(ukey []byte, trailer uint64) *batchNode {
 }
 
 // nodeBefore reports whether node n sorts strictly before the internal key
-// (ukey, trailer).
-func (x *batchIndex) nodeBefore(n *batchNode, ukey []byte, trailer uint64) bool {
+// (ukey, trailer); pfx is keyPrefix(ukey).
+func (x *batchIndex) nodeBefore(n *batchNode, ukey []byte, pfx uint64, trailer uint64) bool {
+	if n.pfx != pfx {
+		return n.pfx < pfx
+	}
 	c := bytes.Compare(x.keyOf(n), ukey)
 	if c != 0 {
 		return c < 0

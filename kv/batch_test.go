@@ -141,3 +141,75 @@ func TestIndexedBatchCommitInKeyOrder(t *testing.T) {
 		require.NoError(t, it.Close())
 	}
 }
+
+// TestBatchIndexStreams adds keys to an indexed batch the way SQL writes
+// do (interleaved ascending streams, random keys, rewrites of a key) and
+// checks every level of the index: each list is in (key ascending, ordinal
+// descending) order and each level's nodes are among the level below's,
+// and the batch reads back its last write of every key.
+func TestBatchIndexStreams(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	require.NoError(t, err)
+	defer d.Close()
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		b := d.NewIndexedBatch()
+		last := map[string]string{}
+		var streams [3]int
+		for i := range 3000 {
+			var k string
+			switch r := rng.IntN(10); {
+			case r < 4:
+				streams[0] += 1 + rng.IntN(3)
+				k = fmt.Sprintf("r%08d", streams[0])
+			case r < 7:
+				k = fmt.Sprintf("x%08d", rng.IntN(100000))
+			case r < 8:
+				streams[1]++
+				k = fmt.Sprintf("m%08d", streams[1])
+			case r < 9 && len(last) > 0:
+				for lk := range last {
+					k = lk
+					break
+				}
+			default:
+				streams[2]--
+				k = fmt.Sprintf("d%08d", 1<<20+streams[2]) // descending
+			}
+			v := fmt.Sprint(i)
+			require.NoError(t, b.Set([]byte(k), []byte(v)))
+			last[k] = v
+		}
+		x := b.index
+		for lvl := range x.height {
+			below := map[*batchNode]bool{}
+			if lvl > 0 {
+				for n := x.head.next[lvl-1]; n != nil; n = n.next[lvl-1] {
+					below[n] = true
+				}
+			}
+			var prev *batchNode
+			for n := x.head.next[lvl]; n != nil; n = n.next[lvl] {
+				if prev != nil {
+					require.True(t, x.less(prev, x.keyOf(n), keyPrefix(x.keyOf(n)), n.ord), "seed %d level %d: %q#%d before %q#%d",
+						seed, lvl, x.keyOf(prev), prev.ord, x.keyOf(n), n.ord)
+				}
+				if lvl > 0 {
+					require.True(t, below[n], "seed %d level %d: a node missing below", seed, lvl)
+				}
+				prev = n
+			}
+		}
+		count := 0
+		for n := x.head.next[0]; n != nil; n = n.next[0] {
+			count++
+		}
+		require.Equal(t, 3000, count)
+		for k, v := range last {
+			got, err := b.Get([]byte(k), nil)
+			require.NoError(t, err)
+			require.Equal(t, v, string(got), k)
+		}
+		require.NoError(t, b.Close())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/strata-db/strata/kv/internal/base"
+	"github.com/strata-db/strata/kv/internal/merging"
 	"github.com/strata-db/strata/kv/internal/rangedel"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
@@ -68,6 +69,11 @@ type Iterator struct {
 
 	// mem holds iter and the buffers, from iterMemPool until Close.
 	mem *iterMem
+	// merge is iter when it is the merge of inputs that were given this
+	// iterator's bounds (and get them again from setBounds), nil
+	// otherwise: then an entry from an input that applies its bounds
+	// itself, a table's or a level's, needs no comparison with upper.
+	merge *merging.Iter
 }
 
 func (i *Iterator) visibleSeq(seq base.SeqNum) bool {
@@ -104,7 +110,7 @@ func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 	skipped := 0
 	for kv != nil {
 		ukey := kv.UserKey()
-		if i.upper != nil && bytes.Compare(ukey, i.upper) >= 0 {
+		if i.upper != nil && (i.merge == nil || !i.merge.TopAppliesBounds()) && bytes.Compare(ukey, i.upper) >= 0 {
 			break
 		}
 		seq := kv.Seq()
@@ -387,7 +393,7 @@ func (i *Iterator) Close() error {
 		// The merge and the buffers go back to the pool: nothing of the
 		// Iterator may point at them any more.
 		putIterMem(m, i.keyBuf, i.valBuf, i.search)
-		i.mem, i.iter = nil, closedIter{}
+		i.mem, i.iter, i.merge = nil, closedIter{}, nil
 		i.key, i.value, i.keyBuf, i.valBuf, i.search, i.iterKV = nil, nil, nil, nil, nil, nil
 	}
 	if i.err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/strata-db/strata/kv/filter"
 	"github.com/strata-db/strata/kv/internal/base"
 	"github.com/strata-db/strata/kv/internal/manifest"
+	"github.com/strata-db/strata/kv/memtable"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
 	"github.com/strata-db/strata/kv/vfs"
@@ -159,6 +160,9 @@ func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters
 			mem, immutable = rs.imms[j], true
 		}
 		hasTombs := mem.HasRangeDeletes()
+		// The batch's keys are sorted: each is searched for from the last.
+		var g memtable.Getter
+		g.Init(mem.Memtable)
 		for _, i := range batch {
 			r := &m.res[i]
 			if r.done {
@@ -167,7 +171,7 @@ func (m *multiGet) run(d *DB, rs *readState, seq base.SeqNum, st *stats.Counters
 			if hasTombs {
 				r.tomb = max(r.tomb, mem.maxCoveringSeq(m.keys[i], seq, immutable))
 			}
-			if v, kind, eseq, found := mem.Get(m.keys[i], seq); found {
+			if v, kind, eseq, found := g.Get(m.keys[i], seq); found {
 				start := len(m.arena)
 				m.arena = append(m.arena, v...)
 				m.decide(i, kind, eseq, start, len(m.arena))

@@ -368,6 +368,11 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	clear(iters) // the merge holds the children now
 	mem.iters = iters[:0]
 	it.mem, it.iter = mem, &mem.merge
+	if ms == nil {
+		// A MultiScan swaps the iterator's input and applies bounds its
+		// inputs were not given (applyBounds): it compares every entry.
+		it.merge = &mem.merge
+	}
 	it.keyBuf, it.valBuf, it.search = mem.keyBuf, mem.valBuf, mem.search
 	return it, nil
 }

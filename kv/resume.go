@@ -55,7 +55,11 @@ func (d *DB) resume() error {
 	// tail as the end of the database's history, not as corruption.
 	if d.mu.log.w != nil {
 		d.logW.Store(nil)
-		d.mu.log.w.Close() // the failed log: its error is known
+		// The log is retired whether it failed (its error is known) or is
+		// healthy (Resume after a failed flush or compaction): every record
+		// it holds is also in the memtables the flush below writes to
+		// tables, so an error from Close loses nothing that the flush keeps.
+		d.mu.log.w.Close()
 		d.mu.log.w = nil
 	}
 	num := d.mu.mem.logNum

@@ -41,6 +41,7 @@ var (
 	_ storage.MultiScanner  = (*viewReader)(nil)
 	_ storage.MultiGetter   = (*latestReader)(nil)
 	_ storage.MultiScanner  = (*latestReader)(nil)
+	_ storage.MultiGetter   = (*currentReader)(nil)
 )
 
 // NewEngine returns the storage contract over d; transactions commit with
@@ -233,6 +234,12 @@ func (r *currentReader) Get(key []byte, o *storage.ReadOptions) ([]byte, error) 
 
 func (r *currentReader) NewIter(o *storage.IterOptions) (storage.Iterator, error) {
 	return batchNewIter(r.db, (*Batch)(r), nil, o)
+}
+
+// MultiGet implements storage.MultiGetter: a statement's duplicate-key
+// checks read the latest state of all its keys at once.
+func (r *currentReader) MultiGet(keys [][]byte, o *storage.ReadOptions, dst [][]byte) ([][]byte, error) {
+	return batchMultiGet(r.db, (*Batch)(r), nil, keys, o, dst)
 }
 
 // engineTxn is a transaction of an Engine: a snapshot and an indexed batch

@@ -33,7 +33,8 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// GROUP_CONCAT bounded by group_concat_max_len (groupconcat.go), and
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts}, final)
+	likes := &likeSources{} // CREATE TABLE ... LIKE of virtual tables (virtuallike.go)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -45,9 +46,16 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// MIN and MAX of a primary key answer one row over no rows
 	// (minmaxkey.go): before GMS's replaceAgg, in the once-before batch,
 	// inside a rule GMS knows; and LIKE over PAD SPACE strings kept from
-	// GMS's simplifyFilters, which runs later in that batch (padspace.go).
+	// GMS's simplifyFilters, which runs later in that batch (padspace.go);
+	// global-only variables bound to their global value before that rule
+	// folds the filters that read them (globalvars.go).
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(validate, minMaxKeyRows, keepLikes)
+		return ChainRules(validate, minMaxKeyRows, keepLikes, globalOnlyVars)
+	})
+	// ALTER TABLE of a table with virtual columns sees its constraints
+	// (virtualchecks.go), before GMS resolves and validates its clauses.
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateCreateTableId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(validate, virtualAlterChecks)
 	})
 	a.ExecBuilder = valueRulesExec{NodeExecBuilder: a.ExecBuilder, a: a, rules: ChainRules(rules...)}
 	// Window functions over grouped rows are rewritten after parsing
@@ -56,7 +64,10 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	e.Parser = windowParser{e.Parser}
 	// Values given for generated columns (genvalues.go): the statements
 	// the engine runs, not stored definitions.
-	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog}
+	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog, likes: likes}
+	// ... and in stored bodies (genbodies.go): the texts the database
+	// gives GMS to bind, and the triggers' shown as written.
+	triggersOriginalText(e)
 	// information_schema.TRIGGERS binds each trigger in its own database
 	// (triggerschema.go).
 	triggersPerDatabase(e)
@@ -112,7 +123,11 @@ func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowI
 		q = d.Query()
 	}
 	if fixedBatches(q) {
-		q, _, err := e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
+		q, err := analyzeFixedSubqueries(ctx, e.a, q) // dmlsubqueries.go
+		if err != nil {
+			return nil, err
+		}
+		q, _, err = e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +150,7 @@ func buildWording(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node, r sql.Row
 	if ins, src := insertOf(n); ins != nil {
 		iter = &insertErrors{RowIter: iter, sch: ins.Destination.Schema(), n: src.n}
 	}
-	return iter, nil
+	return withUpdateWarnings(n, iter), nil // updateinfo.go
 }
 
 // fixedBatches reports whether GMS may have analyzed a statement whose

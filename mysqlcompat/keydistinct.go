@@ -47,7 +47,10 @@ func keyDistincts(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		if nn, id := distinctNode(a, n); id == transform.NewTree {
 			return nn, id, nil
 		}
-		if kn := keyedNode(n); kn != n {
+		// ORDER BY a selected expression over DISTINCT
+		// (distinctorder.go), then by collation keys.
+		nn, sorted := sortSelected(n)
+		if kn := keyedNode(nn); kn != nn || sorted {
 			return kn, transform.NewTree, nil
 		}
 		return n, transform.SameTree, nil
@@ -59,11 +62,10 @@ func keyDistincts(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		if ne, id, err := padExpr(ctx, e); err != nil || id == transform.NewTree {
 			return ne, id, err
 		}
-		if ne, id := keyedWindow(e); id == transform.NewTree {
-			return ne, id, nil
-		}
-		if ne, id := keyedMinMax(e); id == transform.NewTree {
-			return ne, id, nil
+		// A window MIN or MAX may need both.
+		ne, id := keyedWindow(e)
+		if ne2, id2 := keyedMinMax(ne); id2 == transform.NewTree || id == transform.NewTree {
+			return ne2, transform.NewTree, nil
 		}
 		return keyedCountDistinct(e)
 	})
@@ -88,30 +90,38 @@ func distinctNode(a *analyzer.Analyzer, n sql.Node) (sql.Node, transform.TreeIde
 		}
 		return &keyDistinct{child: x.Child, exec: a.ExecBuilder}, transform.NewTree
 	case *plan.SetOp:
+		// INTERSECT and EXCEPT (setopkeys.go).
+		if out, ok := keySetOpNode(a.ExecBuilder, x); ok {
+			return out, transform.NewTree
+		}
 		if !x.Distinct || x.SetOpType != plan.UnionType || !printsAmbiguously(x.Schema()) {
 			return n, transform.SameTree
 		}
-		// UNION ALL of the sides, deduplicated, then the UNION's
-		// ORDER BY, OFFSET and LIMIT, in GMS's order.
+		// UNION ALL of the sides, deduplicated.
 		all := *x // its table id and columns kept
 		all.Distinct, all.Limit, all.Offset, all.SortFields = false, nil, nil, nil
-		var out sql.Node = &keyDistinct{child: &all, exec: a.ExecBuilder}
-		if len(x.SortFields) > 0 {
-			fields := x.SortFields
-			if keyed, ok := keyedSortFields(fields); ok {
-				fields = keyed
-			}
-			out = plan.NewSort(fields, out)
-		}
-		if x.Offset != nil {
-			out = plan.NewOffset(x.Offset, out)
-		}
-		if x.Limit != nil {
-			out = plan.NewLimit(x.Limit, out)
-		}
-		return out, transform.NewTree
+		return setOpTail(x, &keyDistinct{child: &all, exec: a.ExecBuilder}), transform.NewTree
 	}
 	return n, transform.SameTree
+}
+
+// setOpTail returns out, the rows of the set operation x, under x's ORDER
+// BY, OFFSET and LIMIT, in GMS's order.
+func setOpTail(x *plan.SetOp, out sql.Node) sql.Node {
+	if len(x.SortFields) > 0 {
+		fields := x.SortFields
+		if keyed, ok := keyedSortFields(fields); ok {
+			fields = keyed
+		}
+		out = plan.NewSort(fields, out)
+	}
+	if x.Offset != nil {
+		out = plan.NewOffset(x.Offset, out)
+	}
+	if x.Limit != nil {
+		out = plan.NewLimit(x.Limit, out)
+	}
+	return out
 }
 
 // printsAmbiguously reports whether GMS's printed form of sch's rows may

@@ -28,8 +28,10 @@ import (
 // padExpr replaces each comparison (=, <=>, <, <=, >, >=) whose two
 // sides are strings compared under a PAD SPACE collation by padCompare,
 // which compares the values padded; each IN over such strings by padIn;
-// and each CASE x WHEN over them by a searched CASE of padCompares. NULLs and values that are not strings are left to GMS's own
-// comparison, which the replacement keeps. keyDistincts runs it over the
+// each CASE x WHEN over them by a searched CASE of padCompares, and NULLIF,
+// STRCMP and FIELD by collatedFunc (padfuncs.go). NULLs and values that
+// are not strings are left to GMS's own comparison, which the replacement
+// keeps. keyDistincts runs it over the
 // plan's expressions at the end of analysis, after GMS chose its indexes,
 // so the lookups it built from the comparisons stay.
 //
@@ -63,6 +65,10 @@ func padExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tree
 		if nc, ok := paddedCase(ctx, x); ok {
 			return nc, transform.NewTree, nil
 		}
+	default:
+		// NULLIF, STRCMP and FIELD (padfuncs.go).
+		ne, id := padFunction(ctx, e)
+		return ne, id, nil
 	}
 	return e, transform.SameTree, nil
 }
@@ -293,39 +299,74 @@ func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error)
 	return p.withChildren(children, func(b padded) sql.Expression { return &padIn{b} })
 }
 
-// LIKE under PAD SPACE collations
+// LIKE kept as written
 //
+// GMS's simplifyFilters turns s LIKE 'a' into s = 'a' and s LIKE 'a%' into
+// s >= 'a' AND s <= 'a\xff', and drops the LIKE. Neither is LIKE: the
+// range loses every string whose rune after the prefix weighs more than
+// U+00FF ('aĀ', 'a€', 'a😀' under utf8mb4_0900_bin), by index and by scan
+// alike; the equality ignores escapes ('a\%' is 'a%'). Under PAD SPACE
 // LIKE does not pad: 'A  ' LIKE 'a' is false under utf8mb4_general_ci,
-// where 'A  ' = 'a' is true. GMS's simplifyFilters turns s LIKE 'a' into
-// s = 'a' and s LIKE 'a%' into s >= 'a' AND s <= 'a\xff', which under PAD
-// SPACE (padExpr) would find 'A  ' and lose 'a\t' (a tab weighs less
-// than the padding). keepLikes hides each LIKE over such a column from that
-// rule, before it runs: the LIKE is evaluated as written, and reads no
-// index range. It also trims the literals compared with such strings
+// where 'A  ' = 'a' is true, and 'a\t' LIKE 'a%' is true where 'a\t' >=
+// 'a' is false (a tab weighs less than the padding). keepLikes hides each
+// LIKE from that rule, before it runs: the LIKE is evaluated as written,
+// and sqlstore reads the index range of its literal prefix in key space
+// (KeptLike). It also trims the literals compared with PAD SPACE strings
 // (trimPaddedLiterals), before GMS builds ranges from them.
 func keepLikes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if l, ok := e.(*expression.Like); ok && codec.PadSpace(l.LeftChild.Type()) {
-			return &unpaddedLike{Like: l}, transform.NewTree, nil
+	n, same, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if l, ok := e.(*expression.Like); ok {
+			return &keptLike{Like: l}, transform.NewTree, nil
 		}
 		return trimPaddedLiterals(ctx, e)
 	})
+	if err != nil || same == transform.SameTree {
+		return n, same, err
+	}
+	// Bounds GMS can cost, where strings have them (likeprefix.go).
+	n, _, err = boundLikes(n)
+	return n, transform.NewTree, err
 }
 
-// unpaddedLike is a LIKE GMS's simplifyFilters does not rewrite.
-type unpaddedLike struct {
+// keptLike is a LIKE GMS's simplifyFilters does not rewrite; bounded
+// when boundLikes put the comparisons lo and hi beside it (likeprefix.go).
+type keptLike struct {
 	*expression.Like
+	lo, hi sql.Expression
 }
 
-func (u *unpaddedLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (u *keptLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	e, err := u.Like.WithChildren(children...)
 	if err != nil {
 		return nil, err
 	}
 	if l, ok := e.(*expression.Like); ok {
-		return &unpaddedLike{Like: l}, nil
+		return &keptLike{Like: l, lo: u.lo, hi: u.hi}, nil
 	}
 	return e, nil
+}
+
+// LikeBounds returns the comparisons added beside e, a LIKE, for GMS's
+// costing (boundLikes), nil when there are none: EXPLAIN estimates the
+// LIKE alone.
+func LikeBounds(e sql.Expression) (lo, hi sql.Expression) {
+	if k, ok := e.(*keptLike); ok {
+		return k.lo, k.hi
+	}
+	return nil, nil
+}
+
+// KeptLike returns the LIKE e is, kept from GMS's rewrite (keepLikes) or
+// not: a storage layer that answers lookups itself reads the range of its
+// prefix there.
+func KeptLike(e sql.Expression) (*expression.Like, bool) {
+	switch l := e.(type) {
+	case *keptLike:
+		return l.Like, true
+	case *expression.Like:
+		return l, true
+	}
+	return nil, false
 }
 
 // trimPaddedLiterals drops the trailing spaces of a string literal compared
@@ -336,21 +377,29 @@ func trimPaddedLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, tra
 	switch x := e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
 		c := x.(expression.Comparer)
-		if _, ok := paddedCollation(ctx, c.Left(), c.Right()); !ok {
+		coll, ok := paddedCollation(ctx, c.Left(), c.Right())
+		if !ok {
 			return e, transform.SameTree, nil
 		}
 		l, lt := trimmedLiteral(c.Left())
 		r, rt := trimmedLiteral(c.Right())
+		ne := e
+		if lt || rt {
+			var err error
+			if ne, err = e.WithChildren(l, r); err != nil {
+				return nil, transform.SameTree, err
+			}
+		}
+		if !isEquality(ne) && (lightLiteral(coll, l) || lightLiteral(coll, r)) {
+			return &padCompare{padded{orig: ne.(expression.Comparer), coll: coll}}, transform.NewTree, nil
+		}
 		if !lt && !rt {
 			return e, transform.SameTree, nil
 		}
-		ne, err := e.WithChildren(l, r)
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
 		return ne, transform.NewTree, nil
 	case *expression.Between:
-		if _, ok := paddedCollation(ctx, x.Val, x.Lower); !ok {
+		coll, ok := paddedCollation(ctx, x.Val, x.Lower)
+		if !ok {
 			return e, transform.SameTree, nil
 		}
 		if _, ok := paddedCollation(ctx, x.Val, x.Upper); !ok {
@@ -358,12 +407,52 @@ func trimPaddedLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, tra
 		}
 		lo, lt := trimmedLiteral(x.Lower)
 		hi, ht := trimmedLiteral(x.Upper)
+		if lightLiteral(coll, lo) || lightLiteral(coll, hi) {
+			ge := &padCompare{padded{orig: expression.NewGreaterThanOrEqual(x.Val, lo), coll: coll}}
+			le := &padCompare{padded{orig: expression.NewLessThanOrEqual(x.Val, hi), coll: coll}}
+			return expression.NewAnd(ge, le), transform.NewTree, nil
+		}
 		if !lt && !ht {
 			return e, transform.SameTree, nil
 		}
 		return expression.NewBetween(x.Val, lo, hi), transform.NewTree, nil
 	}
 	return e, transform.SameTree, nil
+}
+
+func isEquality(e sql.Expression) bool {
+	switch e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals:
+		return true
+	}
+	return false
+}
+
+// lightLiteral reports whether e is a string literal with a rune that
+// weighs less than a space under coll ('a\t'). GMS orders the bounds of a
+// range with its own comparison, which does not pad: it finds 'a\t' above
+// 'a', where padded it is below, so b >= 'a\t' AND b <= 'a' was an empty
+// range, and the rows GMS then dropped as an impossible WHERE, by index and
+// by scan. trimPaddedLiterals hands a comparison with such a literal to GMS
+// as a padCompare, from which GMS builds no range: the comparison is a
+// filter, which pads.
+func lightLiteral(coll sql.CollationID, e sql.Expression) bool {
+	l, ok := e.(*expression.Literal)
+	if !ok {
+		return false
+	}
+	s, ok := l.Value().(string)
+	if !ok {
+		return false
+	}
+	sorter := coll.Sorter()
+	space := sorter(' ')
+	for _, r := range s {
+		if sorter(r) < space {
+			return true
+		}
+	}
+	return false
 }
 
 // trimmedLiteral returns e without its trailing spaces when it is a string
@@ -384,8 +473,8 @@ func trimmedLiteral(e sql.Expression) (sql.Expression, bool) {
 //
 // GMS's MIN and MAX compare with the column type's comparison, which does
 // not pad: MIN('a', 'a\t') was 'a', where MySQL answers 'a\t'. keyedMinMax
-// gives a MIN or MAX over a PAD SPACE string a buffer that compares padded;
-// as a window function it stays GMS's.
+// gives a MIN or MAX over a PAD SPACE string a buffer that compares padded,
+// and as a window function a Compute that does (padWindowMinMax).
 func keyedMinMax(e sql.Expression) (sql.Expression, transform.TreeIdentity) {
 	var max bool
 	switch e.(type) {
@@ -396,8 +485,9 @@ func keyedMinMax(e sql.Expression) (sql.Expression, transform.TreeIdentity) {
 		return e, transform.SameTree
 	}
 	agg := e.(sql.Aggregation)
+	// The argument, then the window's PARTITION BY and ORDER BY.
 	ch := agg.Children()
-	if len(ch) != 1 || !codec.PadSpace(ch[0].Type()) {
+	if len(ch) == 0 || !codec.PadSpace(ch[0].Type()) {
 		return e, transform.SameTree
 	}
 	coll := ch[0].Type().(sql.StringType).Collation()
@@ -453,8 +543,38 @@ func (a *padMinMax) WithWindow(w *sql.WindowDefinition) sql.WindowAdaptableExpre
 	return &na
 }
 
+// NewWindowFunction returns GMS's window function, its framing kept,
+// computing over the frame as the buffer does (padWindowMinMax).
 func (a *padMinMax) NewWindowFunction() (sql.WindowFunction, error) {
-	return a.inner.NewWindowFunction()
+	fn, err := a.inner.NewWindowFunction()
+	if err != nil {
+		return nil, err
+	}
+	child, err := transform.Clone(a.inner.Children()[0])
+	if err != nil {
+		return nil, err
+	}
+	return &padWindowMinMax{WindowFunction: fn, child: child, max: a.max, coll: a.coll}, nil
+}
+
+// padWindowMinMax is GMS's window MIN or MAX of PAD SPACE strings, whose
+// frame's value is the least or greatest under padded comparison, the
+// first of equal ones, as GMS's MinAgg and MaxAgg keep.
+type padWindowMinMax struct {
+	sql.WindowFunction
+	child sql.Expression
+	max   bool
+	coll  sql.CollationID
+}
+
+func (w *padWindowMinMax) Compute(ctx *sql.Context, interval sql.WindowInterval, buf sql.WindowBuffer) any {
+	b := padMinMaxBuffer{child: w.child, max: w.max, coll: w.coll}
+	for _, row := range buf[interval.Start:interval.End] {
+		if err := b.Update(ctx, row); err != nil {
+			return err
+		}
+	}
+	return b.val
 }
 
 func (a *padMinMax) NewBuffer() (sql.AggregationBuffer, error) {

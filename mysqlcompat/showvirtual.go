@@ -43,6 +43,9 @@ func showVirtualTables(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 		if err != nil {
 			return nil, transform.SameTree, err
 		}
+		if nn, err = nn.(*plan.ShowCreateTable).WithTargetSchema(virtualKeyword(nn.(*plan.ShowCreateTable).TargetSchema())); err != nil {
+			return nil, transform.SameTree, err
+		}
 		sc := nn.(*plan.ShowCreateTable)
 		if sc.Indexes, err = shownIndexes(ctx, t); err != nil {
 			return nil, transform.SameTree, err
@@ -161,3 +164,33 @@ func quoteColumns(text string) string {
 	buf.Myprintf("%v", ae.Expr)
 	return buf.String()
 }
+
+// virtualKeyword returns sch with its VIRTUAL generated columns printed by
+// SHOW CREATE TABLE as MySQL prints them, `GENERATED ALWAYS AS (expr)
+// VIRTUAL`: GMS writes the keyword STORED for the others and nothing for
+// these. Their generated expression is one that prints so, and is never
+// evaluated (the statement prints the definition only).
+func virtualKeyword(sch sql.Schema) sql.Schema {
+	out := make(sql.Schema, len(sch))
+	for i, c := range sch {
+		out[i] = c
+		if c.Generated == nil || !c.Virtual {
+			continue
+		}
+		g := *c.Generated
+		g.Expr = printedAs{Expression: c.Generated.Expr, text: c.Generated.String() + " VIRTUAL"}
+		g.Literal = true // printed as its expression, without parentheses
+		col := *c
+		col.Generated = &g
+		out[i] = &col
+	}
+	return out
+}
+
+// printedAs is an expression that prints as text.
+type printedAs struct {
+	sql.Expression
+	text string
+}
+
+func (p printedAs) String() string { return p.text }

@@ -66,8 +66,8 @@ var boundedStringFunctions = map[string]sql.Function{
 // sql.FunctionProvider: GMS's analyzer asks the provider before its own
 // registry, so the functions are per engine. Names come lower case.
 func Function(name string) (sql.Function, bool) {
-	if name == ignoredValuesName { // genvalues.go
-		return sql.FunctionN{Name: ignoredValuesName, Fn: newIgnoredGeneratedValues}, true
+	if f, ok := generatedValuesFunction(name); ok { // genvalues.go
+		return f, true
 	}
 	f, ok := boundedStringFunctions[name]
 	return f, ok

@@ -295,3 +295,62 @@ func bindScalar(ctx *sql.Context, a *analyzer.Analyzer, e ast.Expr, from ast.Tab
 	b.DisableAuth() // the statement's own binding checked its privileges
 	return b.BuildScalarWithTable(e, from), nil
 }
+
+// virtualAlterChecks corrects ALTER TABLE of a table with virtual
+// columns, whose binder read the table through the wrapper that computes
+// those columns, where GMS asks the table for its constraints:
+//
+//   - DROP COLUMN and RENAME COLUMN get the table's CHECK constraints,
+//     which the binder asked the wrapper for: GMS then refuses to drop or
+//     rename a column a CHECK reads with others, and drops the CHECKs that
+//     read only the column dropped, as for any table (without them, the
+//     table kept CHECKs over a column it no longer had, and SHOW CREATE
+//     TABLE failed);
+//   - DROP CONSTRAINT and DROP CHECK get the table itself, which has the
+//     constraints (the wrapper has none: "the table does not support check
+//     constraint operations").
+//
+// It runs before GMS resolves DROP CONSTRAINT and validates the ALTER's
+// clauses, at the end of validateCreateTable.
+func virtualAlterChecks(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if !analyzer.FlagIsSet(qFlags, sql.QFlagAlterTable) {
+		return n, transform.SameTree, nil
+	}
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		var table sql.Node
+		var withChecks func(sql.CheckConstraints) sql.Node
+		switch x := n.(type) {
+		case *plan.DropColumn:
+			if len(x.Checks()) > 0 {
+				return n, transform.SameTree, nil
+			}
+			table, withChecks = x.Table, x.WithChecks
+		case *plan.RenameColumn:
+			if len(x.Checks()) > 0 {
+				return n, transform.SameTree, nil
+			}
+			table, withChecks = x.Table, x.WithChecks
+		case *plan.DropConstraint:
+			if rt, _ := unwrapVirtual(x.Child); rt != nil {
+				nn, err := x.WithChildren(rt)
+				return nn, transform.NewTree, err
+			}
+			return n, transform.SameTree, nil
+		case *plan.DropCheck:
+			if rt, _ := unwrapVirtual(x.Table); rt != nil {
+				dc := *x
+				dc.Table = rt
+				return &dc, transform.NewTree, nil
+			}
+			return n, transform.SameTree, nil
+		default:
+			return n, transform.SameTree, nil
+		}
+		db, t := virtualTarget(table)
+		checks, err := boundChecks(ctx, a, db, t, 0)
+		if err != nil || len(checks) == 0 {
+			return n, transform.SameTree, err
+		}
+		return withChecks(checks), transform.NewTree, nil
+	})
+}

@@ -13,7 +13,8 @@ import (
 // a table with a VIRTUAL generated column show what they show of the same
 // table without it: secondary indexes, CHECK constraints, foreign keys,
 // AUTO_INCREMENT and comment (GMS asked its virtual-column wrapper, which
-// has none of them, so dumps lost them).
+// has none of them, so dumps lost them), and the column with the keyword
+// VIRTUAL, as MySQL prints it.
 func TestShowVirtualTables(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
@@ -33,7 +34,8 @@ func TestShowVirtualTables(t *testing.T) {
 		s = strings.ReplaceAll(s, name, "T")
 		return strings.ReplaceAll(s, fk, "FK")
 	}
-	virt = strings.ReplaceAll(virt, "  `g` int GENERATED ALWAYS AS ((`a` * 2)),\n", "")
+	require.Contains(t, virt, "  `g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,\n") // MySQL's keyword
+	virt = strings.ReplaceAll(virt, "  `g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,\n", "")
 	require.Equal(t, same(plain, "plain", "fk1"), same(virt, "virt", "fk2"))
 
 	require.Equal(t, same(show("SHOW INDEX FROM plain"), "plain", "fk1"), same(show("SHOW INDEX FROM virt"), "virt", "fk2"))
@@ -159,4 +161,78 @@ func TestVirtualTableChecksJoinRow(t *testing.T) {
 	d.exec("UPDATE other JOIN virt ON virt.id = other.id SET virt.a = 40 WHERE other.id = 1")
 	d.exec("INSERT INTO trig VALUES (7)")
 	require.Equal(t, "[[1 40 80] [2 7 14]]", fmt.Sprint(d.exec("SELECT id, a, g FROM virt ORDER BY id")))
+}
+
+// TestVirtualTableAlterChecks: ALTER TABLE of a table with a VIRTUAL
+// generated column treats its CHECK constraints as it treats those of the
+// same table without it: DROP and RENAME COLUMN of a column a CHECK reads
+// with another are refused, DROP COLUMN of the only column a CHECK reads
+// drops the CHECK, and DROP CONSTRAINT and DROP CHECK drop them (GMS asked
+// its virtual-column wrapper, which has no constraints: the table kept
+// CHECKs over a column it no longer had, and refused to drop them).
+func TestVirtualTableAlterChecks(t *testing.T) {
+	d := newTestDB(t)
+	const cols = "id INT PRIMARY KEY, a INT, b INT, c INT, %s CHECK (a < 100), CONSTRAINT %[2]s_ab CHECK (a < b), CONSTRAINT %[2]s_c CHECK (c > 0)"
+	d.exec("CREATE TABLE plain (" + fmt.Sprintf(cols, "", "plain") + ")")
+	d.exec("CREATE TABLE virt (" + fmt.Sprintf(cols, "g INT AS (a * 2) VIRTUAL,", "virt") + ")")
+	for _, q := range []string{
+		"ALTER TABLE %s RENAME COLUMN b TO x",
+		"ALTER TABLE %s DROP COLUMN b",
+		"ALTER TABLE %s DROP COLUMN a, DROP COLUMN c",
+	} {
+		errs := map[string]string{}
+		for _, table := range []string{"plain", "virt"} {
+			err := d.execErr(fmt.Sprintf(q, table))
+			errs[table] = strings.ReplaceAll(err.Error(), table, "T")
+		}
+		require.Equal(t, errs["plain"], errs["virt"], q)
+	}
+	for _, q := range []string{
+		"ALTER TABLE %[1]s DROP CONSTRAINT %[1]s_ab",
+		"ALTER TABLE %[1]s DROP CHECK %[1]s_chk_1",
+		"ALTER TABLE %s DROP COLUMN c",
+		"ALTER TABLE %s RENAME COLUMN b TO x",
+	} {
+		for _, table := range []string{"plain", "virt"} {
+			d.exec(fmt.Sprintf(q, table))
+		}
+	}
+	show := func(table string) string {
+		s := fmt.Sprint(d.exec("SHOW CREATE TABLE " + table))
+		s = strings.ReplaceAll(s, "  `g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,\n", "")
+		return strings.ReplaceAll(s, table, "T")
+	}
+	require.Equal(t, show("plain"), show("virt"))
+	require.NotContains(t, show("virt"), "CHECK")
+}
+
+// TestVirtualTableLike: CREATE TABLE ... LIKE a table with a VIRTUAL
+// generated column copies its secondary indexes and CHECK constraints, as
+// it copies those of the same table without it (GMS copied them from its
+// virtual-column wrapper, which has none); a CREATE TABLE of the same name
+// after a LIKE that failed copies nothing.
+func TestVirtualTableLike(t *testing.T) {
+	d := newTestDB(t)
+	const cols = "id INT PRIMARY KEY AUTO_INCREMENT, a INT, b INT, %s KEY kb (b), UNIQUE KEY ua (a, b), CHECK (a < 100), CONSTRAINT %s_ab CHECK (a < b)"
+	d.exec("CREATE TABLE plain (" + fmt.Sprintf(cols, "", "plain") + ")")
+	d.exec("CREATE TABLE virt (" + fmt.Sprintf(cols, "g INT AS (a * 2) VIRTUAL,", "virt") + ")")
+	d.exec("CREATE TABLE plain2 LIKE plain")
+	d.exec("CREATE TABLE virt2 LIKE mydb.virt")
+	show := func(table string) string {
+		s := fmt.Sprint(d.exec("SHOW CREATE TABLE " + table))
+		s = strings.ReplaceAll(s, "  `g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,\n", "")
+		return strings.ReplaceAll(s, table, "T")
+	}
+	require.Contains(t, show("virt2"), "KEY `kb` (`b`)")
+	require.Contains(t, show("virt2"), "CHECK ((`a` < `b`))")
+	require.Equal(t, show("plain2"), show("virt2"))
+	for _, table := range []string{"plain2", "virt2"} {
+		err := d.execErr("INSERT INTO " + table + " (a, b) VALUES (5, 1)")
+		require.Contains(t, err.Error(), "violated", table)
+	}
+
+	d.execErr("CREATE TABLE virt2 LIKE virt") // exists
+	d.exec("DROP TABLE virt2")
+	d.exec("CREATE TABLE virt2 (x INT PRIMARY KEY)")
+	require.NotContains(t, show("virt2"), "CHECK")
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 
 // TestConfigDefaults: a zero number or duration takes sqlshell serve's
 // default; values sqlshell serve refuses, Start refuses too, naming the
-// Config field.
+// Config field, as errors of ErrConfig's kind.
 func TestConfigDefaults(t *testing.T) {
 	cfg, err := Config{}.withDefaults()
 	require.NoError(t, err)
@@ -42,5 +43,12 @@ func TestConfigDefaults(t *testing.T) {
 	} {
 		_, err := Start(bad.cfg)
 		require.ErrorContains(t, err, bad.want, "%+v", bad.cfg)
+		require.ErrorIs(t, err, ErrConfig, "%+v", bad.cfg)
 	}
+	// A store that cannot be opened is not a configuration error.
+	file := t.TempDir() + "/file"
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	_, err = Start(Config{Listen: "127.0.0.1:0", User: "root", Data: file})
+	require.Error(t, err)
+	require.NotErrorIs(t, err, ErrConfig)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -112,4 +113,34 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkWireInsert runs sysbench's oltp_insert statement over the MySQL
+// protocol, as sysbench sends it (a text INSERT with its values, 0 for the
+// auto-increment key), into a table with a secondary index, one client and
+// the server in this process, each insert an autocommit transaction:
+//
+//	go test ./server -run '^$' -bench WireInsert -benchmem
+func BenchmarkWireInsert(b *testing.B) {
+	ctx := context.Background()
+	s, err := Start(Config{Data: b.TempDir(), Listen: "127.0.0.1:0", User: "root", Password: "pw", NoSync: true})
+	require.NoError(b, err)
+	defer func() { require.NoError(b, s.Shutdown(ctx)) }()
+	db := client(&testing.T{}, s.Addr(), "root", "pw", "")
+	_, err = db.Exec("CREATE TABLE sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k))")
+	require.NoError(b, err)
+	conn, err := db.Conn(ctx)
+	require.NoError(b, err)
+	defer conn.Close()
+	c := strings.Repeat("1234567890-", 10)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	i := 0
+	for b.Loop() {
+		i++
+		q := fmt.Sprintf("INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, %d, '%s', 'pad-%d')", i*7919%100000, c, i)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

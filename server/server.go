@@ -92,6 +92,28 @@ const (
 	defaultMaxAllowedPacket = 64 << 20
 )
 
+// ErrConfig matches (errors.Is) every error Start returns for a Config it
+// refuses before it opens anything: a value out of range, a missing or
+// malformed setting. Programs tell a mistake in their settings from a
+// failure to open the store or listen by it.
+var ErrConfig = errors.New("server: invalid configuration")
+
+// configError is an error of ErrConfig's kind.
+type configError struct {
+	msg string
+	err error // the cause, if any
+}
+
+func (e *configError) Error() string {
+	if e.err != nil {
+		return e.msg + ": " + e.err.Error()
+	}
+	return e.msg
+}
+
+func (e *configError) Unwrap() error        { return e.err }
+func (e *configError) Is(target error) bool { return target == ErrConfig }
+
 // withDefaults is cfg with its zero values replaced by the defaults, or
 // an error for a value out of range.
 func (cfg Config) withDefaults() (Config, error) {
@@ -112,15 +134,15 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	switch {
 	case cfg.MaxConnections < 1:
-		return cfg, errors.New("Config.MaxConnections must be at least 1")
+		return cfg, &configError{msg: "Config.MaxConnections must be at least 1"}
 	case cfg.MaxAllowedPacket < 1024:
-		return cfg, errors.New("Config.MaxAllowedPacket must be at least 1024")
+		return cfg, &configError{msg: "Config.MaxAllowedPacket must be at least 1024"}
 	case cfg.IdleTimeout < 0:
-		return cfg, errors.New("Config.IdleTimeout must not be negative")
+		return cfg, &configError{msg: "Config.IdleTimeout must not be negative"}
 	case cfg.ConnectTimeout < 0:
-		return cfg, errors.New("Config.ConnectTimeout must not be negative")
+		return cfg, &configError{msg: "Config.ConnectTimeout must not be negative"}
 	case cfg.WriteTimeout < 0:
-		return cfg, errors.New("Config.WriteTimeout must not be negative")
+		return cfg, &configError{msg: "Config.WriteTimeout must not be negative"}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
@@ -221,14 +243,14 @@ func Start(cfg Config) (*Server, error) {
 	}
 	loop, err := isLoopback(cfg.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("Config.Listen %q: %w", cfg.Listen, err)
+		return nil, &configError{msg: fmt.Sprintf("Config.Listen %q", cfg.Listen), err: err}
 	}
 	if cfg.User == "" {
-		return nil, errors.New("Config.User must not be empty")
+		return nil, &configError{msg: "Config.User must not be empty"}
 	}
 	var tlsCfg *tls.Config
 	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
-		return nil, errors.New("Config.TLSCert and Config.TLSKey go together")
+		return nil, &configError{msg: "Config.TLSCert and Config.TLSKey go together"}
 	}
 	if cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
@@ -238,7 +260,7 @@ func Start(cfg Config) (*Server, error) {
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	if cfg.RequireSecureTransport && tlsCfg == nil {
-		return nil, errors.New("Config.RequireSecureTransport needs Config.TLSCert and Config.TLSKey")
+		return nil, &configError{msg: "Config.RequireSecureTransport needs Config.TLSCert and Config.TLSKey"}
 	}
 	routeLogs(cfg.Logger)
 
@@ -382,7 +404,7 @@ func (s *Server) setupUsers(loopback bool) error {
 		return fmt.Errorf("creating the account %s", s.cfg.User)
 	}
 	if !loopback && u.AuthString == "" {
-		return fmt.Errorf("refusing to listen on %s: account %s has no password (set Config.Password)", s.cfg.Listen, s.cfg.User)
+		return &configError{msg: fmt.Sprintf("refusing to listen on %s: account %s has no password (set Config.Password)", s.cfg.Listen, s.cfg.User)}
 	}
 	if err := db.Persist(ctx, ed); err != nil {
 		return fmt.Errorf("saving the accounts: %w", err)

@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 var (
@@ -130,6 +132,7 @@ func (t *Table) newRewrite(tx *txn, def *tableDef, newRec *tableRecord) (*editor
 		return nil, err
 	}
 	newRec.ID = id
+	newRec.KeyFormat = codec.KeyFormat // every key is written anew (keyformat.go)
 	newDef, err := newTableDef(t.db.name, newRec)
 	if err != nil {
 		return nil, err
@@ -597,6 +600,11 @@ func (t *Table) CreateIndex(ctx *sql.Context, idx sql.IndexDef) error {
 			return sql.ErrJSONIndex.New(c.Name)
 		}
 		ir.Columns = append(ir.Columns, indexColumnRecord{Name: def.rec.Columns[o].Name, Length: uint16(c.Length)})
+	}
+	if duplicatesIndex(def.rec, ir) {
+		if sess, ok := ctx.Session.(*Session); ok {
+			sess.noteDuplicateIndex(name)
+		}
 	}
 	rec := def.rec.clone()
 	rec.Indexes = append(rec.Indexes, ir)

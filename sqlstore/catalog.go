@@ -29,7 +29,10 @@ import (
 // primary key as column ordinals in key order (empty: keyless); the
 // secondary indexes with their IDs, column names, prefix lengths and
 // uniqueness; CHECK constraints as SQL text; the table collation and
-// comment; and the next index ID to hand out.
+// comment; the next index ID to hand out; and the format of the table's
+// keys (keyFormat: codec.KeyFormat for every table this version creates or
+// rebuilds; absent in records written before it existed, which is
+// codec.KeyFormatUnpadded; keyformat.go).
 //
 // Records change only through a transaction's batch, so that the several
 // backend calls of one DDL statement (CREATE TABLE, then CreateIndex for
@@ -56,6 +59,11 @@ type tableRecord struct {
 	// GMS's own form; GMS enforces them.
 	ForeignKeys []sql.ForeignKeyConstraint `json:"foreignKeys,omitempty"`
 	NextIndexID uint32                     `json:"nextIndexID"`
+	// KeyFormat is the codec key format the table's primary and secondary
+	// keys were written in. It covers the indexes too: an index is added
+	// to a table in the table's format (a table that needs a rebuild takes
+	// no index).
+	KeyFormat int `json:"keyFormat,omitempty"`
 }
 
 type columnRecord struct {

@@ -90,6 +90,10 @@ type Conn struct {
 	// spare is the last closed Rows, which the next query reuses with its
 	// buffers.
 	spare *Rows
+	// ctxSpare is the context of the last statement that ended (its Rows
+	// closed, or its result drained), which the next statement's start
+	// reuses (stmtContext).
+	ctxSpare *sql.Context
 	// ints boxes the integers Rows.Next widens to int64.
 	ints codec.Int64s
 	// plans is what the connection knows of the texts it ran without
@@ -136,6 +140,35 @@ type Result struct {
 // newContext returns the context of one statement of the connection.
 func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
 	return c.sess.NewStatementContext(ctx, c.eng.gms, query)
+}
+
+// stmtContext returns the context of a statement whose end gives it back
+// (endContext): the last ended statement's, reset, or a new one.
+//
+// A context is reused only once the statement it served has ended, its
+// iterators closed: GMS's iterators, the process list entry and the
+// root span keep it while the statement runs, and a statement left open
+// (Rows not closed yet) keeps its own while another one runs on the
+// connection. Nothing of the session or the store keeps a statement's
+// context past its end (the transaction's commit checks and hooks close
+// over keys, not contexts). The reset leaves every field as
+// NewStatementContext sets it: a new pid, query and query time, the
+// caller's context.Context, and no root span.
+func (c *Conn) stmtContext(ctx context.Context, query string) *sql.Context {
+	sc := c.ctxSpare
+	if sc == nil {
+		return c.newContext(ctx, query)
+	}
+	c.ctxSpare = nil
+	c.sess.resetStatementContext(sc, ctx, c.eng.gms, query)
+	return sc
+}
+
+// endContext takes back the context of a statement that ended.
+func (c *Conn) endContext(sc *sql.Context) {
+	if sc != nil && !c.closed {
+		c.ctxSpare = sc
+	}
 }
 
 // UseDatabase makes db the connection's current database, creating it
@@ -228,7 +261,7 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, err
 			one = rest
 		}
 		r, err := c.runWrite(ctx, one, func() (Result, error) {
-			sctx := c.newContext(ctx, one)
+			sctx := c.stmtContext(ctx, one)
 			_, iter, err := Query(sctx, c.eng.gms, one, parsed, nil)
 			if err != nil {
 				return Result{}, clientError(err)
@@ -276,7 +309,7 @@ func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, err
 		return c.newRows(sctx, schema, iter), nil
 	}
 	if sctx == nil {
-		sctx = c.newContext(ctx, query)
+		sctx = c.stmtContext(ctx, query)
 	}
 	schema, iter, err = Query(sctx, c.eng.gms, query, nil, nil)
 	if err != nil {
@@ -310,6 +343,7 @@ func (c *Conn) drain(sctx *sql.Context, iter sql.RowIter) (Result, error) {
 		if err != nil {
 			c.sess.AbortStatement(sctx)
 			_ = iter.Close(sctx)
+			c.endContext(sctx)
 			return Result{}, clientError(err)
 		}
 		if len(row) == 1 {
@@ -318,7 +352,9 @@ func (c *Conn) drain(sctx *sql.Context, iter sql.RowIter) (Result, error) {
 			}
 		}
 	}
-	if err := iter.Close(sctx); err != nil {
+	err := iter.Close(sctx)
+	c.endContext(sctx)
+	if err != nil {
 		return Result{}, clientError(err)
 	}
 	return res, nil
@@ -359,14 +395,25 @@ const oneShotCache = 64
 // only to cached statements). The least recently made one is dropped when
 // the cache is full.
 func (c *Conn) parseOne(ctx context.Context, query string) (*Stmt, error) {
-	sctx := c.newContext(ctx, query)
 	key := sql.RemoveSpaceAndDelimiter(query, ';')
-	mode, _ := sctx.GetSessionVariable(sctx, sql.SqlModeSessionVar)
+	// A statement context is made only when the session's variables
+	// changed since they were last read, or the text must be parsed: a
+	// cached statement needs neither.
+	var sctx *sql.Context
+	v := c.sess.currentVars()
+	if v == nil {
+		sctx = c.newContext(ctx, query)
+		v = c.sess.vars(sctx)
+	}
+	mode := v.sqlMode
 	if st, ok := c.oneShots[key]; ok {
 		if st.sqlMode == mode {
 			return st, nil
 		}
 		c.forgetOneShot(key)
+	}
+	if sctx == nil {
+		sctx = c.newContext(ctx, query)
 	}
 	parsed, _, err := c.eng.gms.Parser.ParseOneWithOptions(sctx, key, sql.LoadSqlMode(sctx).ParserOptions())
 	if err != nil {

@@ -231,6 +231,8 @@ func (r *Rows) Close() error {
 	r.iter = nil
 	clear(r.vals[:cap(r.vals)])
 	clear(r.text[:cap(r.text)])
+	r.conn.endContext(r.ctx) // the statement ended
+	r.ctx = nil
 	if !r.conn.closed {
 		r.conn.spare = r
 	}

@@ -26,6 +26,10 @@ type Stmt struct {
 	wr *PreparedWrite
 	// sqlMode is the sql_mode a one-shot statement was parsed under.
 	sqlMode any
+	// fixed is the plan cache's kept plan of a statement without
+	// placeholders, found by its last execution: the next one uses it
+	// without looking the text up again while it holds (fixedFor).
+	fixed *cachedPlan
 	// args holds an execution's arguments by name for a kept plan
 	// (argValues), one map for all executions: the statement, as its
 	// connection, is used by one goroutine at a time, and the kept plan
@@ -83,20 +87,43 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 		return nil, nil, nil, ErrConnClosed
 	}
 	if len(args) == 0 && s.numInput == 0 {
-		sctx, schema, iter, handled, err := s.conn.cachedQuery(ctx, s.query)
+		handled := true
+		if f := s.fixedFor(); f != nil {
+			s.conn.plans.found = resolved{fixed: f}
+		} else if handled = s.conn.resolve(ctx, s.query, nil); handled {
+			s.fixed = s.conn.plans.found.fixed // nil unless a kept plan
+		}
 		if handled {
+			sctx := s.conn.stmtContext(ctx, s.query)
+			schema, iter, err := s.conn.runResolved(sctx, s.query)
 			if err != nil {
 				return nil, nil, nil, clientError(err)
 			}
 			return sctx, schema, iter, nil
 		}
 	}
-	sctx := s.conn.newContext(ctx, s.query)
+	sctx := s.conn.stmtContext(ctx, s.query)
 	schema, iter, err := s.startIn(sctx, args)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return sctx, schema, iter, nil
+}
+
+// fixedFor returns the kept plan the statement's last execution ran, if
+// the plan cache would still run it: made under the session's variables
+// as they are (which also covers SET strata_plan_reuse) and in the
+// current database, the checks resolve makes of a kept plan.
+func (s *Stmt) fixedFor() *cachedPlan {
+	f := s.fixed
+	if f == nil {
+		return nil
+	}
+	if f.varsGen != s.conn.sess.varsGen.Load() || f.db != s.conn.sess.GetCurrentDatabase() {
+		s.fixed = nil
+		return nil
+	}
+	return f
 }
 
 // startIn binds args and starts the statement in sctx, a context of the

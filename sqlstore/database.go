@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/storage"
 )
 
@@ -61,7 +63,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return newTable(d, def), true, nil
+	return tableOf(d, def), true, nil
 }
 
 // GetTableNames implements sql.Database.
@@ -157,6 +159,9 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, sch sql.Pri
 // the rows this one read to build an index, check a constraint or copy the
 // table would miss them.
 func (d *Database) putTable(t *txn, rec *tableRecord) error {
+	if err := stampUnchanged(t, d.name, rec); err != nil {
+		return err
+	}
 	b, err := encodeRecord(rec)
 	if err != nil {
 		return err
@@ -372,7 +377,13 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) {
 	t, release := d.store.view(ctx)
 	defer release()
-	return allDefinitions[sql.TriggerDefinition](d, t, kindTrigger)
+	defs, err := allDefinitions[sql.TriggerDefinition](d, t, kindTrigger)
+	if err != nil {
+		return nil, err
+	}
+	// GMS binds the texts with its own parser: values for generated
+	// columns rewritten in them as the engine's parser does.
+	return mysqlcompat.BindableTriggers(ctx, d, defs), nil
 }
 
 // CreateTrigger implements sql.TriggerDatabase.
@@ -412,7 +423,14 @@ func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
 func (d *Database) GetStoredProcedure(ctx *sql.Context, name string) (sql.StoredProcedureDetails, bool, error) {
 	t, release := d.store.view(ctx)
 	defer release()
-	return getDefinition[sql.StoredProcedureDetails](d, t, kindProcedure, name)
+	def, ok, err := getDefinition[sql.StoredProcedureDetails](d, t, kindProcedure, name)
+	if err != nil || !ok {
+		return def, ok, err
+	}
+	// Only CALL reads one procedure: GMS binds the text with its own
+	// parser, values for generated columns rewritten in it as the engine's
+	// parser does.
+	return mysqlcompat.BindableProcedure(ctx, d, def), true, nil
 }
 
 // GetStoredProcedures implements sql.StoredProcedureDatabase.

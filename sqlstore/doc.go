@@ -25,7 +25,10 @@
 // strings under case-insensitive collations are keyed by their weights.
 // Secondary entries are columns + primary key (non-unique) or columns ->
 // primary key (unique, unless a column is NULL). Keyless tables key rows by
-// a hidden row ID and keep a hash index to find a row by its values.
+// a hidden row ID and keep a hash index to find a row by its values. A
+// table's record names the codec key format its keys were written in; a
+// table of another format whose keys differ is refused with 1459 until
+// REPAIR TABLE rebuilds it (keyformat.go).
 //
 // # Transactions
 //

@@ -55,6 +55,12 @@ type editor struct {
 
 	keyBuf, valBuf, pkBuf, ixBuf, ix2Buf []byte
 	oldKey, oldPK                        []byte // Update's old key, out of keyBuf's way
+
+	// pf holds the duplicate-key reads of the statement's rows, read at
+	// its first Insert (insertprefetch.go); nil when there are none.
+	pf        *insertPrefetch
+	pfSess    *Session
+	pfStarted bool
 }
 
 func (t *Table) newEditor(ctx *sql.Context) *editor {
@@ -126,6 +132,9 @@ func (e *editor) DiscardChanges(ctx *sql.Context, errorEncountered error) error 
 	if e.marked {
 		e.endMarked()
 		if e.markTx == e.tx {
+			if e.pf != nil && e.tx.writeCount() != e.mark.count {
+				e.pf = nil // the batch's reads may have counted on what is undone
+			}
 			return e.tx.rollbackTo(e.mark)
 		}
 	}
@@ -237,6 +246,13 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if e.def.keyless {
 		return e.insertKeyless(ctx, row)
 	}
+	if !e.pfStarted {
+		e.pfStarted = true
+		e.startPrefetch(ctx)
+	}
+	if e.pf != nil {
+		e.pf.next++
+	}
 	key, err := e.primaryKey(row)
 	if err != nil {
 		return err
@@ -244,7 +260,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if err := e.tx.lockRowKey(ctx, key); err != nil {
 		return err
 	}
-	if existing, _, found, err := e.getRow(key); err != nil {
+	if existing, found, err := e.insertedRow(key); err != nil {
 		return err
 	} else if found {
 		return sql.NewUniqueKeyErr(dupEntry(ctx, e.def, e.def.primary, row), true, existing)
@@ -252,7 +268,31 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if err := e.checkUnique(ctx, row, nil); err != nil {
 		return err
 	}
-	return e.put(row, e.pkBuf, key)
+	if err := e.put(row, e.pkBuf, key); err != nil {
+		return err
+	}
+	if e.pf != nil {
+		e.pf.count = e.tx.writeCount()
+	}
+	return nil
+}
+
+// insertedRow reads the row stored under the primary index key of a row
+// being inserted, from the statement's batch of reads when it answers.
+func (e *editor) insertedRow(key []byte) (sql.Row, bool, error) {
+	v, found, ok := e.prefetched(0, key)
+	if !ok {
+		row, _, found, err := e.getRow(key)
+		return row, found, err
+	}
+	if !found {
+		return nil, false, nil
+	}
+	row, err := e.def.decodeRow(v, nil, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	return row, true, nil
 }
 
 // checkFinite fails for a NaN or an infinity in row. GMS converts the
@@ -288,15 +328,24 @@ func (e *editor) checkUnique(ctx *sql.Context, row sql.Row, self []byte) error {
 		if err != nil {
 			return err
 		}
+		j := -1
+		if self == nil {
+			j = e.pf.prefetchIndex(ix)
+		}
 		if val == nil { // a NULL column: never collides
+			if j >= 0 {
+				e.prefetched(j, nil) // drops the batch if it foresaw a key
+			}
 			continue
 		}
 		if err := e.tx.lockRowKey(ctx, key); err != nil {
 			return err
 		}
-		pk, found, err := e.tx.getRowValue(key)
-		if err != nil {
-			return err
+		pk, found, ok := e.prefetched(j, key)
+		if j < 0 || !ok {
+			if pk, found, err = e.tx.getRowValue(key); err != nil {
+				return err
+			}
 		}
 		if !found || (self != nil && bytes.Equal(pk, self)) {
 			continue

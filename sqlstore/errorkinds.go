@@ -82,6 +82,9 @@ var errorKinds = []*errorKind{
 	{kind: sql.ErrInvalidBlobTextKey, num: mysql.ERBlobKeyWithoutLength, state: "42000", message: reworded(sql.ErrInvalidBlobTextKey, "BLOB/TEXT column '%s' used in key specification without a key length")},
 	{kind: types.ErrLengthTooLarge, num: mysql.ERTooBigFieldLength, state: "42000", message: reworded(types.ErrLengthTooLarge, "Column length too big (length %s, max = %s); use BLOB or TEXT instead")},
 	{kind: sql.ErrUnknownSystemVariable, num: mysql.ERUnknownSystemVariable, state: "HY000", message: unknownVariableMessage},
+	{kind: sql.ErrSystemVariableReadOnly, num: mysql.ERIncorrectGlobalLocalVar, state: "HY000"},
+	{kind: sql.ErrSystemVariableSessionOnly, num: mysql.ERLocalVariable, state: "HY000"},
+	{kind: sql.ErrSystemVariableGlobalOnly, num: mysql.ERGlobalVariable, state: "HY000"},
 	{kind: analyzererrors.ErrValidationGroupBy, num: mysql.ERWrongFieldWithGroup, state: "42000", message: reworded(analyzererrors.ErrValidationGroupBy,
 		"Expression of SELECT list is not in GROUP BY clause and contains nonaggregated column '%s' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by")},
 	{kind: sql.ErrGeneratedColumnValue, num: 3105, state: mysql.SSUnknownSQLState, // ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN

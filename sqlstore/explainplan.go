@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // The plan EXPLAIN describes
@@ -1051,7 +1053,15 @@ func selectivity(e sql.Expression) float64 {
 	case nil:
 		return 1
 	case *expression.And:
-		return selectivity(e.LeftChild) * selectivity(e.RightChild)
+		// The bounds mysqlcompat puts beside a LIKE count as the LIKE.
+		conj := expression.SplitConjunction(e)
+		sel := 1.0
+		for _, c := range conj {
+			if !likeBound(c, conj) {
+				sel *= selectivity(c)
+			}
+		}
+		return sel
 	case *expression.Or:
 		return min(1, selectivity(e.LeftChild)+selectivity(e.RightChild))
 	case *expression.Equals, *expression.NullSafeEquals:
@@ -1068,7 +1078,23 @@ func selectivity(e sql.Expression) float64 {
 	case *expression.Not:
 		return 1 - selectivity(e.Child)
 	}
+	if _, ok := mysqlcompat.KeptLike(e); ok {
+		return 1.0 / 9
+	}
 	return 1
+}
+
+// likeBound reports whether c is a bound mysqlcompat put beside a LIKE
+// among conj (mysqlcompat.LikeBounds).
+func likeBound(c sql.Expression, conj []sql.Expression) bool {
+	for _, l := range conj {
+		lo, hi := mysqlcompat.LikeBounds(l)
+		// Analysis rebuilds the comparisons; they print the same.
+		if (lo != nil && c.String() == lo.String()) || (hi != nil && c.String() == hi.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 // exprText prints an expression as GMS does, without its types.

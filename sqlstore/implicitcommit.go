@@ -70,7 +70,7 @@ func correctCommitFlags(ctx *sql.Context, n sql.Node, qFlags *sql.QueryFlags) {
 		return
 	}
 	if c, ok := n.(*plan.Call); ok {
-		if callCommits(c) {
+		if callCommits(c) || rebuildCall(c) {
 			qFlags.Set(sql.QFlagDDL)
 		} else {
 			clearCommitFlags(qFlags)

@@ -70,6 +70,9 @@ func encodeLookup(ctx *sql.Context, d *tableDef, ix *indexDef, lookup sql.IndexL
 			return p, nil
 		}
 	}
+	if pr, isPrefix := lookup.Ranges.(*prefixRanges); isPrefix {
+		return pr.encode(d, ix, lookup.IsReverse) // likeprefix.go
+	}
 	plan := &lookupPlan{ix: ix, reverse: lookup.IsReverse, probe: lookup.IsPointLookup}
 	// lookup.IsEmptyRange is not trusted: lookup joins set it for a NULL key
 	// under <=>, whose range (IS NULL) does match rows. Empty ranges are

@@ -82,6 +82,8 @@ func (b nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.
 		return &prepareIter{RowIter: iter}, nil
 	case *plan.LoadData:
 		return buildLoadData(ctx, n) // loaddata.go
+	case *plan.InsertInto:
+		noteInsert(ctx, n) // insertprefetch.go
 	case *plan.CreateCheck, *plan.CreateForeignKey:
 		// Locked before GMS checks the rows (mdl.go).
 		return buildValidated(ctx, n, row, b.base)

@@ -32,9 +32,10 @@ import (
 //   - So do texts of the shapes PreparedWrite reuses, an INSERT's plain
 //     single-quoted strings made arguments as well (valueString).
 //   - Texts whose analyzed plan reads no table and keeps nothing between
-//     executions (cacheablePlan: constants selected from no table, SET of
-//     session and user variables to constants, BEGIN, COMMIT, ROLLBACK)
-//     keep that plan, and later executions only build its iterators. The
+//     executions (cacheablePlan: constants and system variables selected
+//     from no table, SET of session and user variables to constants,
+//     BEGIN, COMMIT, ROLLBACK) keep that plan, and later executions only
+//     build its iterators (a SELECT not even those: constselect.go). The
 //     plan holds the literals as bound under the session's variables
 //     (sql_mode, the connection's collation), so it is used only while
 //     they are unchanged (Session.varsGen) and in the same current
@@ -73,6 +74,7 @@ type cachedPlan struct {
 	// Of a cacheFixed entry: the plan, and what it was made under.
 	node     sql.Node
 	isSelect bool
+	consts   *constSelect // a SELECT of constants from no table, or nil
 	db       string
 	varsGen  uint64
 	// Of a cacheTemplate entry: the parameterized text.
@@ -234,7 +236,7 @@ func normalizeValues(dst []byte, ints []int64, vals []any, query string, strs bo
 			}
 			word := q[i:j]
 			after := i > 0 && (q[i-1] == '@' || q[i-1] == '.')
-			if v, err := strconv.ParseInt(word, 10, 64); err == nil && !after && allDigits(word) {
+			if v, err := parseDigits(word); err == nil && !after {
 				dst = append(dst, '?')
 				ints = append(ints, v)
 				if strs {
@@ -269,6 +271,15 @@ func wordByte(c byte) bool {
 	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '.' || c >= 0x80
 }
 
+// parseDigits parses a plain decimal integer; anything else fails
+// without the allocation of strconv's syntax error.
+func parseDigits(s string) (int64, error) {
+	if !allDigits(s) {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !isDigit(s[i]) {
@@ -285,7 +296,7 @@ func (c *Conn) cachedQuery(ctx context.Context, query string) (sctx *sql.Context
 	if !c.resolve(ctx, query, nil) {
 		return nil, nil, nil, false, nil
 	}
-	sctx = c.newContext(ctx, query)
+	sctx = c.stmtContext(ctx, query)
 	schema, iter, err = c.runResolved(sctx, query)
 	return sctx, schema, iter, true, err
 }
@@ -415,6 +426,8 @@ func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.Row
 	switch {
 	case f.stmt != nil:
 		return f.stmt.startIn(sctx, f.args)
+	case f.fixed != nil && f.fixed.consts != nil:
+		return f.fixed.consts.run(sctx, c, query, !f.planned)
 	case f.fixed != nil:
 		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect, !f.planned)
 	}
@@ -463,6 +476,9 @@ func (c *Conn) learnFixed(sctx *sql.Context, query string) *cachedPlan {
 	}
 	e.kind, e.node, e.varsGen, e.db = cacheFixed, n, gen, sctx.GetCurrentDatabase()
 	e.isSelect = plan.NodeRepresentsSelect(n)
+	if e.isSelect {
+		e.consts = newConstSelect(n)
+	}
 	return e
 }
 
@@ -501,8 +517,9 @@ func fixedShape(stmt sqlparser.Statement) bool {
 }
 
 // cacheablePlan reports whether an analyzed plan may run again for the
-// same text: it reads no table, and holds only constants, session and
-// user variables assigned constants, and transaction statements, none of
+// same text: it reads no table, and holds only constants and system
+// variables selected, session and user variables assigned constants, and
+// transaction statements, none of
 // which keeps state between executions or depends on anything but the
 // session's variables and current database.
 //
@@ -515,12 +532,7 @@ func cacheablePlan(n sql.Node, privileges bool) bool {
 		case nil:
 		case *plan.Project:
 			for _, x := range c.Projections {
-				if a, isAlias := x.(*expression.Alias); isAlias {
-					x = a.Child
-				}
-				if _, isLit := x.(*expression.Literal); !isLit {
-					ok = false
-				}
+				ok = ok && keptProjection(x)
 			}
 		case *plan.ResolvedTable:
 			ok = ok && plan.IsDualTable(c.Table)
@@ -550,6 +562,24 @@ func cacheablePlan(n sql.Node, privileges bool) bool {
 		return ok
 	})
 	return ok && n != nil
+}
+
+// keptProjection reports whether a projection of a plan that reads no
+// table may be kept: a literal, or a system variable, which is read when
+// the row is made (a SET GLOBAL elsewhere is seen; its type is the
+// variable's, fixed), aliased or not.
+func keptProjection(x sql.Expression) bool {
+	if a, isAlias := x.(*expression.Alias); isAlias {
+		x = a.Child
+	}
+	switch x := x.(type) {
+	case *expression.Literal:
+		return true
+	case *expression.SystemVar:
+		_, isMySQL := x.Scope.(*sql.MysqlScope)
+		return isMySQL
+	}
+	return false
 }
 
 // runPlan executes a kept plan as GMS's QueryWithBindings would after

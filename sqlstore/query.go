@@ -30,6 +30,21 @@ func (s *Session) NewStatementContext(ctx context.Context, e *sqle.Engine, query
 		sql.WithProcessList(e.ProcessList))
 }
 
+// resetStatementContext makes c, the context of a statement of the
+// session that ended, the context of a new one, as NewStatementContext
+// would make it (Conn.stmtContext says when that is safe).
+func (s *Session) resetStatementContext(c *sql.Context, ctx context.Context, e *sqle.Engine, query string) {
+	*c = sql.Context{Context: ctx}
+	c.ApplyOpts(
+		sql.WithSession(s),
+		sql.WithQuery(query),
+		sql.WithPid(s.store.pids.Add(1)),
+		sql.WithMemoryManager(e.MemoryManager),
+		sql.WithProcessList(e.ProcessList),
+		sql.WithTracer(sql.NoopTracer))
+	c.SetQueryTime(sql.Now())
+}
+
 // Query runs a statement through e, as e.QueryWithBindings does, and
 // returns a panic inside the engine as MySQL error 1105.
 func Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr) (schema sql.Schema, iter sql.RowIter, err error) {

@@ -64,6 +64,10 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	if lookup, residual, ok := t.inexactLookup(ctx, exprs); ok {
 		return lookup, nil, residual, true, nil
 	}
+	// The key range of a LIKE's prefix (likeprefix.go).
+	if lookup, residual, ok := t.likeLookup(ctx, exprs); ok {
+		return lookup, nil, residual, true, nil
+	}
 	return sql.IndexLookup{}, nil, nil, false, nil
 }
 

@@ -53,6 +53,16 @@ type Session struct {
 	// locking caches what the last statement text says of the rows it
 	// locks (locks.go, stmtLockingOf).
 	locking *stmtLocking
+	// insertHint is the INSERT ... VALUES the running statement built, for
+	// its editor's batched duplicate-key reads (insertprefetch.go);
+	// noPrefetch turns those reads off (the tests' reference), prefetched
+	// counts the checks they answered.
+	insertHint insertHint
+	noPrefetch bool
+	prefetched int64
+	// dupIndexes names the indexes CreateIndex found repeating another of
+	// their table, whose 1831 warning is kept (dupindex.go).
+	dupIndexes map[string]struct{}
 	// varsGen counts the changes of the session's system variables: a
 	// kept plan (plancache.go) was bound under the values of one count.
 	varsGen atomic.Uint64
@@ -99,6 +109,9 @@ func newSession(base *sql.BaseSession, s *Store) *Session {
 // wording; MySQL makes them warnings with the error's message (Warning
 // 1062 Duplicate entry '1' for key 't.PRIMARY').
 func (s *Session) Warn(w *sql.Warning) {
+	if w != nil && w.Code == mysql.ERDupIndex && !s.keepDuplicateIndexWarning(w) {
+		return
+	}
 	if w != nil && w.Level == "Note" && ignoredErrors[w.Code] {
 		c := *w
 		if se, ok := numberMessage(c.Code, c.Message); ok {

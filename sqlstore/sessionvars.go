@@ -31,6 +31,15 @@ type sessionVars struct {
 	plannerErr        error
 }
 
+// currentVars returns the cached variables when none changed since they
+// were read, or nil: then vars, which needs a context, reads them again.
+func (s *Session) currentVars() *sessionVars {
+	if v := s.cachedVars.Load(); v != nil && v.gen == s.varsGen.Load() {
+		return v
+	}
+	return nil
+}
+
 // vars returns the session's variables as sessionVars, read again when
 // any of them changed since the last call. The generation is read before
 // the values, so that a change made while they are read leaves the cache

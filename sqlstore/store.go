@@ -119,8 +119,12 @@ func New(e storage.Engine, opts *Options) (*Store, error) {
 	s.engineStats, _ = e.(storage.StatsSource)
 	s.autoinc = autoIncs{engine: e}
 	s.provider = &Provider{store: s, procs: sql.NewExternalStoredProcedureRegistry()}
-	s.provider.RegisterProcedures(lockWaitsProcedure(s), checkTableProcedure(s))
+	s.provider.RegisterProcedures(lockWaitsProcedure(s), checkTableProcedure(s), repairTableProcedure(s), rebuildTableProcedure(s))
 	if err := s.load(); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	if err := s.stampKeyFormats(); err != nil {
 		_ = e.Close()
 		return nil, err
 	}
@@ -253,6 +257,9 @@ func (s *Store) Configure(e *sqle.Engine) {
 	// CHECK TABLE, which vitess does not parse (checktable.go), and INTO
 	// OUTFILE's CHARACTER SET binary, which GMS refuses (outfilecharset.go).
 	e.Parser = checkTableParser{hidingParser{e.Parser, hideOutfileBinaryCharset}}
+	// REPAIR TABLE and ALTER TABLE ... FORCE, which rebuild a table whose
+	// keys are of an older format (keyformat.go).
+	e.Parser = repairParser{e.Parser}
 	// Multi-row INSERTs of literals, their tuples read without the parser
 	// (insertvalues.go).
 	e.Parser = insertValuesParser{e.Parser}

@@ -36,6 +36,11 @@ type tableDef struct {
 	// transaction guards (txn.guardDef).
 	record  keyRange
 	hasJSON bool
+	// stale is set when the table's keys are of an older codec key format
+	// than the one this version writes, and differ from it for one of the
+	// columns its primary key or an index keys: it is refused until it is
+	// rebuilt (keyformat.go).
+	stale bool
 }
 
 // indexDef is one index of a table.
@@ -200,6 +205,7 @@ func newTableDef(db string, rec *tableRecord) (*tableDef, error) {
 	for _, c := range rec.Checks {
 		d.checks = append(d.checks, sql.CheckDefinition{Name: c.Name, CheckExpression: c.Expr, Enforced: c.Enforced})
 	}
+	d.stale = staleKeys(rec.KeyFormat, d)
 	return d, nil
 }
 
@@ -246,7 +252,7 @@ func recordOfSchema(id uint64, name string, sch sql.PrimaryKeySchema, coll sql.C
 	rec := &tableRecord{
 		Format: recordFormat, ID: id, Name: name,
 		Collation: collationName(coll), Comment: comment,
-		NextIndexID: primaryIndexID + 1,
+		NextIndexID: primaryIndexID + 1, KeyFormat: codec.KeyFormat,
 	}
 	for _, c := range sch.Schema {
 		cr, err := columnRecordOf(c)

@@ -166,8 +166,8 @@ func (ti *tableIter) Close(ctx *sql.Context) (err error) {
 			}
 		}
 	}
-	ctx.SetLastQueryInfoInt(sql.RowCount, -1)
-	ctx.SetLastQueryInfoInt(sql.FoundRows, ti.n)
+	setQueryInfo(ctx, sql.RowCount, -1)
+	setQueryInfo(ctx, sql.FoundRows, ti.n)
 	ctx.ProcessList.EndQuery(ctx)
 	if span := ctx.RootSpan(); span != nil {
 		span.End()

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +50,14 @@ Flags:
   --sync=false                 do not sync the log at commit (faster, may lose
                                the last commits in a crash of the process
                                or the machine)
+  --procs N                    run Go code on at most N threads at once
+                               (GOMAXPROCS; default: the CPUs the process may
+                               use). On a machine shared with other busy
+                               programs, more than the CPUs (such as 8) gets
+                               the server a share of them like that of a
+                               server with a thread per connection
+  --cpuprofile FILE            write a CPU profile of the server's run, from
+                               start to stop, to FILE (go tool pprof FILE)
 
 LOAD DATA INFILE, LOAD_FILE() and SELECT ... INTO OUTFILE need the FILE
 privilege and only reach the folder DIR/files/sql (relative paths are taken
@@ -74,6 +85,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.RequireSecureTransport, "require-secure-transport", false, "")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "")
 	sync := fs.Bool("sync", true, "")
+	cpuProfile := fs.String("cpuprofile", "", "")
+	procs := fs.Int("procs", 0, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK
@@ -85,9 +98,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	// Zero would mean the default in server.Config; here it is refused.
-	if cfg.MaxConnections < 1 || cfg.MaxAllowedPacket < 1024 || cfg.IdleTimeout <= 0 || cfg.ConnectTimeout <= 0 || cfg.WriteTimeout <= 0 {
-		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, the timeouts positive")
+	if cfg.MaxConnections < 1 || cfg.MaxAllowedPacket < 1024 || cfg.IdleTimeout <= 0 || cfg.ConnectTimeout <= 0 || cfg.WriteTimeout <= 0 || *procs < 0 {
+		fmt.Fprintln(stderr, "sqlshell serve: --max-connections must be at least 1, --max-allowed-packet at least 1024, the timeouts positive, --procs not negative")
 		return exitUsage
+	}
+	if *procs > 0 {
+		runtime.GOMAXPROCS(*procs)
 	}
 	cfg.NoSync = !*sync
 	logger := log.New(stderr, "", log.LstdFlags)
@@ -95,9 +111,24 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "sqlshell serve: --cpuprofile: %v\n", err)
+			return exitOpen
+		}
+		defer func() {
+			if err := stopProfile(); err != nil {
+				logger.Printf("--cpuprofile: %v", err)
+			}
+		}()
+	}
 	s, err := server.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlshell serve: %s\n", serveFlagNames.Replace(err.Error()))
+		if errors.Is(err, server.ErrConfig) {
+			return exitUsage
+		}
 		return exitOpen
 	}
 	where := cfg.Data
@@ -116,6 +147,25 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	logger.Printf("stopped")
 	return exitOK
+}
+
+// startCPUProfile starts writing the process's CPU profile to a new file
+// at path, and returns the function that stops it and closes the file.
+// The profile covers the server's whole run: under a load that lasts,
+// it shows where the server's CPU goes per statement.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // serveFlagNames rewrites the server.Config fields Start's errors name as

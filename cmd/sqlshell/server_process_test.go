@@ -83,14 +83,42 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--require-secure-transport"}, "--require-secure-transport needs --tls-cert and --tls-key"},
 		{[]string{"--tls-cert", "x.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--max-connections", "0"}, "--max-connections must be at least 1"},
+		{[]string{"--procs", "-1"}, "--procs not negative"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			code := run(append([]string{"serve", "--data", t.TempDir()}, tc.args...), strings.NewReader(""), &out, &errOut)
-			require.NotEqual(t, exitOK, code)
+			require.Equal(t, exitUsage, code, "a refused setting is a usage error")
 			require.Contains(t, errOut.String(), tc.want)
 		})
 	}
+}
+
+// TestServeCPUProfile: --cpuprofile writes the run's CPU profile (a
+// gzipped pprof protocol buffer) by the time the server has stopped; a
+// file that cannot be created fails the start.
+func TestServeCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	srv := startChild(t, "--data", filepath.Join(dir, "data"), "--password", "pw", "--cpuprofile", prof)
+	db := client(t, srv.Addr, "root", "pw", "")
+	for range 100 {
+		var n int
+		require.NoError(t, db.QueryRow("SELECT 1").Scan(&n))
+	}
+	_ = db.Close()
+	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGTERM))
+	<-srv.Done
+	require.NoError(t, srv.Cmd.Wait())
+	b, err := os.ReadFile(prof)
+	require.NoError(t, err)
+	require.Greater(t, len(b), 2)
+	require.Equal(t, []byte{0x1f, 0x8b}, b[:2], "a gzipped profile")
+
+	var out, errOut bytes.Buffer
+	code := run([]string{"serve", "--data", filepath.Join(dir, "data2"), "--cpuprofile", filepath.Join(dir, "missing", "cpu.prof")}, strings.NewReader(""), &out, &errOut)
+	require.Equal(t, exitOpen, code)
+	require.Contains(t, errOut.String(), "--cpuprofile")
 }

@@ -178,6 +178,45 @@ func (m *Memtable) Get(ukey []byte, seq base.SeqNum) (value []byte, kind base.Ki
 	return m.arena.value(nd), base.KindOf(t), base.SeqOf(t), true
 }
 
+// A Getter looks up keys of one Memtable in ascending order, each searched
+// for from the last one's predecessor (a finger search, as Inserter's):
+// a MultiGet's sorted keys, often close together, cost a few comparisons
+// each instead of a search from the head. Keys out of order are searched
+// from the head. A Getter belongs to one goroutine, holds no resources and
+// allocates nothing.
+type Getter struct {
+	m    *Memtable
+	prev uint32 // a node before the last key looked up (head: none)
+}
+
+// Init makes g look up keys in m, from the head.
+func (g *Getter) Init(m *Memtable) {
+	g.m, g.prev = m, m.points.head
+}
+
+// Get is Memtable.Get.
+func (g *Getter) Get(ukey []byte, seq base.SeqNum) (value []byte, kind base.Kind, entrySeq base.SeqNum, found bool) {
+	m := g.m
+	s := &m.points
+	seq = min(seq, base.SeqNumMax)
+	trailer := base.MakeTrailer(seq, base.KindMax)
+	var nd uint32
+	if g.prev != s.head && s.cmp(ukey, trailer, g.prev) > 0 {
+		g.prev, nd = s.seekFromPrev(g.prev, ukey, trailer)
+	} else {
+		g.prev, nd = s.seek(ukey, trailer)
+	}
+	if nd == s.tail {
+		return nil, 0, 0, false
+	}
+	k := m.arena.key(nd)
+	if !bytes.Equal(base.UserKey(k), ukey) {
+		return nil, 0, 0, false
+	}
+	t := base.Trailer(k)
+	return m.arena.value(nd), base.KindOf(t), base.SeqOf(t), true
+}
+
 // Size returns the arena bytes in use: what was allocated or reserved,
 // whichever is more, including the few hundred bytes of the list sentinels.
 // It never exceeds Capacity.

@@ -305,3 +305,49 @@ func TestArenaRecycle(t *testing.T) {
 	_, _, _, ok = m2.Get([]byte("key001"), 10)
 	require.False(t, ok)
 }
+
+// TestGetterMatchesGet: a Getter's finger search finds what Get finds, for
+// keys asked in ascending order (runs of absent keys falling in one gap,
+// present keys with versions above and below the read's sequence number),
+// repeated, and out of order.
+func TestGetterMatchesGet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := New(1 << 22)
+	for i := range 20000 {
+		k := fmt.Sprintf("k%06d", rng.IntN(30000)*2) // even keys only
+		kind := base.KindSet
+		if rng.IntN(8) == 0 {
+			kind = base.KindDelete
+		}
+		err := m.Add([]byte(k), base.SeqNum(1+i), kind, []byte(fmt.Sprint(i)))
+		require.NoError(t, err)
+	}
+	for round := range 200 {
+		var keys []string
+		start := rng.IntN(60000)
+		for range 1 + rng.IntN(64) {
+			switch rng.IntN(10) {
+			case 0:
+				keys = append(keys, fmt.Sprintf("k%06d", rng.IntN(60000))) // out of order
+			case 1:
+				if len(keys) > 0 {
+					keys = append(keys, keys[len(keys)-1]) // again
+				}
+			default:
+				start += rng.IntN(40)
+				keys = append(keys, fmt.Sprintf("k%06d", start))
+			}
+		}
+		seq := base.SeqNum(rng.IntN(22000))
+		var g Getter
+		g.Init(m)
+		for _, k := range keys {
+			wv, wk, ws, wf := m.Get([]byte(k), seq)
+			gv, gk, gs, gf := g.Get([]byte(k), seq)
+			require.Equal(t, wf, gf, "round %d key %s seq %d", round, k, seq)
+			require.Equal(t, string(wv), string(gv), "round %d key %s", round, k)
+			require.Equal(t, wk, gk, "round %d key %s", round, k)
+			require.Equal(t, ws, gs, "round %d key %s", round, k)
+		}
+	}
+}

@@ -114,8 +114,16 @@ func (s *skiplist) seek(ukey []byte, trailer uint64) (prev, next uint32) {
 // search needs.
 // REQUIRES: nd is neither sentinel and sorts before (ukey, trailer).
 func (s *skiplist) seekFrom(nd uint32, ukey []byte, trailer uint64) uint32 {
+	_, next := s.seekFromPrev(nd, ukey, trailer)
+	return next
+}
+
+// seekFromPrev is seekFrom, also returning the last node before the key
+// (nd or a node after it).
+func (s *skiplist) seekFromPrev(nd uint32, ukey []byte, trailer uint64) (prev, next uint32) {
 	a := s.arena
-	prev, level := nd, 0
+	prev = nd
+	level := 0
 	for {
 		next := a.next(prev, level).Load()
 		if next == s.tail || s.cmp(ukey, trailer, next) <= 0 {
@@ -126,7 +134,6 @@ func (s *skiplist) seekFrom(nd uint32, ukey []byte, trailer uint64) uint32 {
 			level++
 		}
 	}
-	var next uint32
 	for i := level; i >= 0; i-- {
 		for {
 			next = a.next(prev, i).Load()
@@ -136,7 +143,7 @@ func (s *skiplist) seekFrom(nd uint32, ukey []byte, trailer uint64) uint32 {
 			prev = next
 		}
 	}
-	return next
+	return prev, next
 }
 
 // spliceAt returns the two nodes at level i between which (ukey, trailer)

@@ -181,6 +181,18 @@ func decodeEntryHeader(b []byte, off, limit int) (shared, unshared, vlen, p int,
 			}
 			return int(h[0]), int(h[1]), int(h[2]), p, true
 		}
+		// Short key lengths and a two-byte value length (128 bytes to
+		// 16 KiB): a table row's.
+		if h[0]|h[1] < 0x80 && off+4 <= limit {
+			if c := b[off+3]; c < 0x80 {
+				p = off + 4
+				vlen := int(h[2]&0x7f) | int(c)<<7
+				if int(h[1])+vlen > limit-p {
+					return 0, 0, 0, 0, false
+				}
+				return int(h[0]), int(h[1]), vlen, p, true
+			}
+		}
 	}
 	p = off
 	var v [3]uint64

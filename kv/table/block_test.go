@@ -191,3 +191,52 @@ func TestBlockIterCorrupt(t *testing.T) {
 		require.True(t, base.IsCorruption(err), "%s: %v", name, err)
 	}
 }
+
+// TestDecodeEntryHeaderFastPaths checks the header decoder's fast paths
+// against binary.Uvarint on every shape around them: one- and two-byte
+// lengths, non-minimal encodings, and lengths that run past the limit.
+func TestDecodeEntryHeaderFastPaths(t *testing.T) {
+	slow := func(b []byte, off, limit int) (v [3]int, p int, ok bool) {
+		p = off
+		for i := range v {
+			if p >= limit {
+				return v, 0, false
+			}
+			x, n := binary.Uvarint(b[p:limit])
+			if n <= 0 || x > maxBlockLen {
+				return v, 0, false
+			}
+			v[i], p = int(x), p+n
+		}
+		if v[1]+v[2] > limit-p {
+			return v, 0, false
+		}
+		return v, p, true
+	}
+	var headers [][]byte
+	for _, shared := range []uint64{0, 5, 127, 128} {
+		for _, unshared := range []uint64{0, 9, 127, 300} {
+			for _, vlen := range []uint64{0, 100, 127, 128, 200, 1000, 16383, 16384} {
+				h := binary.AppendUvarint(nil, shared)
+				h = binary.AppendUvarint(h, unshared)
+				headers = append(headers, binary.AppendUvarint(h, vlen))
+			}
+		}
+	}
+	// Non-minimal two-byte encodings of small lengths.
+	headers = append(headers, []byte{1, 2, 0x85, 0x00}, []byte{1, 2, 0x80, 0x01}, []byte{1, 2, 0xff, 0x7f})
+	for _, h := range headers {
+		for _, room := range []int{0, 1, 500, 20000} {
+			b := append(append([]byte{7}, h...), make([]byte, room)...)
+			for _, limit := range []int{len(b), len(b) - room/2, 1 + len(h), len(h)} {
+				wv, wp, wok := slow(b, 1, limit)
+				s, u, v, p, ok := decodeEntryHeader(b, 1, limit)
+				require.Equal(t, wok, ok, "header %x room %d limit %d", h, room, limit)
+				if ok {
+					require.Equal(t, wv, [3]int{s, u, v}, "header %x", h)
+					require.Equal(t, wp, p, "header %x", h)
+				}
+			}
+		}
+	}
+}

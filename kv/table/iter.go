@@ -63,7 +63,12 @@ type Iter struct {
 	// and so every key in it, is known to lie below fwdUpper, and -1 when
 	// that is not known: forward moves inside such a block compare no key
 	// with the bound. Every change of fwdUpper resets it.
-	below    int
+	below int
+	// straddle is the index position of the loaded block when its
+	// separator is known not to lie below fwdUpper (the block may hold the
+	// bound), and -1 when that is not known: the separator is compared
+	// once per block, each entry's key still is. Reset with below.
+	straddle int
 	prep     *PreparedScan
 	prepHint int // position in prep.blocks of the last prepared block used
 	initErr  error
@@ -92,7 +97,7 @@ func (r *Reader) NewIter(opts IterOptions) *Iter {
 func (r *Reader) InitIter(it *Iter, opts IterOptions) {
 	bufs, lowerKey, upperKey, data := it.bufs, it.lowerKey[:0], it.upperKey[:0], it.data
 	data.Reset()
-	*it = Iter{r: r, lower: opts.Lower, upper: opts.Upper, fwdUpper: opts.Upper, below: -1, idx: -1, blockOff: noBlock,
+	*it = Iter{r: r, lower: opts.Lower, upper: opts.Upper, fwdUpper: opts.Upper, below: -1, straddle: -1, idx: -1, blockOff: noBlock,
 		bufs: bufs, data: data}
 	if opts.Lower != nil {
 		it.lowerKey = base.MakeSearchKey(lowerKey, opts.Lower, base.SeqNumMax)
@@ -137,7 +142,7 @@ func (l *limitSource) ReadLimit() int64 { return int64(l.r.prefetchLimit(l.upper
 // held, so a seek that lands in it again reads nothing, and no read ahead
 // passes the block holding the new upper bound.
 func (it *Iter) SetBounds(lower, upper []byte) {
-	it.lower, it.upper, it.fwdUpper, it.below = lower, upper, upper, -1
+	it.lower, it.upper, it.fwdUpper, it.below, it.straddle = lower, upper, upper, -1, -1
 	if lower != nil {
 		it.lowerKey = base.MakeSearchKey(it.lowerKey[:0], lower, base.SeqNumMax)
 	}
@@ -201,7 +206,7 @@ func (it *Iter) start() bool {
 // Start; a seek to an older version may belong a block or two later (see
 // advance) unless exact says it cannot (see rangeSpan).
 func (it *Iter) boundForward(ukey []byte) (n int, exact bool) {
-	it.fwdUpper, it.below = it.upper, -1
+	it.fwdUpper, it.below, it.straddle = it.upper, -1, -1
 	if it.prep == nil {
 		return -1, false
 	}
@@ -283,8 +288,12 @@ func (it *Iter) forward(kv *base.KV) *base.KV {
 			it.pos = posAtEnd
 			return nil
 		}
-		if bytes.Compare(base.UserKey(it.r.index[it.idx].sep), it.fwdUpper) < 0 {
-			it.below = it.idx
+		if it.straddle != it.idx {
+			if it.r.seps.cmpSep(it.r.index, it.idx, it.fwdUpper) < 0 {
+				it.below = it.idx
+			} else {
+				it.straddle = it.idx
+			}
 		}
 	}
 	it.pos = posValid
@@ -367,7 +376,7 @@ func (it *Iter) SeekLT(key []byte) *base.KV {
 	if it.upper != nil && bytes.Compare(base.UserKey(key), it.upper) >= 0 {
 		key = it.upperKey
 	}
-	it.fwdUpper, it.below = it.upper, -1
+	it.fwdUpper, it.below, it.straddle = it.upper, -1, -1
 	n := it.r.seekIndex(key)
 	if n == len(it.r.index) || base.Compare(it.r.index[n].first, key) >= 0 {
 		// Block n holds nothing below key (or does not exist): the answer
@@ -411,7 +420,7 @@ func (it *Iter) Last() *base.KV {
 	if !it.start() {
 		return nil
 	}
-	it.fwdUpper, it.below = it.upper, -1
+	it.fwdUpper, it.below, it.straddle = it.upper, -1, -1
 	n := len(it.r.index) - 1
 	if n < 0 || (it.lower != nil && bytes.Compare(base.UserKey(it.r.index[n].sep), it.lower) < 0) {
 		it.pos = posAtStart
@@ -450,6 +459,10 @@ func (it *Iter) Prev() *base.KV {
 	}
 	return it.backward(it.data.Prev())
 }
+
+// AppliesBounds implements base.BoundsApplier: forward moves stop at
+// Upper and backward moves at Lower, and seeks are clamped into them.
+func (it *Iter) AppliesBounds() bool { return true }
 
 // Error returns the error that stopped the iterator, if any.
 func (it *Iter) Error() error { return it.err }

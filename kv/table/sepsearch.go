@@ -128,6 +128,24 @@ func (s *sepSearch) cmpFirst(index []indexEntry, i int, ukey []byte) int {
 	return bytes.Compare(base.UserKey(index[i].first), ukey)
 }
 
+// cmpSep compares the user key of block i's separator with ukey, as
+// bytes.Compare does, from the abbreviations when they differ: a scan
+// asks it of every block it enters (is all of it below the bound?), and
+// the separator's bytes and index entry are a cache miss apiece there.
+func (s *sepSearch) cmpSep(index []indexEntry, i int, ukey []byte) int {
+	p := s.prefix
+	if i < s.prefixed() && len(ukey) >= len(p) && bytes.Equal(ukey[:len(p)], p) {
+		a, ka := s.ents[i].sep, abbrev(ukey[len(p):])
+		switch {
+		case a.hi != ka.hi:
+			return cmp.Compare(a.hi, ka.hi)
+		case a.lo != ka.lo:
+			return cmp.Compare(a.lo, ka.lo)
+		}
+	}
+	return bytes.Compare(base.UserKey(index[i].sep), ukey)
+}
+
 // abbrev returns the first 16 bytes of b, b padded with zeros when shorter.
 func abbrev(b []byte) abbr {
 	if len(b) >= 16 {

@@ -102,6 +102,7 @@ func TestSepSearch(t *testing.T) {
 
 			i := rng.IntN(len(index))
 			require.Equal(t, bytes.Compare(base.UserKey(index[i].first), uk), s.cmpFirst(index, i, uk), "seed %d block %d key %q", seed, i, uk)
+			require.Equal(t, bytes.Compare(base.UserKey(index[i].sep), uk), s.cmpSep(index, i, uk), "seed %d sep %d key %q", seed, i, uk)
 
 			// atOrPast: only ever true when separator i's user key is
 			// at least uk.
@@ -120,6 +121,55 @@ func TestSepSearch(t *testing.T) {
 	require.Greater(t, atOrPasts, unsure/4, "atOrPast decides separators at or past a key")
 	var empty sepSearch
 	require.Equal(t, 0, empty.search(nil, base.MakeSearchKey(nil, []byte("k"), base.SeqNumMax)))
+}
+
+// TestSepSearchCmpSep compares cmpSep with bytes.Compare on indexes of
+// blocks of several entries (first keys and separators differ), built by
+// the writer's rule, with the last separator past the prefix sometimes.
+func TestSepSearchCmpSep(t *testing.T) {
+	alphabet := []byte{0x00, 0x01, 'a', 0xff}
+	for seed := range 300 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 8))
+		prefix := make([]byte, rng.IntN(12))
+		for i := range prefix {
+			prefix[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		randomUser := func() []byte {
+			k := slices.Clone(prefix)
+			for range rng.IntN(24) {
+				k = append(k, alphabet[rng.IntN(len(alphabet))])
+			}
+			return k
+		}
+		var users [][]byte
+		for range 2 + rng.IntN(80) {
+			users = append(users, randomUser())
+		}
+		slices.SortFunc(users, bytes.Compare)
+		users = slices.CompactFunc(users, bytes.Equal)
+		var index []indexEntry
+		for i := 0; i < len(users); {
+			n := min(1+rng.IntN(4), len(users)-i)
+			index = append(index, indexEntry{
+				first: base.AppendKey(nil, users[i], 1, base.KindSet),
+				sep:   base.AppendKey(nil, users[i+n-1], 1, base.KindSet),
+			})
+			i += n
+		}
+		if rng.IntN(2) == 0 && (len(prefix) > 0 && prefix[0] != 0xff) {
+			// A separator past every key, without the prefix.
+			index[len(index)-1].sep = base.AppendKey(nil, []byte{prefix[0] + 1}, 0, base.KindSet)
+		}
+		s := newSepSearch(index)
+		for range 100 {
+			uk := randomUser()
+			if rng.IntN(4) == 0 {
+				uk = slices.Clone(base.UserKey(index[rng.IntN(len(index))].sep))
+			}
+			i := rng.IntN(len(index))
+			require.Equal(t, bytes.Compare(base.UserKey(index[i].sep), uk), s.cmpSep(index, i, uk), "seed %d sep %d key %q", seed, i, uk)
+		}
+	}
 }
 
 // TestReadLimit compares readLimit with its definition, the start of the

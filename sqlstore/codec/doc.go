@@ -36,7 +36,10 @@
 // A Desc datum is the Asc datum with every byte complemented, so NULL sorts
 // last. All of this is part of the durable format: the flag values in key.go,
 // the layouts in key_decimal.go and key_string.go, which collations take
-// which layout, and the varints in varint.go.
+// which layout, and the varints in varint.go. When the keys of some values
+// change, KeyFormat (keyformat.go) is raised and KeyChangedSince and
+// ValueChangedSince say which types changed, so that tables written before
+// can be found and rebuilt.
 //
 // Invariants the encoding keeps, and the tests check:
 //   - Order: for values a, b of one type, the sign of bytes.Compare(enc(a),

@@ -57,6 +57,16 @@ type BoundsSetter interface {
 	SetBounds(lower, upper []byte)
 }
 
+// BoundsApplier is an internal iterator that applies the user-key bounds
+// it was given (at open or by SetBounds) itself, when AppliesBounds says
+// so: no forward move returns an entry at or past upper, no backward move
+// one below lower. A caller that gave it its bounds then compares none of
+// its entries with them again, which a scan would otherwise do per entry
+// in every layer.
+type BoundsApplier interface {
+	AppliesBounds() bool
+}
+
 // ForwardSeeker is an internal iterator that can move forward to a key
 // ahead of its current entry for less than a seek from scratch costs: the
 // skip over a run of versions of one user key, which a hot key piles up

@@ -60,6 +60,10 @@ type Iter struct {
 	// checkLower and checkUpper say whether files[idx] straddles the lower
 	// or upper bound, so that its entries must be compared with it.
 	checkLower, checkUpper bool
+	// applied says that iter applies the bounds it was given itself
+	// (base.BoundsApplier): then checkLower and checkUpper only say that
+	// the scan ends in this file, and no entry is compared with a bound.
+	applied bool
 
 	state state
 	err   error
@@ -257,7 +261,7 @@ func (it *Iter) Next() *base.KV {
 	switch it.state {
 	case valid:
 		kv := it.iter.Next()
-		if kv != nil && !it.checkUpper {
+		if kv != nil && (!it.checkUpper || it.applied) {
 			return kv
 		}
 		return it.forward(kv)
@@ -274,7 +278,7 @@ func (it *Iter) Prev() *base.KV {
 	switch it.state {
 	case valid:
 		kv := it.iter.Prev()
-		if kv != nil && !it.checkLower {
+		if kv != nil && (!it.checkLower || it.applied) {
 			return kv
 		}
 		return it.backward(kv)
@@ -293,6 +297,10 @@ func (it *Iter) CurrentFile() *File {
 	}
 	return &it.files[it.idx]
 }
+
+// AppliesBounds implements base.BoundsApplier: the Iter never returns an
+// entry outside its bounds.
+func (it *Iter) AppliesBounds() bool { return true }
 
 // Error returns the error that stopped the Iter: from opening, reading or
 // closing a file's iterator, or a malformed seek key. It is cleared by the
@@ -319,7 +327,7 @@ func (it *Iter) Close() error {
 func (it *Iter) forward(kv *base.KV) *base.KV {
 	for {
 		if kv != nil {
-			if it.checkUpper && bytes.Compare(kv.UserKey(), it.upper) >= 0 {
+			if it.checkUpper && !it.applied && bytes.Compare(kv.UserKey(), it.upper) >= 0 {
 				it.state = atEnd
 				return nil
 			}
@@ -351,7 +359,7 @@ func (it *Iter) forward(kv *base.KV) *base.KV {
 func (it *Iter) backward(kv *base.KV) *base.KV {
 	for {
 		if kv != nil {
-			if it.checkLower && bytes.Compare(kv.UserKey(), it.lower) < 0 {
+			if it.checkLower && !it.applied && bytes.Compare(kv.UserKey(), it.lower) < 0 {
 				it.state = atStart
 				return nil
 			}
@@ -423,6 +431,8 @@ func (it *Iter) load(i int) bool {
 		return false
 	}
 	it.iter, it.idx = iter, i
+	ba, ok := iter.(base.BoundsApplier)
+	it.applied = ok && ba.AppliesBounds()
 	return true
 }
 

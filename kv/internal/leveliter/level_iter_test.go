@@ -20,10 +20,10 @@ type level struct {
 	files    []File
 	contents [][]base.KV
 
-	events  []string    // "open 1", "close 0", ...
-	open    map[int]int // open iterators per file
-	opened  []int       // every file ever opened, in order
-	current *sliceIter  // the iterator opened last
+	events  []string              // "open 1", "close 0", ...
+	open    map[int]int           // open iterators per file
+	opened  []int                 // every file ever opened, in order
+	current base.InternalIterator // the iterator opened last
 
 	openFailAt int // the open call numbered so (from 1) fails
 	opens      int
@@ -31,7 +31,10 @@ type level struct {
 	fires      int        // injected failures so far
 	closeErr   error      // returned by every file iterator's Close
 	settable   bool       // file iterators take new bounds (BoundsSetter)
-	setBounds  int        // SetBounds calls on file iterators
+	// bounded: file iterators hold only their entries inside the bounds
+	// they were opened with, and say so (base.BoundsApplier).
+	bounded   bool
+	setBounds int // SetBounds calls on file iterators
 }
 
 // settableIter is a file iterator that takes new bounds. Like sliceIter it
@@ -74,7 +77,16 @@ func (l *level) openFile(f *File, lower, upper []byte) (base.InternalIterator, e
 	}
 	l.open[i]++
 	l.opened = append(l.opened, i)
-	s := newSliceIter(l.contents[i])
+	kvs := l.contents[i]
+	if l.bounded {
+		kvs = nil
+		for _, kv := range l.contents[i] {
+			if (lower == nil || bytes.Compare(kv.UserKey(), lower) >= 0) && (upper == nil || bytes.Compare(kv.UserKey(), upper) < 0) {
+				kvs = append(kvs, kv)
+			}
+		}
+	}
+	s := newSliceIter(kvs)
 	if l.fileFailAt != nil {
 		s.failAt = l.fileFailAt()
 	}
@@ -88,8 +100,20 @@ func (l *level) openFile(f *File, lower, upper []byte) (base.InternalIterator, e
 	if l.settable {
 		return &settableIter{sliceIter: s, l: l, i: i}, nil
 	}
+	if l.bounded {
+		b := &boundedIter{s}
+		l.current = b
+		return b, nil
+	}
 	return s, nil
 }
+
+// boundedIter is a file iterator that applies its bounds (it holds only
+// the entries inside them): the Iter compares none of its entries with a
+// bound.
+type boundedIter struct{ *sliceIter }
+
+func (b *boundedIter) AppliesBounds() bool { return true }
 
 func (l *level) numOpen() int {
 	n := 0
@@ -316,6 +340,7 @@ func TestRandomized(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			l.openFailAt = 1 + rng.IntN(60)
 		}
+		l.bounded = rng.IntN(2) == 0
 		if rng.IntN(3) == 0 {
 			l.fileFailAt = func() int {
 				if rng.IntN(8) == 0 {

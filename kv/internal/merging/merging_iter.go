@@ -32,6 +32,8 @@ type child struct {
 	index int
 	// fwd is iter as a base.ForwardSeeker, nil when it is not one.
 	fwd base.ForwardSeeker
+	// applies: iter applies its bounds itself (base.BoundsApplier).
+	applies bool
 }
 
 // Iter is a merging iterator: it yields the entries of all its children in
@@ -71,7 +73,8 @@ func (m *Iter) Init(iters ...base.InternalIterator) {
 	children := m.children[:0]
 	for i, it := range iters {
 		fwd, _ := it.(base.ForwardSeeker)
-		children = append(children, child{iter: it, index: i, fwd: fwd})
+		ba, ok := it.(base.BoundsApplier)
+		children = append(children, child{iter: it, index: i, fwd: fwd, applies: ok && ba.AppliesBounds()})
 	}
 	clear(m.heap)
 	*m = Iter{children: children, heap: m.heap[:0]}
@@ -165,8 +168,12 @@ func (m *Iter) Next() *base.KV {
 			return m.fail()
 		}
 		m.pop()
-	} else {
+	} else if len(m.heap) > 1 {
 		m.down(0)
+	} else {
+		// One child left, as in a scan of one table's range: no
+		// comparison to make.
+		return c.kv
 	}
 	return m.top()
 }
@@ -238,6 +245,12 @@ func (m *Iter) Prev() *base.KV {
 	}
 	return m.top()
 }
+
+// TopAppliesBounds reports whether the entry at the merged position comes
+// from an input that applies its bounds itself (base.BoundsApplier): a
+// caller that gave every such input its own bounds need not compare that
+// entry with them.
+func (m *Iter) TopAppliesBounds() bool { return len(m.heap) > 0 && m.heap[0].applies }
 
 // Error returns the error that stopped the merge, or nil. It is cleared by
 // the next seek, First or Last.

@@ -1,0 +1,342 @@
+package mysqlcompat
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Values given for generated columns in stored bodies
+//
+// A trigger or procedure created out of strict mode runs its statements
+// out of strict mode in MariaDB (each routine keeps the sql_mode it was
+// created in), so a value its INSERT or UPDATE gives a generated column
+// is ignored there as at top level (genvalues.go), and mariadb-dump's
+// triggers, created under the dumped sql_mode, reload.
+//
+// GMS parses stored bodies again from their text with its package's
+// parser, not the engine's, so the rewrite of genvalues.go has to reach
+// them another way:
+//
+//   - A procedure's text is parsed at each CALL, from the one the database
+//     hands GMS for it (GetStoredProcedure, which only CALL reads): the
+//     database hands it with the body rewritten (BindableProcedure), for a
+//     procedure created out of strict mode.
+//   - A trigger's body is parsed and bound from its CREATE TRIGGER text
+//     whenever a statement of its database is planned (every trigger of the
+//     database, before GMS picks those that apply), for SHOW TRIGGERS and
+//     for information_schema.TRIGGERS. The database hands those readers
+//     the text with the body rewritten (BindableTriggers, called by the
+//     store's TriggerDatabase), for a trigger created out of strict mode.
+//     The text the user wrote stays the one stored; SHOW CREATE TRIGGER,
+//     SHOW TRIGGERS and information_schema.TRIGGERS show it
+//     (originalTriggers, showOriginalTriggers, triggersOriginalText).
+//   - CREATE TRIGGER itself binds the body it parses with the engine's
+//     parser, which rewrites it (generatedValuesParser.rewrite).
+//
+// In a body the rewrite calls bodyIgnoredValuesName, which warns whatever
+// the session's sql_mode: the routine's, out of strict mode, is the one
+// that counts. A routine created in strict mode keeps GMS's 3105 (at
+// CREATE TRIGGER, which binds the body; at CALL for a procedure).
+
+// bodyIgnoredValuesName is the function of ignoredValuesName for stored
+// bodies: it warns, and never fails with 3105.
+const bodyIgnoredValuesName = "strata_generated_values_ignored_in_body"
+
+// rewriteBody rewrites the INSERT, REPLACE and UPDATE statements of a
+// stored body in place (BEGIN ... END blocks and their IF, CASE and loop
+// statements included), and reports whether it changed one.
+func (p generatedValuesParser) rewriteBody(ctx *sql.Context, body ast.Statement) bool {
+	changed := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch s := n.(type) {
+		case *ast.Insert, *ast.Update:
+			before := ast.String(s)
+			p.rewrite(ctx, s.(ast.Statement)) // in place: never a SIGNAL out of strict mode
+			changed = changed || ast.String(s) != before
+			return false, nil
+		}
+		return true, nil
+	}, body)
+	return changed
+}
+
+// BindableProcedure returns the procedure of db, details, as GMS should
+// bind it at CALL: the text of one created out of strict mode with the
+// values its statements give generated columns rewritten as at top level.
+// It is details itself when nothing changes, as for every procedure
+// created in strict mode (the default), which costs no parse. Only CALL
+// reads a single procedure (GetStoredProcedure); the readers that show
+// procedures read them all, and get the text as written.
+func BindableProcedure(ctx *sql.Context, db sql.Database, details sql.StoredProcedureDetails) sql.StoredProcedureDetails {
+	if strictModeText(details.SqlMode) {
+		return details
+	}
+	text := details.CreateStatement
+	opts := sql.NewSqlModeFromString(details.SqlMode).ParserOptions()
+	st, err := ast.ParseWithOptions(ctx, text, opts)
+	ddl, ok := st.(*ast.DDL)
+	if err != nil || !ok || ddl.ProcedureSpec == nil || ddl.ProcedureSpec.Body == nil {
+		return details
+	}
+	start, end := ddl.SubStatementPositionStart, ddl.SubStatementPositionEnd
+	if start < 0 || end > len(text) || start > end {
+		return details
+	}
+	p := generatedValuesParser{db: db, body: true}
+	if !p.rewriteBody(ctx, ddl.ProcedureSpec.Body) {
+		return details
+	}
+	rewritten := text[:start] + ast.String(ddl.ProcedureSpec.Body) + text[end:]
+	if _, err := ast.ParseWithOptions(ctx, rewritten, opts); err != nil {
+		return details
+	}
+	details.CreateStatement = rewritten
+	return details
+}
+
+// BindableTriggers returns the triggers of db, defs, as GMS should bind
+// them: the text of those created out of strict mode with the values their
+// bodies give generated columns rewritten as at top level. It is defs
+// itself when no trigger changes, as for every trigger created in strict
+// mode (the default), which costs no parse.
+func BindableTriggers(ctx *sql.Context, db sql.Database, defs []sql.TriggerDefinition) []sql.TriggerDefinition {
+	var out []sql.TriggerDefinition
+	for i := range defs {
+		text, ok := bindableTrigger(ctx, db, defs[i])
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = append([]sql.TriggerDefinition(nil), defs...)
+		}
+		out[i].CreateStatement = text
+	}
+	if out == nil {
+		return defs
+	}
+	return out
+}
+
+// strictModeText reports whether a stored sql_mode, as GMS writes it
+// (upper case, comma-separated), is strict. It costs every statement
+// planned in a database with triggers a look at each trigger's mode.
+func strictModeText(mode string) bool {
+	return strings.Contains(mode, "STRICT_TRANS_TABLES") || strings.Contains(mode, "STRICT_ALL_TABLES")
+}
+
+// bindableTrigger returns the text of def with its body rewritten, if the
+// rewrite changes it.
+func bindableTrigger(ctx *sql.Context, db sql.Database, def sql.TriggerDefinition) (string, bool) {
+	if strictModeText(def.SqlMode) {
+		return "", false
+	}
+	text := def.CreateStatement
+	opts := sql.NewSqlModeFromString(def.SqlMode).ParserOptions()
+	ddl, start, end, ok := parseTrigger(ctx, text, opts)
+	if !ok {
+		return "", false
+	}
+	p := generatedValuesParser{db: db, body: true}
+	if !p.rewriteBody(ctx, ddl.TriggerSpec.Body) {
+		return "", false
+	}
+	body := ast.String(ddl.TriggerSpec.Body)
+	rewritten := text[:start] + " " + body + text[end:]
+	// The rewritten text must parse, and GMS must find the new body where
+	// the old one was, for SHOW TRIGGERS to show the old one in its place.
+	if _, start2, end2, ok := parseTrigger(ctx, rewritten, opts); !ok || start2 != start || strings.TrimSpace(rewritten[start2:end2]) != body {
+		return "", false
+	}
+	originals.put(rewritten, text, body, strings.TrimSpace(text[start:end]))
+	return rewritten, true
+}
+
+// parseTrigger parses a CREATE TRIGGER statement and returns where its
+// body is: from a space before it to its end. Without a PRECEDES or
+// FOLLOWS clause vitess counts the body from after its first word, as GMS
+// corrects when it builds the trigger; start is where GMS's body begins.
+func parseTrigger(ctx *sql.Context, text string, opts ast.ParserOptions) (*ast.DDL, int, int, bool) {
+	st, err := ast.ParseWithOptions(ctx, text, opts)
+	if err != nil {
+		return nil, 0, 0, false
+	}
+	ddl, ok := st.(*ast.DDL)
+	if !ok || ddl.TriggerSpec == nil || ddl.TriggerSpec.Body == nil {
+		return nil, 0, 0, false
+	}
+	start, end := ddl.SubStatementPositionStart, ddl.SubStatementPositionEnd
+	if start < 0 || end > len(text) || start > end {
+		return nil, 0, 0, false
+	}
+	if ddl.TriggerSpec.Order == nil {
+		if i := strings.LastIndexFunc(strings.TrimRightFunc(text[:start], unicode.IsSpace), unicode.IsSpace); i >= 0 {
+			start = i
+		}
+	} else if start > 0 {
+		start-- // the space before the body
+	}
+	return ddl, start, end, true
+}
+
+// originalTexts maps the rewritten texts of triggers, and their bodies, to
+// the texts users wrote: the readers that show a trigger (SHOW CREATE
+// TRIGGER, SHOW TRIGGERS, information_schema.TRIGGERS) get the rewritten
+// text from the database, as the readers that bind it do.
+type originalTexts struct {
+	mu  sync.Mutex
+	m   map[string]string
+	any atomic.Bool // a text was put: the readers' corrections apply
+}
+
+// originals holds the texts of every trigger rewritten in the process: a
+// rewritten text comes from one original, whatever the engine.
+var originals originalTexts
+
+// maxOriginals bounds originals; past it the map starts again (a trigger
+// rewritten since is found again at its next rewrite, which every reader
+// of the database's triggers does first).
+const maxOriginals = 4096
+
+func (o *originalTexts) put(text, orig, body, origBody string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil || len(o.m) >= maxOriginals {
+		o.m = make(map[string]string)
+	}
+	o.m[text] = orig
+	o.m[body] = origBody
+	o.any.Store(true)
+}
+
+// original returns the text s was rewritten from, or s.
+func (o *originalTexts) original(s string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if orig, ok := o.m[s]; ok {
+		return orig
+	}
+	return s
+}
+
+// empty reports whether no trigger was rewritten in the process: then no
+// reader that read the triggers already has a text to correct.
+func (o *originalTexts) empty() bool {
+	return !o.any.Load()
+}
+
+// showOriginalTriggers is a rule of the engine's analyzer: SHOW TRIGGERS
+// lists the bodies users wrote, and SHOW CREATE TRIGGER reads the texts
+// users wrote (originalTriggers), where the database gave the rewritten
+// ones (BindableTriggers).
+func showOriginalTriggers(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	// SHOW CREATE TRIGGER reads the triggers when it runs, and may be the
+	// first to rewrite one: its database is replaced whatever originals
+	// holds now.
+	if !showsTriggers(n) {
+		return n, transform.SameTree, nil
+	}
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		switch n := n.(type) {
+		case *plan.ShowTriggers:
+			shown := *n
+			shown.Triggers = make([]*plan.CreateTrigger, len(n.Triggers))
+			for i, ct := range n.Triggers {
+				c := *ct
+				c.BodyString = originals.original(ct.BodyString)
+				c.CreateTriggerString = originals.original(ct.CreateTriggerString)
+				shown.Triggers[i] = &c
+			}
+			return &shown, transform.NewTree, nil
+		case *plan.ShowCreateTrigger:
+			if db, ok := n.Database().(sql.TriggerDatabase); ok {
+				shown, err := n.WithDatabase(originalTriggers{db})
+				return shown, transform.NewTree, err
+			}
+		}
+		return n, transform.SameTree, nil
+	})
+}
+
+// showsTriggers reports whether n is SHOW TRIGGERS or SHOW CREATE TRIGGER,
+// under the nodes GMS puts over them (a filter for LIKE and WHERE). Every
+// statement passes this rule: the others cost a type switch.
+func showsTriggers(n sql.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.ShowTriggers, *plan.ShowCreateTrigger:
+			return true
+		case *plan.Filter, *plan.Project, *plan.Sort:
+			n = x.Children()[0]
+		default:
+			return false
+		}
+	}
+}
+
+// originalTriggers is a database whose triggers' texts are those users
+// wrote.
+type originalTriggers struct {
+	sql.TriggerDatabase
+}
+
+// GetTriggers implements sql.TriggerDatabase.
+func (d originalTriggers) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) {
+	defs, err := d.TriggerDatabase.GetTriggers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sql.TriggerDefinition, len(defs))
+	for i, def := range defs {
+		def.CreateStatement = originals.original(def.CreateStatement)
+		out[i] = def
+	}
+	return out, nil
+}
+
+// triggersOriginalText corrects the engine's information_schema.TRIGGERS:
+// ACTION_STATEMENT is the body the user wrote.
+func triggersOriginalText(e *sqle.Engine) {
+	is := e.Analyzer.Catalog.InfoSchema
+	if is == nil {
+		return
+	}
+	t, ok, err := is.GetTableInsensitive(sql.NewEmptyContext(), information_schema.TriggersTableName)
+	if err != nil || !ok {
+		return
+	}
+	ist, ok := t.(*information_schema.InformationSchemaTable)
+	if !ok || ist.Reader == nil {
+		return
+	}
+	col := ist.Schema().IndexOfColName("ACTION_STATEMENT")
+	if col < 0 {
+		return
+	}
+	read := ist.Reader
+	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
+		iter, err := read(ctx, c)
+		if err != nil || originals.empty() {
+			return iter, err
+		}
+		rows, err := sql.RowIterToRows(ctx, iter)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			if s, ok := row[col].(string); ok {
+				row[col] = originals.original(s)
+			}
+		}
+		return sql.RowsToRowIter(rows...), nil
+	}
+}
