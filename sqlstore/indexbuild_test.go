@@ -104,9 +104,17 @@ func TestIndexBuildSnapshots(t *testing.T) {
 	run(t, d, a, "START TRANSACTION")
 	before := run(t, d, a, "SELECT COUNT(*), SUM(v) FROM t WHERE v < 10")
 	d.exec("DELETE FROM t WHERE id < 100")
-	d.exec("CREATE INDEX iv ON t (v)")
+	// The build waits for the transaction that read the table (its
+	// shared-read metadata lock), which reads its snapshot meanwhile.
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, d.newCtx(), "CREATE INDEX iv ON t (v)")
+		done <- err
+	}()
+	waitMDLQueued(d)
 	require.Equal(t, before, run(t, d, a, "SELECT COUNT(*), SUM(v) FROM t WHERE v < 10"))
 	run(t, d, a, "COMMIT")
+	require.NoError(t, <-done)
 	requireIndexAgrees(t, d, "iv", "v")
 	require.NotEqual(t, before, d.exec("SELECT COUNT(*), SUM(v) FROM t WHERE v < 10"))
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/strata-db/strata/storage"
 )
@@ -24,30 +27,33 @@ import (
 // (its commit conflicted with rows written after its snapshot).
 //
 // Every writing statement takes a shared-write lock on each table it
-// writes (the editor, editor.go) and its transaction holds it until it
-// ends: commit, rollback, the implicit commit before DDL, or the session's
-// end. DDL takes an exclusive lock on the table it changes; CREATE INDEX
-// and ALTER TABLE ADD INDEX take shared-no-write, which lets readers in and
-// makes writers wait while the index is built (MySQL's LOCK=SHARED). Plain
-// reads take no lock: they read their snapshot, which a schema change does
-// not disturb (the catalog is versioned with the rows). Locks are kept per
-// store and per process, keyed by table ID.
+// writes (the editor, editor.go), and every statement reading a table
+// inside a transaction a shared-read lock (lockForRead); the transaction
+// holds them until it ends: commit, rollback, the implicit commit before
+// DDL, or the session's end. DDL takes an exclusive lock on the table it
+// changes; CREATE INDEX and ALTER TABLE ADD INDEX take an exclusive lock
+// and downgrade it to shared-no-write, which lets readers in and makes
+// writers wait while the index is built (MySQL's LOCK=SHARED).
+// Autocommitting reads take no lock: they read their snapshot, which a
+// schema change does not disturb (the catalog is versioned with the rows).
+// Locks are kept per store and per process, keyed by table ID.
 //
 // Waiting is FIFO: a request is granted when it is compatible with every
 // lock other sessions hold and every request queued before it, so that a
 // waiting DDL keeps new writers out instead of being starved by them. A
 // transaction asking for a stronger lock on a table it holds already
 // (an upgrade) waits only for the holders. A wait ends at the session's
-// lock_wait_timeout (1205), or when the statement is killed; every wait is
-// bounded, so a cycle through metadata locks (which DDL's implicit commit
-// makes rare: DDL holds no other lock while it waits) ends at the timeout.
+// lock_wait_timeout (1205), when the statement is killed, or at once with
+// 1213 when it closes a cycle of waits (Deadlocks, below).
 //
 // A statement that waited begins again on a fresh snapshot when nothing of
 // it has read or written yet and it is the transaction's only statement
 // (an autocommit write, or DDL, which always runs alone after its implicit
-// commit): it then sees what the holders it waited for committed. A
-// transaction that cannot begin afresh keeps its snapshot, and its commit
-// fails with 1213 if the definition changed under it (MySQL's 1412).
+// commit) or its transaction's first use of a table: it then sees what the
+// holders it waited for committed. A transaction that cannot begin afresh
+// keeps its snapshot; a statement on a table whose definition changed
+// after it fails with MySQL's 1412, and a commit that wrote such a table
+// with 1213.
 
 // mdlMode is a metadata lock's mode, weakest first.
 type mdlMode uint8
@@ -89,6 +95,9 @@ const mdlShards = 16
 // mdlTable is a store's metadata locks. The zero value is ready.
 type mdlTable struct {
 	shards [mdlShards]mdlShard
+	// visit numbers the deadlock searches (mdlWaiter.visited); it is used
+	// with every shard held.
+	visit uint64
 }
 
 type mdlShard struct {
@@ -115,9 +124,14 @@ type mdlGrant struct {
 
 type mdlWaiter struct {
 	mdlGrant
-	ready   chan struct{} // closed when granted
+	l       *mdlLock
+	ready   chan struct{} // closed when granted, or chosen as a deadlock's victim
 	granted bool
+	victim  bool // taken out of the queue to break a deadlock
 	upgrade bool // the transaction holds a weaker lock on the table
+	// visited marks the deadlock search that last reached the request;
+	// it is used with every shard held.
+	visited uint64
 }
 
 // txnMDL is what a transaction holds, so that a statement asks the store
@@ -130,6 +144,18 @@ type txnMDL struct {
 	// (0: none), so that an editor kept across statements tells a
 	// transaction it locked for from a later one at the same address.
 	epoch atomic.Uint64
+
+	// wait belongs to the store's lock table (mdlTable), not to the
+	// transaction: the request the transaction waits for (nil: none),
+	// written under the shard of its lock.
+	wait *mdlWaiter
+	// victim is set when the transaction was rolled back as a deadlock's
+	// victim; t.mu guards it.
+	victim bool
+	// last is the table the transaction locked last (0: none), so that a
+	// statement reading the table its transaction read before asks
+	// nothing more of the lock table or of held (lockForRead).
+	last atomic.Uint64
 }
 
 // mdlEpochs numbers txnMDL.epoch.
@@ -182,6 +208,7 @@ func (l *mdlLock) wake() {
 		if l.grantable(w.t, w.sess, w.mode, l.waiting[:n], w.upgrade) {
 			l.grant(w.t, w.sess, w.mode)
 			w.granted = true
+			w.t.mdl.wait = nil
 			close(w.ready)
 			continue
 		}
@@ -245,23 +272,15 @@ func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name
 		sh.mu.Unlock()
 		return false, nil
 	}
-	w := &mdlWaiter{mdlGrant: mdlGrant{t: t, sess: t.sess, mode: mode}, ready: make(chan struct{}), upgrade: upgrade}
-	if upgrade {
-		// Ahead of the queue: a request queued for a lock the transaction
-		// holds already waits for it anyway.
-		l.waiting = append(l.waiting, nil)
-		copy(l.waiting[1:], l.waiting)
-		l.waiting[0] = w
-	} else {
-		l.waiting = append(l.waiting, w)
-	}
+	w := &mdlWaiter{mdlGrant: mdlGrant{t: t, sess: t.sess, mode: mode}, l: l, ready: make(chan struct{}), upgrade: upgrade}
+	l.enqueue(w)
 	sh.mu.Unlock()
+	m.breakDeadlocks(w)
 
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case <-w.ready:
-		return true, nil
 	case <-ctx.Done():
 		err = fmt.Errorf("sqlstore: waiting for a metadata lock: %w", ctx.Err())
 	case <-timer.C:
@@ -269,19 +288,198 @@ func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if w.granted {
-		return true, nil // granted as the wait ended: keep it
+	switch {
+	case w.granted:
+		return true, nil // granted, perhaps as the wait ended: keep it
+	case w.victim:
+		// Out of the queue already; the lock may since have been
+		// forgotten, even reused for another table.
+		if sh.locks[id] == l {
+			sh.tidy(id, l)
+		}
+		return true, lockSQLError(storage.ErrDeadlock)
 	}
+	l.dequeue(w)
+	// Requests queued behind this one may be grantable without it.
+	l.wake()
+	sh.tidy(id, l)
+	return true, err
+}
+
+// enqueue queues w: at the end, or for an upgrade ahead of the queue (a
+// request queued for a lock the transaction holds already waits for it
+// anyway). The caller holds the shard.
+func (l *mdlLock) enqueue(w *mdlWaiter) {
+	if w.upgrade {
+		l.waiting = append(l.waiting, nil)
+		copy(l.waiting[1:], l.waiting)
+		l.waiting[0] = w
+	} else {
+		l.waiting = append(l.waiting, w)
+	}
+	w.t.mdl.wait = w
+}
+
+// dequeue takes w out of the queue. The caller holds the shard.
+func (l *mdlLock) dequeue(w *mdlWaiter) {
 	for i, x := range l.waiting {
 		if x == w {
 			l.waiting = slices.Delete(l.waiting, i, i+1)
 			break
 		}
 	}
-	// Requests queued behind this one may be grantable without it.
-	l.wake()
-	sh.tidy(id, l)
-	return true, err
+	if w.t.mdl.wait == w {
+		w.t.mdl.wait = nil
+	}
+}
+
+// Deadlocks
+//
+// A wait closes a cycle when the transaction it waits for waits, through
+// others perhaps, for the waiter: two writers each holding a table the
+// other wants after a DDL statement queued on both, a writer upgrading
+// under a DDL statement queued behind it, two DDL statements locking
+// their tables in opposite orders. Every edge of such a cycle was made by
+// a request that began to wait (a grant makes edges only to a transaction
+// that no longer waits), so, as in MySQL's metadata lock subsystem, the
+// wait-for graph is searched from each request as it begins to wait, and
+// again until no cycle runs through it: the newest edge closes every
+// cycle, and is found then. A transaction waits for the other sessions'
+// transactions whose granted locks, or requests queued ahead of its own
+// (not for an upgrade), conflict with its request.
+//
+// The victim is MySQL's: the transaction of the cycle whose request
+// weighs least, DML (SHARED_READ, SHARED_WRITE) before DDL
+// (SHARED_NO_WRITE, EXCLUSIVE), the requester on a tie, then the one
+// nearest it along the cycle. Its request leaves the queue and fails with
+// 1213, and its transaction is rolled back (lockTable), as MySQL rolls
+// back a transaction that holds locks of earlier statements. (MySQL
+// retries a victim that holds no lock yet instead; here such a request is
+// never on a cycle the search follows: whoever waits for it, queued
+// behind it, waits for what it waits for too.) A search deeper than
+// mdlMaxSearchDepth counts as a deadlock, as MySQL's.
+//
+// The search holds every shard, so it sees one state of the graph; waits
+// are rare next to grants, which take one shard.
+//
+// A cycle through row locks (locks.go) as well is not found here: the
+// engine's lock table finds cycles of row locks only. Such a cycle ends
+// when its row lock wait does, at innodb_lock_wait_timeout (MySQL finds
+// these neither).
+
+// mdlMaxSearchDepth bounds the deadlock search, MySQL's MAX_SEARCH_DEPTH.
+const mdlMaxSearchDepth = 32
+
+// lockAll takes every shard, in order.
+func (m *mdlTable) lockAll() {
+	for i := range m.shards {
+		m.shards[i].mu.Lock()
+	}
+}
+
+func (m *mdlTable) unlockAll() {
+	for i := range m.shards {
+		m.shards[i].mu.Unlock()
+	}
+}
+
+// mdlWeight is a request's deadlock weight: the lightest request of a
+// cycle is its victim.
+func mdlWeight(mode mdlMode) int {
+	if mode >= mdlSharedNoWrite {
+		return 1 // DDL
+	}
+	return 0 // DML
+}
+
+// forEachBlocker calls f with the transaction of each lock and request
+// that w waits for, until f returns false; it reports whether f never
+// did. Every shard is held.
+func (w *mdlWaiter) forEachBlocker(f func(*txn) bool) bool {
+	l := w.l
+	for i := range l.granted {
+		g := &l.granted[i]
+		if !g.sameOwner(w.t, w.sess) && !mdlCompatible[g.mode][w.mode] && !f(g.t) {
+			return false
+		}
+	}
+	if w.upgrade {
+		return true
+	}
+	for _, q := range l.waiting {
+		if q == w {
+			break
+		}
+		if !q.sameOwner(w.t, w.sess) && !mdlCompatible[q.mode][w.mode] && !f(q.t) {
+			return false
+		}
+	}
+	return true
+}
+
+// breakDeadlocks searches for cycles through w, queued now, and takes
+// their victims out of their queues, until no cycle runs through w or w is
+// the victim.
+func (m *mdlTable) breakDeadlocks(w *mdlWaiter) {
+	m.lockAll()
+	defer m.unlockAll()
+	for !w.granted && !w.victim {
+		v := m.findVictim(w)
+		if v == nil {
+			return
+		}
+		v.l.dequeue(v)
+		v.victim = true
+		close(v.ready)
+		// Requests queued behind the victim may be grantable now.
+		v.l.wake()
+	}
+}
+
+// findVictim returns the victim of a cycle of waits through w, nil if
+// there is none. Every shard is held.
+func (m *mdlTable) findVictim(w *mdlWaiter) *mdlWaiter {
+	m.visit++
+	visit := m.visit
+	start := w.t
+	w.visited = visit
+	path := []*mdlWaiter{w}
+	found := false
+	var search func(x *mdlWaiter) bool
+	search = func(x *mdlWaiter) bool {
+		return x.forEachBlocker(func(b *txn) bool {
+			if b == start {
+				found = true
+				return false
+			}
+			bw := b.mdl.wait
+			if bw == nil || bw.visited == visit {
+				return true
+			}
+			if len(path) == mdlMaxSearchDepth {
+				found = true
+				return false
+			}
+			bw.visited = visit
+			path = append(path, bw)
+			if !search(bw) {
+				return false
+			}
+			path = path[:len(path)-1]
+			return true
+		})
+	}
+	search(w)
+	if !found {
+		return nil
+	}
+	victim := path[0]
+	for _, x := range path[1:] {
+		if mdlWeight(x.mode) < mdlWeight(victim.mode) {
+			victim = x
+		}
+	}
+	return victim
 }
 
 // release drops t's lock on table id.
@@ -352,10 +550,15 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	for _, h := range t.mdl.held {
 		if h.table == id && h.mode.covers(mode) {
 			t.mu.Unlock()
+			t.mdl.last.Store(id)
 			return false, nil
 		}
 	}
 	done := t.done
+	// A transaction that holds no lock yet has used no table (reads in a
+	// transaction take one): a statement of it that waited may begin it
+	// afresh, as MySQL takes the snapshot at the first read.
+	fresh = fresh || (len(t.mdl.held) == 0 && mode <= mdlSharedWrite)
 	t.mu.Unlock()
 	if done {
 		return false, nil // the writes report the finished transaction
@@ -363,6 +566,17 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	s := t.store
 	waited, err = s.mdl.acquireNamed(ctx, t, id, def.db, def.name, mode, t.sess.vars(ctx).mdlWait)
 	if err != nil {
+		if IsConflict(err) {
+			// The victim of a deadlock: its transaction is rolled back,
+			// as MySQL rolls back one that holds locks of earlier
+			// statements (and InnoDB its row lock victims, lockKeys).
+			// The statement fails: it writes in no new transaction
+			// (Store.writer) until the session's next statement.
+			t.mu.Lock()
+			t.mdl.victim = true
+			t.mu.Unlock()
+			t.rollback()
+		}
 		return waited, err
 	}
 	// A DDL statement may also have committed between the snapshot and
@@ -390,11 +604,89 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	if t.mdl.epoch.Load() == 0 {
 		t.mdl.epoch.Store(mdlEpochs.Add(1))
 	}
+	t.mdl.last.Store(id)
 	if waited && fresh {
 		err = t.renewLocked()
 	}
+	stale := waited && err == nil && mode <= mdlSharedWrite && t.tx.StartVersion() < s.catalog.version.Load()
 	t.mu.Unlock()
+	if stale && t.defChanged(def) {
+		// The transaction cannot see the table as it is now (a DDL
+		// statement on it committed after the snapshot): MySQL's 1412,
+		// where the statement read or wrote the old table. A lock the
+		// transaction did not hold before is let go, so that the next
+		// statement on the table (its scan, if this was its editor)
+		// finds the same.
+		if !found {
+			t.mu.Lock()
+			t.mdl.held = slices.DeleteFunc(t.mdl.held, func(h mdlHold) bool { return h.table == id })
+			t.mu.Unlock()
+			t.mdl.last.CompareAndSwap(id, 0)
+			s.mdl.release(t, id)
+		}
+		return waited, errTableDefChanged
+	}
 	return waited, err
+}
+
+// errTableDefChanged is MySQL's ER_TABLE_DEF_CHANGED.
+var errTableDefChanged = mysql.NewSQLError(1412, mysql.SSUnknownSQLState, "Table definition has changed, please retry transaction")
+
+// defChanged reports whether the definition of table def, as t sees it,
+// is no longer the committed one: a DDL statement on it committed after
+// t's snapshot (a statement of t that changed it itself does not count).
+// It reads the catalog at the latest state, which only a transaction
+// whose snapshot predates a catalog change asks for, once per table.
+func (t *txn) defChanged(def *tableDef) bool {
+	t.mu.Lock()
+	ddl := t.ddl
+	t.mu.Unlock()
+	if ddl {
+		return false
+	}
+	d := &Database{store: t.store, name: def.db}
+	key := d.tableKey(def.name)
+	old, okOld, err := t.get(key)
+	if err != nil {
+		return false
+	}
+	latest := t.store.beginTxn(true)
+	defer latest.rollback()
+	cur, okCur, err := latest.get(key)
+	return err == nil && (okOld != okCur || !bytes.Equal(old, cur))
+}
+
+// mdlVictim reports whether t was rolled back as a metadata lock
+// deadlock's victim.
+func (t *txn) mdlVictim() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.mdl.victim
+}
+
+// lockForRead takes a shared-read lock on the table for a statement that
+// reads it inside a transaction, held to the transaction's end, as MySQL
+// takes SHARED_READ: a DDL statement on a table a transaction has read
+// waits for the transaction. Without it the DDL ran under the
+// transaction, whose later UPDATE of the table then matched nothing (the
+// rows it had read were rewritten under another table ID) or whose commit
+// failed with 1213. The transaction keeps its snapshot after a wait.
+//
+// An autocommitting statement is its own transaction, and a schema change
+// does not disturb the snapshot it reads (the catalog is versioned with
+// the rows): it takes no lock, and so does not wait behind a queued DDL
+// statement as MySQL's would. A statement reading the table its
+// transaction locked last costs one atomic load; others in a transaction
+// a look at the transaction's locks.
+func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
+	if tx.sess == nil || tx.mdl.last.Load() == t.def.id {
+		return nil
+	}
+	if sess, ok := ctx.Session.(*Session); !ok || sess.Autocommitting(ctx) {
+		return nil
+	}
+	_, err := tx.lockTable(ctx, t.def, mdlSharedRead, false)
+	return err
 }
 
 // releaseMDL drops the transaction's metadata locks, as it ends.
@@ -403,6 +695,7 @@ func (t *txn) releaseMDL() {
 	held := t.mdl.held
 	t.mdl.held = t.mdl.buf[:0]
 	t.mdl.epoch.Store(0)
+	t.mdl.last.Store(0)
 	t.mu.Unlock()
 	for _, h := range held {
 		t.store.mdl.release(t, h.table)
@@ -471,12 +764,67 @@ func (e *editor) lockForWrite(ctx *sql.Context) error {
 // ddlWriter returns the transaction a DDL statement on the table writes
 // in, holding a metadata lock in mode on the table as that transaction
 // sees it.
+//
+// Shared-no-write (an index build) is had as MySQL's in-place ALTER has
+// it: exclusive first, then downgraded, so that the build waits for the
+// transactions that read the table (their shared-read locks) as well as
+// for those that wrote it, and begins on a snapshot after theirs; readers
+// that come during the build go on.
 func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
 	tx, err := t.store.writer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+	if mode != mdlSharedNoWrite {
+		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+	}
+	tx.mu.Lock()
+	held := false
+	for _, h := range tx.mdl.held {
+		held = held || h.table == t.def.id
+	}
+	tx.mu.Unlock()
+	if held {
+		// Locked already by the statement (or the transaction): keep it.
+		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+	}
+	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx)); err != nil {
+		return nil, err
+	}
+	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
+		tx.downgradeTable(def.id, mdlSharedNoWrite)
+	}
+	return tx, nil
+}
+
+// downgradeTable weakens t's lock on table id to mode, letting in the
+// requests that mode admits.
+func (t *txn) downgradeTable(id uint64, mode mdlMode) {
+	t.mu.Lock()
+	for i := range t.mdl.held {
+		if h := &t.mdl.held[i]; h.table == id && h.mode > mode {
+			h.mode = mode
+		}
+	}
+	t.mu.Unlock()
+	t.store.mdl.downgrade(t, id, mode)
+}
+
+// downgrade weakens t's lock on table id to mode.
+func (m *mdlTable) downgrade(t *txn, id uint64, mode mdlMode) {
+	sh := &m.shards[id%mdlShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	l := sh.locks[id]
+	if l == nil {
+		return
+	}
+	for i := range l.granted {
+		if g := &l.granted[i]; g.t == t && g.mode > mode {
+			g.mode = mode
+		}
+	}
+	l.wake()
 }
 
 // ddlAlone reports whether a DDL statement runs in a transaction of its
@@ -552,6 +900,72 @@ func (t *Table) lockValidated(ctx *sql.Context) error {
 		tx.guard(tableSpan(def.id))
 	}
 	return nil
+}
+
+// lockBeforeValidation takes the exclusive lock of the tables an ALTER
+// TABLE that adds a constraint changes, before GMS checks their rows
+// against it (node n: ADD CHECK, ADD FOREIGN KEY, child table first, then
+// the parent, whose definition MySQL 8 locks too). The statement then
+// begins afresh, as DDL does after a grant (lockByName), and GMS reads the
+// rows as they are under the lock: a violating row that a transaction it
+// waited for committed fails the statement with 3819 or 1452, as in MySQL,
+// where GMS checked the rows at its snapshot and the commit then failed
+// with 1213 (lockValidated). Other nodes lock nothing.
+func lockBeforeValidation(ctx *sql.Context, n sql.Node) error {
+	switch n := n.(type) {
+	case *plan.CreateCheck:
+		if t := tableOfNode(n.Table); t != nil {
+			return t.db.lockNamed(ctx, t.def.name)
+		}
+	case *plan.CreateForeignKey:
+		fk := n.FkDef
+		if fk == nil || n.DbProvider == nil {
+			return nil
+		}
+		for _, dt := range [...][2]string{{fk.Database, fk.Table}, {fk.ParentDatabase, fk.ParentTable}} {
+			db, err := n.DbProvider.Database(ctx, dt[0])
+			if err != nil {
+				return nil // GMS reports it
+			}
+			if d, ok := db.(*Database); ok {
+				if err := d.lockNamed(ctx, dt[1]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// buildValidated builds n, an ALTER TABLE that adds a constraint, with
+// base, once its tables are locked (lockBeforeValidation). GMS checks the
+// rows as it builds; when they fail the check, the statement's
+// transaction, which holds nothing else when the statement runs alone
+// (ddlAlone), is rolled back at once, releasing its locks, as MySQL ends a
+// failed DDL statement: GMS would leave it to the session's next
+// statement, and the tables locked until then.
+func buildValidated(ctx *sql.Context, n sql.Node, row sql.Row, base sql.NodeExecBuilder) (sql.RowIter, error) {
+	err := lockBeforeValidation(ctx, n)
+	var iter sql.RowIter
+	if err == nil {
+		iter, err = base.Build(ctx, n, row)
+	}
+	if err != nil && ddlAlone(ctx) {
+		if t := txnOf(ctx); t != nil {
+			t.rollback()
+		}
+	}
+	return iter, err
+}
+
+// lockNamed takes an exclusive lock on the table named name for the
+// statement's transaction.
+func (d *Database) lockNamed(ctx *sql.Context, name string) error {
+	tx, err := d.store.writer(ctx)
+	if err != nil {
+		return err
+	}
+	return d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx))
 }
 
 // metadataLocksTable is performance_schema.metadata_locks: the metadata

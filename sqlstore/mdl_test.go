@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -340,4 +341,352 @@ func TestCreateIndexUnderWriters(t *testing.T) {
 	require.Equal(t, all, d.exec("SELECT COUNT(*) FROM w USE INDEX (iv) WHERE v >= 0"))
 	require.Equal(t, all, d.exec("SELECT COUNT(*) FROM w USE INDEX (ug) WHERE g >= 0"))
 	require.Equal(t, d.exec("SELECT SUM(v) FROM w IGNORE INDEX (iv, ug)"), d.exec("SELECT SUM(v) FROM w USE INDEX (iv) WHERE v >= 0"))
+}
+
+func requireDeadlock(t *testing.T, err error) {
+	t.Helper()
+	require.Equal(t, mysql.ERLockDeadlock, sqlErrNum(err), "%v", err)
+}
+
+// TestMDLDeadlock: a wait that closes a cycle of metadata lock waits ends
+// at once with 1213 for one transaction of the cycle, MySQL's victim: the
+// lightest request (DML before DDL), the requester on a tie. The others go
+// on once the victim's transaction has released its locks (the SQL layer
+// rolls it back); nothing waits for lock_wait_timeout.
+func TestMDLDeadlock(t *testing.T) {
+	const t1, t2 = 1, 2
+	t.Run("writers crossing two DDL statements", func(t *testing.T) {
+		var m mdlTable
+		w1, w2, d1, d2 := mdlOwner(), mdlOwner(), mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, w1, t1, mdlSharedWrite, time.Hour))
+		requireGranted(t, mdlAcquire(&m, w2, t2, mdlSharedWrite, time.Hour))
+		x1 := mdlAcquire(&m, d1, t1, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		x2 := mdlAcquire(&m, d2, t2, mdlExclusive, time.Hour)
+		waitQueued(&m, 2)
+		// w1 queues behind d2's request, which waits for w2.
+		sw1 := mdlAcquire(&m, w1, t2, mdlSharedWrite, time.Hour)
+		waitQueued(&m, 3)
+		// w2 behind d1's, which waits for w1: a cycle, w2 the victim.
+		requireDeadlock(t, <-mdlAcquire(&m, w2, t1, mdlSharedWrite, time.Hour))
+		requirePending(t, x1)
+		requirePending(t, x2)
+		requirePending(t, sw1)
+		m.release(w2, t2) // its rollback
+		requireGranted(t, x2)
+		m.release(d2, t2)
+		requireGranted(t, sw1)
+		m.release(w1, t1)
+		m.release(w1, t2)
+		requireGranted(t, x1)
+		m.release(d1, t1)
+		require.Empty(t, m.rows())
+	})
+	t.Run("DML victim for a DDL requester", func(t *testing.T) {
+		var m mdlTable
+		w, d := mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, d, t2, mdlExclusive, time.Hour))
+		requireGranted(t, mdlAcquire(&m, w, t1, mdlSharedWrite, time.Hour))
+		sw := mdlAcquire(&m, w, t2, mdlSharedWrite, time.Hour)
+		waitQueued(&m, 1)
+		// d closes the cycle; w, waiting already, is woken as the victim.
+		x := mdlAcquire(&m, d, t1, mdlExclusive, time.Hour)
+		requireDeadlock(t, <-sw)
+		requirePending(t, x)
+		m.release(w, t1)
+		requireGranted(t, x)
+		m.release(d, t1)
+		m.release(d, t2)
+		require.Empty(t, m.rows())
+	})
+	t.Run("two DDL statements in opposite orders", func(t *testing.T) {
+		var m mdlTable
+		d1, d2 := mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, d1, t1, mdlExclusive, time.Hour))
+		requireGranted(t, mdlAcquire(&m, d2, t2, mdlSharedNoWrite, time.Hour))
+		x := mdlAcquire(&m, d1, t2, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		requireDeadlock(t, <-mdlAcquire(&m, d2, t1, mdlExclusive, time.Hour))
+		m.release(d2, t2)
+		requireGranted(t, x)
+	})
+	t.Run("two upgrades", func(t *testing.T) {
+		var m mdlTable
+		a, b, w := mdlOwner(), mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, a, t1, mdlSharedRead, time.Hour))
+		requireGranted(t, mdlAcquire(&m, b, t1, mdlSharedRead, time.Hour))
+		up := mdlAcquire(&m, a, t1, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		sw := mdlAcquire(&m, w, t1, mdlSharedWrite, time.Hour)
+		waitQueued(&m, 2)
+		// b's upgrade waits for a's, which waits for b's read lock: the
+		// requester is the victim.
+		requireDeadlock(t, <-mdlAcquire(&m, b, t1, mdlExclusive, time.Hour))
+		requirePending(t, up)
+		m.release(b, t1)
+		requireGranted(t, up)
+		requirePending(t, sw)
+		m.release(a, t1)
+		requireGranted(t, sw)
+	})
+	t.Run("no cycle", func(t *testing.T) {
+		// A chain of waits, and a session's own locks, are no deadlock.
+		var m mdlTable
+		w1, d, w2 := mdlOwner(), mdlOwner(), mdlOwner()
+		same := &txn{sess: w1.sess}
+		requireGranted(t, mdlAcquire(&m, w1, t1, mdlSharedWrite, time.Hour))
+		requireGranted(t, mdlAcquire(&m, same, t2, mdlExclusive, time.Hour))
+		x := mdlAcquire(&m, d, t1, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		sw := mdlAcquire(&m, w2, t1, mdlSharedWrite, time.Hour)
+		waitQueued(&m, 2)
+		// w1 waits for nobody on t2 (its session holds it); w2 waits for
+		// d, which waits for w1.
+		requireGranted(t, mdlAcquire(&m, w1, t2, mdlSharedWrite, time.Hour))
+		requirePending(t, x)
+		requirePending(t, sw)
+		m.release(w1, t1)
+		requireGranted(t, x)
+		m.release(d, t1)
+		requireGranted(t, sw)
+	})
+	t.Run("search depth", func(t *testing.T) {
+		// A chain longer than MySQL's search depth counts as a deadlock.
+		var m mdlTable
+		owners := make([]*txn, mdlMaxSearchDepth+2)
+		for i := range owners {
+			owners[i] = mdlOwner()
+			requireGranted(t, mdlAcquire(&m, owners[i], uint64(i), mdlSharedWrite, time.Hour))
+		}
+		var pending []<-chan error
+		for i := 1; i < len(owners)-1; i++ {
+			pending = append(pending, mdlAcquire(&m, owners[i], uint64(i-1), mdlExclusive, time.Hour))
+			waitQueued(&m, i)
+		}
+		last := len(owners) - 1
+		requireDeadlock(t, <-mdlAcquire(&m, owners[last], uint64(last-1), mdlExclusive, time.Hour))
+		for _, p := range pending {
+			requirePending(t, p)
+		}
+		for i := range owners {
+			m.release(owners[i], uint64(i))
+		}
+		for _, p := range pending {
+			require.NoError(t, <-p)
+		}
+	})
+}
+
+// TestMDLDeadlockRace: owners each taking two locks in random modes on
+// random tables (upgrades too), waiting without a useful bound, all finish:
+// every cycle their waits close is found, and its victim lets go of its
+// locks. Incompatible locks are never held together. Run with -race.
+func TestMDLDeadlockRace(t *testing.T) {
+	var m mdlTable
+	const tables = 3
+	var held [tables][4]atomic.Int32
+	var bad, deadlocks atomic.Int32
+	hold := func(id uint64, mode mdlMode) {
+		held[id][mode].Add(1)
+		for other := range mdlMode(4) {
+			n := held[id][other].Load()
+			if other == mode {
+				n--
+			}
+			if n > 0 && !mdlCompatible[other][mode] {
+				bad.Add(1)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 2))
+			for range 300 {
+				tx := mdlOwner()
+				var ids []uint64
+				var modes []mdlMode
+				for range 2 {
+					id, mode := uint64(rng.IntN(tables)), mdlMode(rng.IntN(4))
+					_, err := m.acquire(context.Background(), tx, id, mode, time.Hour)
+					if err != nil {
+						if sqlErrNum(err) != mysql.ERLockDeadlock {
+							bad.Add(1)
+						}
+						deadlocks.Add(1)
+						break
+					}
+					// An upgrade holds the stronger mode only.
+					for i, x := range ids {
+						if x == id {
+							held[id][modes[i]].Add(-1)
+							mode = max(mode, modes[i])
+							ids, modes = slices.Delete(ids, i, i+1), slices.Delete(modes, i, i+1)
+							break
+						}
+					}
+					hold(id, mode)
+					ids, modes = append(ids, id), append(modes, mode)
+					runtime.Gosched()
+				}
+				for i, id := range ids {
+					held[id][modes[i]].Add(-1)
+					m.release(tx, id)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Zero(t, bad.Load())
+	require.Empty(t, m.rows())
+	t.Logf("%d deadlocks", deadlocks.Load())
+}
+
+// TestMDLDeadlockSQL: a transaction that wrote t1 and then writes t2, which
+// a RENAME TABLE renaming t2 and then t1 locks, waits for the RENAME, which
+// waits for it: the transaction (DML) is the victim, fails with 1213 and
+// is rolled back, and the RENAME goes on at once.
+func TestMDLDeadlockSQL(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t1 (id INT PRIMARY KEY)")
+	d.exec("CREATE TABLE t2 (id INT PRIMARY KEY)")
+	a, b := d.newCtx(), d.newCtx()
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "INSERT INTO t1 VALUES (1)")
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "RENAME TABLE t2 TO u2, t1 TO u1")
+		done <- err
+	}()
+	waitMDLQueued(d) // the RENAME holds t2 and waits for t1
+	_, err := lq(d, a, "INSERT INTO t2 VALUES (2)")
+	requireDeadlock(t, err)
+	require.NoError(t, <-done)
+	// a's transaction was rolled back: its first row is gone, and the
+	// session goes on in a new transaction.
+	require.Empty(t, run(t, d, a, "SELECT * FROM u1"))
+	run(t, d, a, "ROLLBACK")
+	run(t, d, a, "INSERT INTO u1 VALUES (3)")
+	require.Equal(t, []sql.Row{{int32(3)}}, d.exec("SELECT * FROM u1"))
+	require.Empty(t, d.s.mdl.rows())
+}
+
+// TestAddConstraintChecksUnderLock: ALTER TABLE ... ADD CHECK and ADD
+// FOREIGN KEY wait for the transactions that wrote the table (and, for a
+// foreign key, the parent), then check the rows as those committed them:
+// a violating row fails the statement with MySQL's 3819 or 1452 (GMS
+// checked them at the statement's snapshot, and the commit failed with
+// 1213), and the constraint is not added; without one it is.
+func TestAddConstraintChecksUnderLock(t *testing.T) {
+	for _, tc := range []struct {
+		name, write, ddl string
+		code             int // 0: the DDL succeeds
+	}{
+		{"check violated", "INSERT INTO c VALUES (3, 30)", "ALTER TABLE c ADD CONSTRAINT ck CHECK (pid < 25)", 3819},
+		{"check holds", "INSERT INTO c VALUES (3, 3)", "ALTER TABLE c ADD CONSTRAINT ck CHECK (pid < 25)", 0},
+		{"child row without parent", "INSERT INTO c VALUES (3, 30)", "ALTER TABLE c ADD CONSTRAINT fk FOREIGN KEY (pid) REFERENCES p (id)", 1452},
+		{"parent row deleted", "DELETE FROM p WHERE id = 2", "ALTER TABLE c ADD CONSTRAINT fk FOREIGN KEY (pid) REFERENCES p (id)", 1452},
+		{"foreign key holds", "INSERT INTO p VALUES (30)", "ALTER TABLE c ADD CONSTRAINT fk FOREIGN KEY (pid) REFERENCES p (id)", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newTestDB(t)
+			d.exec("CREATE TABLE p (id INT PRIMARY KEY)")
+			d.exec("CREATE TABLE c (id INT PRIMARY KEY, pid INT, KEY (pid))")
+			d.exec("INSERT INTO p VALUES (1), (2)")
+			d.exec("INSERT INTO c VALUES (1, 1), (2, 2)")
+			a, b := d.newCtx(), d.newCtx()
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, tc.write)
+			done := make(chan error, 1)
+			go func() {
+				_, err := lq(d, b, tc.ddl)
+				done <- err
+			}()
+			waitMDLQueued(d)
+			run(t, d, a, "COMMIT")
+			err := <-done
+			require.Equal(t, tc.code, sqlErrNum(err), "%v", err)
+			constraints := d.exec("SELECT COUNT(*) FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_NAME = 'c' AND CONSTRAINT_TYPE <> 'PRIMARY KEY'")
+			if tc.code != 0 {
+				require.Equal(t, []sql.Row{{int64(0)}}, constraints)
+			} else {
+				require.Equal(t, []sql.Row{{int64(1)}}, constraints)
+			}
+			require.Empty(t, d.s.mdl.rows())
+		})
+	}
+}
+
+// TestReadsHoldMDL: a transaction that has read a table holds a shared-read
+// lock on it to its end, as in MySQL: a DDL statement on the table waits
+// for the transaction, which reads what it read before, updates the rows
+// it read and commits. (Without the lock the DDL ran at once; the UPDATE
+// then matched no row, the table having been rewritten under another ID,
+// or the commit failed with 1213.) An autocommitting read takes no lock.
+func TestReadsHoldMDL(t *testing.T) {
+	for _, ddl := range []string{
+		"ALTER TABLE t ADD COLUMN c INT DEFAULT 5",
+		"ALTER TABLE t MODIFY v BIGINT",
+		"ALTER TABLE t DROP INDEX kv",
+		"CREATE INDEX kv2 ON t (v)",
+		"TRUNCATE TABLE t",
+		"RENAME TABLE t TO t2",
+		"ALTER TABLE t RENAME COLUMN v TO w",
+	} {
+		t.Run(ddl, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			run(t, d, a, "START TRANSACTION")
+			require.Equal(t, []sql.Row{{int64(2)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+			done := make(chan error, 1)
+			go func() {
+				_, err := lq(d, b, ddl)
+				done <- err
+			}()
+			waitMDLQueued(d)
+			require.Equal(t, "[[1 10] [2 20]]", fmt.Sprint(run(t, d, a, "SELECT * FROM t ORDER BY id")))
+			require.Equal(t, "[[2]]", fmt.Sprint(run(t, d, a, "SELECT id FROM t WHERE v = 20")))
+			require.Equal(t, "[[{1 0 Rows matched: 1  Changed: 1  Warnings: 0}]]", fmt.Sprint(run(t, d, a, "UPDATE t SET v = v + 1 WHERE id = 1")))
+			requirePending(t, done)
+			run(t, d, a, "COMMIT")
+			require.NoError(t, <-done)
+			require.Empty(t, d.s.mdl.rows())
+		})
+	}
+	// Autocommitting reads lock nothing: they run while a DDL statement
+	// waits for a transaction.
+	d, a, b := twoSessions(t)
+	c := d.newCtx()
+	run(t, d, a, "START TRANSACTION")
+	run(t, d, a, "SELECT * FROM t WHERE id = 1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "ALTER TABLE t ADD COLUMN c INT")
+		done <- err
+	}()
+	waitMDLQueued(d)
+	require.Len(t, run(t, d, c, "SELECT * FROM t"), 2)
+	run(t, d, a, "COMMIT")
+	require.NoError(t, <-done)
+}
+
+// TestTableDefChanged: a transaction whose snapshot predates a DDL
+// statement on a table it had not used gets MySQL's 1412 when it then reads
+// or writes the table, where it read the old table (its UPDATE matched no
+// row after a copying ALTER) or its commit failed with 1213.
+func TestTableDefChanged(t *testing.T) {
+	for _, q := range []string{"UPDATE t SET v = v + 1 WHERE id = 1", "SELECT * FROM t"} {
+		t.Run(q, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			d.exec("CREATE TABLE other (id INT PRIMARY KEY)")
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "SELECT * FROM other")
+			run(t, d, b, "ALTER TABLE t ADD COLUMN c INT DEFAULT 5")
+			_, err := lq(d, a, q)
+			require.Equal(t, 1412, sqlErrNum(err), "%v", err)
+			run(t, d, a, "ROLLBACK")
+			run(t, d, a, q)
+		})
+	}
 }

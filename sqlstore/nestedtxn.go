@@ -84,6 +84,9 @@ func (b nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.
 		return buildLoadData(ctx, n) // loaddata.go
 	case *plan.InsertInto:
 		noteInsert(ctx, n) // insertprefetch.go
+	case *plan.CreateCheck, *plan.CreateForeignKey:
+		// Locked before GMS checks the rows (mdl.go).
+		return buildValidated(ctx, n, row, b.base)
 	}
 	return nil, nil
 }

@@ -319,17 +319,24 @@ func TestPreparedSelectReplans(t *testing.T) {
 	d.exec("ROLLBACK")
 	require.Len(t, rows(int64(1), int64(9)), 3)
 
-	// DDL by another session while this one's transaction reads an older
-	// catalog: the plan made for the newer one must not serve it, nor the
-	// other way round.
+	// DDL by another session while this one's transaction reads the
+	// table: the DDL waits for the transaction (its shared-read metadata
+	// lock), which reads with its plan meanwhile; the plan is made again
+	// for the newer catalog after.
 	d.exec("START TRANSACTION")
 	require.Len(t, rows(int64(1), int64(9)), 3)
 	other := d.newCtx()
-	_, err := query(d.e, other, "ALTER TABLE t ADD COLUMN w INT DEFAULT 1")
-	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, other, "ALTER TABLE t ADD COLUMN w INT DEFAULT 1")
+		done <- err
+	}()
+	waitMDLQueued(d)
 	got := rows(int64(2), int64(2))
 	require.Equal(t, []sql.Row{{int64(2), "new"}}, got, "the transaction's snapshot has no column w")
 	d.exec("COMMIT")
+	err := <-done
+	require.NoError(t, err)
 	require.Equal(t, []sql.Row{{int64(2), "new", int32(1)}}, rows(int64(2), int64(2)))
 
 	// A plan with grouping and sorting above the lookup, after DDL.

@@ -146,6 +146,10 @@ func (t *Table) newRowIterAt(ctx *sql.Context, lp *lookupPlan, at int) (*rowIter
 // when not nil; mem must not hold an iterator still open.
 func (t *Table) newRowIterIn(ctx *sql.Context, lp *lookupPlan, at int, mem *rowIterMem) (*rowIter, error) {
 	tx, release := t.store.view(ctx)
+	if err := t.lockForRead(ctx, tx); err != nil { // mdl.go
+		release()
+		return nil, err
+	}
 	d := t.def
 	var ri *rowIter
 	if mem != nil {

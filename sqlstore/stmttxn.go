@@ -1,6 +1,10 @@
 package sqlstore
 
-import "github.com/dolthub/go-mysql-server/sql"
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/strata-db/strata/storage"
+)
 
 // The transaction a statement reads and writes through: the one GMS put in
 // the statement's context, or, where there is none, one started for the
@@ -49,6 +53,11 @@ func (s *Store) writer(ctx *sql.Context) (*txn, error) {
 	}
 	t := txnOf(ctx)
 	if t == nil || t.isDone() {
+		if t != nil && t.mdlVictim() {
+			// Rolled back by its statement's deadlock (mdl.go): the
+			// statement ends with it.
+			return nil, lockSQLError(storage.ErrDeadlock)
+		}
 		sess, ok := ctx.Session.(*Session)
 		if !ok || sess.store != s {
 			return nil, ErrNoTransaction

@@ -410,6 +410,9 @@ func maxRowSize(sch sql.Schema) int64 {
 func (t *Table) count(ctx *sql.Context) (rows, bytes int64, exact bool, err error) {
 	tx, release := t.store.view(ctx)
 	defer release()
+	if err := t.lockForRead(ctx, tx); err != nil { // mdl.go
+		return 0, 0, false, err
+	}
 	id := t.def.id
 	seq := tx.tx.StartVersion()
 	rows, bytes, exact = t.store.counters.committed(id, seq)
