@@ -9,6 +9,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/leveliter"
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/internal/rangedel"
+	"github.com/strata-db/strata/kv/memtable"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
 )
@@ -293,6 +294,10 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	// through those tables' own iterators: its merge needs no inputs, only
 	// the range tombstones.
 	merge := ms == nil || ms.needsMerge()
+	var mems []memtable.Iter
+	if merge {
+		mems = mem.memIters(rs.numMemtables())
+	}
 	for i := range rs.numMemtables() {
 		m, immutable := rs.memtable(i)
 		if immutable {
@@ -301,7 +306,8 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			tombs = append(tombs, m.collectTombstones(seq)...)
 		}
 		if merge {
-			iters = append(iters, m.NewIter())
+			m.InitIter(&mems[i])
+			iters = append(iters, &mems[i])
 		}
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
@@ -319,7 +325,8 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		var files []*manifest.FileMetadata
 		var lf []leveliter.File
 		if level == 0 {
-			files = rs.v.Overlaps(0, lower, upperIncl)
+			mem.l0 = rs.v.AppendOverlaps(mem.l0[:0], 0, lower, upperIncl)
+			files = mem.l0
 		} else {
 			i, j := rs.v.OverlapIndices(level, lower, upperIncl)
 			files, lf = rs.v.Levels[level][i:j], rs.files[level][i:j:j]
@@ -357,9 +364,7 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			}
 			continue
 		}
-		iters = append(iters, leveliter.New(lf, func(f *leveliter.File, lo, hi []byte) (base.InternalIterator, error) {
-			return d.openTableIter(f.Data.(*manifest.FileMetadata).FileNum, lo, hi, *tio)
-		}, lower, upper))
+		iters = append(iters, mem.level(level, d, lf, lower, upper))
 	}
 	if len(tombs) > 0 {
 		it.tombs = rangedel.NewSet(tombs)

@@ -2,6 +2,7 @@ package prefetch
 
 import (
 	"io"
+	"math/rand/v2"
 	"time"
 
 	"github.com/strata-db/strata/kv/stats"
@@ -19,6 +20,17 @@ const MaxMappedRead = 64 << 10
 // the development VM, where a 4 KiB copy from the page cache takes 500.
 var epoch = time.Now()
 
+// mappedSampleRate is how many copies from a mapping ReadAt makes per copy
+// it times. A copy of a block the page cache holds takes about 500 ns, and
+// its two clock reads and the gauge's update some 60 more: a copy in
+// sixteen is timed, so that the gauge costs a few nanoseconds per copy.
+// What the gauge must see, copies that fault and wait for the device (each
+// tens of microseconds or more), it then sees within some fifty of them
+// (three samples turn it slow), where a scan that reads from the device
+// pays far more for the faults themselves. A pread, a system call of a
+// microsecond or more, is always timed.
+const mappedSampleRate = 16
+
 // ReadAt reads p from f at off and counts the read in sink
 // (file.read.count, file.read.bytes, file.read.mapped). It is the one way
 // the engine reads a table's bytes, so that one rule decides how:
@@ -29,23 +41,27 @@ var epoch = time.Now()
 // a time where pread reads them in one request. Otherwise it calls
 // f.ReadAt. A nil lat counts as fast.
 //
-// With lat not nil, the read's duration feeds it (Latency.ObserveRead),
-// mapped or not, so that a mapped read that had to wait for the device
-// turns the next reads to pread.
+// With lat not nil, the duration of every pread and of a sample of the
+// copies from the mapping (one in mappedSampleRate, drawn at random) feeds
+// it (Latency.ObserveRead), so that mapped reads that had to wait for the
+// device turn the next reads to pread. The counters count every read,
+// when it is made: they are exact whenever they are read.
 func ReadAt(f io.ReaderAt, p []byte, off int64, lat *Latency, sink stats.Sink) (int, error) {
+	mapped := copiesFromMapping(f, len(p), lat)
+	timed := lat != nil && (!mapped || rand.Uint32()%mappedSampleRate == 0)
 	var start time.Duration
-	if lat != nil {
+	if timed {
 		start = time.Since(epoch)
 	}
 	var n int
 	var err error
-	if copiesFromMapping(f, len(p), lat) {
+	if mapped {
 		n, err = f.(vfs.Mapped).ReadMapped(p, off)
 		sink.Add(stats.FileReadMapped, 1)
 	} else {
 		n, err = f.ReadAt(p, off)
 	}
-	if lat != nil {
+	if timed {
 		lat.ObserveRead(len(p), time.Since(epoch)-start)
 	}
 	sink.Add(stats.FileReadCount, 1)

@@ -122,17 +122,19 @@ type testReaderAt struct{ f *mappedFile }
 
 func (r testReaderAt) ReadAt(p []byte, off int64) (int, error) { return r.f.ReadAt(p, off) }
 
-// A mapped read that had to wait for the device must turn the next ones
-// to pread: its duration feeds the gauge like any other read's.
+// Mapped reads that had to wait for the device must turn the next ones
+// to pread: a sample of their durations feeds the gauge as every pread's
+// does.
 func TestReadAtObservesMappedReads(t *testing.T) {
 	var lat Latency
 	f := &slowMapped{mappedFile: mappedFile{data: make([]byte, 8192)}, delay: 2 * SlowRead}
 	// Read until the first pread: every read before it was a slow copy,
-	// and they alone turned the gauge slow. (Later, the fast preads bring
-	// the gauge back, and reads go back to the mapping: where the gauge
-	// stands after a fixed number of reads depends on how long each sleep
-	// really took.)
-	for range 20 {
+	// and a sample of them alone turned the gauge slow. (Later, the fast
+	// preads bring the gauge back, and reads go back to the mapping: where
+	// the gauge stands after a fixed number of reads depends on how long
+	// each sleep really took.) Three samples turn it; 50*mappedSampleRate
+	// copies hold fewer than three with a chance under 1e-18.
+	for range 50 * mappedSampleRate {
 		_, err := ReadAt(f, make([]byte, 4096), 0, &lat, stats.Sink{})
 		require.NoError(t, err)
 		if f.preads.Load() > 0 {

@@ -118,17 +118,28 @@ func (v *Version) Overlaps(level int, lower, upper []byte) []*FileMetadata {
 	if lower != nil && upper != nil && bytes.Compare(lower, upper) > 0 {
 		return nil
 	}
-	files := v.Levels[level]
 	if level == 0 {
-		var out []*FileMetadata
-		for _, f := range files {
-			if f.Overlaps(lower, upper) {
-				out = append(out, f)
-			}
-		}
-		return out
+		return v.AppendOverlaps(nil, 0, lower, upper)
 	}
-	return overlapsSorted(files, lower, upper)
+	return overlapsSorted(v.Levels[level], lower, upper)
+}
+
+// AppendOverlaps appends the files Overlaps returns to dst and returns the
+// extended slice: a reader that gathers L0's overlapping files for every
+// iterator it opens reuses one slice instead of allocating one.
+func (v *Version) AppendOverlaps(dst []*FileMetadata, level int, lower, upper []byte) []*FileMetadata {
+	if level != 0 {
+		return append(dst, v.Overlaps(level, lower, upper)...)
+	}
+	if lower != nil && upper != nil && bytes.Compare(lower, upper) > 0 {
+		return dst
+	}
+	for _, f := range v.Levels[0] {
+		if f.Overlaps(lower, upper) {
+			dst = append(dst, f)
+		}
+	}
+	return dst
 }
 
 // OverlapIndices is Overlaps for L1 and below as indices: the files of
