@@ -1,10 +1,7 @@
 package mysqlcompat_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/cockroachdb/datadriven"
 )
 
 // TestCastIntegerSpec runs testdata/cast_integer: CAST of strings to
@@ -13,15 +10,5 @@ import (
 // Commands as in TestStringLimitsSpec.
 func TestCastIntegerSpec(t *testing.T) {
 	d := newTestDB(t)
-	datadriven.RunTest(t, "testdata/cast_integer", func(t *testing.T, td *datadriven.TestData) string {
-		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "query":
-			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
-		default:
-			td.Fatalf(t, "unknown command %q", td.Cmd)
-			return ""
-		}
-	})
+	runSQLSpec(t, d, "testdata/cast_integer")
 }

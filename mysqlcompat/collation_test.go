@@ -1,10 +1,7 @@
 package mysqlcompat_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/cockroachdb/datadriven"
 )
 
 // TestCollationSpec runs testdata/collation: comparisons, DISTINCT,
@@ -20,15 +17,5 @@ import (
 //	  warnings it left
 func TestCollationSpec(t *testing.T) {
 	d := newTestDB(t)
-	datadriven.RunTest(t, "testdata/collation", func(t *testing.T, td *datadriven.TestData) string {
-		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "query":
-			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
-		default:
-			td.Fatalf(t, "unknown command %q", td.Cmd)
-			return ""
-		}
-	})
+	runSQLSpec(t, d, "testdata/collation")
 }

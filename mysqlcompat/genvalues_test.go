@@ -2,10 +2,8 @@ package mysqlcompat_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
-	"github.com/cockroachdb/datadriven"
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/stretchr/testify/require"
@@ -25,17 +23,7 @@ import (
 //	  left, in the order they were raised
 func TestGeneratedValuesSpec(t *testing.T) {
 	d := newTestDB(t)
-	datadriven.RunTest(t, "testdata/generated_values", func(t *testing.T, td *datadriven.TestData) string {
-		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "query":
-			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
-		default:
-			td.Fatalf(t, "unknown command %q", td.Cmd)
-			return ""
-		}
-	})
+	runSQLSpec(t, d, "testdata/generated_values")
 }
 
 // TestGeneratedValuesStrictCostsNothing: in strict mode (the default) the

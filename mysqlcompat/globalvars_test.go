@@ -1,10 +1,7 @@
 package mysqlcompat_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/cockroachdb/datadriven"
 )
 
 // TestGlobalOnlyVarsSpec runs testdata/global_only_vars: a global-only
@@ -13,15 +10,5 @@ import (
 // TestStringLimitsSpec.
 func TestGlobalOnlyVarsSpec(t *testing.T) {
 	d := newTestDB(t)
-	datadriven.RunTest(t, "testdata/global_only_vars", func(t *testing.T, td *datadriven.TestData) string {
-		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "query":
-			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
-		default:
-			td.Fatalf(t, "unknown command %q", td.Cmd)
-			return ""
-		}
-	})
+	runSQLSpec(t, d, "testdata/global_only_vars")
 }

@@ -1,10 +1,7 @@
 package mysqlcompat_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/cockroachdb/datadriven"
 )
 
 // TestRecursiveCTESpec runs testdata/recursive_cte: a recursive CTE runs
@@ -13,15 +10,5 @@ import (
 // 10,001 iterations). Commands as in TestStringLimitsSpec.
 func TestRecursiveCTESpec(t *testing.T) {
 	d := newTestDB(t)
-	datadriven.RunTest(t, "testdata/recursive_cte", func(t *testing.T, td *datadriven.TestData) string {
-		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "query":
-			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
-		default:
-			td.Fatalf(t, "unknown command %q", td.Cmd)
-			return ""
-		}
-	})
+	runSQLSpec(t, d, "testdata/recursive_cte")
 }

@@ -1,6 +1,7 @@
 package mysqlcompat_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -24,4 +25,20 @@ func specExec(t *testing.T, d *testDB, td *datadriven.TestData) string {
 // the warnings it left (sqltest.Runner.QueryWithWarnings).
 func queryWithWarnings(t *testing.T, d *testDB, stmt string) string {
 	return spec.QueryWithWarnings(t, d.e, d.ctx, stmt)
+}
+
+// runSQLSpec runs the datadriven file path with the two commands most
+// specs need: "exec" (specExec) and "query" (queryWithWarnings).
+func runSQLSpec(t *testing.T, d *testDB, path string) {
+	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+		switch td.Cmd {
+		case "exec":
+			return specExec(t, d, td)
+		case "query":
+			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
+		default:
+			td.Fatalf(t, "unknown command %q", td.Cmd)
+			return ""
+		}
+	})
 }

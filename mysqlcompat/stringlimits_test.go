@@ -3,10 +3,8 @@ package mysqlcompat_test
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
-	"github.com/cockroachdb/datadriven"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,17 +19,7 @@ import (
 //	  left (SHOW WARNINGS) as "warning CODE: MESSAGE", sorted
 func TestStringLimitsSpec(t *testing.T) {
 	d := newTestDB(t)
-	datadriven.RunTest(t, "testdata/string_limits", func(t *testing.T, td *datadriven.TestData) string {
-		switch td.Cmd {
-		case "exec":
-			return specExec(t, d, td)
-		case "query":
-			return queryWithWarnings(t, d, strings.TrimSpace(td.Input))
-		default:
-			td.Fatalf(t, "unknown command %q", td.Cmd)
-			return ""
-		}
-	})
+	runSQLSpec(t, d, "testdata/string_limits")
 }
 
 // TestRepeatHugeCount: REPEAT('x', 3221225472) (3 GiB) comes back NULL
