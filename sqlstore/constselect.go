@@ -129,25 +129,7 @@ func (ci *constIter) Close(ctx *sql.Context) (err error) {
 	}
 	defer recoverInto(&err, ci.query)
 	defer ci.release()
-	if ci.autocommit && !ctx.GetIgnoreAutoCommit() {
-		if tx := ctx.GetTransaction(); tx != nil {
-			if ts, ok := ctx.Session.(sql.TransactionSession); ok {
-				if err = ts.CommitTransaction(ctx, tx); err == nil {
-					ctx.SetTransaction(nil)
-				}
-			}
-		}
-	}
-	setQueryInfo(ctx, sql.RowCount, -1)
-	setQueryInfo(ctx, sql.FoundRows, ci.n)
-	ctx.ProcessList.EndQuery(ctx)
-	if span := ctx.RootSpan(); span != nil {
-		span.End()
-	}
-	if s, ok := ctx.Session.(*Session); ok {
-		s.takeUp(ctx)
-	}
-	return err
+	return endReadStatement(ctx, ci.autocommit, ci.n, nil)
 }
 
 // release marks the iterator closed and gives it back to its constSelect.

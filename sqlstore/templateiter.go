@@ -157,7 +157,16 @@ func (ti *tableIter) Close(ctx *sql.Context) (err error) {
 		err = ti.rows.Close(ctx)
 		ti.rows = nil
 	}
-	if err == nil && ti.autocommit && !ctx.GetIgnoreAutoCommit() {
+	return endReadStatement(ctx, err == nil && ti.autocommit, ti.n, err)
+}
+
+// endReadStatement ends a read statement that ran without GMS's
+// iterators as GMS's would: the autocommit transaction committed (when
+// commit says so and GMS would), ROW_COUNT() -1 and FOUND_ROWS() found,
+// the process list entry and the root span ended, the session's spare
+// context taken back. It returns err, or the commit's error.
+func endReadStatement(ctx *sql.Context, commit bool, found int64, err error) error {
+	if commit && !ctx.GetIgnoreAutoCommit() {
 		if tx := ctx.GetTransaction(); tx != nil {
 			if ts, ok := ctx.Session.(sql.TransactionSession); ok {
 				if err = ts.CommitTransaction(ctx, tx); err == nil {
@@ -167,7 +176,7 @@ func (ti *tableIter) Close(ctx *sql.Context) (err error) {
 		}
 	}
 	setQueryInfo(ctx, sql.RowCount, -1)
-	setQueryInfo(ctx, sql.FoundRows, ti.n)
+	setQueryInfo(ctx, sql.FoundRows, found)
 	ctx.ProcessList.EndQuery(ctx)
 	if span := ctx.RootSpan(); span != nil {
 		span.End()
