@@ -15,7 +15,7 @@ import (
 // CHECK TABLE
 //
 // vitess does not parse CHECK TABLE (GMS answers 1064). The parser wrapper
-// (checkTableParser) reads the statement itself, `CHECK TABLE[S] t [, t]
+// (callParser with checkTableCall) reads the statement itself, `CHECK TABLE[S] t [, t]
 // [QUICK | FAST | MEDIUM | EXTENDED | CHANGED | FOR UPGRADE]`, and hands
 // GMS the call of a procedure of the store's, strata_check_table, with the
 // table names as its argument. Every option checks the same way.
@@ -202,21 +202,26 @@ func countKeys(t *txn, prefix []byte) (int64, error) {
 // keyText shows a primary key suffix in a message.
 func keyText(pk []byte) string { return fmt.Sprintf("0x%x", pk) }
 
-// checkTableParser hides CHECK TABLE from vitess (see above); everything
-// else goes to the parser it wraps.
-type checkTableParser struct{ sql.Parser }
+// callParser hides statements vitess does not parse from the parser it
+// wraps: call turns each into the CALL of the store's procedure that runs
+// it (CHECK TABLE, REPAIR TABLE, ALTER TABLE ... FORCE); everything else
+// goes through unchanged.
+type callParser struct {
+	sql.Parser
+	call func(query string) (string, bool)
+}
 
 // ParseSimple implements sql.Parser.
-func (p checkTableParser) ParseSimple(query string) (ast.Statement, error) {
-	if q, ok := checkTableCall(query); ok {
+func (p callParser) ParseSimple(query string) (ast.Statement, error) {
+	if q, ok := p.call(query); ok {
 		return p.Parser.ParseSimple(q)
 	}
 	return p.Parser.ParseSimple(query)
 }
 
 // Parse implements sql.Parser.
-func (p checkTableParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	if q, ok := checkTableCall(query); ok {
+func (p callParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	if q, ok := p.call(query); ok {
 		stmt, _, _, err := p.Parser.Parse(ctx, q, false)
 		return stmt, query, "", err
 	}
@@ -224,8 +229,8 @@ func (p checkTableParser) Parse(ctx *sql.Context, query string, multi bool) (ast
 }
 
 // ParseWithOptions implements sql.Parser.
-func (p checkTableParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	if q, ok := checkTableCall(query); ok {
+func (p callParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	if q, ok := p.call(query); ok {
 		stmt, _, _, err := p.Parser.ParseWithOptions(ctx, q, delimiter, false, options)
 		return stmt, query, "", err
 	}
@@ -233,8 +238,8 @@ func (p checkTableParser) ParseWithOptions(ctx context.Context, query string, de
 }
 
 // ParseOneWithOptions implements sql.Parser.
-func (p checkTableParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	if q, ok := checkTableCall(query); ok {
+func (p callParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	if q, ok := p.call(query); ok {
 		stmt, _, err := p.Parser.ParseOneWithOptions(ctx, q, options)
 		return stmt, len(query), err
 	}

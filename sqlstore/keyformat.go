@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -11,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
-	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/strata-db/strata/sqlstore/codec"
 	"github.com/strata-db/strata/storage"
@@ -481,7 +479,7 @@ func (s *Store) rebuildTable(ctx *sql.Context, db, name string) error {
 }
 
 // repairTableProcedure is CALL strata_repair_table(names), what REPAIR
-// TABLE runs (repairParser): names is checkTableNames' encoding of the
+// TABLE runs (callParser with repairCall): names is checkTableNames' encoding of the
 // tables. A stale table is rebuilt; any other is left as it is, with
 // InnoDB's note.
 func repairTableProcedure(s *Store) sql.ExternalStoredProcedureDetails {
@@ -545,7 +543,7 @@ func (s *Store) repairTable(ctx *sql.Context, db, table string) [][2]string {
 }
 
 // rebuildTableProcedure is CALL strata_rebuild_table(names), what ALTER
-// TABLE t FORCE runs (repairParser): it rebuilds the table, stale or not,
+// TABLE t FORCE runs (callParser with repairCall): it rebuilds the table, stale or not,
 // and answers OK as an ALTER does.
 func rebuildTableProcedure(s *Store) sql.ExternalStoredProcedureDetails {
 	return sql.ExternalStoredProcedureDetails{
@@ -566,47 +564,6 @@ func rebuildTableProcedure(s *Store) sql.ExternalStoredProcedureDetails {
 // with the statement (correctCommitFlags).
 func rebuildCall(c *plan.Call) bool {
 	return strings.EqualFold(c.Name, "strata_repair_table") || strings.EqualFold(c.Name, "strata_rebuild_table")
-}
-
-// repairParser hides REPAIR TABLE, which vitess does not parse, and ALTER
-// TABLE t FORCE, which GMS takes for a statement that changes nothing,
-// from the parser it wraps: each becomes the CALL of the store's procedure
-// that does it.
-type repairParser struct{ sql.Parser }
-
-// ParseSimple implements sql.Parser.
-func (p repairParser) ParseSimple(query string) (ast.Statement, error) {
-	if q, ok := repairCall(query); ok {
-		return p.Parser.ParseSimple(q)
-	}
-	return p.Parser.ParseSimple(query)
-}
-
-// Parse implements sql.Parser.
-func (p repairParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	if q, ok := repairCall(query); ok {
-		stmt, _, _, err := p.Parser.Parse(ctx, q, false)
-		return stmt, query, "", err
-	}
-	return p.Parser.Parse(ctx, query, multi)
-}
-
-// ParseWithOptions implements sql.Parser.
-func (p repairParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	if q, ok := repairCall(query); ok {
-		stmt, _, _, err := p.Parser.ParseWithOptions(ctx, q, delimiter, false, options)
-		return stmt, query, "", err
-	}
-	return p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
-}
-
-// ParseOneWithOptions implements sql.Parser.
-func (p repairParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	if q, ok := repairCall(query); ok {
-		stmt, _, err := p.Parser.ParseOneWithOptions(ctx, q, options)
-		return stmt, len(query), err
-	}
-	return p.Parser.ParseOneWithOptions(ctx, query, options)
 }
 
 // repairCall returns the CALL that runs query when query is one REPAIR

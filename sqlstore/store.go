@@ -256,10 +256,10 @@ func (s *Store) Configure(e *sqle.Engine) {
 	a.ExecBuilder = explainExec{a.ExecBuilder}
 	// CHECK TABLE, which vitess does not parse (checktable.go), and INTO
 	// OUTFILE's CHARACTER SET binary, which GMS refuses (outfilecharset.go).
-	e.Parser = checkTableParser{hidingParser{e.Parser, hideOutfileBinaryCharset}}
+	e.Parser = callParser{hidingParser{e.Parser, hideOutfileBinaryCharset}, checkTableCall}
 	// REPAIR TABLE and ALTER TABLE ... FORCE, which rebuild a table whose
 	// keys are of an older format (keyformat.go).
-	e.Parser = repairParser{e.Parser}
+	e.Parser = callParser{e.Parser, repairCall}
 	// Multi-row INSERTs of literals, their tuples read without the parser
 	// (insertvalues.go).
 	e.Parser = insertValuesParser{e.Parser}
