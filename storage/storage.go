@@ -274,6 +274,8 @@ type Locker interface {
 	// ErrLockNotAvailable when a lock cannot be had, or the context's
 	// error when ctx ended the wait; locks granted before the failure stay
 	// held. Locks are released when the transaction ends, not before.
+	// Nothing of the engine keeps ctx after LockKeys returns: the caller
+	// reuses it for its next statement.
 	LockKeys(ctx context.Context, o LockOptions, keys ...[]byte) error
 	// SetPessimistic makes Commit check the keys the transaction writes
 	// for commits made after its last granted lock (its for-update

@@ -397,13 +397,19 @@ func (t *txn) LockKeys(ctx context.Context, o storage.LockOptions, keys ...[]byt
 	for i, k := range keys {
 		own[i] = bytes.Clone(k)
 	}
+	// client-go keeps the context of a lock that failed for its
+	// asynchronous rollback, past this call's return, while the caller may
+	// reuse ctx for its next statement (storage.Locker): it gets a context
+	// of its own, cancelled when ctx is.
+	lctx, cancel := context.WithCancel(context.Background())
+	defer context.AfterFunc(ctx, cancel)()
 	for {
 		waitMs := max(time.Until(deadline).Milliseconds(), 1)
 		if o.NoWait {
 			waitMs = kv.LockNoWait
 		}
 		lc := kv.NewLockCtx(t.e.now(), waitMs, time.Now())
-		err := t.kt.LockKeys(ctx, lc, own...)
+		err := t.kt.LockKeys(lctx, lc, own...)
 		if err == nil {
 			return nil
 		}
