@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 
@@ -73,7 +72,7 @@ func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope 
 			return e, transform.SameTree, nil
 		}
 		col, ok := set.LeftChild.(*expression.GetField)
-		if !ok || !types.IsNumber(col.Type()) {
+		if !ok || !adjustable(col.Type()) {
 			return e, transform.SameTree, nil
 		}
 		switch set.RightChild.(type) {
@@ -82,8 +81,15 @@ func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope 
 			// its type and checks when it is defined.
 			return e, transform.SameTree, nil
 		}
-		return expression.NewSetField(col, &rangeChecked{value: set.RightChild, col: col, ignore: ignore}), transform.NewTree, nil
+		return expression.NewSetField(col, &rangeChecked{value: set.RightChild, col: col, ignore: ignore, rows: new(stmtRows)}), transform.NewTree, nil
 	})
+}
+
+// adjustable reports whether out of strict mode an assignment to a column
+// of the type typ may need its value adjusted (lenient.go).
+func adjustable(typ sql.Type) bool {
+	return types.IsNumber(typ) || types.IsSet(typ) ||
+		(types.IsText(typ) || types.IsBinaryType(typ)) && !types.IsJSON(typ)
 }
 
 // rangeChecked is an assigned value that fails, as a conversion error for
@@ -93,6 +99,22 @@ type rangeChecked struct {
 	value  sql.Expression
 	col    *expression.GetField
 	ignore bool
+	// rows counts the rows of an UPDATE, insertRow is the INSERT's row
+	// of an ON DUPLICATE KEY UPDATE: the row its warnings name.
+	rows      *stmtRows
+	insertRow *int64
+}
+
+// rowNum counts the row the value is evaluated for and returns its number
+// in the statement.
+func (r *rangeChecked) rowNum(ctx *sql.Context) int64 {
+	if r.insertRow != nil {
+		return *r.insertRow
+	}
+	if r.rows == nil {
+		return 0
+	}
+	return r.rows.next(ctx)
 }
 
 var _ sql.Expression = (*rangeChecked)(nil)
@@ -100,32 +122,39 @@ var _ sql.Expression = (*rangeChecked)(nil)
 // Eval implements sql.Expression.
 func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := r.value.Eval(ctx, row)
+	rowNum := r.rowNum(ctx)
 	if err != nil || v == nil {
 		return v, err
 	}
 	typ := r.col.Type()
+	if !types.IsNumber(typ) {
+		// A string or SET: adjusted out of strict mode, else
+		// SetField converts it or reports the error.
+		if _, inRange, err := typ.Convert(ctx, v); (err != nil || inRange != sql.InRange) && lenientWrites(ctx, r.ignore) {
+			return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
+		}
+		return v, nil
+	}
 	if isBigInt(typ) {
 		if x, inRange, ok := ExactInteger(typ, v); ok {
 			switch {
 			case inRange:
 				return x, nil
-			case r.ignore:
-				ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
-				return x, nil
+			case lenientWrites(ctx, r.ignore):
+				return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
 			}
 			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
 		}
 	}
-	cv, inRange, err := typ.Convert(ctx, v)
-	if err != nil && types.ErrConvertToDecimalLimit.Is(err) {
-		// A DECIMAL reports its range as an error, not a flag.
-		cv, inRange = decimalEnd(ctx, typ, v), sql.OutOfRange
-	} else if err != nil || inRange != sql.OutOfRange {
-		return v, nil // SetField converts it, or reports the error
+	_, inRange, err := typ.Convert(ctx, v)
+	if err == nil && inRange != sql.OutOfRange {
+		return v, nil
 	}
-	if r.ignore {
-		ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
-		return clampInto(ctx, typ, v, cv), nil
+	if lenientWrites(ctx, r.ignore) {
+		return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
+	}
+	if err != nil && !types.ErrConvertToDecimalLimit.Is(err) {
+		return v, nil // SetField reports the error
 	}
 	return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
 }
@@ -150,7 +179,7 @@ func (r *rangeChecked) WithChildren(children ...sql.Expression) (sql.Expression,
 	if len(children) != 2 || !ok {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 2)
 	}
-	return &rangeChecked{value: children[0], col: col, ignore: r.ignore}, nil
+	return &rangeChecked{value: children[0], col: col, ignore: r.ignore, rows: r.rows, insertRow: r.insertRow}, nil
 }
 
 // String implements sql.Expression: the value as written, so that plans

@@ -41,6 +41,10 @@ type insertRows struct {
 	// count of the node the rule made (one allocation for both).
 	n     *int64
 	count int64
+	// sch is the INSERT's destination, whose values are adjusted out of
+	// strict mode or under ignore (lenient.go).
+	sch    sql.Schema
+	ignore bool
 }
 
 var _ sql.ExecSourceRel = (*insertRows)(nil)
@@ -61,7 +65,7 @@ func (r *insertRows) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 1)
 	}
-	return &insertRows{child: children[0], exec: r.exec, n: r.n}, nil
+	return &insertRows{child: children[0], exec: r.exec, n: r.n, sch: r.sch, ignore: r.ignore}, nil
 }
 
 // CollationCoercibility implements sql.CollationCoercible.
@@ -76,18 +80,28 @@ func (r *insertRows) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 		return nil, err
 	}
 	*r.n = 0
-	return &countingIter{RowIter: iter, n: r.n}, nil
+	c := &countingIter{RowIter: iter, n: r.n}
+	if lenientWrites(ctx, r.ignore) {
+		c.sch = r.sch
+	}
+	return c, nil
 }
 
+// countingIter counts the rows of an INSERT's source and, when sch is set,
+// adjusts their values to it (lenient.go).
 type countingIter struct {
 	sql.RowIter
-	n *int64
+	n   *int64
+	sch sql.Schema
 }
 
 func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := c.RowIter.Next(ctx)
 	if err == nil {
 		*c.n++
+		if c.sch != nil {
+			adjustRow(ctx, c.sch, row, *c.n)
+		}
 	}
 	return row, err
 }
@@ -104,9 +118,33 @@ func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
 		if _, done := ins.Source.(*insertRows); done {
 			return n, transform.SameTree, nil
 		}
-		src := &insertRows{child: ins.Source, exec: a.ExecBuilder}
+		ignore := ins.Ignore
+		if ld, ok := ins.Source.(*plan.LoadData); ok && ld.Local {
+			ignore = true // LOCAL loads as IGNORE does, in MySQL
+		}
+		src := &insertRows{child: ins.Source, exec: a.ExecBuilder, sch: ins.Destination.Schema(), ignore: ignore}
 		src.n = &src.count
-		return ins.WithSource(src), transform.NewTree, nil
+		ins = ins.WithSource(src)
+		// An ON DUPLICATE KEY UPDATE's warnings name the INSERT's row.
+		if len(ins.OnDupExprs) > 0 {
+			exprs := make([]sql.Expression, len(ins.OnDupExprs))
+			for i, e := range ins.OnDupExprs {
+				e, _, err := transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+					if rc, ok := e.(*rangeChecked); ok && rc.insertRow == nil {
+						c := *rc
+						c.insertRow = src.n
+						return &c, transform.NewTree, nil
+					}
+					return e, transform.SameTree, nil
+				})
+				if err != nil {
+					return nil, transform.SameTree, err
+				}
+				exprs[i] = e
+			}
+			ins.OnDupExprs = exprs
+		}
+		return ins, transform.NewTree, nil
 	}
 	return func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		if qFlags != nil && !qFlags.IsSet(sql.QFlagInsert) {
