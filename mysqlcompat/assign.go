@@ -85,6 +85,20 @@ func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope 
 	})
 }
 
+// fitsString reports whether s is short enough for the string type typ
+// whatever its characters are, so that its length need not be checked
+// here (SetField converts it).
+func fitsString(typ sql.Type, s string) bool {
+	st, ok := typ.(sql.StringType)
+	if !ok {
+		return false
+	}
+	if types.IsTextBlob(typ) {
+		return int64(len(s)) <= st.MaxByteLength()
+	}
+	return int64(len(s)) <= st.MaxCharacterLength()
+}
+
 // adjustable reports whether out of strict mode an assignment to a column
 // of the type typ may need its value adjusted (lenient.go).
 func adjustable(typ sql.Type) bool {
@@ -127,13 +141,8 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, err
 	}
 	typ := r.col.Type()
-	if !types.IsNumber(typ) {
-		// A string or SET: adjusted out of strict mode, else
-		// SetField converts it or reports the error.
-		if _, inRange, err := typ.Convert(ctx, v); (err != nil || inRange != sql.InRange) && lenientWrites(ctx, r.ignore) {
-			return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
-		}
-		return v, nil
+	if s, ok := v.(string); ok && fitsString(typ, s) {
+		return v, nil // what most assignments to strings are: no conversion
 	}
 	if isBigInt(typ) {
 		if x, inRange, ok := ExactInteger(typ, v); ok {
@@ -143,20 +152,35 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			case lenientWrites(ctx, r.ignore):
 				return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
 			}
-			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+			return nil, r.valueError(v, rowNum, false, nil)
 		}
 	}
-	_, inRange, err := typ.Convert(ctx, v)
-	if err == nil && inRange != sql.OutOfRange {
-		return v, nil
+	_, inRange, cerr := typ.Convert(ctx, v)
+	if types.ErrConvertToDecimalLimit.Is(cerr) {
+		// A DECIMAL reports its range as an error, not a flag.
+		inRange, cerr = sql.OutOfRange, nil
 	}
-	if lenientWrites(ctx, r.ignore) {
+	switch {
+	case cerr == nil && inRange != sql.OutOfRange:
+		return v, nil
+	case lenientWrites(ctx, r.ignore):
 		return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
 	}
-	if err != nil && !types.ErrConvertToDecimalLimit.Is(err) {
-		return v, nil // SetField reports the error
+	return nil, r.valueError(v, rowNum, bool(inRange), cerr)
+}
+
+// valueError is MySQL's error for v, which the column cannot hold, at the
+// statement's row rowNum (insertvalues.go words it); GMS's own when it is
+// not one MySQL words.
+func (r *rangeChecked) valueError(v any, rowNum int64, inRange bool, cerr error) error {
+	col := &sql.Column{Name: r.col.Name(), Type: r.col.Type(), Source: r.col.Table()}
+	if se := valueError(col, v, rowNum, inRange, cerr); se != nil {
+		return se
 	}
-	return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+	if cerr == nil {
+		cerr = sql.ErrValueOutOfRange.New(v, r.col.Name())
+	}
+	return sql.NewWrappedTypeConversionError(v, r.col.Index(), cerr)
 }
 
 // Type implements sql.Expression.

@@ -69,7 +69,8 @@ func adjustRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) {
 // MySQL stores it out of strict mode, with MySQL's warning when it had to
 // be changed. A value that converts is returned as it is, and so is one
 // this does not know how to adjust (a date, JSON, an ENUM's unknown
-// member, which MySQL stores as ” and GMS cannot): GMS reports it.
+// member, which MySQL stores as the empty string and GMS cannot): GMS
+// reports it.
 func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int64) any {
 	if v == nil || types.IsJSON(typ) {
 		return v
