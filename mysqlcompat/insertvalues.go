@@ -119,7 +119,7 @@ func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
 			return n, transform.SameTree, nil
 		}
 		ignore := ins.Ignore
-		if ld, ok := ins.Source.(*plan.LoadData); ok && ld.Local {
+		if ld := loadDataOf(ins); ld != nil && ld.Local {
 			ignore = true // LOCAL loads as IGNORE does, in MySQL
 		}
 		src := &insertRows{child: ins.Source, exec: a.ExecBuilder, sch: ins.Destination.Schema(), ignore: ignore}
@@ -147,10 +147,42 @@ func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
 		return ins, transform.NewTree, nil
 	}
 	return func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-		if qFlags != nil && !qFlags.IsSet(sql.QFlagInsert) {
+		if qFlags != nil && !qFlags.IsSet(sql.QFlagInsert) && !loadsData(n) {
 			return n, transform.SameTree, nil
 		}
 		return transform.Node(n, visit)
+	}
+}
+
+// loadsData reports whether n is the plan of a LOAD DATA, whose query
+// flags do not say INSERT.
+func loadsData(n sql.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.TriggerExecutor:
+			n = x.Left()
+		case *plan.InsertInto:
+			return loadDataOf(x) != nil
+		default:
+			return false
+		}
+	}
+}
+
+// loadDataOf returns the LOAD DATA that is the source of ins, under the
+// projection that fills in the columns it does not load; nil when there is
+// none.
+func loadDataOf(ins *plan.InsertInto) *plan.LoadData {
+	src := ins.Source
+	for {
+		switch x := src.(type) {
+		case *plan.LoadData:
+			return x
+		case *plan.Project:
+			src = x.Child
+		default:
+			return nil
+		}
 	}
 }
 
