@@ -58,7 +58,7 @@ var skips = map[string]map[string]string{
 		// Whole scripts: their later SELECTs read the row the statement
 		// truncating 'adsda' into a VARCHAR(1) inserted.
 		"Test that INSERT IGNORE properly addresses data conversion": ignoreWarnText,
-		"Insert Ignore works correctly with ON DUPLICATE UPDATE":      ignoreWarnText,
+		"Insert Ignore works correctly with ON DUPLICATE UPDATE":     ignoreWarnText,
 	},
 	"UpdateErrors": {
 		"update bad set s = '1234567890'": valueErrText,
