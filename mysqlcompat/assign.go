@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 
@@ -137,6 +138,12 @@ var _ sql.Expression = (*rangeChecked)(nil)
 func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := r.value.Eval(ctx, row)
 	rowNum := r.rowNum(ctx)
+	if v == nil && err == nil && !r.col.IsNullable() && !r.ignore && !strictMode(ctx) {
+		// NULL for a NOT NULL column: its type's implicit default, as
+		// MySQL stores it out of strict mode (IGNORE's is GMS's).
+		ctx.Warn(mysql.ERBadNullError, "Column '%s' cannot be null", r.col.Name())
+		return r.col.Type().Zero(), nil
+	}
 	if err != nil || v == nil {
 		return v, err
 	}

@@ -45,6 +45,9 @@ type insertRows struct {
 	// strict mode or under ignore (lenient.go).
 	sch    sql.Schema
 	ignore bool
+	// nulls says how NULL for a NOT NULL column is taken out of strict
+	// mode (lenient.go).
+	nulls *insertNulls
 }
 
 var _ sql.ExecSourceRel = (*insertRows)(nil)
@@ -65,7 +68,7 @@ func (r *insertRows) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 1)
 	}
-	return &insertRows{child: children[0], exec: r.exec, n: r.n, sch: r.sch, ignore: r.ignore}, nil
+	return &insertRows{child: children[0], exec: r.exec, n: r.n, sch: r.sch, ignore: r.ignore, nulls: r.nulls}, nil
 }
 
 // CollationCoercibility implements sql.CollationCoercible.
@@ -83,6 +86,9 @@ func (r *insertRows) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	c := &countingIter{RowIter: iter, n: r.n}
 	if lenientWrites(ctx, r.ignore) {
 		c.sch = r.sch
+		if !r.ignore {
+			c.nulls = r.nulls // IGNORE's are GMS's
+		}
 	}
 	return c, nil
 }
@@ -91,8 +97,9 @@ func (r *insertRows) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 // adjusts their values to it (lenient.go).
 type countingIter struct {
 	sql.RowIter
-	n   *int64
-	sch sql.Schema
+	n     *int64
+	sch   sql.Schema
+	nulls *insertNulls
 }
 
 func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -100,7 +107,7 @@ func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if err == nil {
 		*c.n++
 		if c.sch != nil {
-			adjustRow(ctx, c.sch, row, *c.n)
+			adjustRow(ctx, c.sch, row, *c.n, c.nulls)
 		}
 	}
 	return row, err
@@ -122,7 +129,8 @@ func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
 		if ld := loadDataOf(ins); ld != nil && ld.Local {
 			ignore = true // LOCAL loads as IGNORE does, in MySQL
 		}
-		src := &insertRows{child: ins.Source, exec: a.ExecBuilder, sch: ins.Destination.Schema(), ignore: ignore}
+		src := &insertRows{child: ins.Source, exec: a.ExecBuilder, sch: ins.Destination.Schema(), ignore: ignore,
+			nulls: &insertNulls{deferred: ins.DeferredDefaults, multiRow: !singleRowValues(ins.Source)}}
 		src.n = &src.count
 		ins = ins.WithSource(src)
 		// An ON DUPLICATE KEY UPDATE's warnings name the INSERT's row.

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
@@ -30,6 +31,9 @@ import (
 //	  column's length, 1265 "Data truncated" (a Note when only spaces
 //	  were cut from a character string; nothing for CHAR)
 //	SET: the members it names, 1265
+//	NULL for a NOT NULL column: the type's implicit default, 1048, in a
+//	  statement of several rows, a SELECT or an UPDATE (insertNulls); a
+//	  column given no value and without a default the same, 1364
 //
 // GMS fails each such INSERT and UPDATE outside IGNORE; under IGNORE it
 // clamps and truncates with Notes of its own words (1105 "1000 out of
@@ -52,8 +56,9 @@ func lenientWrites(ctx *sql.Context, ignore bool) bool {
 }
 
 // adjustRow adjusts the values of row, an INSERT's row rowNum into sch, in
-// place. row may hold outer-scope values before the columns.
-func adjustRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) {
+// place. row may hold outer-scope values before the columns. nulls, when
+// set, takes NULL for NOT NULL columns as MySQL does out of strict mode.
+func adjustRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64, nulls *insertNulls) {
 	if len(row) < len(sch) {
 		return
 	}
@@ -61,6 +66,47 @@ func adjustRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) {
 	for i, col := range sch {
 		if row[i] != nil {
 			row[i] = adjustValue(ctx, col.Type, col.Name, row[i], rowNum)
+		} else if !col.Nullable && nulls != nil {
+			row[i] = nulls.take(ctx, col, i)
+		}
+	}
+}
+
+// insertNulls is what an INSERT out of strict mode does with NULL for a NOT
+// NULL column: a column the statement gives no value and that has no
+// default takes its type's implicit default with warning 1364; an explicit
+// NULL does too, with 1048, in a statement of several rows or a SELECT (in
+// one of a single row it is the error 1048, GMS's).
+type insertNulls struct {
+	deferred sql.FastIntSet // the columns without a value or default
+	multiRow bool
+}
+
+// take returns the value NULL for the NOT NULL column col (at i) is stored
+// as, warning, or nil when it stays NULL (GMS then fails).
+func (n *insertNulls) take(ctx *sql.Context, col *sql.Column, i int) any {
+	switch {
+	case n.deferred.Contains(i):
+		ctx.Warn(mysql.ERNoDefaultForField, "Field '%s' doesn't have a default value", col.Name)
+	case n.multiRow && !types.IsJSON(col.Type):
+		ctx.Warn(mysql.ERBadNullError, "Column '%s' cannot be null", col.Name)
+	default:
+		return nil
+	}
+	return col.Type.Zero()
+}
+
+// singleRowValues reports whether src, an INSERT's source, is VALUES of one
+// row (under the projection that fills in the columns it leaves out).
+func singleRowValues(src sql.Node) bool {
+	for {
+		switch x := src.(type) {
+		case *plan.Values:
+			return len(x.ExpressionTuples) == 1
+		case *plan.Project:
+			src = x.Child
+		default:
+			return false
 		}
 	}
 }
