@@ -45,8 +45,8 @@ type insertRows struct {
 	// strict mode or under ignore (lenient.go).
 	sch    sql.Schema
 	ignore bool
-	// nulls says how NULL for a NOT NULL column is taken out of strict
-	// mode (lenient.go).
+	// nulls says in which order the columns are adjusted and how NULL
+	// for a NOT NULL column is taken out of strict mode (lenient.go).
 	nulls *insertNulls
 }
 
@@ -85,10 +85,7 @@ func (r *insertRows) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	*r.n = 0
 	c := &countingIter{RowIter: iter, n: r.n}
 	if lenientWrites(ctx, r.ignore) {
-		c.sch = r.sch
-		if !r.ignore {
-			c.nulls = r.nulls // IGNORE's are GMS's
-		}
+		c.sch, c.nulls = r.sch, r.nulls
 	}
 	return c, nil
 }
@@ -130,7 +127,7 @@ func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
 			ignore = true // LOCAL loads as IGNORE does, in MySQL
 		}
 		src := &insertRows{child: ins.Source, exec: a.ExecBuilder, sch: ins.Destination.Schema(), ignore: ignore,
-			nulls: &insertNulls{deferred: ins.DeferredDefaults, multiRow: !singleRowValues(ins.Source)}}
+			nulls: &insertNulls{deferred: ins.DeferredDefaults, multiRow: !singleRowValues(ins.Source), takesNull: !ignore, order: columnOrder(ins)}}
 		src.n = &src.count
 		ins = ins.WithSource(src)
 		// An ON DUPLICATE KEY UPDATE's warnings name the INSERT's row.
@@ -160,6 +157,37 @@ func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
 		}
 		return transform.Node(n, visit)
 	}
+}
+
+// columnOrder returns the indexes of ins's destination columns in the
+// order the statement names them, then the others: the order MySQL checks
+// a row's values in, and so of their warnings. nil for the table's order.
+func columnOrder(ins *plan.InsertInto) []int {
+	sch := ins.Destination.Schema()
+	if len(ins.ColumnNames) == 0 {
+		return nil
+	}
+	order := make([]int, 0, len(sch))
+	named := make([]bool, len(sch))
+	for _, name := range ins.ColumnNames {
+		if i := sch.IndexOfColName(name); i >= 0 && !named[i] {
+			named[i] = true
+			order = append(order, i)
+		}
+	}
+	sorted := true
+	for i := range sch {
+		if !named[i] {
+			order = append(order, i)
+		}
+		if i > 0 && order[i] < order[i-1] {
+			sorted = false
+		}
+	}
+	if sorted {
+		return nil
+	}
+	return order
 }
 
 // loadsData reports whether n is the plan of a LOAD DATA, whose query

@@ -63,16 +63,28 @@ func adjustRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64, null
 		return
 	}
 	row = row[len(row)-len(sch):]
-	for i, col := range sch {
-		if row[i] != nil {
-			row[i] = adjustValue(ctx, col.Type, col.Name, row[i], rowNum)
-		} else if !col.Nullable && nulls != nil {
-			row[i] = nulls.take(ctx, col, i)
+	if nulls != nil && nulls.order != nil {
+		for _, i := range nulls.order {
+			adjustColumn(ctx, sch[i], row, i, rowNum, nulls)
 		}
+		return
+	}
+	for i := range sch {
+		adjustColumn(ctx, sch[i], row, i, rowNum, nulls)
 	}
 }
 
-// insertNulls is what an INSERT out of strict mode does with NULL for a NOT
+// adjustColumn adjusts the value of col, at i in row.
+func adjustColumn(ctx *sql.Context, col *sql.Column, row sql.Row, i int, rowNum int64, nulls *insertNulls) {
+	if row[i] != nil {
+		row[i] = adjustValue(ctx, col.Type, col.Name, row[i], rowNum)
+	} else if !col.Nullable && nulls != nil && nulls.takesNull {
+		row[i] = nulls.take(ctx, col, i)
+	}
+}
+
+// insertNulls is the order in which an INSERT's columns are adjusted, and
+// what an INSERT out of strict mode does with NULL for a NOT
 // NULL column: a column the statement gives no value and that has no
 // default takes its type's implicit default with warning 1364; an explicit
 // NULL does too, with 1048, in a statement of several rows or a SELECT (in
@@ -80,6 +92,10 @@ func adjustRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64, null
 type insertNulls struct {
 	deferred sql.FastIntSet // the columns without a value or default
 	multiRow bool
+	// takesNull is false under IGNORE, whose NULLs are GMS's.
+	takesNull bool
+	// order is the order of the columns to adjust (columnOrder).
+	order []int
 }
 
 // take returns the value NULL for the NOT NULL column col (at i) is stored
