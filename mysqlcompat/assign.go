@@ -2,7 +2,6 @@ package mysqlcompat
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -11,10 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
-	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
-
-	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 // Assignments out of a column's range
@@ -25,8 +21,11 @@ import (
 // 3000000000 stores 2147483647 in an INT, SET u = -1 stores 255 in a
 // TINYINT UNSIGNED. INSERT checks the flag and fails with 1264, as MySQL
 // does for both in strict mode. So every assignment to a numeric column
-// goes through a rangeChecked value, which fails the same way; under
-// IGNORE it keeps the clamped value, as MySQL does, with MySQL's warning.
+// goes through a rangeChecked value, which fails the same way, with
+// MySQL's error naming the column and the row. Under IGNORE or out of
+// strict mode it stores the value adjusted, as MySQL does, with MySQL's
+// warning (lenient.go); so do assignments to strings and SETs, which are
+// wrapped too.
 //
 // The rule is one of the value rules (install.go), which reach simple
 // UPDATEs and INSERTs, and trigger bodies (SET NEW.col = ...), too.
@@ -107,9 +106,10 @@ func adjustable(typ sql.Type) bool {
 		(types.IsText(typ) || types.IsBinaryType(typ)) && !types.IsJSON(typ)
 }
 
-// rangeChecked is an assigned value that fails, as a conversion error for
-// the column, when the column's type cannot hold it; with ignore, it is
-// the value clamped into the type instead, and a warning.
+// rangeChecked is an assigned value that fails, with MySQL's error for
+// the column, when the column's type cannot hold it; with ignore or out of
+// strict mode, it is the value adjusted into the type instead, and a
+// warning (adjustValue).
 type rangeChecked struct {
 	value  sql.Expression
 	col    *expression.GetField
@@ -220,32 +220,6 @@ func (r *rangeChecked) String() string { return r.value.String() }
 // DebugString implements sql.DebugStringer.
 func (r *rangeChecked) DebugString() string {
 	return fmt.Sprintf("rangeChecked(%s, %s)", sql.DebugString(r.value), r.col.Type())
-}
-
-// clampInto returns v, which the integer type typ cannot hold, as typ's
-// nearest end, as MySQL stores it under IGNORE (GMS's conversion wraps a
-// negative value into an unsigned type instead). For other types it
-// returns cv, GMS's conversion.
-func clampInto(ctx *sql.Context, typ sql.Type, v, cv any) any {
-	lo, hi, ok := codec.IntRange(typ)
-	if !ok {
-		return cv
-	}
-	dv, isDec := asDecimal(ctx, v)
-	if !isDec {
-		return cv
-	}
-	end := any(hi)
-	switch {
-	case dv.Sign() < 0:
-		end = lo
-	case typ.Type() == sqltypes.Uint64:
-		end = uint64(math.MaxUint64)
-	}
-	if c, _, err := typ.Convert(ctx, end); err == nil {
-		return c
-	}
-	return cv
 }
 
 // decimalEnd returns the end of the DECIMAL type typ nearest v, which typ
