@@ -102,7 +102,7 @@ func fitsString(typ sql.Type, s string) bool {
 // adjustable reports whether out of strict mode an assignment to a column
 // of the type typ may need its value adjusted (lenient.go).
 func adjustable(typ sql.Type) bool {
-	return types.IsNumber(typ) || types.IsSet(typ) ||
+	return types.IsNumber(typ) || types.IsSet(typ) || types.IsTime(typ) || types.IsTimespan(typ) ||
 		(types.IsText(typ) || types.IsBinaryType(typ)) && !types.IsJSON(typ)
 }
 

@@ -31,6 +31,7 @@ import (
 //	  column's length, 1265 "Data truncated" (a Note when only spaces
 //	  were cut from a character string; nothing for CHAR)
 //	SET: the members it names, 1265
+//	DATE, DATETIME, TIMESTAMP, TIME that does not parse: zero, 1265
 //	NULL for a NOT NULL column: the type's implicit default, 1048, in a
 //	  statement of several rows, a SELECT or an UPDATE (insertNulls); a
 //	  column given no value and without a default the same, 1364
@@ -130,7 +131,7 @@ func singleRowValues(src sql.Node) bool {
 // adjustValue returns v, bound for the column name of the type typ, as
 // MySQL stores it out of strict mode, with MySQL's warning when it had to
 // be changed. A value that converts is returned as it is, and so is one
-// this does not know how to adjust (a date, JSON, an ENUM's unknown
+// this does not know how to adjust (a YEAR, JSON, an ENUM's unknown
 // member, which MySQL stores as the empty string and GMS cannot): GMS
 // reports it.
 func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int64) any {
@@ -177,6 +178,14 @@ func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int6
 			return v
 		}
 		return truncateString(ctx, typ, name, v, rowNum)
+	case types.IsTime(typ) || types.IsTimespan(typ):
+		// A date, time or datetime that does not parse, or is not one
+		// (February 30th): the zero value, with 1265.
+		if err == nil {
+			return v
+		}
+		warnTruncated(ctx, name, rowNum)
+		return typ.Zero()
 	}
 	return v
 }
