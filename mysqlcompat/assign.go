@@ -2,7 +2,6 @@ package mysqlcompat
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -11,10 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
-	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
-
-	"github.com/strata-db/strata/sqlstore/codec"
 )
 
 // Assignments out of a column's range
@@ -25,8 +21,11 @@ import (
 // 3000000000 stores 2147483647 in an INT, SET u = -1 stores 255 in a
 // TINYINT UNSIGNED. INSERT checks the flag and fails with 1264, as MySQL
 // does for both in strict mode. So every assignment to a numeric column
-// goes through a rangeChecked value, which fails the same way; under
-// IGNORE it keeps the clamped value, as MySQL does, with MySQL's warning.
+// goes through a rangeChecked value, which fails the same way, with
+// MySQL's error naming the column and the row. Under IGNORE or out of
+// strict mode it stores the value adjusted, as MySQL does, with MySQL's
+// warning (lenient.go); so do assignments to strings and SETs, which are
+// wrapped too.
 //
 // The rule is one of the value rules (install.go), which reach simple
 // UPDATEs and INSERTs, and trigger bodies (SET NEW.col = ...), too.
@@ -73,7 +72,7 @@ func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope 
 			return e, transform.SameTree, nil
 		}
 		col, ok := set.LeftChild.(*expression.GetField)
-		if !ok || !types.IsNumber(col.Type()) {
+		if !ok || !adjustable(col.Type()) {
 			return e, transform.SameTree, nil
 		}
 		switch set.RightChild.(type) {
@@ -82,17 +81,55 @@ func checkAssignments(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope 
 			// its type and checks when it is defined.
 			return e, transform.SameTree, nil
 		}
-		return expression.NewSetField(col, &rangeChecked{value: set.RightChild, col: col, ignore: ignore}), transform.NewTree, nil
+		return expression.NewSetField(col, &rangeChecked{value: set.RightChild, col: col, ignore: ignore, rows: new(stmtRows)}), transform.NewTree, nil
 	})
 }
 
-// rangeChecked is an assigned value that fails, as a conversion error for
-// the column, when the column's type cannot hold it; with ignore, it is
-// the value clamped into the type instead, and a warning.
+// fitsString reports whether s is short enough for the string type typ
+// whatever its characters are, so that its length need not be checked
+// here (SetField converts it).
+func fitsString(typ sql.Type, s string) bool {
+	st, ok := typ.(sql.StringType)
+	if !ok {
+		return false
+	}
+	if types.IsTextBlob(typ) {
+		return int64(len(s)) <= st.MaxByteLength()
+	}
+	return int64(len(s)) <= st.MaxCharacterLength()
+}
+
+// adjustable reports whether out of strict mode an assignment to a column
+// of the type typ may need its value adjusted (lenient.go).
+func adjustable(typ sql.Type) bool {
+	return types.IsNumber(typ) || types.IsSet(typ) || types.IsTime(typ) || types.IsTimespan(typ) ||
+		(types.IsText(typ) || types.IsBinaryType(typ)) && !types.IsJSON(typ)
+}
+
+// rangeChecked is an assigned value that fails, with MySQL's error for
+// the column, when the column's type cannot hold it; with ignore or out of
+// strict mode, it is the value adjusted into the type instead, and a
+// warning (adjustValue).
 type rangeChecked struct {
 	value  sql.Expression
 	col    *expression.GetField
 	ignore bool
+	// rows counts the rows of an UPDATE, insertRow is the INSERT's row
+	// of an ON DUPLICATE KEY UPDATE: the row its warnings name.
+	rows      *stmtRows
+	insertRow *int64
+}
+
+// rowNum counts the row the value is evaluated for and returns its number
+// in the statement.
+func (r *rangeChecked) rowNum(ctx *sql.Context) int64 {
+	if r.insertRow != nil {
+		return *r.insertRow
+	}
+	if r.rows == nil {
+		return 0
+	}
+	return r.rows.next(ctx)
 }
 
 var _ sql.Expression = (*rangeChecked)(nil)
@@ -100,34 +137,57 @@ var _ sql.Expression = (*rangeChecked)(nil)
 // Eval implements sql.Expression.
 func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := r.value.Eval(ctx, row)
+	rowNum := r.rowNum(ctx)
+	if v == nil && err == nil && !r.col.IsNullable() && !r.ignore && !strictMode(ctx) {
+		// NULL for a NOT NULL column: its type's implicit default, as
+		// MySQL stores it out of strict mode (IGNORE's is GMS's).
+		ctx.Warn(mysql.ERBadNullError, "Column '%s' cannot be null", r.col.Name())
+		return r.col.Type().Zero(), nil
+	}
 	if err != nil || v == nil {
 		return v, err
 	}
 	typ := r.col.Type()
+	if s, ok := v.(string); ok && fitsString(typ, s) {
+		return v, nil // what most assignments to strings are: no conversion
+	}
 	if isBigInt(typ) {
 		if x, inRange, ok := ExactInteger(typ, v); ok {
 			switch {
 			case inRange:
 				return x, nil
-			case r.ignore:
-				ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
-				return x, nil
+			case lenientWrites(ctx, r.ignore):
+				return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
 			}
-			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+			return nil, r.valueError(v, rowNum, false, nil)
 		}
 	}
-	cv, inRange, err := typ.Convert(ctx, v)
-	if err != nil && types.ErrConvertToDecimalLimit.Is(err) {
+	_, inRange, cerr := typ.Convert(ctx, v)
+	if types.ErrConvertToDecimalLimit.Is(cerr) {
 		// A DECIMAL reports its range as an error, not a flag.
-		cv, inRange = decimalEnd(ctx, typ, v), sql.OutOfRange
-	} else if err != nil || inRange != sql.OutOfRange {
-		return v, nil // SetField converts it, or reports the error
+		inRange, cerr = sql.OutOfRange, nil
 	}
-	if r.ignore {
-		ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", r.col.Name())
-		return clampInto(ctx, typ, v, cv), nil
+	switch {
+	case cerr == nil && inRange != sql.OutOfRange:
+		return v, nil
+	case lenientWrites(ctx, r.ignore):
+		return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
 	}
-	return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, r.col.Name()))
+	return nil, r.valueError(v, rowNum, bool(inRange), cerr)
+}
+
+// valueError is MySQL's error for v, which the column cannot hold, at the
+// statement's row rowNum (insertvalues.go words it); GMS's own when it is
+// not one MySQL words.
+func (r *rangeChecked) valueError(v any, rowNum int64, inRange bool, cerr error) error {
+	col := &sql.Column{Name: r.col.Name(), Type: r.col.Type(), Source: r.col.Table()}
+	if se := valueError(col, v, rowNum, inRange, cerr); se != nil {
+		return se
+	}
+	if cerr == nil {
+		cerr = sql.ErrValueOutOfRange.New(v, r.col.Name())
+	}
+	return sql.NewWrappedTypeConversionError(v, r.col.Index(), cerr)
 }
 
 // Type implements sql.Expression.
@@ -150,7 +210,7 @@ func (r *rangeChecked) WithChildren(children ...sql.Expression) (sql.Expression,
 	if len(children) != 2 || !ok {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 2)
 	}
-	return &rangeChecked{value: children[0], col: col, ignore: r.ignore}, nil
+	return &rangeChecked{value: children[0], col: col, ignore: r.ignore, rows: r.rows, insertRow: r.insertRow}, nil
 }
 
 // String implements sql.Expression: the value as written, so that plans
@@ -160,32 +220,6 @@ func (r *rangeChecked) String() string { return r.value.String() }
 // DebugString implements sql.DebugStringer.
 func (r *rangeChecked) DebugString() string {
 	return fmt.Sprintf("rangeChecked(%s, %s)", sql.DebugString(r.value), r.col.Type())
-}
-
-// clampInto returns v, which the integer type typ cannot hold, as typ's
-// nearest end, as MySQL stores it under IGNORE (GMS's conversion wraps a
-// negative value into an unsigned type instead). For other types it
-// returns cv, GMS's conversion.
-func clampInto(ctx *sql.Context, typ sql.Type, v, cv any) any {
-	lo, hi, ok := codec.IntRange(typ)
-	if !ok {
-		return cv
-	}
-	dv, isDec := asDecimal(ctx, v)
-	if !isDec {
-		return cv
-	}
-	end := any(hi)
-	switch {
-	case dv.Sign() < 0:
-		end = lo
-	case typ.Type() == sqltypes.Uint64:
-		end = uint64(math.MaxUint64)
-	}
-	if c, _, err := typ.Convert(ctx, end); err == nil {
-		return c
-	}
-	return cv
 }
 
 // decimalEnd returns the end of the DECIMAL type typ nearest v, which typ

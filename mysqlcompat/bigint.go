@@ -11,7 +11,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 )
@@ -197,9 +196,8 @@ func (u *bigIntChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, nil
 	case inRange:
 		return x, nil
-	case u.ignore:
-		ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", u.col)
-		return x, nil
+	case lenientWrites(ctx, u.ignore):
+		return v, nil // the INSERT's source adjusts it, naming the row (lenient.go)
 	}
 	return nil, sql.ErrValueOutOfRange.New(v, u.col)
 }

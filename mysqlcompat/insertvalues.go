@@ -42,6 +42,13 @@ type insertRows struct {
 	// count of the node the rule made (one allocation for both).
 	n     *int64
 	count int64
+	// sch is the INSERT's destination, whose values are adjusted out of
+	// strict mode or under ignore (lenient.go).
+	sch    sql.Schema
+	ignore bool
+	// nulls says in which order the columns are adjusted and how NULL
+	// for a NOT NULL column is taken out of strict mode (lenient.go).
+	nulls *insertNulls
 }
 
 var _ sql.ExecSourceRel = (*insertRows)(nil)
@@ -62,7 +69,7 @@ func (r *insertRows) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 1)
 	}
-	return &insertRows{child: children[0], exec: r.exec, n: r.n}, nil
+	return &insertRows{child: children[0], exec: r.exec, n: r.n, sch: r.sch, ignore: r.ignore, nulls: r.nulls}, nil
 }
 
 // CollationCoercibility implements sql.CollationCoercible.
@@ -77,18 +84,29 @@ func (r *insertRows) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 		return nil, err
 	}
 	*r.n = 0
-	return &countingIter{RowIter: iter, n: r.n}, nil
+	c := &countingIter{RowIter: iter, n: r.n}
+	if lenientWrites(ctx, r.ignore) {
+		c.sch, c.nulls = r.sch, r.nulls
+	}
+	return c, nil
 }
 
+// countingIter counts the rows of an INSERT's source and, when sch is set,
+// adjusts their values to it (lenient.go).
 type countingIter struct {
 	sql.RowIter
-	n *int64
+	n     *int64
+	sch   sql.Schema
+	nulls *insertNulls
 }
 
 func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := c.RowIter.Next(ctx)
 	if err == nil {
 		*c.n++
+		if c.sch != nil {
+			adjustRow(ctx, c.sch, row, *c.n, c.nulls)
+		}
 	}
 	return row, err
 }
@@ -105,15 +123,103 @@ func numberInsertErrors(a *analyzer.Analyzer) analyzer.RuleFunc {
 		if _, done := ins.Source.(*insertRows); done {
 			return n, transform.SameTree, nil
 		}
-		src := &insertRows{child: ins.Source, exec: a.ExecBuilder}
+		ignore := ins.Ignore
+		if ld := loadDataOf(ins); ld != nil && ld.Local {
+			ignore = true // LOCAL loads as IGNORE does, in MySQL
+		}
+		src := &insertRows{child: ins.Source, exec: a.ExecBuilder, sch: ins.Destination.Schema(), ignore: ignore,
+			nulls: &insertNulls{deferred: ins.DeferredDefaults, multiRow: !singleRowValues(ins.Source), takesNull: !ignore, order: columnOrder(ins)}}
 		src.n = &src.count
-		return ins.WithSource(src), transform.NewTree, nil
+		ins = ins.WithSource(src)
+		// An ON DUPLICATE KEY UPDATE's warnings name the INSERT's row.
+		if len(ins.OnDupExprs) > 0 {
+			exprs := make([]sql.Expression, len(ins.OnDupExprs))
+			for i, e := range ins.OnDupExprs {
+				e, _, err := transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+					if rc, ok := e.(*rangeChecked); ok && rc.insertRow == nil {
+						c := *rc
+						c.insertRow = src.n
+						return &c, transform.NewTree, nil
+					}
+					return e, transform.SameTree, nil
+				})
+				if err != nil {
+					return nil, transform.SameTree, err
+				}
+				exprs[i] = e
+			}
+			ins.OnDupExprs = exprs
+		}
+		return ins, transform.NewTree, nil
 	}
 	return func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-		if qFlags != nil && !qFlags.IsSet(sql.QFlagInsert) {
+		if qFlags != nil && !qFlags.IsSet(sql.QFlagInsert) && !loadsData(n) {
 			return n, transform.SameTree, nil
 		}
 		return transform.Node(n, visit)
+	}
+}
+
+// columnOrder returns the indexes of ins's destination columns in the
+// order the statement names them, then the others: the order MySQL checks
+// a row's values in, and so of their warnings. nil for the table's order.
+func columnOrder(ins *plan.InsertInto) []int {
+	sch := ins.Destination.Schema()
+	if len(ins.ColumnNames) == 0 {
+		return nil
+	}
+	order := make([]int, 0, len(sch))
+	named := make([]bool, len(sch))
+	for _, name := range ins.ColumnNames {
+		if i := sch.IndexOfColName(name); i >= 0 && !named[i] {
+			named[i] = true
+			order = append(order, i)
+		}
+	}
+	sorted := true
+	for i := range sch {
+		if !named[i] {
+			order = append(order, i)
+		}
+		if i > 0 && order[i] < order[i-1] {
+			sorted = false
+		}
+	}
+	if sorted {
+		return nil
+	}
+	return order
+}
+
+// loadsData reports whether n is the plan of a LOAD DATA, whose query
+// flags do not say INSERT.
+func loadsData(n sql.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.TriggerExecutor:
+			n = x.Left()
+		case *plan.InsertInto:
+			return loadDataOf(x) != nil
+		default:
+			return false
+		}
+	}
+}
+
+// loadDataOf returns the LOAD DATA that is the source of ins, under the
+// projection that fills in the columns it does not load; nil when there is
+// none.
+func loadDataOf(ins *plan.InsertInto) *plan.LoadData {
+	src := ins.Source
+	for {
+		switch x := src.(type) {
+		case *plan.LoadData:
+			return x
+		case *plan.Project:
+			src = x.Child
+		default:
+			return nil
+		}
 	}
 }
 

@@ -278,6 +278,15 @@ func (it *directIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ok, isOK := res.(types.OkResult); isOK && ctx.Session.WarningCount() > 0 {
+		// The info line counts the statement's warnings (values adjusted
+		// out of strict mode), as GMS's path does (mysqlcompat/updateinfo.go).
+		if info, isUpdate := ok.Info.(plan.UpdateInfo); isUpdate {
+			info.Warnings = int(ctx.Session.WarningCount())
+			ok.Info = info
+			res = ok
+		}
+	}
 	it.row[0] = res
 	return it.row[:], nil
 }
