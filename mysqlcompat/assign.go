@@ -168,7 +168,7 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		inRange, cerr = sql.OutOfRange, nil
 	}
 	switch {
-	case cerr == nil && inRange != sql.OutOfRange:
+	case cerr == nil && inRange != sql.OutOfRange && !blankNumber(typ, v):
 		return v, nil
 	case lenientWrites(ctx, r.ignore):
 		return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil

@@ -87,6 +87,8 @@ func (r *insertRows) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error)
 	c := &countingIter{RowIter: iter, n: r.n}
 	if lenientWrites(ctx, r.ignore) {
 		c.sch, c.nulls = r.sch, r.nulls
+	} else {
+		c.strict = r.sch
 	}
 	return c, nil
 }
@@ -98,14 +100,22 @@ type countingIter struct {
 	n     *int64
 	sch   sql.Schema
 	nulls *insertNulls
+	// strict, in strict mode, is the destination whose values GMS would
+	// take where MySQL refuses them (strictBlankNumbers).
+	strict sql.Schema
 }
 
 func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := c.RowIter.Next(ctx)
 	if err == nil {
 		*c.n++
-		if c.sch != nil {
+		switch {
+		case c.sch != nil:
 			adjustRow(ctx, c.sch, row, *c.n, c.nulls)
+		case c.strict != nil:
+			if err := strictBlankNumbers(c.strict, row, *c.n); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return row, err

@@ -128,6 +128,33 @@ func singleRowValues(src sql.Node) bool {
 	}
 }
 
+// blankNumber reports whether v is a string of nothing but white space
+// given for an integer or DECIMAL column: GMS reads it as 0 without a word
+// (a DOUBLE's it refuses itself), where MySQL refuses it in strict mode
+// with 1366 and stores 0 with that warning out of it.
+func blankNumber(typ sql.Type, v any) bool {
+	s, ok := v.(string)
+	return ok && strings.TrimSpace(s) == "" && (types.IsInteger(typ) || types.IsDecimal(typ))
+}
+
+// strictBlankNumbers returns MySQL's error for the first value of row, an
+// INSERT's row rowNum into sch, that strict mode refuses and GMS would
+// take: a blank string for a number (blankNumber). Or nil.
+func strictBlankNumbers(sch sql.Schema, row sql.Row, rowNum int64) error {
+	if len(row) < len(sch) {
+		return nil
+	}
+	row = row[len(row)-len(sch):]
+	for i, col := range sch {
+		if blankNumber(col.Type, row[i]) {
+			if se := valueError(col, row[i], rowNum, true, nil); se != nil {
+				return se
+			}
+		}
+	}
+	return nil
+}
+
 // adjustValue returns v, bound for the column name of the type typ, as
 // MySQL stores it out of strict mode, with MySQL's warning when it had to
 // be changed. A value that converts is returned as it is, and so is one

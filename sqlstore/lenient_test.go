@@ -44,6 +44,11 @@ func TestLenientPreparedWrites(t *testing.T) {
 		require.Equal(t, 1366, errNum(err), "%v", err)
 		_, err = upd.Exec(ctx, Arg{Ordinal: 1, Value: int64(1)}, Arg{Ordinal: 2, Value: long}, Arg{Ordinal: 3, Value: int64(1)})
 		require.Equal(t, 1406, errNum(err), "%v", err)
+		// A blank string for a number, which GMS read as 0 without a word.
+		_, err = ins.Exec(ctx, Arg{Ordinal: 1, Value: int64(1100 + mode)}, Arg{Ordinal: 2, Value: " "}, Arg{Ordinal: 3, Value: "x"})
+		require.Equal(t, 1366, errNum(err), "%v", err)
+		_, err = upd.Exec(ctx, Arg{Ordinal: 1, Value: ""}, Arg{Ordinal: 2, Value: "x"}, Arg{Ordinal: 3, Value: int64(1)})
+		require.Equal(t, 1366, errNum(err), "%v", err)
 
 		_, err = c.Exec(ctx, "SET sql_mode = ''")
 		require.NoError(t, err)
