@@ -131,7 +131,15 @@ func BindableTriggers(ctx *sql.Context, db sql.Database, defs []sql.TriggerDefin
 // (upper case, comma-separated), is strict. It costs every statement
 // planned in a database with triggers a look at each trigger's mode.
 func strictModeText(mode string) bool {
-	return strings.Contains(mode, "STRICT_TRANS_TABLES") || strings.Contains(mode, "STRICT_ALL_TABLES")
+	for mode != "" {
+		var name string
+		name, mode, _ = strings.Cut(mode, ",")
+		name = strings.TrimSpace(name)
+		if strings.EqualFold(name, "STRICT_TRANS_TABLES") || strings.EqualFold(name, "STRICT_ALL_TABLES") {
+			return true
+		}
+	}
+	return false
 }
 
 // bindableTrigger returns the text of def with its body rewritten, if the

@@ -186,8 +186,7 @@ func strictMode(ctx *sql.Context) bool {
 	if mode == sql.DefaultSqlMode {
 		return true
 	}
-	m := sql.NewSqlModeFromString(mode)
-	return m.ModeEnabled("strict_trans_tables") || m.ModeEnabled("strict_all_tables")
+	return strictModeText(mode)
 }
 
 // genTable is the schema of a statement's table, if it has generated
@@ -391,10 +390,9 @@ func (t genTable) rewriteValues(ins *ast.Insert, values *ast.AliasedValues, cols
 	}
 	// drop[j]: the rows give the generated column cols[j] a value.
 	drop := make([]bool, len(cols))
-	dropped, kept := 0, 0
+	dropped := 0
 	for j, c := range cols {
 		if t.sch[c].Generated == nil {
-			kept++
 			continue
 		}
 		for _, row := range values.Values {

@@ -48,14 +48,11 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// inside a rule GMS knows; and LIKE over PAD SPACE strings kept from
 	// GMS's simplifyFilters, which runs later in that batch (padspace.go);
 	// global-only variables bound to their global value before that rule
-	// folds the filters that read them (globalvars.go).
+	// folds the filters that read them (globalvars.go); CAST of strings and
+	// dates to integers (castint.go) before GMS plans index lookups, which
+	// evaluate a constant CAST for their ranges.
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(validate, minMaxKeyRows, keepLikes, globalOnlyVars)
-	})
-	// CAST of strings and dates to integers (castint.go) also before GMS
-	// plans index lookups, which evaluate a constant CAST for their ranges.
-	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(validate, castStringInts)
+		return ChainRules(validate, minMaxKeyRows, keepLikes, globalOnlyVars, castStringInts)
 	})
 	// ALTER TABLE of a table with virtual columns sees its constraints
 	// (virtualchecks.go), before GMS resolves and validates its clauses.
@@ -87,7 +84,7 @@ const AfterJoinsRule analyzer.RuleId = 10_001
 
 // Analyzer rules of values
 //
-// Eight rewrites close gaps in how GMS evaluates, compares and applies
+// These rewrites close gaps in how GMS evaluates, compares and applies
 // values: exactAggregates (exactagg.go: SUM and AVG exact and typed as in
 // MySQL), checkAssignments (assign.go and bigint.go: assignments out of a
 // column's range, values bound for BIGINT), compareUpdatesExactly

@@ -1,6 +1,7 @@
 package mysqlcompat
 
 import (
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -431,18 +432,7 @@ func atRow(rowNum int64) string {
 	if rowNum <= 0 {
 		return ""
 	}
-	return " at row " + itoa(rowNum)
-}
-
-func itoa(n int64) string {
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return " at row " + strconv.FormatInt(rowNum, 10)
 }
 
 // stmtRows counts the rows an UPDATE's assignment is evaluated for in the

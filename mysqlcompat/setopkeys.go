@@ -149,13 +149,12 @@ func (it *keySetOpIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if it.key, err = appendRowKey(ctx, it.key[:0], it.sch, row); err != nil {
 			return nil, err
 		}
-		k := string(it.key)
 		if it.seen != nil {
-			if _, dup := it.seen[k]; dup {
+			if _, dup := it.seen[string(it.key)]; dup {
 				continue
 			}
 		}
-		n := it.counts[k]
+		n := it.counts[string(it.key)]
 		switch {
 		case it.seen != nil && it.except:
 			if n > 0 {
@@ -168,17 +167,17 @@ func (it *keySetOpIter) Next(ctx *sql.Context) (sql.Row, error) {
 		case it.except:
 			// ALL: each right row removes one left row.
 			if n > 0 {
-				it.counts[k] = n - 1
+				it.counts[string(it.key)] = n - 1
 				continue
 			}
 		default:
 			if n == 0 {
 				continue
 			}
-			it.counts[k] = n - 1
+			it.counts[string(it.key)] = n - 1
 		}
 		if it.seen != nil {
-			it.seen[k] = struct{}{}
+			it.seen[string(it.key)] = struct{}{}
 		}
 		return row, nil
 	}

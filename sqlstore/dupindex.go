@@ -20,7 +20,7 @@ import (
 // duplicatesIndex reports whether ir repeats another secondary index of rec.
 func duplicatesIndex(rec *tableRecord, ir indexRecord) bool {
 	for _, o := range rec.Indexes {
-		if strings.EqualFold(o.Name, ir.Name) || o.Vector || ir.Vector || o.Unique != ir.Unique || len(o.Columns) != len(ir.Columns) {
+		if o.Vector || ir.Vector || o.Unique != ir.Unique || len(o.Columns) != len(ir.Columns) {
 			continue
 		}
 		same := true

@@ -51,7 +51,7 @@ import (
 // nothing. Both statements commit around themselves, as MySQL's do.
 //
 // A table of the first format that keys no such column and has no CHAR
-// column is the same in both formats: Open stamps its record with the
+// column is the same in both formats: opening the store (New) stamps its record with the
 // current format (stampKeyFormats), as putTable stamps any record it
 // writes of a table whose keys are current (stampUnchanged), so that an
 // index added later, in the current format, is not taken for an old one.

@@ -58,8 +58,9 @@ func installNestedTxn(a *analyzer.Analyzer) {
 	a.ExecBuilder = rowexec.NewOverrideBuilder(nestedTxnBuilder{base: a.ExecBuilder})
 }
 
-// nestedTxnBuilder builds CALL and PREPARE nodes; for other nodes it
-// returns no iterator, and GMS's builder builds them.
+// nestedTxnBuilder builds CALL and PREPARE nodes, and LOAD DATA, ADD
+// CHECK / FOREIGN KEY and INSERT nodes; for other nodes it returns no
+// iterator, and GMS's builder builds them.
 type nestedTxnBuilder struct {
 	base sql.NodeExecBuilder
 }

@@ -591,17 +591,9 @@ func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reus
 	defer recoverInto(&err, query)
 	e := c.eng.gms
 	sql.IncrementStatusVariable(ctx, "Questions", 1)
-	if err := ctx.Session.ValidateSession(ctx); err != nil {
+	if err := startStatement(ctx); err != nil {
 		return nil, nil, StatementError(query, err)
 	}
-	if ctx.GetTransaction() == nil {
-		tx, err := c.sess.StartTransaction(ctx, sql.ReadWrite)
-		if err != nil {
-			return nil, nil, StatementError(query, err)
-		}
-		ctx.SetTransaction(tx)
-	}
-	ctx.ClearWarnings()
 	if isSelect {
 		sql.IncrementStatusVariable(ctx, "Com_select", 1)
 	}

@@ -36,10 +36,10 @@ type tableDef struct {
 	// transaction guards (txn.guardDef).
 	record  keyRange
 	hasJSON bool
-	// stale is set when the table's keys are of an older codec key format
-	// than the one this version writes, and differ from it for one of the
-	// columns its primary key or an index keys: it is refused until it is
-	// rebuilt (keyformat.go).
+	// stale is set when the table's keys or values are of an older codec
+	// key format than the one this version writes and differ from it (a
+	// PAD SPACE string its primary key or an index keys, any CHAR column),
+	// or of a newer one: it is refused until it is rebuilt (keyformat.go).
 	stale bool
 }
 

@@ -163,8 +163,8 @@ func (ti *tableIter) Close(ctx *sql.Context) (err error) {
 // endReadStatement ends a read statement that ran without GMS's
 // iterators as GMS's would: the autocommit transaction committed (when
 // commit says so and GMS would), ROW_COUNT() -1 and FOUND_ROWS() found,
-// the process list entry and the root span ended, the session's spare
-// context taken back. It returns err, or the commit's error.
+// the process list entry and the root span ended, the transaction a
+// PREPARE kept taken up (nestedtxn.go). It returns err, or the commit's error.
 func endReadStatement(ctx *sql.Context, commit bool, found int64, err error) error {
 	if commit && !ctx.GetIgnoreAutoCommit() {
 		if tx := ctx.GetTransaction(); tx != nil {

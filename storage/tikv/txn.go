@@ -400,7 +400,8 @@ func (t *txn) LockKeys(ctx context.Context, o storage.LockOptions, keys ...[]byt
 	// client-go keeps the context of a lock that failed for its
 	// asynchronous rollback, past this call's return, while the caller may
 	// reuse ctx for its next statement (storage.Locker): it gets a context
-	// of its own, cancelled when ctx is.
+	// of its own, cancelled when ctx is; none of ctx's values reach it (a
+	// context derived from ctx would read ctx after the return).
 	lctx, cancel := context.WithCancel(context.Background())
 	defer context.AfterFunc(ctx, cancel)()
 	for {
