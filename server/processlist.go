@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
@@ -30,6 +31,9 @@ type processList struct {
 type procEntry struct {
 	mu sync.Mutex
 	p  gsql.Process
+	// pid mirrors p.QueryPid, written under mu, so that byPid finds the
+	// entry without locking every connection's.
+	pid atomic.Uint64
 }
 
 var _ gsql.ProcessList = (*processList)(nil)
@@ -47,16 +51,21 @@ func (pl *processList) entry(id uint32) *procEntry {
 }
 
 // byPid returns the entry whose statement has query pid, locked, or nil.
-// Progress updates name a statement by its pid alone; they are few per
-// statement (one per table and partition), so a walk over the
-// connections costs less than a second index that every statement would
-// have to keep.
+// Progress updates name a statement by its pid alone: a walk over the
+// connections reads each entry's pid mirror and locks only the match,
+// which costs less than a second index every statement would keep.
 func (pl *processList) byPid(pid uint64) *procEntry {
+	if pid == 0 {
+		return nil
+	}
 	pl.mu.RLock()
 	defer pl.mu.RUnlock()
 	for _, e := range pl.procs {
+		if e.pid.Load() != pid {
+			continue
+		}
 		e.mu.Lock()
-		if e.p.QueryPid == pid && pid != 0 {
+		if e.p.QueryPid == pid {
 			return e
 		}
 		e.mu.Unlock()
@@ -120,6 +129,7 @@ func (pl *processList) ConnectionReady(sess gsql.Session) {
 	if e := pl.procs[p.Connection]; e != nil {
 		e.mu.Lock()
 		e.p = p
+		e.pid.Store(0)
 		e.mu.Unlock()
 		return
 	}
@@ -165,6 +175,7 @@ func (pl *processList) BeginQuery(ctx *gsql.Context, query string) (*gsql.Contex
 	e.p.Command = gsql.ProcessCommandQuery
 	e.p.Query = query
 	e.p.QueryPid = pid
+	e.pid.Store(pid)
 	e.p.StartedAt = now
 	e.p.Kill = cancel
 	e.p.Progress = nil // made by the first AddTableProgress
@@ -194,6 +205,7 @@ func (pl *processList) EndQuery(ctx *gsql.Context) {
 	e.p.StartedAt = now
 	e.p.Kill = nil
 	e.p.QueryPid = 0
+	e.pid.Store(0)
 	e.p.Progress = nil
 	e.mu.Unlock()
 	gsql.StatusVariables.IncrementGlobal("Threads_running", -1)

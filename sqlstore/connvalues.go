@@ -20,11 +20,10 @@ type converter func(ctx *sql.Context, t sql.Type, v any) (any, error)
 
 // converterFor picks the conversion of a column type.
 func converterFor(t sql.Type) converter {
-	switch t.Type() {
-	case querypb.Type_INT8, querypb.Type_INT16, querypb.Type_INT24, querypb.Type_INT32, querypb.Type_INT64,
-		querypb.Type_UINT8, querypb.Type_UINT16, querypb.Type_UINT24, querypb.Type_UINT32, querypb.Type_UINT64,
-		querypb.Type_YEAR, querypb.Type_BIT:
+	if isIntColumn(t) {
 		return convInt
+	}
+	switch t.Type() {
 	case querypb.Type_FLOAT32, querypb.Type_FLOAT64:
 		return convFloat
 	case querypb.Type_DATE, querypb.Type_DATETIME, querypb.Type_TIMESTAMP:

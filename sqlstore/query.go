@@ -22,17 +22,16 @@ import (
 // process ID unique in the store, and e's memory manager and process list.
 // Conn builds every statement's context with it.
 func (s *Session) NewStatementContext(ctx context.Context, e *sqle.Engine, query string) *sql.Context {
-	return sql.NewContext(ctx,
-		sql.WithSession(s),
-		sql.WithQuery(query),
-		sql.WithPid(s.store.pids.Add(1)),
-		sql.WithMemoryManager(e.MemoryManager),
-		sql.WithProcessList(e.ProcessList))
+	c := new(sql.Context)
+	s.resetStatementContext(c, ctx, e, query)
+	return c
 }
 
-// resetStatementContext makes c, the context of a statement of the
-// session that ended, the context of a new one, as NewStatementContext
-// would make it (Conn.stmtContext says when that is safe).
+// resetStatementContext makes c the context of a new statement, as
+// sql.NewContext makes one with these options (the engine's memory
+// manager and process list are never nil): a new context, or that of a
+// statement of the session that ended (Conn.stmtContext says when that
+// is safe).
 func (s *Session) resetStatementContext(c *sql.Context, ctx context.Context, e *sqle.Engine, query string) {
 	*c = sql.Context{Context: ctx}
 	c.ApplyOpts(
