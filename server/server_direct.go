@@ -109,7 +109,7 @@ func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.C
 	return nil
 }
 
-// directPids numbers the statements run here: the bit set keeps their
+// directPidBit marks the statements run here: the bit set keeps their
 // process IDs apart from those the session manager gives GMS's.
 const directPidBit = 1 << 62
 

@@ -226,7 +226,8 @@ const deadlineSlack = 50 * time.Millisecond
 // its timer locks. A deadline moved forward is set deadlineSlack further
 // than asked, and the reads and writes that follow within deadlineSlack
 // leave it: a connection times out at most that much later than it would.
-// An earlier or zero deadline is set as asked.
+// An earlier deadline is set as asked unless it lies within deadlineSlack
+// of the one set; a zero deadline is set as asked.
 func setDeadline(set func(time.Time) error, cur *time.Time, t time.Time) error {
 	switch {
 	case t.IsZero() || cur.IsZero():

@@ -8,7 +8,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -84,7 +83,7 @@ func (s *Store) checkTable(ctx *sql.Context, db, table string) [][2]string {
 	if d.stale {
 		// Its keys are of an older format (keyformat.go), which the
 		// comparison below would take for missing entries.
-		return [][2]string{{"error", errTableNeedsUpgrade(d.name).(*mysql.SQLError).Message}}
+		return [][2]string{{"error", errTableNeedsUpgrade(d.name).Message}}
 	}
 	problems, err := checkTableData(ctx, t, d)
 	if err != nil {

@@ -88,7 +88,7 @@ func staleKeys(format int, d *tableDef) bool {
 }
 
 // errTableNeedsUpgrade is MySQL's ER_TABLE_NEEDS_UPGRADE for table name.
-func errTableNeedsUpgrade(name string) error {
+func errTableNeedsUpgrade(name string) *mysql.SQLError {
 	return mysql.NewSQLError(1459, mysql.SSUnknownSQLState, "Table upgrade required. Please do \"REPAIR TABLE `%s`\" or dump/reload to fix it!", name)
 }
 

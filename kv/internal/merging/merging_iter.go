@@ -171,8 +171,8 @@ func (m *Iter) Next() *base.KV {
 	} else if len(m.heap) > 1 {
 		m.down(0)
 	} else {
-		// One child left, as in a scan of one table's range: no
-		// comparison to make.
+		// One child left, as in a scan of one table's range: its
+		// entry, without the call to sift the heap.
 		return c.kv
 	}
 	return m.top()
