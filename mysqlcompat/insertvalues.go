@@ -354,7 +354,7 @@ func valueError(col *sql.Column, v any, rowNum int64, inRange bool, cerr error) 
 		if !isStr {
 			return outOfRange()
 		}
-		if numberPrefix(str) {
+		if _, _, ok := numberPrefix(str); ok {
 			// A number with more after it ('7x'): MySQL stores the
 			// number, or fails in strict mode, as truncated.
 			return mysql.NewSQLError(mysql.ERWarnDataTruncated, "01000", "Data truncated for column '%s'%s", col.Name, at)
@@ -391,20 +391,6 @@ func valueError(col *sql.Column, v any, rowNum int64, inRange bool, cerr error) 
 		}
 	}
 	return nil
-}
-
-// numberPrefix reports whether s starts with a number, as MySQL reads one
-// for an integer column: white space, a sign, then a digit, or a point and
-// a digit.
-func numberPrefix(s string) bool {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		s = s[1:]
-	}
-	if s != "" && s[0] == '.' {
-		s = s[1:]
-	}
-	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
 // messageValue is a value as MySQL quotes it in a message: its text, cut to

@@ -228,7 +228,7 @@ func adjustNumber(ctx *sql.Context, typ sql.Type, name string, v, cv any, rowNum
 		if b, ok := s.([]byte); ok {
 			text = string(b)
 		}
-		num, rest, ok := numericPrefix(text.(string))
+		num, rest, ok := numberPrefix(text.(string))
 		if !ok {
 			kind := "integer"
 			switch {
@@ -244,7 +244,7 @@ func adjustNumber(ctx *sql.Context, typ sql.Type, name string, v, cv any, rowNum
 		if err != nil {
 			return v
 		}
-		d, truncated = p, strings.TrimSpace(rest) != ""
+		d, truncated = p, !onlySpace(rest)
 	default:
 		p, ok := asDecimal(ctx, v)
 		if !ok {
@@ -312,57 +312,6 @@ func numberInto(ctx *sql.Context, typ sql.Type, d decimal.Decimal) (any, bool) {
 		}
 		return c, inRange == sql.InRange
 	}
-}
-
-// numericPrefix returns the number at the start of s as MySQL reads a
-// string stored in a number (leading spaces, a sign, digits, a fraction,
-// an exponent), and what follows it; ok is false when s starts with no
-// digit.
-func numericPrefix(s string) (num, rest string, ok bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	start := i
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	digits := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		j := i + 1
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-			digits++
-		}
-		if digits > 0 {
-			i = j
-		}
-	}
-	if digits == 0 {
-		return "", s, false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			i = k
-		}
-	}
-	num = s[start:i]
-	if strings.HasSuffix(num, ".") {
-		num = num[:len(num)-1]
-	}
-	return num, s[i:], true
 }
 
 // truncateString cuts v to the length of the string type typ: characters
