@@ -382,8 +382,13 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 		return nil, err
 	}
 	// GMS binds the texts with its own parser: values for generated
-	// columns rewritten in them as the engine's parser does.
-	return mysqlcompat.BindableTriggers(ctx, d, defs), nil
+	// columns rewritten in them as the engine's parser does, kept while
+	// the catalog this transaction reads is the latest.
+	var at mysqlcompat.CatalogVersion
+	if v, current := t.catalogVersion(); current {
+		at = mysqlcompat.CatalogVersion{Owner: d.store, Version: v}
+	}
+	return mysqlcompat.BindableTriggers(ctx, d, defs, at), nil
 }
 
 // CreateTrigger implements sql.TriggerDatabase.
