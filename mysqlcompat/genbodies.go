@@ -108,8 +108,10 @@ func BindableProcedure(ctx *sql.Context, db sql.Database, details sql.StoredProc
 }
 
 // CatalogVersion names the catalog a database's triggers were read from,
-// for BindableTriggers' cache: Owner is the catalog's (a store: two
-// stores' versions are unrelated), Version the catalog's version, which
+// for BindableTriggers' cache: Owner tells the catalog's owner (a store:
+// two stores' versions are unrelated) by a comparable value that does not
+// keep it alive, such as a weak pointer, as the cache outlives stores;
+// Version is the catalog's version, which
 // every change to the catalog (CREATE and DROP TRIGGER, ALTER TABLE)
 // moves. The zero value, or a reader that does not see the latest catalog
 // (an older snapshot, or a transaction that changed the catalog itself),

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"weak"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
@@ -386,7 +387,9 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 	// the catalog this transaction reads is the latest.
 	var at mysqlcompat.CatalogVersion
 	if v, current := t.catalogVersion(); current {
-		at = mysqlcompat.CatalogVersion{Owner: d.store, Version: v}
+		// A weak pointer: the process's cache must not keep a closed
+		// store alive.
+		at = mysqlcompat.CatalogVersion{Owner: weak.Make(d.store), Version: v}
 	}
 	return mysqlcompat.BindableTriggers(ctx, d, defs, at), nil
 }
