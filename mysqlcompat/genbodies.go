@@ -111,11 +111,10 @@ func BindableProcedure(ctx *sql.Context, db sql.Database, details sql.StoredProc
 // for BindableTriggers' cache: Owner tells the catalog's owner (a store:
 // two stores' versions are unrelated) by a comparable value that does not
 // keep it alive, such as a weak pointer, as the cache outlives stores;
-// Version is the catalog's version, which
-// every change to the catalog (CREATE and DROP TRIGGER, ALTER TABLE)
-// moves. The zero value, or a reader that does not see the latest catalog
-// (an older snapshot, or a transaction that changed the catalog itself),
-// is not cached.
+// Version is the catalog's version, which every change to the catalog
+// (CREATE and DROP TRIGGER, ALTER TABLE) moves. Pass the zero value, not
+// cached, for a reader that does not see the latest catalog (an older
+// snapshot, or a transaction that changed the catalog itself).
 type CatalogVersion struct {
 	Owner   any
 	Version uint64
