@@ -102,7 +102,7 @@ func fitsString(typ sql.Type, s string) bool {
 // adjustable reports whether out of strict mode an assignment to a column
 // of the type typ may need its value adjusted (lenient.go).
 func adjustable(typ sql.Type) bool {
-	return types.IsNumber(typ) || types.IsSet(typ) || types.IsTime(typ) || types.IsTimespan(typ) ||
+	return types.IsNumber(typ) || types.IsSet(typ) || types.IsEnum(typ) || types.IsYear(typ) || types.IsTime(typ) || types.IsTimespan(typ) ||
 		(types.IsText(typ) || types.IsBinaryType(typ)) && !types.IsJSON(typ)
 }
 
@@ -142,7 +142,7 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		// NULL for a NOT NULL column: its type's implicit default, as
 		// MySQL stores it out of strict mode (IGNORE's is GMS's).
 		ctx.Warn(mysql.ERBadNullError, "Column '%s' cannot be null", r.col.Name())
-		return r.col.Type().Zero(), nil
+		return implicitDefault(r.col.Type()), nil
 	}
 	if err != nil || v == nil {
 		return v, err
@@ -162,13 +162,26 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return nil, r.valueError(v, rowNum, false, nil)
 		}
 	}
+	if types.IsYear(typ) {
+		// GMS truncates 1999.6 and refuses '1900.9' and '2000x' in its own
+		// words: MySQL's year, warning or error (yearOf).
+		if y, code, ok := yearOf(v); ok {
+			switch {
+			case code == 0:
+				return y, nil
+			case lenientWrites(ctx, r.ignore):
+				return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
+			}
+			return nil, yearError(r.col.Name(), v, code, rowNum)
+		}
+	}
 	_, inRange, cerr := typ.Convert(ctx, v)
 	if types.ErrConvertToDecimalLimit.Is(cerr) {
 		// A DECIMAL reports its range as an error, not a flag.
 		inRange, cerr = sql.OutOfRange, nil
 	}
 	switch {
-	case cerr == nil && inRange != sql.OutOfRange && !blankNumber(typ, v):
+	case cerr == nil && inRange != sql.OutOfRange && !blankNumber(typ, v) && !enumZero(ctx, typ, v):
 		return v, nil
 	case lenientWrites(ctx, r.ignore):
 		return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil

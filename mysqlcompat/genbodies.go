@@ -54,20 +54,23 @@ const bodyIgnoredValuesName = "strata_generated_values_ignored_in_body"
 
 // rewriteBody rewrites the INSERT, REPLACE and UPDATE statements of a
 // stored body in place (BEGIN ... END blocks and their IF, CASE and loop
-// statements included), and reports whether it changed one.
+// statements included), and reports whether it may have changed one: the
+// rewrite touches only statements that name a table with a generated
+// column, so a body without one is known unchanged without printing it
+// (printing each statement before and after to compare doubled the cost
+// of the bodies that do).
 func (p generatedValuesParser) rewriteBody(ctx *sql.Context, body ast.Statement) bool {
-	changed := false
+	found := false
+	p.found = &found
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		switch s := n.(type) {
 		case *ast.Insert, *ast.Update:
-			before := ast.String(s)
 			p.rewrite(ctx, s.(ast.Statement)) // in place: never a SIGNAL out of strict mode
-			changed = changed || ast.String(s) != before
 			return false, nil
 		}
 		return true, nil
 	}, body)
-	return changed
+	return found
 }
 
 // BindableProcedure returns the procedure of db, details, as GMS should
@@ -104,15 +107,36 @@ func BindableProcedure(ctx *sql.Context, db sql.Database, details sql.StoredProc
 	return details
 }
 
-// BindableTriggers returns the triggers of db, defs, as GMS should bind
-// them: the text of those created out of strict mode with the values their
-// bodies give generated columns rewritten as at top level. It is defs
-// itself when no trigger changes, as for every trigger created in strict
-// mode (the default), which costs no parse.
-func BindableTriggers(ctx *sql.Context, db sql.Database, defs []sql.TriggerDefinition) []sql.TriggerDefinition {
+// CatalogVersion names the catalog a database's triggers were read from,
+// for BindableTriggers' cache: Owner tells the catalog's owner (a store:
+// two stores' versions are unrelated) by a comparable value that does not
+// keep it alive, such as a weak pointer, as the cache outlives stores;
+// Version is the catalog's version, which every change to the catalog
+// (CREATE and DROP TRIGGER, ALTER TABLE) moves. Pass the zero value, not
+// cached, for a reader that does not see the latest catalog (an older
+// snapshot, or a transaction that changed the catalog itself).
+type CatalogVersion struct {
+	Owner   any
+	Version uint64
+}
+
+// BindableTriggers returns the triggers of db, defs, read from the catalog
+// at, as GMS should bind them: the text of those created out of strict
+// mode with the values their bodies give generated columns rewritten as at
+// top level. It is defs itself when no trigger changes, as for every
+// trigger created in strict mode (the default), which costs no parse.
+//
+// GMS binds every trigger of a database for every statement planned in
+// it, so the answer for each trigger created out of strict mode is kept
+// (bindables) by its catalog, database, text and sql_mode: a statement
+// pays a map lookup for it where it paid two parses and a print.
+func BindableTriggers(ctx *sql.Context, db sql.Database, defs []sql.TriggerDefinition, at CatalogVersion) []sql.TriggerDefinition {
 	var out []sql.TriggerDefinition
 	for i := range defs {
-		text, ok := bindableTrigger(ctx, db, defs[i])
+		if strictModeText(defs[i].SqlMode) {
+			continue
+		}
+		text, ok := bindables.get(ctx, db, defs[i], at)
 		if !ok {
 			continue
 		}
@@ -125,6 +149,70 @@ func BindableTriggers(ctx *sql.Context, db sql.Database, defs []sql.TriggerDefin
 		return defs
 	}
 	return out
+}
+
+// bindableKey is a trigger's text as read from one catalog version.
+type bindableKey struct {
+	owner      any
+	version    uint64
+	db         string
+	text, mode string
+}
+
+// bindable is bindableTrigger's answer for a trigger: the rewritten text,
+// if any, and the originals generation it was put in.
+type bindable struct {
+	rewritten
+	ok  bool
+	gen uint64
+}
+
+// bindableCache holds the answers of bindableTrigger.
+type bindableCache struct {
+	mu sync.RWMutex
+	m  map[bindableKey]bindable
+}
+
+// bindables is the process's cache of rewritten trigger texts. Keys carry
+// their catalog version, so an entry of an older catalog is never read
+// again; the map starts again when full.
+var bindables bindableCache
+
+// maxBindables bounds bindables.
+const maxBindables = 4096
+
+// get returns bindableTrigger's answer for def, from the cache when at
+// names a catalog.
+func (c *bindableCache) get(ctx *sql.Context, db sql.Database, def sql.TriggerDefinition, at CatalogVersion) (string, bool) {
+	if at.Owner == nil {
+		r, ok := bindableTrigger(ctx, db, def)
+		if ok {
+			originals.put(r)
+		}
+		return r.text, ok
+	}
+	k := bindableKey{owner: at.Owner, version: at.Version, db: db.Name(), text: def.CreateStatement, mode: def.SqlMode}
+	c.mu.RLock()
+	e, hit := c.m[k]
+	c.mu.RUnlock()
+	if hit && (!e.ok || e.gen == originals.generation()) {
+		return e.text, e.ok
+	}
+	if !hit {
+		e.rewritten, e.ok = bindableTrigger(ctx, db, def)
+	}
+	if e.ok {
+		// The readers that show triggers map the text back (originals),
+		// which may have started again since the entry was put.
+		e.gen = originals.put(e.rewritten)
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxBindables {
+		c.m = make(map[bindableKey]bindable)
+	}
+	c.m[k] = e
+	c.mu.Unlock()
+	return e.text, e.ok
 }
 
 // strictModeText reports whether a stored sql_mode, as GMS writes it
@@ -142,31 +230,38 @@ func strictModeText(mode string) bool {
 	return false
 }
 
-// bindableTrigger returns the text of def with its body rewritten, if the
-// rewrite changes it.
-func bindableTrigger(ctx *sql.Context, db sql.Database, def sql.TriggerDefinition) (string, bool) {
-	if strictModeText(def.SqlMode) {
-		return "", false
-	}
+// rewritten is a trigger's text with its body rewritten, and the texts
+// users wrote.
+type rewritten struct {
+	text, orig     string
+	body, origBody string
+}
+
+// bindableTrigger returns the text of def, created out of strict mode,
+// with its body rewritten, if the rewrite changes it.
+func bindableTrigger(ctx *sql.Context, db sql.Database, def sql.TriggerDefinition) (rewritten, bool) {
 	text := def.CreateStatement
 	opts := sql.NewSqlModeFromString(def.SqlMode).ParserOptions()
 	ddl, start, end, ok := parseTrigger(ctx, text, opts)
 	if !ok {
-		return "", false
+		return rewritten{}, false
 	}
 	p := generatedValuesParser{db: db, body: true}
 	if !p.rewriteBody(ctx, ddl.TriggerSpec.Body) {
-		return "", false
+		return rewritten{}, false
 	}
 	body := ast.String(ddl.TriggerSpec.Body)
-	rewritten := text[:start] + " " + body + text[end:]
+	origBody := strings.TrimSpace(text[start:end])
+	if body == origBody {
+		return rewritten{}, false
+	}
+	r := text[:start] + " " + body + text[end:]
 	// The rewritten text must parse, and GMS must find the new body where
 	// the old one was, for SHOW TRIGGERS to show the old one in its place.
-	if _, start2, end2, ok := parseTrigger(ctx, rewritten, opts); !ok || start2 != start || strings.TrimSpace(rewritten[start2:end2]) != body {
-		return "", false
+	if _, start2, end2, ok := parseTrigger(ctx, r, opts); !ok || start2 != start || strings.TrimSpace(r[start2:end2]) != body {
+		return rewritten{}, false
 	}
-	originals.put(rewritten, text, body, strings.TrimSpace(text[start:end]))
-	return rewritten, true
+	return rewritten{text: r, orig: text, body: body, origBody: origBody}, true
 }
 
 // parseTrigger parses a CREATE TRIGGER statement and returns where its
@@ -203,7 +298,8 @@ func parseTrigger(ctx *sql.Context, text string, opts ast.ParserOptions) (*ast.D
 type originalTexts struct {
 	mu  sync.Mutex
 	m   map[string]string
-	any atomic.Bool // a text was put: the readers' corrections apply
+	gen atomic.Uint64 // counts the maps: moves when the map starts again
+	any atomic.Bool   // a text was put: the readers' corrections apply
 }
 
 // originals holds the texts of every trigger rewritten in the process: a
@@ -211,19 +307,28 @@ type originalTexts struct {
 var originals originalTexts
 
 // maxOriginals bounds originals; past it the map starts again (a trigger
-// rewritten since is found again at its next rewrite, which every reader
-// of the database's triggers does first).
+// rewritten since is put again when next handed out: bindables checks the
+// generation its entry was put in).
 const maxOriginals = 4096
 
-func (o *originalTexts) put(text, orig, body, origBody string) {
+// put notes the texts r was rewritten from and returns the generation of
+// the map that holds them.
+func (o *originalTexts) put(r rewritten) uint64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.m == nil || len(o.m) >= maxOriginals {
 		o.m = make(map[string]string)
+		o.gen.Add(1)
 	}
-	o.m[text] = orig
-	o.m[body] = origBody
+	o.m[r.text] = r.orig
+	o.m[r.body] = r.origBody
 	o.any.Store(true)
+	return o.gen.Load()
+}
+
+// generation returns the generation of the map now.
+func (o *originalTexts) generation() uint64 {
+	return o.gen.Load()
 }
 
 // original returns the text s was rewritten from, or s.

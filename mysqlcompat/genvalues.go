@@ -84,6 +84,10 @@ type generatedValuesParser struct {
 	db    sql.Database
 	body  bool
 	likes *likeSources // CREATE TABLE ... LIKE noted (virtuallike.go)
+	// found, when set, is set when a table with a generated column is
+	// looked up: the statements that name none the rewrite leaves alone
+	// (rewriteBody).
+	found *bool
 }
 
 // Parse implements sql.Parser.
@@ -235,6 +239,9 @@ func (p generatedValuesParser) lookup(ctx *sql.Context, tn ast.TableName) (genTa
 			call := ignoredValuesName
 			if p.body {
 				call = bodyIgnoredValuesName
+			}
+			if p.found != nil {
+				*p.found = true
 			}
 			return genTable{name: t.Name(), sch: sch, call: call}, true
 		}

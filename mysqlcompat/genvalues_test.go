@@ -30,7 +30,8 @@ func TestGeneratedValuesSpec(t *testing.T) {
 // rewrite of an INSERT or UPDATE that holds no DEFAULT and no ON DUPLICATE
 // KEY UPDATE looks up no table and allocates nothing, also on a table with
 // generated columns, and neither does the rewrite of triggers created in
-// strict mode; out of strict mode it rewrites the statement.
+// strict mode, nor that of a trigger created out of it once its catalog
+// version was seen; out of strict mode it rewrites the statement.
 func TestGeneratedValuesStrictCostsNothing(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT, g INT AS (a * 2))")
@@ -53,8 +54,18 @@ func TestGeneratedValuesStrictCostsNothing(t *testing.T) {
 	// The store hands GMS the triggers of a database for every statement
 	// planned in it: those created in strict mode cost no parse.
 	defs := []sql.TriggerDefinition{{Name: "tr", CreateStatement: "CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW INSERT INTO t VALUES (1, 2, 3)", SqlMode: sql.DefaultSqlMode}}
-	allocs := testing.AllocsPerRun(100, func() { _ = mysqlcompat.BindableTriggers(d.ctx, nil, defs) })
+	allocs := testing.AllocsPerRun(100, func() { _ = mysqlcompat.BindableTriggers(d.ctx, nil, defs, mysqlcompat.CatalogVersion{}) })
 	require.Zero(t, allocs)
+	// Those created out of strict mode are parsed once for a catalog
+	// version.
+	defs[0].SqlMode = "NO_ENGINE_SUBSTITUTION"
+	db, err := d.e.Analyzer.Catalog.Database(d.ctx, d.ctx.GetCurrentDatabase())
+	require.NoError(t, err)
+	at := mysqlcompat.CatalogVersion{Owner: d.s, Version: 1}
+	bound := mysqlcompat.BindableTriggers(d.ctx, db, defs, at)
+	require.Contains(t, bound[0].CreateStatement, "strata_generated_values_ignored_in_body")
+	allocs = testing.AllocsPerRun(100, func() { _ = mysqlcompat.BindableTriggers(d.ctx, db, defs, at) })
+	require.Equal(t, 1.0, allocs) // the copy of defs that holds the text
 	d.exec("SET sql_mode = ''")
 	st := parse("INSERT INTO t VALUES (1, 2, 3)")
 	mysqlcompat.RewriteGeneratedValues(d.e, d.ctx, st)

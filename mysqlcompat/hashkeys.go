@@ -3,7 +3,6 @@ package mysqlcompat
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -203,35 +202,10 @@ func (k *hashKey) DebugString() string {
 // number: the longest prefix that is a number, after leading spaces ("2abc"
 // is 2, "abc" is 0, " 1e1x" is 10).
 func NumericPrefix(s string) float64 {
-	s = strings.TrimLeft(s, " \t\n\r")
-	end, digits := 0, false
-	if end < len(s) && (s[end] == '+' || s[end] == '-') {
-		end++
-	}
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end, digits = end+1, true
-	}
-	if end < len(s) && s[end] == '.' {
-		end++
-		for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-			end, digits = end+1, true
-		}
-	}
-	if !digits {
+	num, _, ok := numberPrefix(s)
+	if !ok {
 		return 0
 	}
-	if end < len(s) && (s[end] == 'e' || s[end] == 'E') {
-		e := end + 1
-		if e < len(s) && (s[e] == '+' || s[e] == '-') {
-			e++
-		}
-		if e < len(s) && s[e] >= '0' && s[e] <= '9' {
-			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
-				e++
-			}
-			end = e
-		}
-	}
-	f, _ := strconv.ParseFloat(s[:end], 64) // out of range: ±Inf, which no column holds
+	f, _ := strconv.ParseFloat(num, 64) // out of range: ±Inf, which no column holds
 	return f
 }

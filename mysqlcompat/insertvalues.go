@@ -101,7 +101,7 @@ type countingIter struct {
 	sch   sql.Schema
 	nulls *insertNulls
 	// strict, in strict mode, is the destination whose values GMS would
-	// take where MySQL refuses them (strictBlankNumbers).
+	// take where MySQL refuses them (strictValues).
 	strict sql.Schema
 }
 
@@ -113,7 +113,7 @@ func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
 		case c.sch != nil:
 			adjustRow(ctx, c.sch, row, *c.n, c.nulls)
 		case c.strict != nil:
-			if err := strictBlankNumbers(c.strict, row, *c.n); err != nil {
+			if err := strictValues(ctx, c.strict, row, *c.n); err != nil {
 				return nil, err
 			}
 		}
@@ -317,7 +317,7 @@ func conversionError(err error) bool {
 	}
 	if sql.ErrValueOutOfRange.Is(err) || types.ErrConvertToDecimalLimit.Is(err) || sql.ErrInvalidValue.Is(err) ||
 		types.ErrConvertingToEnum.Is(err) || sql.ErrInvalidSetValue.Is(err) || sql.ErrConvertingToSet.Is(err) || types.ErrLengthBeyondLimit.Is(err) ||
-		types.ErrConvertingToTime.Is(err) || types.ErrConvertingToTimeOutOfRange.Is(err) || sql.ErrInvalidJson.Is(err) {
+		types.ErrConvertingToTime.Is(err) || types.ErrConvertingToYear.Is(err) || types.ErrConvertingToTimeOutOfRange.Is(err) || sql.ErrInvalidJson.Is(err) {
 		return true
 	}
 	msg := err.Error()
@@ -354,7 +354,7 @@ func valueError(col *sql.Column, v any, rowNum int64, inRange bool, cerr error) 
 		if !isStr {
 			return outOfRange()
 		}
-		if numberPrefix(str) {
+		if _, _, ok := numberPrefix(str); ok {
 			// A number with more after it ('7x'): MySQL stores the
 			// number, or fails in strict mode, as truncated.
 			return mysql.NewSQLError(mysql.ERWarnDataTruncated, "01000", "Data truncated for column '%s'%s", col.Name, at)
@@ -367,15 +367,18 @@ func valueError(col *sql.Column, v any, rowNum int64, inRange bool, cerr error) 
 		}
 		return mysql.NewSQLError(mysql.ERTruncatedWrongValueForField, mysql.SSUnknownSQLState,
 			"Incorrect double value: '%s' for column '%s'%s", text, col.Name, at)
-	case types.IsTime(typ) || types.IsTimespan(typ) || types.IsYear(typ):
+	case types.IsYear(typ):
+		if _, code, ok := yearOf(v); ok && code != 0 {
+			return yearError(col.Name, v, code, rowNum)
+		}
+		return outOfRange()
+	case types.IsTime(typ) || types.IsTimespan(typ):
 		kind := "datetime"
 		switch typ.Type() {
 		case sqltypes.Date:
 			kind = "date"
 		case sqltypes.Time:
 			kind = "time"
-		case sqltypes.Year:
-			return outOfRange()
 		}
 		return mysql.NewSQLError(mysql.ERTruncatedWrongValue, "22007",
 			"Incorrect %s value: '%s' for column '%s'%s", kind, text, col.Name, at)
@@ -391,20 +394,6 @@ func valueError(col *sql.Column, v any, rowNum int64, inRange bool, cerr error) 
 		}
 	}
 	return nil
-}
-
-// numberPrefix reports whether s starts with a number, as MySQL reads one
-// for an integer column: white space, a sign, then a digit, or a point and
-// a digit.
-func numberPrefix(s string) bool {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		s = s[1:]
-	}
-	if s != "" && s[0] == '.' {
-		s = s[1:]
-	}
-	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
 // messageValue is a value as MySQL quotes it in a message: its text, cut to

@@ -1,6 +1,7 @@
 package mysqlcompat
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -32,6 +33,10 @@ import (
 //	  column's length, 1265 "Data truncated" (a Note when only spaces
 //	  were cut from a character string; nothing for CHAR)
 //	SET: the members it names, 1265
+//	ENUM: an unknown member (or 0) -> '' (index 0), 1265
+//	YEAR: rounded; below 0, 100 to 1900 or above 2155 -> 0000, 1264;
+//	  a string without a number -> 0000, 1366; a number followed by
+//	  other text -> the year, 1265 (yearOf)
 //	DATE, DATETIME, TIMESTAMP, TIME that does not parse: zero, 1265
 //	NULL for a NOT NULL column: the type's implicit default, 1048, in a
 //	  statement of several rows, a SELECT or an UPDATE (insertNulls); a
@@ -111,7 +116,27 @@ func (n *insertNulls) take(ctx *sql.Context, col *sql.Column, i int) any {
 	default:
 		return nil
 	}
-	return col.Type.Zero()
+	return implicitDefault(col.Type)
+}
+
+// implicitDefault is the value a NOT NULL column of the type typ takes for
+// NULL out of strict mode: its type's zero, but an ENUM's first member
+// (GMS's zero is the empty string of index 0).
+func implicitDefault(typ sql.Type) any {
+	if et, ok := typ.(sql.EnumType); ok && et.NumberOfElements() > 0 {
+		return uint16(1)
+	}
+	return typ.Zero()
+}
+
+// enumZero reports whether v converts to index 0 of the ENUM type typ (0,
+// '0'): GMS stores it silently, MySQL as an unknown member.
+func enumZero(ctx *sql.Context, typ sql.Type, v any) bool {
+	if v == nil || !types.IsEnum(typ) {
+		return false
+	}
+	cv, _, err := typ.Convert(ctx, v)
+	return err == nil && cv == uint16(0)
 }
 
 // singleRowValues reports whether src, an INSERT's source, is VALUES of one
@@ -138,16 +163,32 @@ func blankNumber(typ sql.Type, v any) bool {
 	return ok && strings.TrimSpace(s) == "" && (types.IsInteger(typ) || types.IsDecimal(typ))
 }
 
-// strictBlankNumbers returns MySQL's error for the first value of row, an
-// INSERT's row rowNum into sch, that strict mode refuses and GMS would
-// take: a blank string for a number (blankNumber). Or nil.
-func strictBlankNumbers(sch sql.Schema, row sql.Row, rowNum int64) error {
+// strictValues checks row, an INSERT's row rowNum into sch, in strict
+// mode: it returns MySQL's error for the first value that strict mode
+// refuses and GMS would take (a blank string for a number: blankNumber;
+// 0 for an ENUM: enumZero), or that GMS words its own way (a YEAR's:
+// yearOf), and stores each YEAR as MySQL reads it (GMS truncates 1999.6
+// and refuses '1900.9'). Or nil.
+func strictValues(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) error {
 	if len(row) < len(sch) {
 		return nil
 	}
 	row = row[len(row)-len(sch):]
 	for i, col := range sch {
-		if blankNumber(col.Type, row[i]) {
+		switch {
+		case row[i] == nil:
+		case types.IsYear(col.Type):
+			y, code, ok := yearOf(row[i])
+			switch {
+			case !ok:
+			case code == 0:
+				row[i] = y
+			default:
+				return yearError(col.Name, row[i], code, rowNum)
+			}
+		case enumZero(ctx, col.Type, row[i]):
+			return valueError(col, row[i], rowNum, true, nil)
+		case blankNumber(col.Type, row[i]):
 			if se := valueError(col, row[i], rowNum, true, nil); se != nil {
 				return se
 			}
@@ -158,13 +199,15 @@ func strictBlankNumbers(sch sql.Schema, row sql.Row, rowNum int64) error {
 
 // adjustValue returns v, bound for the column name of the type typ, as
 // MySQL stores it out of strict mode, with MySQL's warning when it had to
-// be changed. A value that converts is returned as it is, and so is one
-// this does not know how to adjust (a YEAR, JSON, an ENUM's unknown
-// member, which MySQL stores as the empty string and GMS cannot): GMS
-// reports it.
+// be changed. A value that converts is returned as it is (but a YEAR's,
+// which GMS truncates where MySQL rounds), and so is one this does not
+// know how to adjust (JSON): GMS reports it.
 func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int64) any {
 	if v == nil || types.IsJSON(typ) {
 		return v
+	}
+	if types.IsYear(typ) {
+		return adjustYear(ctx, name, v, rowNum)
 	}
 	if isBigInt(typ) {
 		// GMS converts through a float64, which neither keeps BIGINT's
@@ -182,11 +225,22 @@ func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int6
 			// GMS reads an empty string as 0 without a word.
 			return adjustNumber(ctx, typ, name, v, cv, rowNum)
 		}
+		if types.IsEnum(typ) && cv == uint16(0) {
+			warnTruncated(ctx, name, rowNum) // 0 is no member
+		}
 		return v
 	}
 	switch {
 	case types.IsInteger(typ), types.IsDecimal(typ), types.IsFloat(typ):
 		return adjustNumber(ctx, typ, name, v, cv, rowNum)
+	case types.IsEnum(typ):
+		// An unknown member, or a number that is none's: the empty string
+		// of index 0, which every ENUM holds.
+		if !types.ErrConvertingToEnum.Is(err) {
+			return v
+		}
+		warnTruncated(ctx, name, rowNum)
+		return uint16(0)
 	case types.IsSet(typ):
 		s, ok := v.(string)
 		if !ok || err == nil {
@@ -228,7 +282,7 @@ func adjustNumber(ctx *sql.Context, typ sql.Type, name string, v, cv any, rowNum
 		if b, ok := s.([]byte); ok {
 			text = string(b)
 		}
-		num, rest, ok := numericPrefix(text.(string))
+		num, rest, ok := numberPrefix(text.(string))
 		if !ok {
 			kind := "integer"
 			switch {
@@ -244,7 +298,7 @@ func adjustNumber(ctx *sql.Context, typ sql.Type, name string, v, cv any, rowNum
 		if err != nil {
 			return v
 		}
-		d, truncated = p, strings.TrimSpace(rest) != ""
+		d, truncated = p, !onlySpace(rest)
 	default:
 		p, ok := asDecimal(ctx, v)
 		if !ok {
@@ -314,55 +368,124 @@ func numberInto(ctx *sql.Context, typ sql.Type, d decimal.Decimal) (any, bool) {
 	}
 }
 
-// numericPrefix returns the number at the start of s as MySQL reads a
-// string stored in a number (leading spaces, a sign, digits, a fraction,
-// an exponent), and what follows it; ok is false when s starts with no
-// digit.
-func numericPrefix(s string) (num, rest string, ok bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
+// adjustYear returns v as a YEAR column stores it out of strict mode, with
+// MySQL's warning (yearOf); a value yearOf does not read (a date) as it is.
+func adjustYear(ctx *sql.Context, name string, v any, rowNum int64) any {
+	y, code, ok := yearOf(v)
+	if !ok {
+		return v
 	}
-	start := i
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
+	if code != 0 {
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: code, Message: yearError(name, v, code, rowNum).Message})
 	}
-	digits := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
+	return y
+}
+
+// yearError is MySQL's error for v, bound for the YEAR column name, of the
+// code yearOf gave it.
+func yearError(name string, v any, code int, rowNum int64) *mysql.SQLError {
+	at := atRow(rowNum)
+	switch code {
+	case prefixNone:
+		return mysql.NewSQLError(mysql.ERTruncatedWrongValueForField, mysql.SSUnknownSQLState,
+			"Incorrect integer value: '%s' for column '%s'%s", messageValue(v), name, at)
+	case prefixTruncated:
+		return mysql.NewSQLError(mysql.ERWarnDataTruncated, "01000", "Data truncated for column '%s'%s", name, at)
 	}
-	if i < len(s) && s[i] == '.' {
-		j := i + 1
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-			digits++
+	return mysql.NewSQLError(mysql.ERWarnDataOutOfRange, "22003", "Out of range value for column '%s'%s", name, at)
+}
+
+// yearOf returns the YEAR MySQL stores for v, a number or a string, and
+// the code of what storing it gives (0: nothing; 1264, 1265 or 1366,
+// warnings out of strict mode and errors in it); ok is false for other
+// values (a date: GMS's). A number is rounded; 1 to 69 are 2001 to 2069,
+// 70 to 99 are 1970 to 1999, 0 is 0000 (as a string of other than four
+// characters 2000); below 0, 100 to 1900 and above 2155 are out of range
+// (0000). A string is read by its number prefix (numprefix.go), its range
+// checked before its rest.
+func yearOf(v any) (y int16, code int, ok bool) {
+	var d decimal.Decimal
+	zero := int16(0)
+	switch x := v.(type) {
+	case string:
+		return yearOfString(x)
+	case []byte:
+		return yearOfString(string(x))
+	case int8:
+		return yearOfNumber(int64(x), zero, 0)
+	case int16:
+		return yearOfNumber(int64(x), zero, 0)
+	case int32:
+		return yearOfNumber(int64(x), zero, 0)
+	case int64:
+		return yearOfNumber(x, zero, 0)
+	case int:
+		return yearOfNumber(int64(x), zero, 0)
+	case uint8:
+		return yearOfNumber(int64(x), zero, 0)
+	case uint16:
+		return yearOfNumber(int64(x), zero, 0)
+	case uint32:
+		return yearOfNumber(int64(x), zero, 0)
+	case uint64:
+		return yearOfNumber(int64(min(x, 1<<16)), zero, 0)
+	case uint:
+		return yearOfNumber(int64(min(x, 1<<16)), zero, 0)
+	case float32:
+		d = decimal.NewFromFloat32(x)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, mysql.ERWarnDataOutOfRange, true
 		}
-		if digits > 0 {
-			i = j
-		}
+		d = decimal.NewFromFloat(x)
+	case decimal.Decimal:
+		d = x
+	default:
+		return 0, 0, false
 	}
-	if digits == 0 {
-		return "", s, false
+	return yearOfDecimal(d, zero, 0)
+}
+
+// yearOfString is yearOf of a string.
+func yearOfString(s string) (int16, int, bool) {
+	num, code := numberPrefixCode(s)
+	if code == prefixNone {
+		return 0, code, true
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			i = k
-		}
+	d, err := decimal.NewFromString(num)
+	if err != nil {
+		return 0, mysql.ERWarnDataOutOfRange, true // an exponent past int32
 	}
-	num = s[start:i]
-	if strings.HasSuffix(num, ".") {
-		num = num[:len(num)-1]
+	zero := int16(0)
+	if len(s) != 4 {
+		zero = 2000
 	}
-	return num, s[i:], true
+	return yearOfDecimal(d, zero, code)
+}
+
+// yearOfDecimal is yearOf of d, rounded; zero is the year 0 stands for,
+// code the code when in range.
+func yearOfDecimal(d decimal.Decimal, zero int16, code int) (int16, int, bool) {
+	d = d.Round(0)
+	if d.Sign() < 0 || d.GreaterThan(decimal.NewFromInt(2155)) {
+		return 0, mysql.ERWarnDataOutOfRange, true
+	}
+	return yearOfNumber(d.IntPart(), zero, code)
+}
+
+// yearOfNumber is yearOf of the integer n.
+func yearOfNumber(n int64, zero int16, code int) (int16, int, bool) {
+	switch {
+	case n < 0, n > 2155, n >= 100 && n <= 1900:
+		return 0, mysql.ERWarnDataOutOfRange, true
+	case n == 0:
+		return zero, code, true
+	case n < 70:
+		return int16(n + 2000), code, true
+	case n < 100:
+		return int16(n + 1900), code, true
+	}
+	return int16(n), code, true
 }
 
 // truncateString cuts v to the length of the string type typ: characters

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"weak"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
@@ -382,8 +383,15 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 		return nil, err
 	}
 	// GMS binds the texts with its own parser: values for generated
-	// columns rewritten in them as the engine's parser does.
-	return mysqlcompat.BindableTriggers(ctx, d, defs), nil
+	// columns rewritten in them as the engine's parser does, kept while
+	// the catalog this transaction reads is the latest.
+	var at mysqlcompat.CatalogVersion
+	if v, current := t.catalogVersion(); current {
+		// A weak pointer: the process's cache must not keep a closed
+		// store alive.
+		at = mysqlcompat.CatalogVersion{Owner: weak.Make(d.store), Version: v}
+	}
+	return mysqlcompat.BindableTriggers(ctx, d, defs, at), nil
 }
 
 // CreateTrigger implements sql.TriggerDatabase.
