@@ -27,6 +27,11 @@ type catalogCache struct {
 	// haveDatabases is set.
 	databases     []sql.Database
 	haveDatabases bool
+	// triggers holds each database's decoded trigger definitions in
+	// creation order, by the catalog key prefix of its triggers. GMS asks
+	// for them at every INSERT, UPDATE and DELETE it plans, and reading
+	// them is a catalog scan and a decode per trigger.
+	triggers map[string][]sql.TriggerDefinition
 }
 
 type catalogEntry struct {
@@ -101,11 +106,42 @@ func (c *catalogCache) addAllDatabases(dbs []sql.Database, seq, v uint64) {
 	c.mu.Unlock()
 }
 
+// triggersOf returns the cached trigger definitions under the catalog key
+// prefix prefix, valid for a reader whose snapshot is at seq. The caller
+// must not modify them.
+func (c *catalogCache) triggersOf(prefix []byte, seq uint64) ([]sql.TriggerDefinition, bool) {
+	if seq < c.version.Load() {
+		return nil, false
+	}
+	c.mu.RLock()
+	defs, ok := c.triggers[string(prefix)]
+	c.mu.RUnlock()
+	return defs, ok
+}
+
+// addTriggers caches the trigger definitions under prefix that a reader at
+// seq read while the catalog was at version v (read before the engine
+// read).
+func (c *catalogCache) addTriggers(prefix []byte, defs []sql.TriggerDefinition, seq, v uint64) {
+	if seq < v {
+		return
+	}
+	c.mu.Lock()
+	if c.version.Load() == v {
+		if c.triggers == nil || len(c.triggers) >= catalogCacheMax {
+			c.triggers = make(map[string][]sql.TriggerDefinition)
+		}
+		c.triggers[string(prefix)] = defs
+	}
+	c.mu.Unlock()
+}
+
 // invalidate records that the catalog changed at engine sequence seq.
 func (c *catalogCache) invalidate(seq uint64) {
 	c.mu.Lock()
 	c.version.Store(seq)
 	c.entries = nil
 	c.databases, c.haveDatabases = nil, false
+	c.triggers = nil
 	c.mu.Unlock()
 }

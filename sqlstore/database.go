@@ -378,15 +378,32 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) {
 	t, release := d.store.view(ctx)
 	defer release()
-	defs, err := allDefinitions[sql.TriggerDefinition](d, t, kindTrigger)
-	if err != nil {
-		return nil, err
+	// GMS asks at every write it plans; the decoded definitions are kept
+	// in the catalog cache while the catalog this transaction reads is the
+	// latest.
+	v, current := t.catalogVersion()
+	prefix := catalogKey(kindTrigger, d.name)
+	defs, ok := []sql.TriggerDefinition(nil), false
+	if current {
+		defs, ok = d.store.catalog.triggersOf(prefix, t.tx.StartVersion())
+	}
+	if !ok {
+		var err error
+		if defs, err = allDefinitions[sql.TriggerDefinition](d, t, kindTrigger); err != nil {
+			return nil, err
+		}
+		if current {
+			d.store.catalog.addTriggers(prefix, defs, t.tx.StartVersion(), v)
+		}
+	}
+	if len(defs) == 0 {
+		return nil, nil
 	}
 	// GMS binds the texts with its own parser: values for generated
 	// columns rewritten in them as the engine's parser does, kept while
 	// the catalog this transaction reads is the latest.
 	var at mysqlcompat.CatalogVersion
-	if v, current := t.catalogVersion(); current {
+	if current {
 		// A weak pointer: the process's cache must not keep a closed
 		// store alive.
 		at = mysqlcompat.CatalogVersion{Owner: weak.Make(d.store), Version: v}
