@@ -185,3 +185,24 @@ func isTableFilter(n sql.Node) bool {
 	}
 	return false
 }
+
+// PlanFixedLookups returns n, a plan about to be built with b or an
+// executor wrapping it (an EXPLAIN of it, which an outer builder answers
+// itself), with its lookups planned as the builder Install made will plan
+// them when it builds n: the plan that runs. Other plans, and any plan
+// when b holds no such builder, come back as they are.
+func PlanFixedLookups(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.Node, error) {
+	for x := b; ; {
+		if e, ok := x.(valueRulesExec); ok {
+			if !fixedBatches(n) {
+				return n, nil
+			}
+			return planFixedRanges(ctx, e.a, n)
+		}
+		u, ok := x.(interface{ Unwrap() sql.NodeExecBuilder })
+		if !ok {
+			return n, nil
+		}
+		x = u.Unwrap()
+	}
+}
