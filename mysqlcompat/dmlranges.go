@@ -160,15 +160,29 @@ func planFixedRanges(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) (sql.No
 }
 
 // hasTableFilter reports whether n has a filter directly over a table.
+// The nodes of a write by key are followed by their fields, which
+// allocates nothing; other nodes by their children.
 func hasTableFilter(n sql.Node) bool {
-	found := false
-	transform.Inspect(n, func(n sql.Node) bool {
-		if isTableFilter(n) {
-			found = true
+	switch x := n.(type) {
+	case *plan.Filter:
+		return isTableFilter(x) || hasTableFilter(x.Child)
+	case *plan.Update:
+		return hasTableFilter(x.Child)
+	case *plan.UpdateSource:
+		return hasTableFilter(x.Child)
+	case *plan.DeleteFrom:
+		return hasTableFilter(x.Child)
+	case *exactUpdate:
+		return hasTableFilter(x.child)
+	case *plan.IndexedTableAccess, *plan.ResolvedTable:
+		return false
+	}
+	for _, c := range n.Children() {
+		if hasTableFilter(c) {
+			return true
 		}
-		return !found
-	})
-	return found
+	}
+	return false
 }
 
 func isTableFilter(n sql.Node) bool {
