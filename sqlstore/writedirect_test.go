@@ -331,3 +331,44 @@ func TestDirectWriteMetadataLockFirst(t *testing.T) {
 	_, err = c.Exec(ctx, "ROLLBACK")
 	require.NoError(t, err)
 }
+
+// TestDirectWriteAfterAlter: a write by key on a kept plan whose metadata
+// lock waited for an ALTER that changed the table is planned afresh, and
+// writes the row in the table's new definition.
+func TestDirectWriteAfterAlter(t *testing.T) {
+	ctx := context.Background()
+	d, e, c := directConn(t, txnPessimistic)
+	holder := directConnOn(t, e, txnPessimistic)
+	alter := directConnOn(t, e, txnPessimistic)
+	up, err := c.Prepare(ctx, "UPDATE t SET k = k + 1 WHERE id = ?")
+	require.NoError(t, err)
+	for i := int64(10); i < 14; i++ {
+		_, err := up.Exec(ctx, Arg{Ordinal: 1, Value: i})
+		require.NoError(t, err)
+	}
+	require.Positive(t, up.wr.directRuns)
+	for _, q := range []string{"BEGIN", "UPDATE t SET k = 5 WHERE id = 50"} {
+		_, err := holder.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	altered := make(chan error, 1)
+	go func() {
+		_, err := alter.Exec(ctx, "ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 9")
+		altered <- err
+	}()
+	waitQueued(&d.s.mdl, 1)
+	updated := make(chan error, 1)
+	go func() {
+		_, err := up.Exec(ctx, Arg{Ordinal: 1, Value: int64(7)})
+		updated <- err
+	}()
+	waitQueued(&d.s.mdl, 2)
+	_, err = holder.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-altered)
+	require.NoError(t, <-updated)
+	require.Equal(t, []string{"[7 1 c7 9]"}, queryAll(t, c, "SELECT id, k, c, extra FROM t WHERE id = 7"))
+	_, err = up.Exec(ctx, Arg{Ordinal: 1, Value: int64(7)})
+	require.NoError(t, err)
+	require.Equal(t, []string{"[7 2 c7 9]"}, queryAll(t, c, "SELECT id, k, c, extra FROM t WHERE id = 7"))
+}
