@@ -19,7 +19,8 @@
 // list is the one to send upstream.
 //
 //   - exact SUM and AVG (exactagg.go): SUM and AVG over integers and
-//     DECIMALs exact, nullable and typed as in MySQL. TestExactSumAndAvg.
+//     DECIMALs exact, nullable and typed as in MySQL. TestExactSumAndAvg,
+//     TestExactSumOverSetOps.
 //   - window peers (windowpeers.go): tied ORDER BY values are peers (RANK
 //     of equal DECIMALs and of []byte keys), and the default RANGE frame
 //     of an aggregate with ORDER BY. TestWindowPeers.
@@ -85,6 +86,12 @@
 //     key range of the pattern's prefix. TestPlanningSpec.
 //   - INTERSECT and EXCEPT (setopkeys.go): rows matched by their
 //     memcomparable keys. TestPlanningSpec.
+//   - lookups of a single-table UPDATE or DELETE (dmlranges.go): planned
+//     from the values the corrections before index planning give (CAST
+//     of strings to integers, PAD SPACE literals, global-only variables),
+//     so the statement touches the rows SELECT finds; GMS's fixed batches
+//     keyed the lookup by GMS's own value and dropped the conjunct.
+//     TestDMLRowsSpec, TestPlanningSpec.
 //   - EXISTS in a single-table UPDATE or DELETE (dmlsubqueries.go): the
 //     statement runs; GMS left its subquery unanalyzed (1105).
 //     TestPlanningSpec.

@@ -236,6 +236,8 @@ func (r *aggRetyper) retypedAt(n sql.Node, i int) bool {
 		return i < len(n.SelectedExprs) && r.reads(n.SelectedExprs[i])
 	case *plan.SetOp:
 		return r.retypedAt(n.Left(), i) || r.retypedAt(n.Right(), i)
+	case *keySetOp: // INTERSECT and EXCEPT by keys (setopkeys.go)
+		return r.retypedAt(n.left, i) || r.retypedAt(n.right, i)
 	case *plan.Distinct, *plan.Sort, *plan.Limit, *plan.TopN, *plan.Filter, *plan.Having, *plan.Offset, *keyDistinct:
 		return r.retypedAt(n.Children()[0], i)
 	}
@@ -243,11 +245,12 @@ func (r *aggRetyper) retypedAt(n sql.Node, i int) bool {
 }
 
 // setOpUnder returns the set operation n is, or the one under the nodes
-// keyDistincts puts over a UNION DISTINCT (keydistinct.go).
-func setOpUnder(n sql.Node) (*plan.SetOp, bool) {
+// keyDistincts puts over a UNION DISTINCT (keydistinct.go) and in place of
+// an INTERSECT or EXCEPT (a keySetOp, setopkeys.go).
+func setOpUnder(n sql.Node) (sql.Node, bool) {
 	for {
 		switch x := n.(type) {
-		case *plan.SetOp:
+		case *plan.SetOp, *keySetOp:
 			return x, true
 		case *plan.Limit, *plan.Offset, *plan.Sort, *keyDistinct:
 			n = x.Children()[0]

@@ -150,3 +150,45 @@ func TestExactSumMatchesBigInt(t *testing.T) {
 	rows, _ := d.queryTyped("SELECT g, SUM(n), SUM(u) FROM r GROUP BY g ORDER BY g")
 	require.Equal(t, "["+want.String()+"]", rows)
 }
+
+// TestExactSumOverSetOps: an exact aggregate over a derived table of an
+// INTERSECT or EXCEPT (which keyDistincts runs over its own node,
+// setopkeys.go) of exact sums is typed and computed as over a UNION's.
+func TestExactSumOverSetOps(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, d DECIMAL(17,2), n BIGINT, g INT)")
+	d.exec(`INSERT INTO t VALUES
+		(1, 123456789012345.67, 9223372036854775807, 1),
+		(2, 0.01, 9223372036854775807, 1),
+		(3, -0.05, -5, 2)`)
+	for _, op := range []string{"UNION", "UNION ALL", "INTERSECT", "INTERSECT ALL", "EXCEPT", "EXCEPT ALL"} {
+		// The right side is the left's group 1 only: INTERSECT keeps it,
+		// EXCEPT keeps group 2, UNION both.
+		right := "SELECT g, SUM(d), SUM(n) FROM t WHERE g = 1 GROUP BY g"
+		q := "SELECT SUM(sd), SUM(sn), AVG(sn) FROM (SELECT g, SUM(d) sd, SUM(n) sn FROM t GROUP BY g " + op + " " + right + ") x"
+		rows, typs := d.queryTyped(q)
+		want := map[string]string{
+			"UNION":         "[[123456789012345.63 18446744073709551609 9223372036854775804.5000]]",
+			"UNION ALL":     "[[246913578024691.31 36893488147419103223 12297829382473034407.6667]]",
+			"INTERSECT":     "[[123456789012345.68 18446744073709551614 18446744073709551614.0000]]",
+			"INTERSECT ALL": "[[123456789012345.68 18446744073709551614 18446744073709551614.0000]]",
+			"EXCEPT":        "[[-0.05 -5 -5.0000]]",
+			"EXCEPT ALL":    "[[-0.05 -5 -5.0000]]",
+		}[op]
+		if rows != want {
+			t.Errorf("%s:\n got %s\nwant %s", q, rows, want)
+		}
+		require.Equal(t, []string{"decimal(61,2) null", "decimal(63,0) null", "decimal(45,4) null"}, typs, q)
+	}
+	// Its columns read above it, and a table made of it.
+	const sides = "SELECT SUM(n) sn FROM t GROUP BY g %s SELECT SUM(n) FROM t WHERE g = 1 GROUP BY g"
+	rows, typs := d.queryTyped("SELECT sn + 1 FROM (" + fmt.Sprintf(sides, "INTERSECT") + ") x")
+	require.Equal(t, "[[18446744073709551615]]", rows)
+	_, unionTyps := d.queryTyped("SELECT sn + 1 FROM (" + fmt.Sprintf(sides, "UNION ALL") + ") x")
+	require.Equal(t, unionTyps, typs)
+	d.queryTyped("CREATE TABLE c AS SELECT SUM(d) s FROM t GROUP BY g EXCEPT SELECT SUM(d) FROM t WHERE g = 1 GROUP BY g")
+	rows, _ = d.queryTyped("SHOW CREATE TABLE c")
+	require.Contains(t, rows, "`s` decimal(39,2)\n", "CREATE TABLE ... AS SELECT ... EXCEPT")
+	rows, _ = d.queryTyped("SELECT * FROM c")
+	require.Equal(t, "[[-0.05]]", rows)
+}

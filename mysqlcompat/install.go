@@ -130,6 +130,9 @@ func (e valueRulesExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowI
 		if err != nil {
 			return nil, err
 		}
+		if q, err = planFixedRanges(ctx, e.a, q); err != nil { // dmlranges.go
+			return nil, err
+		}
 		q, _, err = e.rules(ctx, e.a, q, nil, analyzer.DefaultRuleSelector, nil)
 		if err != nil {
 			return nil, err

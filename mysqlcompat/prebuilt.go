@@ -19,7 +19,11 @@ func ApplyValueRules(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.N
 		e, ok := x.(valueRulesExec)
 		if ok {
 			if fixedBatches(n) {
-				nn, _, err := e.rules(ctx, e.a, n, nil, analyzer.DefaultRuleSelector, nil)
+				nn, err := planFixedRanges(ctx, e.a, n) // dmlranges.go
+				if err != nil {
+					return nil, nil, err
+				}
+				nn, _, err = e.rules(ctx, e.a, nn, nil, analyzer.DefaultRuleSelector, nil)
 				if err != nil {
 					return nil, nil, err
 				}

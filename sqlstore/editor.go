@@ -100,12 +100,18 @@ func (e *editor) bind(ctx *sql.Context) error {
 // StatementBegin implements sql.EditOpenerCloser.
 func (e *editor) StatementBegin(ctx *sql.Context) {
 	if e.bind(ctx) == nil {
-		e.endMarked()
-		e.mark, e.marked, e.markTx = e.tx.mark(), true, e.tx
-		e.tx.mu.Lock()
-		e.tx.editing++
-		e.tx.mu.Unlock()
+		e.openStatement()
 	}
+}
+
+// openStatement opens the statement bracket in the transaction the editor
+// is bound to.
+func (e *editor) openStatement() {
+	e.endMarked()
+	e.mark, e.marked, e.markTx = e.tx.mark(), true, e.tx
+	e.tx.mu.Lock()
+	e.tx.editing++
+	e.tx.mu.Unlock()
 }
 
 // endMarked ends the statement bracket StatementBegin opened.
@@ -470,12 +476,10 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 }
 
 // updateStored is Update of a row the statement has just locked and read
-// itself (writedirect.go): stored is the row as stored under key (its
-// value had size bytes), the row GMS would have handed to Update.
+// itself (writedirect.go), with the editor bound: stored is the row as
+// stored under key (its value had size bytes), the row GMS would have
+// handed to Update.
 func (e *editor) updateStored(ctx *sql.Context, stored, new sql.Row, key []byte, size int) error {
-	if err := e.bind(ctx); err != nil {
-		return err
-	}
 	if err := e.def.checkFinite(new); err != nil {
 		return err
 	}

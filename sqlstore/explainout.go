@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // explainExec is an engine's exec builder that answers EXPLAIN in MySQL's
@@ -37,6 +39,12 @@ func (e explainExec) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter
 		return e.NodeExecBuilder.Build(ctx, n, r)
 	}
 	child := dq.Query()
+	// A statement of GMS's fixed batches reads as it will run: its
+	// lookups planned from corrected values (mysqlcompat/dmlranges.go).
+	child, err := mysqlcompat.PlanFixedLookups(ctx, e.NodeExecBuilder, child)
+	if err != nil {
+		return nil, err
+	}
 	if nn, _, err := explainScans(ctx, child); err == nil {
 		child = nn
 	}

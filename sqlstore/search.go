@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
 
@@ -54,6 +55,11 @@ func (t *Table) SkipIndexCosting() bool { return false }
 
 // LookupForExpressions implements sql.IndexSearchableTable.
 func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
+	if mysqlcompat.NeedsRangeCorrection(ctx, exprs) {
+		// No lookup before the corrections (mysqlcompat/dmlranges.go):
+		// the filter stays whole, for the exec builder to plan.
+		return sql.IndexLookup{}, nil, nil, true, nil
+	}
 	if t.def.keyless {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}

@@ -177,6 +177,14 @@ func endReadStatement(ctx *sql.Context, commit bool, found int64, err error) err
 	}
 	setQueryInfo(ctx, sql.RowCount, -1)
 	setQueryInfo(ctx, sql.FoundRows, found)
+	endStatement(ctx)
+	return err
+}
+
+// endStatement ends a statement run without GMS's iterators as they end
+// one, after its commit: the process list entry and the root span ended,
+// the transaction a PREPARE kept taken up (nestedtxn.go).
+func endStatement(ctx *sql.Context) {
 	ctx.ProcessList.EndQuery(ctx)
 	if span := ctx.RootSpan(); span != nil {
 		span.End()
@@ -184,7 +192,6 @@ func endReadStatement(ctx *sql.Context, commit bool, found int64, err error) err
 	if s, ok := ctx.Session.(*Session); ok {
 		s.takeUp(ctx)
 	}
-	return err
 }
 
 // release marks the iterator closed and gives it back to its

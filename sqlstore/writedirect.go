@@ -37,9 +37,13 @@ import (
 // or an expression, and keep GMS's path), and the engine's executor is
 // GMS's own, with nothing around it that checks plans as it builds them
 // (the server's privilege and read_only checks do: mysqlcompat.PlainExec),
-// a directWrite runs it. It locks and reads the row as the table's locking
-// scan does (locks.go), evaluates the plan's own SET expressions over it
-// in order, with the execution's arguments read through argRef where the
+// a directWrite runs it. It binds the table's editor to the transaction
+// first, once, as planning and GMS's editor come before any row is read: a
+// READ ONLY transaction fails there, and the table's SHARED_WRITE metadata
+// lock is taken (mdl.go; a definition changed while it was waited for
+// sends the execution to planning). It then locks and reads the row as the
+// table's locking scan does (locks.go), evaluates the plan's own SET
+// expressions over it in order, with the execution's arguments read through argRef where the
 // template's literals were, compares old and new rows under the update's
 // schema and checks NOT NULL as GMS's update iterator does, writes through
 // the table's editor within a statement bracket, giving it the row it read
@@ -243,12 +247,23 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 		clearAutocommit(ctx)
 		return nil, nil, StatementError(query, sql.ErrReadOnly.New())
 	}
+	// The editor bound to the transaction, as planning and GMS's editor
+	// would bind it before any row is read: a READ ONLY transaction's
+	// error first, then the table's SHARED_WRITE metadata lock (mdl.go).
+	if err := d.ed.bind(ctx); err != nil {
+		clearAutocommit(ctx)
+		return nil, nil, StatementError(query, err)
+	}
+	if d.ed.def != d.def {
+		// The definition changed while its lock was waited for.
+		return nil, nil, errStalePlan
+	}
 	it := &d.iter
-	if it.busy {
+	if it.busy() {
 		// A result of this statement is still open (Query): a fresh one.
 		it = &directIter{}
 	}
-	*it = directIter{d: d, v: v, busy: true}
+	*it = directIter{d: d, v: v}
 	rec := &d.rec
 	if it != &d.iter {
 		rec = &recoveringIter{}
@@ -263,11 +278,13 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 type directIter struct {
 	d      *directWrite
 	v      int64 // the key
-	busy   bool  // not closed yet
 	ran    bool
 	closed bool
 	row    [1]any
 }
+
+// busy reports whether it is the result of an execution, not closed yet.
+func (it *directIter) busy() bool { return it.d != nil && !it.closed }
 
 func (it *directIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if it.ran {
@@ -312,34 +329,32 @@ func (it *directIter) Close(ctx *sql.Context) error {
 	if it.closed {
 		return nil
 	}
-	it.closed, it.busy = true, false
-	defer func() {
-		ctx.ProcessList.EndQuery(ctx)
-		if span := ctx.RootSpan(); span != nil {
-			span.End()
+	it.closed = true
+	var err error
+	if sess, ok := ctx.Session.(*Session); ok && sess.Autocommitting(ctx) {
+		if tx := ctx.GetTransaction(); tx != nil {
+			if err = sess.CommitTransaction(ctx, tx); err == nil {
+				ctx.SetTransaction(nil)
+			}
 		}
-	}()
-	tx := ctx.GetTransaction()
-	if tx == nil {
-		return nil
 	}
-	sess, ok := ctx.Session.(*Session)
-	if !ok || !sess.Autocommitting(ctx) {
-		return nil
-	}
-	if err := sess.CommitTransaction(ctx, tx); err != nil {
-		return err
-	}
-	ctx.SetTransaction(nil)
-	return nil
+	endStatement(ctx)
+	return err
 }
 
 // exec makes the write of key v in a statement bracket of the editor, as
 // GMS's table-editor iterator brackets it, and returns its OK result.
 func (d *directWrite) exec(ctx *sql.Context, v int64) (any, error) {
 	ed := d.ed
-	ed.tx, ed.err = nil, nil
-	ed.StatementBegin(ctx)
+	if tx := txnOf(ctx); tx != ed.tx || tx.isDone() {
+		// Another statement ended the transaction runDirect bound the
+		// editor to before this result was read.
+		if err := ed.bind(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ed.err = nil
+	ed.openStatement()
 	res, err := d.write(ctx, v)
 	if err == nil {
 		select {
@@ -366,12 +381,10 @@ func (d *directWrite) exec(ctx *sql.Context, v int64) (any, error) {
 // oneRange stands for the one key of a point write's access plan.
 var oneRange [1]planner.KeyRange
 
-// write locks and reads the row of key v, and updates or deletes it.
+// write locks and reads the row of key v, and updates or deletes it, in
+// the transaction the editor is bound to.
 func (d *directWrite) write(ctx *sql.Context, v int64) (any, error) {
-	tx, err := d.tbl.store.writer(ctx)
-	if err != nil {
-		return nil, err
-	}
+	tx := d.ed.tx
 	def := d.def
 	key := appendIndexPrefix(d.key[:0], def.id, primaryIndexID)
 	key, ok := codec.AppendIntKey(key, d.typ, v, codec.Asc)
@@ -392,9 +405,6 @@ func (d *directWrite) write(ctx *sql.Context, v int64) (any, error) {
 		d.old = old
 		matched = 1
 		if d.kind == writeDelete {
-			if err := d.ed.bind(ctx); err != nil {
-				return nil, err
-			}
 			pk := key[indexPrefixLen(def.id, primaryIndexID):]
 			if err := d.ed.remove(old, pk, key, len(value)); err != nil {
 				return nil, err

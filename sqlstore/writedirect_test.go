@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
 )
 
@@ -244,4 +246,129 @@ func TestDirectWriteResults(t *testing.T) {
 	require.Equal(t, slow, fast)
 	require.Equal(t, 7, direct)
 	require.Equal(t, "Rows matched: 1  Changed: 1  Warnings: 0", fast[2].res.Info)
+}
+
+// TestDirectWriteReadOnlyTransaction: an UPDATE or DELETE by key on a kept
+// plan in a READ ONLY transaction fails with 1792 before it locks or reads
+// the row, as planning fails it: another transaction writes the row
+// without waiting for a lock.
+func TestDirectWriteReadOnlyTransaction(t *testing.T) {
+	ctx := context.Background()
+	_, e, c := directConn(t, txnPessimistic)
+	other := directConnOn(t, e, txnPessimistic)
+	up, err := c.Prepare(ctx, "UPDATE t SET k = k + 1 WHERE id = ?")
+	require.NoError(t, err)
+	del, err := c.Prepare(ctx, "DELETE FROM t WHERE id = ?")
+	require.NoError(t, err)
+	for i := int64(10); i < 14; i++ {
+		_, err := up.Exec(ctx, Arg{Ordinal: 1, Value: i})
+		require.NoError(t, err)
+		_, err = del.Exec(ctx, Arg{Ordinal: 1, Value: i})
+		require.NoError(t, err)
+	}
+	_, err = c.Exec(ctx, "START TRANSACTION READ ONLY")
+	require.NoError(t, err)
+	for _, st := range []*Stmt{up, del} {
+		_, err := st.Exec(ctx, Arg{Ordinal: 1, Value: int64(1)})
+		require.Error(t, err)
+		var me *mysql.SQLError
+		require.ErrorAs(t, err, &me)
+		require.Equal(t, 1792, me.Num, err.Error())
+	}
+	// No lock was taken: the other transaction does not wait (it would
+	// fail with 1205 after the one-second wait).
+	for _, q := range []string{"SET innodb_lock_wait_timeout = 1", "BEGIN", "UPDATE t SET k = 7 WHERE id = 1", "COMMIT"} {
+		_, err := other.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	_, err = c.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+}
+
+// TestDirectWriteMetadataLockFirst: an UPDATE or DELETE by key on a kept
+// plan takes the table's SHARED_WRITE metadata lock before it locks the
+// row: when the metadata lock times out (1205, here against an index
+// build's lock), the row was never locked, and another transaction writes
+// it without waiting.
+func TestDirectWriteMetadataLockFirst(t *testing.T) {
+	ctx := context.Background()
+	d, e, c := directConn(t, txnPessimistic)
+	other := directConnOn(t, e, txnPessimistic)
+	up, err := c.Prepare(ctx, "UPDATE t SET k = k + 1 WHERE id = ?")
+	require.NoError(t, err)
+	del, err := c.Prepare(ctx, "DELETE FROM t WHERE id = ?")
+	require.NoError(t, err)
+	for i := int64(10); i < 14; i++ {
+		_, err := up.Exec(ctx, Arg{Ordinal: 1, Value: i})
+		require.NoError(t, err)
+		_, err = del.Exec(ctx, Arg{Ordinal: 1, Value: i})
+		require.NoError(t, err)
+	}
+	db, err := d.s.Provider().Database(d.ctx, "mydb")
+	require.NoError(t, err)
+	tbl, ok, err := db.GetTableInsensitive(d.ctx, "t")
+	require.NoError(t, err)
+	require.True(t, ok)
+	id := tbl.(*Table).def.id
+	build := mdlOwner()
+	_, err = d.s.mdl.acquire(context.Background(), build, id, mdlSharedNoWrite, time.Hour)
+	require.NoError(t, err)
+	for _, q := range []string{"SET lock_wait_timeout = 1", "BEGIN"} {
+		_, err := c.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	for _, st := range []*Stmt{up, del} {
+		_, err := st.Exec(ctx, Arg{Ordinal: 1, Value: int64(1)})
+		var me *mysql.SQLError
+		require.ErrorAs(t, err, &me)
+		require.Equal(t, mysql.ERLockWaitTimeout, me.Num, err.Error())
+	}
+	d.s.mdl.release(build, id)
+	for _, q := range []string{"SET innodb_lock_wait_timeout = 1", "BEGIN", "UPDATE t SET k = 7 WHERE id = 1", "COMMIT"} {
+		_, err := other.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	_, err = c.Exec(ctx, "ROLLBACK")
+	require.NoError(t, err)
+}
+
+// TestDirectWriteAfterAlter: a write by key on a kept plan whose metadata
+// lock waited for an ALTER that changed the table is planned afresh, and
+// writes the row in the table's new definition.
+func TestDirectWriteAfterAlter(t *testing.T) {
+	ctx := context.Background()
+	d, e, c := directConn(t, txnPessimistic)
+	holder := directConnOn(t, e, txnPessimistic)
+	alter := directConnOn(t, e, txnPessimistic)
+	up, err := c.Prepare(ctx, "UPDATE t SET k = k + 1 WHERE id = ?")
+	require.NoError(t, err)
+	for i := int64(10); i < 14; i++ {
+		_, err := up.Exec(ctx, Arg{Ordinal: 1, Value: i})
+		require.NoError(t, err)
+	}
+	require.Positive(t, up.wr.directRuns)
+	for _, q := range []string{"BEGIN", "UPDATE t SET k = 5 WHERE id = 50"} {
+		_, err := holder.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	altered := make(chan error, 1)
+	go func() {
+		_, err := alter.Exec(ctx, "ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 9")
+		altered <- err
+	}()
+	waitQueued(&d.s.mdl, 1)
+	updated := make(chan error, 1)
+	go func() {
+		_, err := up.Exec(ctx, Arg{Ordinal: 1, Value: int64(7)})
+		updated <- err
+	}()
+	waitQueued(&d.s.mdl, 2)
+	_, err = holder.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-altered)
+	require.NoError(t, <-updated)
+	require.Equal(t, []string{"[7 1 c7 9]"}, queryAll(t, c, "SELECT id, k, c, extra FROM t WHERE id = 7"))
+	_, err = up.Exec(ctx, Arg{Ordinal: 1, Value: int64(7)})
+	require.NoError(t, err)
+	require.Equal(t, []string{"[7 2 c7 9]"}, queryAll(t, c, "SELECT id, k, c, extra FROM t WHERE id = 7"))
 }
