@@ -9,7 +9,6 @@ import (
 	"github.com/strata-db/strata/kv/internal/leveliter"
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/internal/rangedel"
-	"github.com/strata-db/strata/kv/memtable"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
 )
@@ -294,10 +293,10 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	// through those tables' own iterators: its merge needs no inputs, only
 	// the range tombstones.
 	merge := ms == nil || ms.needsMerge()
-	var mems []memtable.Iter
-	if merge {
-		mems = mem.memIters(rs.numMemtables())
-	}
+	// memEmpty: no memtable holds an entry. A write made after this point
+	// is newer than the iterator's snapshot, so the memtables then have
+	// nothing the iterator could return.
+	memEmpty := true
 	for i := range rs.numMemtables() {
 		m, immutable := rs.memtable(i)
 		if immutable {
@@ -305,10 +304,7 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		} else if m.HasRangeDeletes() {
 			tombs = append(tombs, m.collectTombstones(seq)...)
 		}
-		if merge {
-			m.InitIter(&mems[i])
-			iters = append(iters, &mems[i])
-		}
+		memEmpty = memEmpty && m.Empty()
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
 	tio := &mem.tio // with the iterator's pooled memory: the level iterators keep it
@@ -321,16 +317,39 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	if upper != nil {
 		upperIncl = upper
 	}
+	// The levels' overlapping files, gathered first: an iterator whose
+	// bounds one table alone overlaps may read it without the merge.
+	var levelFiles [manifest.NumLevels][]*manifest.FileMetadata
+	var levelIters [manifest.NumLevels][]leveliter.File
+	tables := 0
 	for level := 0; level < manifest.NumLevels; level++ {
-		var files []*manifest.FileMetadata
-		var lf []leveliter.File
 		if level == 0 {
 			mem.l0 = rs.v.AppendOverlaps(mem.l0[:0], 0, lower, upperIncl)
-			files = mem.l0
+			levelFiles[0] = mem.l0
 		} else {
 			i, j := rs.v.OverlapIndices(level, lower, upperIncl)
-			files, lf = rs.v.Levels[level][i:j], rs.files[level][i:j:j]
+			levelFiles[level], levelIters[level] = rs.v.Levels[level][i:j], rs.files[level][i:j:j]
 		}
+		tables += len(levelFiles[level])
+	}
+	// One table and nothing else to read (no batch, no memtable entry, no
+	// MultiScan): the iterator reads that table's iterator directly, which
+	// applies the bounds itself. A merge of one input and a level iterator
+	// over one file would return the same entries through two more calls
+	// per entry and per seek (the short ranges of SQL statements over a
+	// settled tree are such reads). setBounds, which only a MultiScan
+	// calls, would pass narrower bounds on to the table iterator as well.
+	sole := ms == nil && b == nil && memEmpty && tables == 1
+	if merge && !sole {
+		mems := mem.memIters(rs.numMemtables())
+		for i := range mems {
+			m, _ := rs.memtable(i)
+			m.InitIter(&mems[i])
+			iters = append(iters, &mems[i])
+		}
+	}
+	for level := 0; level < manifest.NumLevels; level++ {
+		files, lf := levelFiles[level], levelIters[level]
 		if len(files) == 0 {
 			continue
 		}
@@ -354,6 +373,14 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			}
 			continue
 		}
+		if sole {
+			ti, err := d.openTableIter(files[0].FileNum, lower, upper, *tio)
+			if err != nil {
+				return fail(err)
+			}
+			iters = append(iters, ti)
+			continue
+		}
 		if level == 0 {
 			for i := len(files) - 1; i >= 0; i-- {
 				ti, err := d.openTableIter(files[i].FileNum, lower, upper, *tio)
@@ -368,6 +395,13 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	}
 	if len(tombs) > 0 {
 		it.tombs = rangedel.NewSet(tombs)
+	}
+	if sole {
+		it.mem, it.iter, it.sole = mem, iters[0], true
+		clear(iters)
+		mem.iters = iters[:0]
+		it.keyBuf, it.valBuf, it.search = mem.keyBuf, mem.valBuf, mem.search
+		return it, nil
 	}
 	mem.merge.Init(iters...)
 	clear(iters) // the merge holds the children now
