@@ -15,7 +15,7 @@ import (
 // the merge (Iterator.sole), and returns what the merge returned: the
 // newest visible version, no deleted key, no key under a range tombstone,
 // the versions a snapshot sees, forward and backward and from seeks. A
-// memtable entry anywhere puts the merge back.
+// memtable entry within the bounds puts the merge back.
 func TestIteratorSoleTable(t *testing.T) {
 	d, err := Open("/db", testOptions(vfs.NewMem()))
 	require.NoError(t, err)
@@ -95,15 +95,25 @@ func TestIteratorSoleTable(t *testing.T) {
 	o.Snapshot = snap
 	check(o, old, 95, 115, true)
 
-	// A memtable entry, even outside the bounds, puts the merge back: the
-	// iterator does not search the memtables to find out.
-	require.NoError(t, d.Set([]byte("z"), []byte("1"), NoSync))
-	check(bounds(10, 60), latest, 10, 60, false)
-	// And one inside them is returned.
+	// A memtable entry outside the bounds leaves the table alone to read;
+	// not for an iterator without bounds.
+	require.NoError(t, d.Set(key(300), []byte("x300"), NoSync))
+	check(bounds(10, 60), latest, 10, 60, true)
+	check(bounds(60, 200), latest, 60, 200, true)
+	latest[string(key(300))] = "x300"
+	check(&IterOptions{}, latest, 0, 301, false)
+	// One inside them puts the merge back, and is returned (or hides the
+	// key, when it is a deletion), except to an older snapshot.
 	require.NoError(t, d.Set(key(20), []byte("x020"), NoSync))
 	latest[string(key(20))] = "x020"
 	check(bounds(10, 60), latest, 10, 60, false)
+	require.NoError(t, d.Delete(key(61), NoSync))
+	delete(latest, string(key(61)))
+	check(bounds(60, 200), latest, 60, 200, false)
 	o = bounds(10, 60)
 	o.Snapshot = snap
 	check(o, old, 10, 60, false)
+	// The upper bound is exclusive: an entry there is outside.
+	check(bounds(62, 200), latest, 62, 200, true)
+	check(bounds(0, 20), latest, 0, 20, true)
 }

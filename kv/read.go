@@ -9,6 +9,7 @@ import (
 	"github.com/strata-db/strata/kv/internal/leveliter"
 	"github.com/strata-db/strata/kv/internal/manifest"
 	"github.com/strata-db/strata/kv/internal/rangedel"
+	"github.com/strata-db/strata/kv/memtable"
 	"github.com/strata-db/strata/kv/stats"
 	"github.com/strata-db/strata/kv/table"
 )
@@ -155,6 +156,23 @@ func (m *memTable) maxCoveringSeq(ukey []byte, seq base.SeqNum, immutable bool) 
 	return best
 }
 
+// noEntryWithin reports whether the memtable it iterates holds no entry
+// in [lower, upper) (nil: unbounded), searching with *buf as the search
+// key's buffer. It leaves it unpositioned. An error counts as an entry:
+// the merge, which will read the memtable, then reports it.
+func noEntryWithin(it *memtable.Iter, lower, upper []byte, buf *[]byte) bool {
+	var kv *base.KV
+	if lower == nil {
+		kv = it.First()
+	} else {
+		*buf = base.MakeSearchKey((*buf)[:0], lower, base.SeqNumMax)
+		kv = it.SeekGE(*buf)
+	}
+	none := it.Error() == nil && (kv == nil || (upper != nil && bytes.Compare(kv.UserKey(), upper) >= 0))
+	_ = it.Close()
+	return none
+}
+
 // NewIter returns an iterator over the database (or a snapshot, with
 // o.Snapshot). o may be nil.
 func (d *DB) NewIter(o *IterOptions) (*Iterator, error) {
@@ -293,10 +311,14 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	// through those tables' own iterators: its merge needs no inputs, only
 	// the range tombstones.
 	merge := ms == nil || ms.needsMerge()
-	// memEmpty: no memtable holds an entry. A write made after this point
-	// is newer than the iterator's snapshot, so the memtables then have
-	// nothing the iterator could return.
-	memEmpty := true
+	var mems []memtable.Iter
+	if merge {
+		mems = mem.memIters(rs.numMemtables())
+	}
+	// memClear: no memtable holds an entry within the bounds. A write made
+	// after this point is newer than the iterator's snapshot, so the
+	// memtables then have nothing the iterator could return.
+	memClear := ms == nil && b == nil
 	for i := range rs.numMemtables() {
 		m, immutable := rs.memtable(i)
 		if immutable {
@@ -304,7 +326,12 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		} else if m.HasRangeDeletes() {
 			tombs = append(tombs, m.collectTombstones(seq)...)
 		}
-		memEmpty = memEmpty && m.Empty()
+		if merge {
+			m.InitIter(&mems[i])
+			if memClear && !m.Empty() {
+				memClear = noEntryWithin(&mems[i], opts.LowerBound, opts.UpperBound, &mem.search)
+			}
+		}
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
 	tio := &mem.tio // with the iterator's pooled memory: the level iterators keep it
@@ -332,19 +359,17 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		}
 		tables += len(levelFiles[level])
 	}
-	// One table and nothing else to read (no batch, no memtable entry, no
-	// MultiScan): the iterator reads that table's iterator directly, which
-	// applies the bounds itself. A merge of one input and a level iterator
-	// over one file would return the same entries through two more calls
-	// per entry and per seek (the short ranges of SQL statements over a
-	// settled tree are such reads). setBounds, which only a MultiScan
-	// calls, would pass narrower bounds on to the table iterator as well.
-	sole := ms == nil && b == nil && memEmpty && tables == 1
+	// One table and nothing else to read within the bounds (no batch, no
+	// memtable entry there, no MultiScan): the iterator reads that table's
+	// iterator directly, which applies the bounds itself. A merge of one
+	// input and a level iterator over one file would return the same
+	// entries through two more calls per entry and per seek (the short
+	// ranges of SQL statements mostly lie in one table of the last level).
+	// setBounds, which only a MultiScan calls, would pass narrower bounds
+	// on to the table iterator as well.
+	sole := memClear && tables == 1
 	if merge && !sole {
-		mems := mem.memIters(rs.numMemtables())
 		for i := range mems {
-			m, _ := rs.memtable(i)
-			m.InitIter(&mems[i])
 			iters = append(iters, &mems[i])
 		}
 	}
