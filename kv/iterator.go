@@ -74,6 +74,9 @@ type Iterator struct {
 	// otherwise: then an entry from an input that applies its bounds
 	// itself, a table's or a level's, needs no comparison with upper.
 	merge *merging.Iter
+	// sole: iter is the iterator of the one table the iterator reads
+	// (newIterAt), which applies the bounds itself.
+	sole bool
 }
 
 func (i *Iterator) visibleSeq(seq base.SeqNum) bool {
@@ -110,7 +113,7 @@ func (i *Iterator) findNextEntry(kv *base.KV, skipping bool) bool {
 	skipped := 0
 	for kv != nil {
 		ukey := kv.UserKey()
-		if i.upper != nil && (i.merge == nil || !i.merge.TopAppliesBounds()) && bytes.Compare(ukey, i.upper) >= 0 {
+		if i.upper != nil && !i.sole && (i.merge == nil || !i.merge.TopAppliesBounds()) && bytes.Compare(ukey, i.upper) >= 0 {
 			break
 		}
 		seq := kv.Seq()
@@ -393,7 +396,7 @@ func (i *Iterator) Close() error {
 		// The merge and the buffers go back to the pool: nothing of the
 		// Iterator may point at them any more.
 		putIterMem(m, i.keyBuf, i.valBuf, i.search)
-		i.mem, i.iter, i.merge = nil, closedIter{}, nil
+		i.mem, i.iter, i.merge, i.sole = nil, closedIter{}, nil, false
 		i.key, i.value, i.keyBuf, i.valBuf, i.search, i.iterKV = nil, nil, nil, nil, nil, nil
 	}
 	if i.err != nil {

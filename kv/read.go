@@ -156,6 +156,23 @@ func (m *memTable) maxCoveringSeq(ukey []byte, seq base.SeqNum, immutable bool) 
 	return best
 }
 
+// noEntryWithin reports whether the memtable it iterates holds no entry
+// in [lower, upper) (nil: unbounded), searching with *buf as the search
+// key's buffer. It leaves it unpositioned. An error counts as an entry:
+// the merge, which will read the memtable, then reports it.
+func noEntryWithin(it *memtable.Iter, lower, upper []byte, buf *[]byte) bool {
+	var kv *base.KV
+	if lower == nil {
+		kv = it.First()
+	} else {
+		*buf = base.MakeSearchKey((*buf)[:0], lower, base.SeqNumMax)
+		kv = it.SeekGE(*buf)
+	}
+	none := it.Error() == nil && (kv == nil || (upper != nil && bytes.Compare(kv.UserKey(), upper) >= 0))
+	_ = it.Close()
+	return none
+}
+
 // NewIter returns an iterator over the database (or a snapshot, with
 // o.Snapshot). o may be nil.
 func (d *DB) NewIter(o *IterOptions) (*Iterator, error) {
@@ -298,6 +315,10 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	if merge {
 		mems = mem.memIters(rs.numMemtables())
 	}
+	// memClear: no memtable holds an entry within the bounds. A write made
+	// after this point is newer than the iterator's snapshot, so the
+	// memtables then have nothing the iterator could return.
+	memClear := ms == nil && b == nil
 	for i := range rs.numMemtables() {
 		m, immutable := rs.memtable(i)
 		if immutable {
@@ -307,7 +328,9 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 		}
 		if merge {
 			m.InitIter(&mems[i])
-			iters = append(iters, &mems[i])
+			if memClear && !m.Empty() {
+				memClear = noEntryWithin(&mems[i], opts.LowerBound, opts.UpperBound, &mem.search)
+			}
 		}
 	}
 	lower, upper := opts.LowerBound, opts.UpperBound
@@ -321,16 +344,37 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	if upper != nil {
 		upperIncl = upper
 	}
+	// The levels' overlapping files, gathered first: an iterator whose
+	// bounds one table alone overlaps may read it without the merge.
+	var levelFiles [manifest.NumLevels][]*manifest.FileMetadata
+	var levelIters [manifest.NumLevels][]leveliter.File
+	tables := 0
 	for level := 0; level < manifest.NumLevels; level++ {
-		var files []*manifest.FileMetadata
-		var lf []leveliter.File
 		if level == 0 {
 			mem.l0 = rs.v.AppendOverlaps(mem.l0[:0], 0, lower, upperIncl)
-			files = mem.l0
+			levelFiles[0] = mem.l0
 		} else {
 			i, j := rs.v.OverlapIndices(level, lower, upperIncl)
-			files, lf = rs.v.Levels[level][i:j], rs.files[level][i:j:j]
+			levelFiles[level], levelIters[level] = rs.v.Levels[level][i:j], rs.files[level][i:j:j]
 		}
+		tables += len(levelFiles[level])
+	}
+	// One table and nothing else to read within the bounds (no batch, no
+	// memtable entry there, no MultiScan): the iterator reads that table's
+	// iterator directly, which applies the bounds itself. A merge of one
+	// input and a level iterator over one file would return the same
+	// entries through two more calls per entry and per seek (the short
+	// ranges of SQL statements mostly lie in one table of the last level).
+	// setBounds, which only a MultiScan calls, would pass narrower bounds
+	// on to the table iterator as well.
+	sole := memClear && tables == 1
+	if merge && !sole {
+		for i := range mems {
+			iters = append(iters, &mems[i])
+		}
+	}
+	for level := 0; level < manifest.NumLevels; level++ {
+		files, lf := levelFiles[level], levelIters[level]
 		if len(files) == 0 {
 			continue
 		}
@@ -354,6 +398,14 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 			}
 			continue
 		}
+		if sole {
+			ti, err := d.openTableIter(files[0].FileNum, lower, upper, *tio)
+			if err != nil {
+				return fail(err)
+			}
+			iters = append(iters, ti)
+			continue
+		}
 		if level == 0 {
 			for i := len(files) - 1; i >= 0; i-- {
 				ti, err := d.openTableIter(files[i].FileNum, lower, upper, *tio)
@@ -368,6 +420,13 @@ func (d *DB) newIterAt(rs *readState, b *Batch, o *IterOptions, ms *MultiScan) (
 	}
 	if len(tombs) > 0 {
 		it.tombs = rangedel.NewSet(tombs)
+	}
+	if sole {
+		it.mem, it.iter, it.sole = mem, iters[0], true
+		clear(iters)
+		mem.iters = iters[:0]
+		it.keyBuf, it.valBuf, it.search = mem.keyBuf, mem.valBuf, mem.search
+		return it, nil
 	}
 	mem.merge.Init(iters...)
 	clear(iters) // the merge holds the children now

@@ -20,7 +20,29 @@ type IntColumns struct {
 	// width says how each column up to last is skipped: a varint (0), a
 	// fixed number of bytes (> 0), or by skipValue (-1).
 	width []int8
+	// steps, when not nil, read the usual row in one pass (readShort):
+	// one step per column up to last, each skipping or reading it, with
+	// no NULL test per column. nullMask has a bit for each of those
+	// columns, all in the bitmap's first byte.
+	steps    []intStep
+	nullMask byte
 }
+
+// intStep is what readShort does with one column: skip a varint or a
+// fixed number of bytes, or read the value as a signed (zigzag) varint,
+// an unsigned varint, or a signed or unsigned byte.
+type intStep uint8
+
+const (
+	stepSkipVarint intStep = iota
+	stepSkip1
+	stepSkip4
+	stepSkip8
+	stepVarint
+	stepUvarint
+	stepInt8
+	stepUint8
+)
 
 // NewIntColumns returns the reader of columns cols (ordinals of sch,
 // ascending, no duplicates) of rows written with sch, or false when one is
@@ -58,7 +80,51 @@ func NewIntColumns(sch sql.Schema, cols []int) (*IntColumns, bool) {
 		}
 		r.width = append(r.width, w)
 	}
+	r.planSteps()
 	return r, len(cols) > 0
+}
+
+// planSteps makes r.steps when the columns up to last are all integers,
+// floats or other varints (no column skipValue must parse) and fit the
+// NULL bitmap's first byte: sysbench's (id, k, ...) reading k.
+func (r *IntColumns) planSteps() {
+	if r.last < 0 || r.last >= 8 {
+		return
+	}
+	steps := make([]intStep, 0, r.last+1)
+	j := 0
+	for i := 0; i <= r.last; i++ {
+		var s intStep
+		if j < len(r.cols) && r.cols[j] == i {
+			j++
+			switch r.kinds[i] {
+			case kindInt8:
+				s = stepInt8
+			case kindUint8:
+				s = stepUint8
+			case kindInt16, kindInt32, kindInt64:
+				s = stepVarint
+			default:
+				s = stepUvarint
+			}
+		} else {
+			switch r.width[i] {
+			case 0:
+				s = stepSkipVarint
+			case 1:
+				s = stepSkip1
+			case 4:
+				s = stepSkip4
+			case 8:
+				s = stepSkip8
+			default:
+				return
+			}
+		}
+		steps = append(steps, s)
+		r.nullMask |= 1 << i
+	}
+	r.steps = steps
 }
 
 // Unsigned reports whether the i-th column read is unsigned.
@@ -75,6 +141,9 @@ func (r *IntColumns) Unsigned(i int) bool {
 // per column read: a signed value as it is, an unsigned one as its uint64
 // bits. Malformed input is ErrCorrupt.
 func (r *IntColumns) Read(b []byte, vals []int64, null []bool) error {
+	if r.steps != nil && r.readShort(b, vals, null) {
+		return nil
+	}
 	h, ok := shortHeader(b, len(r.sch))
 	if !ok {
 		var err error
@@ -147,4 +216,61 @@ func (r *IntColumns) Read(b []byte, vals []int64, null []bool) error {
 		}
 	}
 	return nil
+}
+
+// readShort reads the columns of a row with a one-byte column count that
+// has every column up to last, none of them NULL, in one pass over
+// r.steps. It reports false, having read nothing reliable, for any other
+// row and for any row it cannot read (a truncated value, a bad varint):
+// Read's general loop then reads it or says what is wrong.
+func (r *IntColumns) readShort(b []byte, vals []int64, null []bool) bool {
+	if len(b) < 3 || b[0] != rowFormatV1 || b[1] >= 0x80 {
+		return false
+	}
+	n := int(b[1])
+	if n <= r.last || n > len(r.sch) || b[2]&r.nullMask != 0 {
+		return false
+	}
+	off, j := 2+(n+7)>>3, 0
+	for _, s := range r.steps {
+		if off >= len(b) {
+			return false
+		}
+		switch s {
+		case stepSkipVarint:
+			for b[off] >= 0x80 {
+				if off++; off >= len(b) {
+					return false
+				}
+			}
+			off++
+		case stepSkip1:
+			off++
+		case stepSkip4:
+			off += 4
+		case stepSkip8:
+			off += 8
+		case stepInt8:
+			vals[j], null[j] = int64(int8(b[off])), false
+			off++
+			j++
+		case stepUint8:
+			vals[j], null[j] = int64(b[off]), false
+			off++
+			j++
+		default:
+			u, m := binary.Uvarint(b[off:])
+			if m <= 0 {
+				return false
+			}
+			v := int64(u)
+			if s == stepVarint {
+				v = int64(u>>1) ^ -int64(u&1)
+			}
+			vals[j], null[j] = v, false
+			off += m
+			j++
+		}
+	}
+	return off <= len(b)
 }

@@ -25,6 +25,32 @@ var intColumnsSchema = sql.Schema{
 	{Name: "i", Type: types.Uint64, Nullable: true},
 }
 
+// stepsSchema has only columns IntColumns skips without parsing them
+// (integers, floats) before its last integer, within the NULL bitmap's
+// first byte: readers of it take readShort.
+var stepsSchema = sql.Schema{
+	{Name: "a", Type: types.Int8, Nullable: true},
+	{Name: "b", Type: types.Uint8, Nullable: true},
+	{Name: "c", Type: types.Int16, Nullable: true},
+	{Name: "d", Type: types.Float64, Nullable: true},
+	{Name: "e", Type: types.Int32, Nullable: true},
+	{Name: "f", Type: types.Float32, Nullable: true},
+	{Name: "g", Type: types.Uint64, Nullable: true},
+	{Name: "s", Type: types.Text, Nullable: true},
+}
+
+// stepsColumnsOf returns the integer columns of stepsSchema picked by
+// the bits of mask.
+func stepsColumnsOf(mask byte) []int {
+	var cols []int
+	for i, bit := range []int{0, 1, 2, 4, 6} {
+		if mask&(1<<i) != 0 {
+			cols = append(cols, bit)
+		}
+	}
+	return cols
+}
+
 // intColumnsOf returns the integer columns of intColumnsSchema picked by
 // the bits of mask.
 func intColumnsOf(mask byte) []int {
@@ -85,6 +111,53 @@ func TestIntColumns(t *testing.T) {
 	require.ErrorIs(t, r.Read(b[:len(b)-3], vals, nulls), ErrCorrupt)
 }
 
+// TestIntColumnsSteps reads rows through readShort and through the
+// general loop (the same reader without steps) and wants the same: rows
+// with NULLs, rows with fewer columns, truncated rows.
+func TestIntColumnsSteps(t *testing.T) {
+	rows := []sql.Row{
+		{int8(-5), uint8(200), int16(-300), 2.5, int32(-70000), float32(1.5), uint64(1<<64 - 1), "x"},
+		{int8(127), uint8(0), int16(0), nil, int32(1 << 30), nil, uint64(0), nil},
+		{nil, uint8(1), nil, 0.0, nil, float32(0), nil, "yy"},
+	}
+	for mask := byte(1); mask < 32; mask++ {
+		cols := stepsColumnsOf(mask)
+		r, ok := NewIntColumns(stepsSchema, cols)
+		require.True(t, ok)
+		require.NotNil(t, r.steps, "%v", cols)
+		general := *r
+		general.steps = nil
+		for _, row := range rows {
+			for n := 1; n <= len(stepsSchema); n++ {
+				b, err := AppendRow(nil, stepsSchema[:n], row[:n])
+				require.NoError(t, err)
+				for cut := 0; cut <= len(b); cut++ {
+					vals, nulls := make([]int64, len(cols)), make([]bool, len(cols))
+					gv, gn := make([]int64, len(cols)), make([]bool, len(cols))
+					err, gerr := r.Read(b[:cut], vals, nulls), general.Read(b[:cut], gv, gn)
+					require.Equal(t, gerr, err, "cols %v row %v of %d columns cut at %d", cols, row, n, cut)
+					if err == nil {
+						require.Equal(t, gv, vals)
+						require.Equal(t, gn, nulls)
+					}
+				}
+			}
+		}
+	}
+	// sysbench's (id, k, c, pad) reading k takes the steps; a reader whose
+	// columns reach past the bitmap's first byte, or that must parse a
+	// skipped column, does not.
+	r, ok := NewIntColumns(intColumnsSchema, []int{0})
+	require.True(t, ok)
+	require.NotNil(t, r.steps)
+	r, ok = NewIntColumns(intColumnsSchema, []int{2})
+	require.True(t, ok)
+	require.Nil(t, r.steps)
+	r, ok = NewIntColumns(intColumnsSchema, []int{9})
+	require.True(t, ok)
+	require.Nil(t, r.steps)
+}
+
 // FuzzIntColumns feeds arbitrary bytes to IntColumns.Read: it must not
 // panic, must fail with ErrCorrupt only, and must read what
 // DecodeRowColumns decodes whenever that succeeds.
@@ -94,9 +167,17 @@ func FuzzIntColumns(f *testing.F) {
 	require.NoError(f, err)
 	f.Add(byte(0x7f), b)
 	f.Add(byte(0x24), b[:len(b)/2])
+	sb, err := AppendRow(nil, stepsSchema, sql.Row{int8(-5), uint8(200), int16(-300), 2.5, nil, float32(1.5), uint64(1<<64 - 1), "x"})
+	require.NoError(f, err)
+	f.Add(byte(0x9f), sb)
+	f.Add(byte(0x94), sb[:len(sb)-4])
 	f.Fuzz(func(t *testing.T, mask byte, b []byte) {
-		cols := intColumnsOf(mask)
-		r, ok := NewIntColumns(intColumnsSchema, cols)
+		// The high bit picks stepsSchema, whose readers take readShort.
+		sch, cols := intColumnsSchema, intColumnsOf(mask)
+		if mask&0x80 != 0 {
+			sch, cols = stepsSchema, stepsColumnsOf(mask)
+		}
+		r, ok := NewIntColumns(sch, cols)
 		if len(cols) == 0 {
 			require.False(t, ok)
 			return
@@ -104,7 +185,7 @@ func FuzzIntColumns(f *testing.F) {
 		require.True(t, ok)
 		vals, nulls := make([]int64, len(cols)), make([]bool, len(cols))
 		rerr := r.Read(b, vals, nulls)
-		want, err := DecodeRowColumns(b, intColumnsSchema, cols, nil)
+		want, err := DecodeRowColumns(b, sch, cols, nil)
 		if rerr != nil {
 			require.ErrorIs(t, rerr, ErrCorrupt)
 		}
