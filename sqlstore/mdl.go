@@ -41,8 +41,13 @@ import (
 // Waiting is FIFO: a request is granted when it is compatible with every
 // lock other sessions hold and every request queued before it, so that a
 // waiting DDL keeps new writers out instead of being starved by them. A
-// transaction asking for a stronger lock on a table it holds already
-// (an upgrade) waits only for the holders. A wait ends at the session's
+// transaction asking for SHARED_NO_WRITE or EXCLUSIVE on a table it holds
+// already (an upgrade) waits only for the holders. A transaction that read
+// a table and then writes it asks SHARED_WRITE as any writer does, behind
+// the requests queued: MySQL gives a pending DDL priority over new
+// SHARED_WRITE requests, so that the writer waits for the DDL, which waits
+// for the writer's SHARED_READ, and the writer fails with 1213 at once
+// (Deadlocks, below). A wait ends at the session's
 // lock_wait_timeout (1205), when the statement is killed, or at once with
 // 1213 when it closes a cycle of waits (Deadlocks, below).
 //
@@ -128,7 +133,7 @@ type mdlWaiter struct {
 	ready   chan struct{} // closed when granted, or chosen as a deadlock's victim
 	granted bool
 	victim  bool // taken out of the queue to break a deadlock
-	upgrade bool // the transaction holds a weaker lock on the table
+	upgrade bool // a DDL mode asked by a transaction holding a weaker lock on the table
 	// visited marks the deadlock search that last reached the request;
 	// it is used with every shard held.
 	visited uint64
@@ -150,7 +155,7 @@ type txnMDL struct {
 	// written under the shard of its lock.
 	wait *mdlWaiter
 	// victim is set when the transaction was rolled back as a deadlock's
-	// victim; t.mu guards it.
+	// victim (rollbackVictim); t.mu guards it.
 	victim bool
 	// last is the table the transaction locked last (0: none), so that a
 	// statement reading the table its transaction read before asks
@@ -262,9 +267,11 @@ func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name
 		l.db, l.name = db, name
 	}
 	upgrade := false
-	for i := range l.granted {
-		if l.granted[i].t == t {
-			upgrade = true
+	if mode >= mdlSharedNoWrite {
+		for i := range l.granted {
+			if l.granted[i].t == t {
+				upgrade = true
+			}
 		}
 	}
 	if l.grantable(t, t.sess, mode, l.waiting, upgrade) {
@@ -337,9 +344,9 @@ func (l *mdlLock) dequeue(w *mdlWaiter) {
 //
 // A wait closes a cycle when the transaction it waits for waits, through
 // others perhaps, for the waiter: two writers each holding a table the
-// other wants after a DDL statement queued on both, a writer upgrading
-// under a DDL statement queued behind it, two DDL statements locking
-// their tables in opposite orders. Every edge of such a cycle was made by
+// other wants after a DDL statement queued on both, a transaction writing
+// a table it read while a DDL statement waits for it, two DDL statements
+// locking their tables in opposite orders. Every edge of such a cycle was made by
 // a request that began to wait (a grant makes edges only to a transaction
 // that no longer waits), so, as in MySQL's metadata lock subsystem, the
 // wait-for graph is searched from each request as it begins to wait, and
@@ -570,12 +577,7 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 			// The victim of a deadlock: its transaction is rolled back,
 			// as MySQL rolls back one that holds locks of earlier
 			// statements (and InnoDB its row lock victims, lockKeys).
-			// The statement fails: it writes in no new transaction
-			// (Store.writer) until the session's next statement.
-			t.mu.Lock()
-			t.mdl.victim = true
-			t.mu.Unlock()
-			t.rollback()
+			t.rollbackVictim()
 		}
 		return waited, err
 	}
@@ -656,8 +658,24 @@ func (t *txn) defChanged(def *tableDef) bool {
 	return err == nil && (okOld != okCur || !bytes.Equal(old, cur))
 }
 
-// mdlVictim reports whether t was rolled back as a metadata lock
-// deadlock's victim.
+// rollbackVictim rolls t back as a deadlock's victim (of metadata locks
+// or of row locks, lockKeys). The statement fails: it writes in no new
+// transaction (Store.writer), and the session stays in t, finished, until
+// its next statement, which begins outside any transaction
+// (Session.ValidateSession), as MySQL leaves a session whose transaction
+// it rolled back for a deadlock. Until then the session keeps its explicit
+// transaction's mark (Session.Autocommitting), so that the failed statement
+// of an explicit transaction is not run again as an autocommit write
+// (Store.RunWrite).
+func (t *txn) rollbackVictim() {
+	t.mu.Lock()
+	t.mdl.victim = true
+	t.mu.Unlock()
+	t.rollback()
+}
+
+// mdlVictim reports whether t was rolled back as a deadlock's victim
+// (rollbackVictim).
 func (t *txn) mdlVictim() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()

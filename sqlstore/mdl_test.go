@@ -410,6 +410,39 @@ func TestMDLDeadlock(t *testing.T) {
 		m.release(d2, t2)
 		requireGranted(t, x)
 	})
+	t.Run("read then write under a queued DDL", func(t *testing.T) {
+		// MySQL gives the pending EXCLUSIVE request priority over w's new
+		// SHARED_WRITE: w waits for d, which waits for w's SHARED_READ.
+		// w (DML) is the victim.
+		var m mdlTable
+		w, d := mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, w, t1, mdlSharedRead, time.Hour))
+		x := mdlAcquire(&m, d, t1, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		requireDeadlock(t, <-mdlAcquire(&m, w, t1, mdlSharedWrite, time.Hour))
+		requirePending(t, x)
+		m.release(w, t1) // its rollback
+		requireGranted(t, x)
+		m.release(d, t1)
+		require.Empty(t, m.rows())
+	})
+	t.Run("read then write", func(t *testing.T) {
+		// With no DDL queued the write lock is granted at once, and one
+		// queued after it waits for the writer's end.
+		var m mdlTable
+		w, r, d := mdlOwner(), mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, w, t1, mdlSharedRead, time.Hour))
+		requireGranted(t, mdlAcquire(&m, r, t1, mdlSharedRead, time.Hour))
+		requireGranted(t, mdlAcquire(&m, w, t1, mdlSharedWrite, time.Hour))
+		x := mdlAcquire(&m, d, t1, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		m.release(r, t1)
+		requirePending(t, x)
+		m.release(w, t1)
+		requireGranted(t, x)
+		m.release(d, t1)
+		require.Empty(t, m.rows())
+	})
 	t.Run("two upgrades", func(t *testing.T) {
 		var m mdlTable
 		a, b, w := mdlOwner(), mdlOwner(), mdlOwner()
@@ -621,10 +654,11 @@ func TestAddConstraintChecksUnderLock(t *testing.T) {
 
 // TestReadsHoldMDL: a transaction that has read a table holds a shared-read
 // lock on it to its end, as in MySQL: a DDL statement on the table waits
-// for the transaction, which reads what it read before, updates the rows
-// it read and commits. (Without the lock the DDL ran at once; the UPDATE
-// then matched no row, the table having been rewritten under another ID,
-// or the commit failed with 1213.) An autocommitting read takes no lock.
+// for the transaction, which reads what it read before and commits.
+// (Without the lock the DDL ran at once, and the transaction's reads and
+// writes of the table saw it rewritten under them.) An autocommitting read
+// takes no lock. Writing the table while the DDL waits is a deadlock
+// (TestReadThenWriteDeadlock).
 func TestReadsHoldMDL(t *testing.T) {
 	for _, ddl := range []string{
 		"ALTER TABLE t ADD COLUMN c INT DEFAULT 5",
@@ -647,7 +681,6 @@ func TestReadsHoldMDL(t *testing.T) {
 			waitMDLQueued(d)
 			require.Equal(t, "[[1 10] [2 20]]", fmt.Sprint(run(t, d, a, "SELECT * FROM t ORDER BY id")))
 			require.Equal(t, "[[2]]", fmt.Sprint(run(t, d, a, "SELECT id FROM t WHERE v = 20")))
-			require.Equal(t, "[[{1 0 Rows matched: 1  Changed: 1  Warnings: 0}]]", fmt.Sprint(run(t, d, a, "UPDATE t SET v = v + 1 WHERE id = 1")))
 			requirePending(t, done)
 			run(t, d, a, "COMMIT")
 			require.NoError(t, <-done)
@@ -687,6 +720,50 @@ func TestTableDefChanged(t *testing.T) {
 			require.Equal(t, 1412, sqlErrNum(err), "%v", err)
 			run(t, d, a, "ROLLBACK")
 			run(t, d, a, q)
+		})
+	}
+}
+
+// TestReadThenWriteDeadlock: a transaction that read a table, and then
+// writes it while a DDL statement waits for the transaction's shared-read
+// lock, waits for the DDL (MySQL gives a pending EXCLUSIVE request priority
+// over new SHARED_WRITE ones), which waits for it: MySQL's "read, ALTER
+// waits, write: deadlock". The transaction (DML) is the victim: the write
+// fails with 1213 at once, the transaction is rolled back, its earlier
+// writes with it, and the session is outside any transaction: the next
+// statement autocommits, and a ROLLBACK after it undoes nothing. The DDL
+// then runs.
+func TestReadThenWriteDeadlock(t *testing.T) {
+	for _, write := range []string{
+		"UPDATE t SET v = v + 1 WHERE id = 1",
+		"INSERT INTO t VALUES (3, 30)",
+		"DELETE FROM t WHERE id = 2",
+	} {
+		t.Run(write, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			d.exec("CREATE TABLE other (id INT PRIMARY KEY)")
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "INSERT INTO other VALUES (1)")
+			require.Len(t, run(t, d, a, "SELECT * FROM t"), 2)
+			done := make(chan error, 1)
+			go func() {
+				_, err := lq(d, b, "ALTER TABLE t ADD COLUMN c INT DEFAULT 5")
+				done <- err
+			}()
+			waitMDLQueued(d)
+			_, err := lq(d, a, write)
+			requireDeadlock(t, err)
+			require.NoError(t, <-done)
+			require.Len(t, d.exec("SHOW COLUMNS FROM t"), 3)
+			require.Equal(t, "[[1 10 5] [2 20 5]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
+			// Rolled back, and outside a transaction: the next statement
+			// autocommits.
+			require.Empty(t, d.exec("SELECT * FROM other"))
+			run(t, d, a, "INSERT INTO other VALUES (2)")
+			require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
+			run(t, d, a, "ROLLBACK")
+			require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
+			require.Empty(t, d.s.mdl.rows())
 		})
 	}
 }
