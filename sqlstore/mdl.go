@@ -957,18 +957,44 @@ func lockBeforeValidation(ctx *sql.Context, n sql.Node) error {
 
 // buildValidated builds n, an ALTER TABLE that adds a constraint, with
 // base, once its tables are locked (lockBeforeValidation). GMS checks the
-// rows as it builds; when they fail the check, the statement's
-// transaction, which holds nothing else when the statement runs alone
-// (ddlAlone), is rolled back at once, releasing its locks, as MySQL ends a
-// failed DDL statement: GMS would leave it to the session's next
-// statement, and the tables locked until then.
+// rows as it builds; when they fail the check the statement fails, and
+// releases its locks at once (Session.buildDDL).
 func buildValidated(ctx *sql.Context, n sql.Node, row sql.Row, base sql.NodeExecBuilder) (sql.RowIter, error) {
-	err := lockBeforeValidation(ctx, n)
-	var iter sql.RowIter
-	if err == nil {
-		iter, err = base.Build(ctx, n, row)
+	if err := lockBeforeValidation(ctx, n); err != nil {
+		return nil, err
 	}
-	if err != nil && ddlAlone(ctx) {
+	return base.Build(ctx, n, row)
+}
+
+// buildDDL builds n, the top of the plan of a DDL statement, with full,
+// the engine's exec builder, and when that fails rolls back the
+// statement's transaction, releasing its metadata locks, as MySQL ends a
+// failed DDL statement. GMS does most DDL as it builds the plan, and on an
+// error leaves the transaction to the session's next statement (or, with
+// autocommit off, to its COMMIT): the tables stayed locked until then. The
+// transaction holds nothing else: the session's open one was committed
+// before the statement (Session.ValidateSession). It returns no iterator,
+// for the builder to build n itself, for a node inside the plan built and
+// for a statement that is not DDL.
+func buildDDL(ctx *sql.Context, n sql.Node, row sql.Row, full sql.NodeExecBuilder) (sql.RowIter, error) {
+	s, ok := ctx.Session.(*Session)
+	if !ok || !implicitCommit(ctx.Query()) {
+		return nil, nil
+	}
+	s.mu.Lock()
+	inside := s.nested.ddl
+	s.nested.ddl = true
+	s.mu.Unlock()
+	if inside {
+		return nil, nil
+	}
+	defer func() {
+		s.mu.Lock()
+		s.nested.ddl = false
+		s.mu.Unlock()
+	}()
+	iter, err := full.Build(ctx, n, row)
+	if err != nil {
 		if t := txnOf(ctx); t != nil {
 			t.rollback()
 		}

@@ -767,3 +767,36 @@ func TestReadThenWriteDeadlock(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedDDLReleasesMDL: a DDL statement that fails after it has locked
+// its tables releases the locks when it ends, as MySQL does, not at the
+// session's next statement: another session's DDL on the table runs while
+// the first session stays idle. Both with autocommit and without.
+func TestFailedDDLReleasesMDL(t *testing.T) {
+	for _, ddl := range []string{
+		"CREATE UNIQUE INDEX uv ON t (v)",
+		"ALTER TABLE t ADD UNIQUE INDEX uv (v)",
+		"ALTER TABLE t MODIFY v TINYINT",
+		"ALTER TABLE t ADD CONSTRAINT ck CHECK (v < 100)",
+		"ALTER TABLE t ADD COLUMN c INT NOT NULL, ADD UNIQUE INDEX uc (c)",
+		"RENAME TABLE t TO t2, nosuch TO t3",
+		"DROP TABLE t, nosuch",
+		"ALTER TABLE t ADD PRIMARY KEY (v)",
+	} {
+		for _, autocommit := range []int{1, 0} {
+			t.Run(fmt.Sprintf("%s/autocommit=%d", ddl, autocommit), func(t *testing.T) {
+				d, a, b := twoSessions(t)
+				d.exec("INSERT INTO t VALUES (3, 200), (4, 200)")
+				run(t, d, a, fmt.Sprintf("SET autocommit = %d", autocommit))
+				_, err := lq(d, a, ddl)
+				require.Error(t, err)
+				// a is idle: its failed statement holds nothing.
+				require.Empty(t, d.s.mdl.rows())
+				run(t, d, b, "SET lock_wait_timeout = 1")
+				_, err = lq(d, b, "ALTER TABLE t ADD COLUMN z INT")
+				require.NoError(t, err)
+				require.Equal(t, []sql.Row{{int64(4)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+			})
+		}
+	}
+}
