@@ -753,30 +753,22 @@ func (t *txn) renewLocked() error {
 	return nil
 }
 
-// lockForWrite takes the shared-write lock of the table the editor writes.
-// After a wait it reads the definition again, as the transaction sees it
-// then: an ALTER the statement waited for may have changed it, even its ID.
+// lockForWrite takes the shared-write lock of the table the editor writes,
+// and writes with the definition as the transaction sees it then
+// (lockDef): an ALTER the statement waited for may have changed it, even
+// its ID. A table gone, or unreadable, after the wait is left to the
+// writes to report.
 func (e *editor) lockForWrite(ctx *sql.Context) error {
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
 		fresh = sess.Autocommitting(ctx)
 	}
-	for range 3 {
-		waited, err := e.tx.lockTable(ctx, e.def, mdlSharedWrite, fresh)
-		if err != nil || !waited {
-			return err
-		}
-		def, ok, err := e.t.db.readTable(e.tx, e.def.name)
-		if err != nil || !ok {
-			return nil // the writes report it
-		}
-		id := e.def.id
-		e.def = def
-		if def.id == id {
-			return nil
-		}
+	def, err := e.t.db.lockDef(ctx, e.tx, e.def, mdlSharedWrite, fresh)
+	if def == nil {
+		return nil
 	}
-	return nil
+	e.def = def
+	return err
 }
 
 // ddlWriter returns the transaction a DDL statement on the table writes
@@ -794,7 +786,8 @@ func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
 		return nil, err
 	}
 	if mode != mdlSharedNoWrite {
-		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		_, err := t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		return tx, err
 	}
 	tx.mu.Lock()
 	held := false
@@ -804,12 +797,14 @@ func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
 	tx.mu.Unlock()
 	if held {
 		// Locked already by the statement (or the transaction): keep it.
-		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		_, err := t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		return tx, err
 	}
-	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx)); err != nil {
+	def, err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
+	if err != nil {
 		return nil, err
 	}
-	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
+	if def != nil {
 		tx.downgradeTable(def.id, mdlSharedNoWrite)
 	}
 	return tx, nil
@@ -860,29 +855,44 @@ func ddlAlone(ctx *sql.Context) bool {
 // shared-write for the DELETE without WHERE GMS also runs through it.
 func (t *Table) lockForTruncate(ctx *sql.Context, tx *txn) error {
 	if isTruncateStatement(ctx.Query()) {
-		return t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
+		_, err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
+		return err
 	}
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
 		fresh = sess.Autocommitting(ctx)
 	}
-	return t.db.lockByName(ctx, tx, t.def.name, mdlSharedWrite, fresh)
+	_, err := t.db.lockByName(ctx, tx, t.def.name, mdlSharedWrite, fresh)
+	return err
 }
 
 // lockByName takes a metadata lock in mode on the table named name as tx
-// sees it (none when there is no such table). When fresh, tx begins afresh
-// after a wait, and for DDL after any grant (DDL runs alone in its
-// transaction).
-func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMode, fresh bool) error {
-	var id uint64
+// sees it (lockDef), and returns its definition then: nil when there is no
+// such table.
+func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMode, fresh bool) (*tableDef, error) {
+	def, ok, err := d.readTable(tx, name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return d.lockDef(ctx, tx, def, mode, fresh)
+}
+
+// lockDef takes a metadata lock in mode on the table of def, as tx read
+// it, and returns the table's definition under the lock. Only after a wait
+// (or a catalog change since tx's snapshot, which lockTable reports alike)
+// is the definition read again: a DDL statement waited for may have
+// changed it, even given the table a new ID (a copying ALTER), which is
+// then locked in turn, up to three times. Without one, def is current: no
+// DDL statement on the table committed after the snapshot, and none can
+// while the lock is held. When fresh, tx begins afresh after a wait, and
+// for DDL after any grant (DDL runs alone in its transaction). A table gone
+// after the wait gives nil, as does a failed read, with its error; a failed
+// lock gives def with the error.
+func (d *Database) lockDef(ctx *sql.Context, tx *txn, def *tableDef, mode mdlMode, fresh bool) (*tableDef, error) {
 	for range 3 {
-		def, ok, err := d.readTable(tx, name)
-		if err != nil || !ok || (id != 0 && def.id == id) {
-			return err
-		}
-		id = def.id
-		if _, err := tx.lockTable(ctx, def, mode, fresh); err != nil {
-			return err
+		waited, err := tx.lockTable(ctx, def, mode, fresh)
+		if err != nil {
+			return def, err
 		}
 		if fresh && mode >= mdlSharedNoWrite {
 			// Writers may have committed after the snapshot without this
@@ -891,44 +901,38 @@ func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMo
 			err := tx.renewLocked()
 			tx.mu.Unlock()
 			if err != nil {
-				return err
+				return def, err
 			}
 		}
+		if !waited {
+			return def, nil
+		}
+		next, ok, err := d.readTable(tx, def.name)
+		if err != nil || !ok {
+			return nil, err
+		}
+		if next.id == def.id {
+			return next, nil
+		}
+		def = next
 	}
-	return nil
+	return def, nil
 }
 
 // mdlDefaultWait is MySQL's default lock_wait_timeout, a year.
 const mdlDefaultWait = 31536000 * time.Second
 
-// lockValidated locks the table exclusively for a change GMS checked
-// against the rows before it calls this package (ADD CHECK, ADD FOREIGN
-// KEY): the transaction keeps the snapshot those rows were read at, and
-// its commit fails with 1213 if a row was written after it, rather than
-// add a constraint that rows written since were not checked against.
-func (t *Table) lockValidated(ctx *sql.Context) error {
-	tx, err := t.store.writer(ctx)
-	if err != nil {
-		return err
-	}
-	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, false); err != nil {
-		return err
-	}
-	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
-		tx.guard(tableSpan(def.id))
-	}
-	return nil
-}
-
 // lockBeforeValidation takes the exclusive lock of the tables an ALTER
 // TABLE that adds a constraint changes, before GMS checks their rows
 // against it (node n: ADD CHECK, ADD FOREIGN KEY, child table first, then
 // the parent, whose definition MySQL 8 locks too). The statement then
-// begins afresh, as DDL does after a grant (lockByName), and GMS reads the
+// begins afresh, as DDL does after a grant (lockDef), and GMS reads the
 // rows as they are under the lock: a violating row that a transaction it
-// waited for committed fails the statement with 3819 or 1452, as in MySQL,
-// where GMS checked the rows at its snapshot and the commit then failed
-// with 1213 (lockValidated). Other nodes lock nothing.
+// waited for committed fails the statement with 3819 or 1452, as in MySQL
+// (GMS checked the rows at the statement's snapshot when the table locked
+// them later, and the commit failed with 1213). The table's CreateCheck
+// and AddForeignKey, which GMS calls after the check, find the lock held.
+// Other nodes lock nothing.
 func lockBeforeValidation(ctx *sql.Context, n sql.Node) error {
 	switch n := n.(type) {
 	case *plan.CreateCheck:
@@ -1003,13 +1007,22 @@ func buildDDL(ctx *sql.Context, n sql.Node, row sql.Row, full sql.NodeExecBuilde
 }
 
 // lockNamed takes an exclusive lock on the table named name for the
-// statement's transaction.
+// statement's transaction. A statement that does not run alone (a test's,
+// without text, in a transaction) keeps its snapshot, which may predate
+// rows written before the grant: the table is guarded, so that the commit
+// fails with 1213 rather than add a constraint those rows were not checked
+// against.
 func (d *Database) lockNamed(ctx *sql.Context, name string) error {
 	tx, err := d.store.writer(ctx)
 	if err != nil {
 		return err
 	}
-	return d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx))
+	fresh := ddlAlone(ctx)
+	def, err := d.lockByName(ctx, tx, name, mdlExclusive, fresh)
+	if err == nil && def != nil && !fresh {
+		tx.guard(tableSpan(def.id))
+	}
+	return err
 }
 
 // metadataLocksTable is performance_schema.metadata_locks: the metadata
@@ -1054,7 +1067,7 @@ func (d *Database) lockAll(ctx *sql.Context, tx *txn) error {
 		return err
 	}
 	for _, name := range names {
-		if err := d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx)); err != nil {
+		if _, err := d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx)); err != nil {
 			return err
 		}
 	}
