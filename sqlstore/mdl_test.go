@@ -800,3 +800,42 @@ func TestFailedDDLReleasesMDL(t *testing.T) {
 		}
 	}
 }
+
+// TestRowDeadlockVictimLeavesTransaction: a row lock deadlock's victim is
+// rolled back as InnoDB's is, its earlier writes with it, and its session is
+// outside any transaction: the next statement autocommits, as in MySQL.
+// The other transaction goes on and commits.
+func TestRowDeadlockVictimLeavesTransaction(t *testing.T) {
+	d, a, b := twoSessions(t)
+	d.exec("CREATE TABLE other (id INT PRIMARY KEY)")
+	run(t, d, a, "BEGIN")
+	run(t, d, b, "BEGIN")
+	run(t, d, a, "INSERT INTO other VALUES (1)")
+	run(t, d, a, "UPDATE t SET v = 11 WHERE id = 1")
+	run(t, d, b, "UPDATE t SET v = 22 WHERE id = 2")
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "UPDATE t SET v = 12 WHERE id = 1")
+		done <- err
+	}()
+	for {
+		waits, err := d.s.LockWaits(d.ctx)
+		require.NoError(t, err)
+		if len(waits) == 1 {
+			break
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	// a closes the cycle: the requester is the victim.
+	_, err := lq(d, a, "UPDATE t SET v = 21 WHERE id = 2")
+	requireDeadlock(t, err)
+	require.NoError(t, <-done)
+	run(t, d, b, "COMMIT")
+	require.Equal(t, "[[1 12] [2 22]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
+	require.Empty(t, d.exec("SELECT * FROM other"))
+	run(t, d, a, "INSERT INTO other VALUES (2)")
+	require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
+	run(t, d, a, "ROLLBACK")
+	require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
+}
