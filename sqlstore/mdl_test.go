@@ -658,7 +658,7 @@ func TestAddConstraintChecksUnderLock(t *testing.T) {
 // (Without the lock the DDL ran at once, and the transaction's reads and
 // writes of the table saw it rewritten under them.) An autocommitting read
 // takes no lock. Writing the table while the DDL waits is a deadlock
-// (TestReadThenWriteDeadlock).
+// (TestMDLReadThenWriteDeadlock).
 func TestReadsHoldMDL(t *testing.T) {
 	for _, ddl := range []string{
 		"ALTER TABLE t ADD COLUMN c INT DEFAULT 5",
@@ -724,7 +724,7 @@ func TestTableDefChanged(t *testing.T) {
 	}
 }
 
-// TestReadThenWriteDeadlock: a transaction that read a table, and then
+// TestMDLReadThenWriteDeadlock: a transaction that read a table, and then
 // writes it while a DDL statement waits for the transaction's shared-read
 // lock, waits for the DDL (MySQL gives a pending EXCLUSIVE request priority
 // over new SHARED_WRITE ones), which waits for it: MySQL's "read, ALTER
@@ -733,7 +733,7 @@ func TestTableDefChanged(t *testing.T) {
 // writes with it, and the session is outside any transaction: the next
 // statement autocommits, and a ROLLBACK after it undoes nothing. The DDL
 // then runs.
-func TestReadThenWriteDeadlock(t *testing.T) {
+func TestMDLReadThenWriteDeadlock(t *testing.T) {
 	for _, write := range []string{
 		"UPDATE t SET v = v + 1 WHERE id = 1",
 		"INSERT INTO t VALUES (3, 30)",
@@ -768,11 +768,11 @@ func TestReadThenWriteDeadlock(t *testing.T) {
 	}
 }
 
-// TestFailedDDLReleasesMDL: a DDL statement that fails after it has locked
+// TestMDLReleasedByFailedDDL: a DDL statement that fails after it has locked
 // its tables releases the locks when it ends, as MySQL does, not at the
 // session's next statement: another session's DDL on the table runs while
 // the first session stays idle. Both with autocommit and without.
-func TestFailedDDLReleasesMDL(t *testing.T) {
+func TestMDLReleasedByFailedDDL(t *testing.T) {
 	for _, ddl := range []string{
 		"CREATE UNIQUE INDEX uv ON t (v)",
 		"ALTER TABLE t ADD UNIQUE INDEX uv (v)",
@@ -801,11 +801,11 @@ func TestFailedDDLReleasesMDL(t *testing.T) {
 	}
 }
 
-// TestRowDeadlockVictimLeavesTransaction: a row lock deadlock's victim is
+// TestDeadlocksVictimLeavesTransaction: a row lock deadlock's victim is
 // rolled back as InnoDB's is, its earlier writes with it, and its session is
 // outside any transaction: the next statement autocommits, as in MySQL.
 // The other transaction goes on and commits.
-func TestRowDeadlockVictimLeavesTransaction(t *testing.T) {
+func TestDeadlocksVictimLeavesTransaction(t *testing.T) {
 	d, a, b := twoSessions(t)
 	d.exec("CREATE TABLE other (id INT PRIMARY KEY)")
 	run(t, d, a, "BEGIN")
