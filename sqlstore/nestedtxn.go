@@ -66,7 +66,7 @@ func installNestedTxn(a *analyzer.Analyzer) {
 type nestedTxnBuilder struct {
 	base sql.NodeExecBuilder
 	// full is the builder this one overrides: a DDL statement's plan is
-	// built with it from the top (Session.buildDDL).
+	// built with it from the top (buildDDL).
 	full sql.NodeExecBuilder
 }
 
@@ -113,7 +113,7 @@ func (b *nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql
 type nestedTxns struct {
 	calls  []*txn
 	parked *txn
-	// ddl is set while a DDL statement's plan is built (Session.buildDDL).
+	// ddl is set while a DDL statement's plan is built (buildDDL).
 	ddl bool
 }
 
