@@ -962,7 +962,7 @@ func lockBeforeValidation(ctx *sql.Context, n sql.Node) error {
 // buildValidated builds n, an ALTER TABLE that adds a constraint, with
 // base, once its tables are locked (lockBeforeValidation). GMS checks the
 // rows as it builds; when they fail the check the statement fails, and
-// releases its locks at once (Session.buildDDL).
+// releases its locks at once (buildDDL).
 func buildValidated(ctx *sql.Context, n sql.Node, row sql.Row, base sql.NodeExecBuilder) (sql.RowIter, error) {
 	if err := lockBeforeValidation(ctx, n); err != nil {
 		return nil, err
