@@ -709,9 +709,6 @@ func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
 
 // CreateCheck implements sql.CheckAlterableTable.
 func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
-	if err := t.lockValidated(ctx); err != nil {
-		return err
-	}
 	return t.updateRecord(ctx, func(rec *tableRecord) error {
 		name := check.Name
 		if name == "" {

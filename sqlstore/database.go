@@ -177,7 +177,7 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := d.lockByName(ctx, t, name, mdlExclusive, ddlAlone(ctx)); err != nil {
+	if _, err := d.lockByName(ctx, t, name, mdlExclusive, ddlAlone(ctx)); err != nil {
 		return err
 	}
 	return d.dropTable(t, name)
@@ -214,14 +214,11 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	if err != nil {
 		return err
 	}
-	if err := d.lockByName(ctx, t, oldName, mdlExclusive, ddlAlone(ctx)); err != nil {
-		return err
-	}
-	def, ok, err := d.readTable(t, oldName)
+	def, err := d.lockByName(ctx, t, oldName, mdlExclusive, ddlAlone(ctx))
 	if err != nil {
 		return err
 	}
-	if !ok {
+	if def == nil {
 		return sql.ErrTableNotFound.New(oldName)
 	}
 	if !strings.EqualFold(oldName, newName) {

@@ -151,6 +151,11 @@ func (e *editor) DiscardChanges(ctx *sql.Context, errorEncountered error) error 
 // after which scans see the statement's writes.
 func (e *editor) StatementComplete(ctx *sql.Context) error {
 	e.endMarked()
+	if e.mdlErr != nil {
+		// The table's metadata lock failed (mdl.go): the statement
+		// fails, though no row reached the editor.
+		return e.mdlErr
+	}
 	if e.tx != nil {
 		e.tx.endStatement()
 	}

@@ -88,9 +88,6 @@ func (t *Table) fkNameTaken(tx *txn, name, except string) (bool, error) {
 
 // AddForeignKey implements sql.ForeignKeyTable.
 func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
-	if err := t.lockValidated(ctx); err != nil {
-		return err
-	}
 	tx, err := t.store.writer(ctx)
 	if err != nil {
 		return err

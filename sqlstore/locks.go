@@ -269,7 +269,7 @@ func (t *txn) lockKeys(ctx *sql.Context, o storage.LockOptions, keys ...[]byte) 
 		return nil
 	}
 	if errors.Is(err, storage.ErrDeadlock) {
-		t.rollback()
+		t.rollbackVictim() // mdl.go
 	}
 	return toSQLError(err)
 }

@@ -41,8 +41,13 @@ import (
 // Waiting is FIFO: a request is granted when it is compatible with every
 // lock other sessions hold and every request queued before it, so that a
 // waiting DDL keeps new writers out instead of being starved by them. A
-// transaction asking for a stronger lock on a table it holds already
-// (an upgrade) waits only for the holders. A wait ends at the session's
+// transaction asking for SHARED_NO_WRITE or EXCLUSIVE on a table it holds
+// already (an upgrade) waits only for the holders. A transaction that read
+// a table and then writes it asks SHARED_WRITE as any writer does, behind
+// the requests queued: MySQL gives a pending DDL priority over new
+// SHARED_WRITE requests, so that the writer waits for the DDL, which waits
+// for the writer's SHARED_READ, and the writer fails with 1213 at once
+// (Deadlocks, below). A wait ends at the session's
 // lock_wait_timeout (1205), when the statement is killed, or at once with
 // 1213 when it closes a cycle of waits (Deadlocks, below).
 //
@@ -128,7 +133,7 @@ type mdlWaiter struct {
 	ready   chan struct{} // closed when granted, or chosen as a deadlock's victim
 	granted bool
 	victim  bool // taken out of the queue to break a deadlock
-	upgrade bool // the transaction holds a weaker lock on the table
+	upgrade bool // a DDL mode asked by a transaction holding a weaker lock on the table
 	// visited marks the deadlock search that last reached the request;
 	// it is used with every shard held.
 	visited uint64
@@ -150,7 +155,7 @@ type txnMDL struct {
 	// written under the shard of its lock.
 	wait *mdlWaiter
 	// victim is set when the transaction was rolled back as a deadlock's
-	// victim; t.mu guards it.
+	// victim (rollbackVictim); t.mu guards it.
 	victim bool
 	// last is the table the transaction locked last (0: none), so that a
 	// statement reading the table its transaction read before asks
@@ -262,9 +267,11 @@ func (m *mdlTable) acquireNamed(ctx context.Context, t *txn, id uint64, db, name
 		l.db, l.name = db, name
 	}
 	upgrade := false
-	for i := range l.granted {
-		if l.granted[i].t == t {
-			upgrade = true
+	if mode >= mdlSharedNoWrite {
+		for i := range l.granted {
+			if l.granted[i].t == t {
+				upgrade = true
+			}
 		}
 	}
 	if l.grantable(t, t.sess, mode, l.waiting, upgrade) {
@@ -337,9 +344,9 @@ func (l *mdlLock) dequeue(w *mdlWaiter) {
 //
 // A wait closes a cycle when the transaction it waits for waits, through
 // others perhaps, for the waiter: two writers each holding a table the
-// other wants after a DDL statement queued on both, a writer upgrading
-// under a DDL statement queued behind it, two DDL statements locking
-// their tables in opposite orders. Every edge of such a cycle was made by
+// other wants after a DDL statement queued on both, a transaction writing
+// a table it read while a DDL statement waits for it, two DDL statements
+// locking their tables in opposite orders. Every edge of such a cycle was made by
 // a request that began to wait (a grant makes edges only to a transaction
 // that no longer waits), so, as in MySQL's metadata lock subsystem, the
 // wait-for graph is searched from each request as it begins to wait, and
@@ -570,12 +577,7 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 			// The victim of a deadlock: its transaction is rolled back,
 			// as MySQL rolls back one that holds locks of earlier
 			// statements (and InnoDB its row lock victims, lockKeys).
-			// The statement fails: it writes in no new transaction
-			// (Store.writer) until the session's next statement.
-			t.mu.Lock()
-			t.mdl.victim = true
-			t.mu.Unlock()
-			t.rollback()
+			t.rollbackVictim()
 		}
 		return waited, err
 	}
@@ -656,8 +658,24 @@ func (t *txn) defChanged(def *tableDef) bool {
 	return err == nil && (okOld != okCur || !bytes.Equal(old, cur))
 }
 
-// mdlVictim reports whether t was rolled back as a metadata lock
-// deadlock's victim.
+// rollbackVictim rolls t back as a deadlock's victim (of metadata locks
+// or of row locks, lockKeys). The statement fails: it writes in no new
+// transaction (Store.writer), and the session stays in t, finished, until
+// its next statement, which begins outside any transaction
+// (Session.ValidateSession), as MySQL leaves a session whose transaction
+// it rolled back for a deadlock. Until then the session keeps its explicit
+// transaction's mark (Session.Autocommitting), so that the failed statement
+// of an explicit transaction is not run again as an autocommit write
+// (Store.RunWrite).
+func (t *txn) rollbackVictim() {
+	t.mu.Lock()
+	t.mdl.victim = true
+	t.mu.Unlock()
+	t.rollback()
+}
+
+// mdlVictim reports whether t was rolled back as a deadlock's victim
+// (rollbackVictim).
 func (t *txn) mdlVictim() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -735,30 +753,22 @@ func (t *txn) renewLocked() error {
 	return nil
 }
 
-// lockForWrite takes the shared-write lock of the table the editor writes.
-// After a wait it reads the definition again, as the transaction sees it
-// then: an ALTER the statement waited for may have changed it, even its ID.
+// lockForWrite takes the shared-write lock of the table the editor writes,
+// and writes with the definition as the transaction sees it then
+// (lockDef): an ALTER the statement waited for may have changed it, even
+// its ID. A table gone, or unreadable, after the wait is left to the
+// writes to report.
 func (e *editor) lockForWrite(ctx *sql.Context) error {
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
 		fresh = sess.Autocommitting(ctx)
 	}
-	for range 3 {
-		waited, err := e.tx.lockTable(ctx, e.def, mdlSharedWrite, fresh)
-		if err != nil || !waited {
-			return err
-		}
-		def, ok, err := e.t.db.readTable(e.tx, e.def.name)
-		if err != nil || !ok {
-			return nil // the writes report it
-		}
-		id := e.def.id
-		e.def = def
-		if def.id == id {
-			return nil
-		}
+	def, err := e.t.db.lockDef(ctx, e.tx, e.def, mdlSharedWrite, fresh)
+	if def == nil {
+		return nil
 	}
-	return nil
+	e.def = def
+	return err
 }
 
 // ddlWriter returns the transaction a DDL statement on the table writes
@@ -776,7 +786,8 @@ func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
 		return nil, err
 	}
 	if mode != mdlSharedNoWrite {
-		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		_, err := t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		return tx, err
 	}
 	tx.mu.Lock()
 	held := false
@@ -786,12 +797,14 @@ func (t *Table) ddlWriter(ctx *sql.Context, mode mdlMode) (*txn, error) {
 	tx.mu.Unlock()
 	if held {
 		// Locked already by the statement (or the transaction): keep it.
-		return tx, t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		_, err := t.db.lockByName(ctx, tx, t.def.name, mode, ddlAlone(ctx))
+		return tx, err
 	}
-	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx)); err != nil {
+	def, err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
+	if err != nil {
 		return nil, err
 	}
-	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
+	if def != nil {
 		tx.downgradeTable(def.id, mdlSharedNoWrite)
 	}
 	return tx, nil
@@ -842,29 +855,44 @@ func ddlAlone(ctx *sql.Context) bool {
 // shared-write for the DELETE without WHERE GMS also runs through it.
 func (t *Table) lockForTruncate(ctx *sql.Context, tx *txn) error {
 	if isTruncateStatement(ctx.Query()) {
-		return t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
+		_, err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, ddlAlone(ctx))
+		return err
 	}
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
 		fresh = sess.Autocommitting(ctx)
 	}
-	return t.db.lockByName(ctx, tx, t.def.name, mdlSharedWrite, fresh)
+	_, err := t.db.lockByName(ctx, tx, t.def.name, mdlSharedWrite, fresh)
+	return err
 }
 
 // lockByName takes a metadata lock in mode on the table named name as tx
-// sees it (none when there is no such table). When fresh, tx begins afresh
-// after a wait, and for DDL after any grant (DDL runs alone in its
-// transaction).
-func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMode, fresh bool) error {
-	var id uint64
+// sees it (lockDef), and returns its definition then: nil when there is no
+// such table.
+func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMode, fresh bool) (*tableDef, error) {
+	def, ok, err := d.readTable(tx, name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return d.lockDef(ctx, tx, def, mode, fresh)
+}
+
+// lockDef takes a metadata lock in mode on the table of def, as tx read
+// it, and returns the table's definition under the lock. Only after a wait
+// (or a catalog change since tx's snapshot, which lockTable reports alike)
+// is the definition read again: a DDL statement waited for may have
+// changed it, even given the table a new ID (a copying ALTER), which is
+// then locked in turn, up to three times. Without one, def is current: no
+// DDL statement on the table committed after the snapshot, and none can
+// while the lock is held. When fresh, tx begins afresh after a wait, and
+// for DDL after any grant (DDL runs alone in its transaction). A table gone
+// after the wait gives nil, as does a failed read, with its error; a failed
+// lock gives def with the error.
+func (d *Database) lockDef(ctx *sql.Context, tx *txn, def *tableDef, mode mdlMode, fresh bool) (*tableDef, error) {
 	for range 3 {
-		def, ok, err := d.readTable(tx, name)
-		if err != nil || !ok || (id != 0 && def.id == id) {
-			return err
-		}
-		id = def.id
-		if _, err := tx.lockTable(ctx, def, mode, fresh); err != nil {
-			return err
+		waited, err := tx.lockTable(ctx, def, mode, fresh)
+		if err != nil {
+			return def, err
 		}
 		if fresh && mode >= mdlSharedNoWrite {
 			// Writers may have committed after the snapshot without this
@@ -873,44 +901,38 @@ func (d *Database) lockByName(ctx *sql.Context, tx *txn, name string, mode mdlMo
 			err := tx.renewLocked()
 			tx.mu.Unlock()
 			if err != nil {
-				return err
+				return def, err
 			}
 		}
+		if !waited {
+			return def, nil
+		}
+		next, ok, err := d.readTable(tx, def.name)
+		if err != nil || !ok {
+			return nil, err
+		}
+		if next.id == def.id {
+			return next, nil
+		}
+		def = next
 	}
-	return nil
+	return def, nil
 }
 
 // mdlDefaultWait is MySQL's default lock_wait_timeout, a year.
 const mdlDefaultWait = 31536000 * time.Second
 
-// lockValidated locks the table exclusively for a change GMS checked
-// against the rows before it calls this package (ADD CHECK, ADD FOREIGN
-// KEY): the transaction keeps the snapshot those rows were read at, and
-// its commit fails with 1213 if a row was written after it, rather than
-// add a constraint that rows written since were not checked against.
-func (t *Table) lockValidated(ctx *sql.Context) error {
-	tx, err := t.store.writer(ctx)
-	if err != nil {
-		return err
-	}
-	if err := t.db.lockByName(ctx, tx, t.def.name, mdlExclusive, false); err != nil {
-		return err
-	}
-	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
-		tx.guard(tableSpan(def.id))
-	}
-	return nil
-}
-
 // lockBeforeValidation takes the exclusive lock of the tables an ALTER
 // TABLE that adds a constraint changes, before GMS checks their rows
 // against it (node n: ADD CHECK, ADD FOREIGN KEY, child table first, then
 // the parent, whose definition MySQL 8 locks too). The statement then
-// begins afresh, as DDL does after a grant (lockByName), and GMS reads the
+// begins afresh, as DDL does after a grant (lockDef), and GMS reads the
 // rows as they are under the lock: a violating row that a transaction it
-// waited for committed fails the statement with 3819 or 1452, as in MySQL,
-// where GMS checked the rows at its snapshot and the commit then failed
-// with 1213 (lockValidated). Other nodes lock nothing.
+// waited for committed fails the statement with 3819 or 1452, as in MySQL
+// (GMS checked the rows at the statement's snapshot when the table locked
+// them later, and the commit failed with 1213). The table's CreateCheck
+// and AddForeignKey, which GMS calls after the check, find the lock held.
+// Other nodes lock nothing.
 func lockBeforeValidation(ctx *sql.Context, n sql.Node) error {
 	switch n := n.(type) {
 	case *plan.CreateCheck:
@@ -939,18 +961,44 @@ func lockBeforeValidation(ctx *sql.Context, n sql.Node) error {
 
 // buildValidated builds n, an ALTER TABLE that adds a constraint, with
 // base, once its tables are locked (lockBeforeValidation). GMS checks the
-// rows as it builds; when they fail the check, the statement's
-// transaction, which holds nothing else when the statement runs alone
-// (ddlAlone), is rolled back at once, releasing its locks, as MySQL ends a
-// failed DDL statement: GMS would leave it to the session's next
-// statement, and the tables locked until then.
+// rows as it builds; when they fail the check the statement fails, and
+// releases its locks at once (buildDDL).
 func buildValidated(ctx *sql.Context, n sql.Node, row sql.Row, base sql.NodeExecBuilder) (sql.RowIter, error) {
-	err := lockBeforeValidation(ctx, n)
-	var iter sql.RowIter
-	if err == nil {
-		iter, err = base.Build(ctx, n, row)
+	if err := lockBeforeValidation(ctx, n); err != nil {
+		return nil, err
 	}
-	if err != nil && ddlAlone(ctx) {
+	return base.Build(ctx, n, row)
+}
+
+// buildDDL builds n, the top of the plan of a DDL statement, with full,
+// the engine's exec builder, and when that fails rolls back the
+// statement's transaction, releasing its metadata locks, as MySQL ends a
+// failed DDL statement. GMS does most DDL as it builds the plan, and on an
+// error leaves the transaction to the session's next statement (or, with
+// autocommit off, to its COMMIT): the tables stayed locked until then. The
+// transaction holds nothing else: the session's open one was committed
+// before the statement (Session.ValidateSession). It returns no iterator,
+// for the builder to build n itself, for a node inside the plan built and
+// for a statement that is not DDL.
+func buildDDL(ctx *sql.Context, n sql.Node, row sql.Row, full sql.NodeExecBuilder) (sql.RowIter, error) {
+	s, ok := ctx.Session.(*Session)
+	if !ok || !implicitCommit(ctx.Query()) {
+		return nil, nil
+	}
+	s.mu.Lock()
+	inside := s.nested.ddl
+	s.nested.ddl = true
+	s.mu.Unlock()
+	if inside {
+		return nil, nil
+	}
+	defer func() {
+		s.mu.Lock()
+		s.nested.ddl = false
+		s.mu.Unlock()
+	}()
+	iter, err := full.Build(ctx, n, row)
+	if err != nil {
 		if t := txnOf(ctx); t != nil {
 			t.rollback()
 		}
@@ -959,13 +1007,22 @@ func buildValidated(ctx *sql.Context, n sql.Node, row sql.Row, base sql.NodeExec
 }
 
 // lockNamed takes an exclusive lock on the table named name for the
-// statement's transaction.
+// statement's transaction. A statement that does not run alone (a test's,
+// without text, in a transaction) keeps its snapshot, which may predate
+// rows written before the grant: the table is guarded, so that the commit
+// fails with 1213 rather than add a constraint those rows were not checked
+// against.
 func (d *Database) lockNamed(ctx *sql.Context, name string) error {
 	tx, err := d.store.writer(ctx)
 	if err != nil {
 		return err
 	}
-	return d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx))
+	fresh := ddlAlone(ctx)
+	def, err := d.lockByName(ctx, tx, name, mdlExclusive, fresh)
+	if err == nil && def != nil && !fresh {
+		tx.guard(tableSpan(def.id))
+	}
+	return err
 }
 
 // metadataLocksTable is performance_schema.metadata_locks: the metadata
@@ -1010,7 +1067,7 @@ func (d *Database) lockAll(ctx *sql.Context, tx *txn) error {
 		return err
 	}
 	for _, name := range names {
-		if err := d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx)); err != nil {
+		if _, err := d.lockByName(ctx, tx, name, mdlExclusive, ddlAlone(ctx)); err != nil {
 			return err
 		}
 	}

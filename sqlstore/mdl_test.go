@@ -410,6 +410,39 @@ func TestMDLDeadlock(t *testing.T) {
 		m.release(d2, t2)
 		requireGranted(t, x)
 	})
+	t.Run("read then write under a queued DDL", func(t *testing.T) {
+		// MySQL gives the pending EXCLUSIVE request priority over w's new
+		// SHARED_WRITE: w waits for d, which waits for w's SHARED_READ.
+		// w (DML) is the victim.
+		var m mdlTable
+		w, d := mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, w, t1, mdlSharedRead, time.Hour))
+		x := mdlAcquire(&m, d, t1, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		requireDeadlock(t, <-mdlAcquire(&m, w, t1, mdlSharedWrite, time.Hour))
+		requirePending(t, x)
+		m.release(w, t1) // its rollback
+		requireGranted(t, x)
+		m.release(d, t1)
+		require.Empty(t, m.rows())
+	})
+	t.Run("read then write", func(t *testing.T) {
+		// With no DDL queued the write lock is granted at once, and one
+		// queued after it waits for the writer's end.
+		var m mdlTable
+		w, r, d := mdlOwner(), mdlOwner(), mdlOwner()
+		requireGranted(t, mdlAcquire(&m, w, t1, mdlSharedRead, time.Hour))
+		requireGranted(t, mdlAcquire(&m, r, t1, mdlSharedRead, time.Hour))
+		requireGranted(t, mdlAcquire(&m, w, t1, mdlSharedWrite, time.Hour))
+		x := mdlAcquire(&m, d, t1, mdlExclusive, time.Hour)
+		waitQueued(&m, 1)
+		m.release(r, t1)
+		requirePending(t, x)
+		m.release(w, t1)
+		requireGranted(t, x)
+		m.release(d, t1)
+		require.Empty(t, m.rows())
+	})
 	t.Run("two upgrades", func(t *testing.T) {
 		var m mdlTable
 		a, b, w := mdlOwner(), mdlOwner(), mdlOwner()
@@ -621,10 +654,11 @@ func TestAddConstraintChecksUnderLock(t *testing.T) {
 
 // TestReadsHoldMDL: a transaction that has read a table holds a shared-read
 // lock on it to its end, as in MySQL: a DDL statement on the table waits
-// for the transaction, which reads what it read before, updates the rows
-// it read and commits. (Without the lock the DDL ran at once; the UPDATE
-// then matched no row, the table having been rewritten under another ID,
-// or the commit failed with 1213.) An autocommitting read takes no lock.
+// for the transaction, which reads what it read before and commits.
+// (Without the lock the DDL ran at once, and the transaction's reads and
+// writes of the table saw it rewritten under them.) An autocommitting read
+// takes no lock. Writing the table while the DDL waits is a deadlock
+// (TestMDLReadThenWriteDeadlock).
 func TestReadsHoldMDL(t *testing.T) {
 	for _, ddl := range []string{
 		"ALTER TABLE t ADD COLUMN c INT DEFAULT 5",
@@ -647,7 +681,6 @@ func TestReadsHoldMDL(t *testing.T) {
 			waitMDLQueued(d)
 			require.Equal(t, "[[1 10] [2 20]]", fmt.Sprint(run(t, d, a, "SELECT * FROM t ORDER BY id")))
 			require.Equal(t, "[[2]]", fmt.Sprint(run(t, d, a, "SELECT id FROM t WHERE v = 20")))
-			require.Equal(t, "[[{1 0 Rows matched: 1  Changed: 1  Warnings: 0}]]", fmt.Sprint(run(t, d, a, "UPDATE t SET v = v + 1 WHERE id = 1")))
 			requirePending(t, done)
 			run(t, d, a, "COMMIT")
 			require.NoError(t, <-done)
@@ -689,4 +722,120 @@ func TestTableDefChanged(t *testing.T) {
 			run(t, d, a, q)
 		})
 	}
+}
+
+// TestMDLReadThenWriteDeadlock: a transaction that read a table, and then
+// writes it while a DDL statement waits for the transaction's shared-read
+// lock, waits for the DDL (MySQL gives a pending EXCLUSIVE request priority
+// over new SHARED_WRITE ones), which waits for it: MySQL's "read, ALTER
+// waits, write: deadlock". The transaction (DML) is the victim: the write
+// fails with 1213 at once, the transaction is rolled back, its earlier
+// writes with it, and the session is outside any transaction: the next
+// statement autocommits, and a ROLLBACK after it undoes nothing. The DDL
+// then runs.
+func TestMDLReadThenWriteDeadlock(t *testing.T) {
+	for _, write := range []string{
+		"UPDATE t SET v = v + 1 WHERE id = 1",
+		"INSERT INTO t VALUES (3, 30)",
+		"DELETE FROM t WHERE id = 2",
+	} {
+		t.Run(write, func(t *testing.T) {
+			d, a, b := twoSessions(t)
+			d.exec("CREATE TABLE other (id INT PRIMARY KEY)")
+			run(t, d, a, "START TRANSACTION")
+			run(t, d, a, "INSERT INTO other VALUES (1)")
+			require.Len(t, run(t, d, a, "SELECT * FROM t"), 2)
+			done := make(chan error, 1)
+			go func() {
+				_, err := lq(d, b, "ALTER TABLE t ADD COLUMN c INT DEFAULT 5")
+				done <- err
+			}()
+			waitMDLQueued(d)
+			_, err := lq(d, a, write)
+			requireDeadlock(t, err)
+			require.NoError(t, <-done)
+			require.Len(t, d.exec("SHOW COLUMNS FROM t"), 3)
+			require.Equal(t, "[[1 10 5] [2 20 5]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
+			// Rolled back, and outside a transaction: the next statement
+			// autocommits.
+			require.Empty(t, d.exec("SELECT * FROM other"))
+			run(t, d, a, "INSERT INTO other VALUES (2)")
+			require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
+			run(t, d, a, "ROLLBACK")
+			require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
+			require.Empty(t, d.s.mdl.rows())
+		})
+	}
+}
+
+// TestMDLReleasedByFailedDDL: a DDL statement that fails after it has locked
+// its tables releases the locks when it ends, as MySQL does, not at the
+// session's next statement: another session's DDL on the table runs while
+// the first session stays idle. Both with autocommit and without.
+func TestMDLReleasedByFailedDDL(t *testing.T) {
+	for _, ddl := range []string{
+		"CREATE UNIQUE INDEX uv ON t (v)",
+		"ALTER TABLE t ADD UNIQUE INDEX uv (v)",
+		"ALTER TABLE t MODIFY v TINYINT",
+		"ALTER TABLE t ADD CONSTRAINT ck CHECK (v < 100)",
+		"ALTER TABLE t ADD COLUMN c INT NOT NULL, ADD UNIQUE INDEX uc (c)",
+		"RENAME TABLE t TO t2, nosuch TO t3",
+		"DROP TABLE t, nosuch",
+		"ALTER TABLE t ADD PRIMARY KEY (v)",
+	} {
+		for _, autocommit := range []int{1, 0} {
+			t.Run(fmt.Sprintf("%s/autocommit=%d", ddl, autocommit), func(t *testing.T) {
+				d, a, b := twoSessions(t)
+				d.exec("INSERT INTO t VALUES (3, 200), (4, 200)")
+				run(t, d, a, fmt.Sprintf("SET autocommit = %d", autocommit))
+				_, err := lq(d, a, ddl)
+				require.Error(t, err)
+				// a is idle: its failed statement holds nothing.
+				require.Empty(t, d.s.mdl.rows())
+				run(t, d, b, "SET lock_wait_timeout = 1")
+				_, err = lq(d, b, "ALTER TABLE t ADD COLUMN z INT")
+				require.NoError(t, err)
+				require.Equal(t, []sql.Row{{int64(4)}}, run(t, d, a, "SELECT COUNT(*) FROM t"))
+			})
+		}
+	}
+}
+
+// TestDeadlocksVictimLeavesTransaction: a row lock deadlock's victim is
+// rolled back as InnoDB's is, its earlier writes with it, and its session is
+// outside any transaction: the next statement autocommits, as in MySQL.
+// The other transaction goes on and commits.
+func TestDeadlocksVictimLeavesTransaction(t *testing.T) {
+	d, a, b := twoSessions(t)
+	d.exec("CREATE TABLE other (id INT PRIMARY KEY)")
+	run(t, d, a, "BEGIN")
+	run(t, d, b, "BEGIN")
+	run(t, d, a, "INSERT INTO other VALUES (1)")
+	run(t, d, a, "UPDATE t SET v = 11 WHERE id = 1")
+	run(t, d, b, "UPDATE t SET v = 22 WHERE id = 2")
+	done := make(chan error, 1)
+	go func() {
+		_, err := lq(d, b, "UPDATE t SET v = 12 WHERE id = 1")
+		done <- err
+	}()
+	for {
+		waits, err := d.s.LockWaits(d.ctx)
+		require.NoError(t, err)
+		if len(waits) == 1 {
+			break
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	// a closes the cycle: the requester is the victim.
+	_, err := lq(d, a, "UPDATE t SET v = 21 WHERE id = 2")
+	requireDeadlock(t, err)
+	require.NoError(t, <-done)
+	run(t, d, b, "COMMIT")
+	require.Equal(t, "[[1 12] [2 22]]", fmt.Sprint(d.exec("SELECT * FROM t ORDER BY id")))
+	require.Empty(t, d.exec("SELECT * FROM other"))
+	run(t, d, a, "INSERT INTO other VALUES (2)")
+	require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
+	run(t, d, a, "ROLLBACK")
+	require.Equal(t, "[[2]]", fmt.Sprint(d.exec("SELECT * FROM other")))
 }

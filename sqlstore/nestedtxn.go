@@ -55,7 +55,9 @@ import (
 // nodes it does not handle, and those two after its own step, are built
 // by the builder a had.
 func installNestedTxn(a *analyzer.Analyzer) {
-	a.ExecBuilder = rowexec.NewOverrideBuilder(nestedTxnBuilder{base: a.ExecBuilder})
+	b := &nestedTxnBuilder{base: a.ExecBuilder}
+	b.full = rowexec.NewOverrideBuilder(b)
+	a.ExecBuilder = b.full
 }
 
 // nestedTxnBuilder builds CALL and PREPARE nodes, and LOAD DATA, ADD
@@ -63,10 +65,13 @@ func installNestedTxn(a *analyzer.Analyzer) {
 // iterator, and GMS's builder builds them.
 type nestedTxnBuilder struct {
 	base sql.NodeExecBuilder
+	// full is the builder this one overrides: a DDL statement's plan is
+	// built with it from the top (buildDDL).
+	full sql.NodeExecBuilder
 }
 
 // Build implements sql.NodeExecBuilder.
-func (b nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+func (b *nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	switch n := n.(type) {
 	case *plan.Call:
 		s, ok := ctx.Session.(*Session)
@@ -86,8 +91,18 @@ func (b nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.
 	case *plan.InsertInto:
 		noteInsert(ctx, n) // insertprefetch.go
 	case *plan.CreateCheck, *plan.CreateForeignKey:
+		if iter, err := buildDDL(ctx, n, row, b.full); iter != nil || err != nil {
+			return iter, err
+		}
 		// Locked before GMS checks the rows (mdl.go).
 		return buildValidated(ctx, n, row, b.base)
+	case *plan.Block, *plan.AlterIndex, *plan.AlterPK, *plan.AddColumn, *plan.ModifyColumn,
+		*plan.DropColumn, *plan.RenameColumn, *plan.AlterDefaultSet, *plan.AlterDefaultDrop,
+		*plan.AlterAutoIncrement, *plan.AlterTableCollation, *plan.DropCheck, *plan.DropForeignKey,
+		*plan.DropConstraint, *plan.RenameTable, *plan.DropTable, *plan.Truncate, *plan.CreateTable,
+		*plan.DropDB, *plan.AlterDB:
+		// A failed DDL statement releases its metadata locks (mdl.go).
+		return buildDDL(ctx, n, row, b.full)
 	}
 	return nil, nil
 }
@@ -98,6 +113,8 @@ func (b nestedTxnBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.
 type nestedTxns struct {
 	calls  []*txn
 	parked *txn
+	// ddl is set while a DDL statement's plan is built (buildDDL).
+	ddl bool
 }
 
 // call runs the procedure c calls in the transaction of ctx, as base

@@ -240,6 +240,12 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 	}
 	if t.isDone() {
 		// Finished (a failed commit) but still installed: start afresh.
+		// A deadlock's victim was rolled back (rollbackVictim): the
+		// session is outside any transaction, as in MySQL, where GMS
+		// kept it in the explicit one until ROLLBACK.
+		if t.mdlVictim() {
+			ctx.SetIgnoreAutoCommit(false)
+		}
 		ctx.SetTransaction(nil)
 		return nil
 	}
