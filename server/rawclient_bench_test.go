@@ -27,6 +27,7 @@ type rawClient struct {
 	deprecated bool // CLIENT_DEPRECATE_EOF: no EOF packet after the column definitions
 	out        []byte
 	in         []byte
+	hdr        [4]byte
 }
 
 func newRawClient(tb testing.TB, addr string) *rawClient {
@@ -57,11 +58,10 @@ func (c *rawClient) send() error {
 
 // packet reads the next packet's payload into c.in.
 func (c *rawClient) packet() ([]byte, error) {
-	var h [4]byte
-	if _, err := io.ReadFull(c.r, h[:]); err != nil {
+	if _, err := io.ReadFull(c.r, c.hdr[:]); err != nil {
 		return nil, err
 	}
-	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
+	n := int(c.hdr[0]) | int(c.hdr[1])<<8 | int(c.hdr[2])<<16
 	if cap(c.in) < n {
 		c.in = make([]byte, n)
 	}

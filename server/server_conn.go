@@ -31,6 +31,20 @@ type connState struct {
 	// plans (statementContext), and the session they were made for.
 	ctxOpts []gsql.ContextOption
 	ctxSess *sqlstore.Session
+	// The process ID and text of the statement whose context is being
+	// made, which the last of ctxOpts, made once, sets.
+	pid   uint64
+	query string
+
+	// The cancellable context under the statements run on cached plans,
+	// kept from statement to statement until one is cancelled (KILL
+	// QUERY, a hang-up), and the context it was made from.
+	stmtCtx    context.Context
+	stmtCancel context.CancelFunc
+	stmtParent context.Context
+
+	// The prepared statements' arguments for the plan cache (bindArgs).
+	args []sqlstore.Arg
 
 	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
 	// raw is the socket, nil when it cannot be polled.
@@ -63,6 +77,20 @@ func (st *connState) sessionContext() *gsql.Context {
 		st.sctx = gsql.NewContext(context.Background(), gsql.WithSession(st.sess))
 	}
 	return st.sctx
+}
+
+// cancellable returns the cancellable context, made from parent, of the
+// connection's next statement on a cached plan, and its cancel function:
+// the one of the previous statement unless that was cancelled or had
+// another parent. A context made per statement, as GMS's process list
+// makes it, costs two allocations, and a third for the statement
+// context's copy that carries it.
+func (st *connState) cancellable(parent context.Context) (context.Context, context.CancelFunc) {
+	if st.stmtCtx == nil || st.stmtParent != parent || st.stmtCtx.Err() != nil {
+		st.stmtCtx, st.stmtCancel = context.WithCancel(parent)
+		st.stmtParent = parent
+	}
+	return st.stmtCtx, st.stmtCancel
 }
 
 // commandBegin and commandEnd bracket a command for the hang-up watch.

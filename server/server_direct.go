@@ -84,15 +84,24 @@ func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, ar
 
 // runCached runs the statement conn.CachedPlan found for query.
 func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.Conn, query string, callback func(*sqltypes.Result, bool) error) error {
-	sctx, err := h.statementContext(ctx, c, query)
+	sctx, kill, err := h.statementContext(ctx, c, query)
 	if err != nil {
 		return err
 	}
-	sctx, err = sctx.ProcessList.BeginQuery(sctx, query)
-	if err != nil {
-		return err
+	if kill != nil {
+		// The context is the connection's kept one (statementContext).
+		pl := sctx.ProcessList.(*processList)
+		if err := pl.beginKept(sctx, query, kill); err != nil {
+			return err
+		}
+		defer pl.EndQuery(sctx)
+	} else {
+		sctx, err = sctx.ProcessList.BeginQuery(sctx, query)
+		if err != nil {
+			return err
+		}
+		defer sctx.ProcessList.EndQuery(sctx)
 	}
-	defer sctx.ProcessList.EndQuery(sctx)
 	if err := gsql.SessionCommandBegin(sctx.Session); err != nil {
 		return err
 	}
@@ -118,11 +127,15 @@ const directPidBit = 1 << 62
 // (session, process list, memory manager, services, a fresh process ID),
 // without the manager's lock, which every connection shares, two lookups
 // under it, and a dozen allocations: the options that are the same for
-// every statement of the session are made once.
-func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query string) (*gsql.Context, error) {
+// every statement of the session are made once. When the process list is
+// the server's, the context is already cancellable (connState.cancellable)
+// and its cancel function is returned: the statement is begun with the
+// list's beginKept, not BeginQuery.
+func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query string) (*gsql.Context, context.CancelFunc, error) {
 	st := h.stateOf(c)
 	if st == nil || st.sess == nil || h.engine == nil {
-		return h.sm.NewContextWithQuery(ctx, c, query)
+		sctx, err := h.sm.NewContextWithQuery(ctx, c, query)
+		return sctx, nil, err
 	}
 	if st.ctxSess != st.sess {
 		st.ctxSess = st.sess
@@ -131,12 +144,22 @@ func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query str
 			gsql.WithMemoryManager(h.engine.MemoryManager),
 			gsql.WithProcessList(h.engine.ProcessList),
 			gsql.WithServices(gsql.Services{KillConnection: h.sm.KillConnection, LoadInfile: c.LoadInfile}),
-			nil, nil) // the process ID and the query, below
+			// The process ID and the query, set by st.pid and
+			// st.query: one closure per session, not two per
+			// statement.
+			func(c *gsql.Context) {
+				gsql.WithPid(st.pid)(c)
+				gsql.WithQuery(st.query)(c)
+			})
 	}
-	n := len(st.ctxOpts)
-	st.ctxOpts[n-2] = gsql.WithPid(h.pids.Add(1) | directPidBit)
-	st.ctxOpts[n-1] = gsql.WithQuery(query)
-	return gsql.NewContext(ctx, st.ctxOpts...), nil
+	st.pid = h.pids.Add(1) | directPidBit
+	st.query = query
+	defer func() { st.query = "" }()
+	if _, ok := h.engine.ProcessList.(*processList); !ok {
+		return gsql.NewContext(ctx, st.ctxOpts...), nil, nil
+	}
+	cctx, kill := st.cancellable(ctx)
+	return gsql.NewContext(cctx, st.ctxOpts...), kill, nil
 }
 
 // sendResult reads iter to the end and gives its rows to callback in

@@ -212,6 +212,9 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.mu.Unlock()
 	if st != nil {
 		h.watch.remove(st)
+		if st.stmtCancel != nil {
+			st.stmtCancel() // the kept statement context (connState.cancellable)
+		}
 	}
 }
 
@@ -332,10 +335,21 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	if err := h.tooLarge(n); err != nil {
 		return err
 	}
-	defer h.statementEnd(h.statementBegin(c))
+	st := h.statementBegin(c)
+	defer h.statementEnd(st)
 	defer h.survive(c, "COM_STMT_EXECUTE", &err)
-	var argBuf [8]sqlstore.Arg
-	if args := bindArgs(prepare.BindVars, argBuf[:0]); len(prepare.BindVars) == 0 || args != nil {
+	var args []sqlstore.Arg
+	if st != nil {
+		// The connection's buffer: an array here would escape with it.
+		args = bindArgs(prepare.BindVars, st.args[:0])
+		if args != nil {
+			st.args = args
+			defer clear(args) // no value kept past the statement
+		}
+	} else {
+		args = bindArgs(prepare.BindVars, nil)
+	}
+	if len(prepare.BindVars) == 0 || args != nil {
 		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
 		if handled {
 			err = wireErr(derr)
