@@ -219,6 +219,11 @@ func (pl *processList) EndQuery(ctx *gsql.Context) {
 		return
 	}
 	pid := ctx.Pid()
+	if e.pid.Load() != pid {
+		// Ended already: a statement's iterator ends it when it is
+		// closed, and its caller again after it.
+		return
+	}
 	now := time.Now()
 	e.mu.Lock()
 	if e.p.QueryPid != pid {
