@@ -157,16 +157,16 @@ func TestProcessListKeptContext(t *testing.T) {
 
 	first := stmt(nil)
 	require.NoError(t, first.Err(), "ended, not cancelled")
-	require.Equal(t, first, stmt(nil), "kept for the next statement")
+	require.True(t, first == stmt(nil), "kept for the next statement")
 
 	pl.Kill(7) // between statements: nothing runs
 	require.NoError(t, first.Err())
 
 	killed := stmt(func() { pl.Kill(7) })
-	require.Equal(t, first, killed)
+	require.True(t, first == killed)
 	require.ErrorIs(t, killed.Err(), context.Canceled)
 	next := stmt(nil)
-	require.NotEqual(t, killed, next, "a cancelled context is not used again")
+	require.True(t, killed != next, "a cancelled context is not used again")
 	require.NoError(t, next.Err())
 
 	// A statement begun by BeginQuery still has its context cancelled at
@@ -178,6 +178,14 @@ func TestProcessListKeptContext(t *testing.T) {
 	require.ErrorIs(t, qctx.Err(), context.Canceled)
 	require.NoError(t, next.Err())
 
+	// A parent never cancelled (the protocol layer's per-command context
+	// of a text statement) leaves the kept context in place; one that
+	// can be cancelled gets a context of its own.
 	parent = context.WithValue(context.Background(), struct{}{}, 1)
-	require.NotEqual(t, next, stmt(nil), "another parent, another context")
+	require.True(t, next == stmt(nil), "a parent never cancelled: the kept context")
+	parent, cancel := context.WithCancel(context.Background())
+	own := stmt(nil)
+	require.True(t, next != own, "a parent that can be cancelled, a context of its own")
+	cancel()
+	require.ErrorIs(t, own.Err(), context.Canceled)
 }

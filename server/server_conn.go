@@ -9,6 +9,7 @@ import (
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"github.com/strata-db/strata/sqlstore"
 )
@@ -45,6 +46,14 @@ type connState struct {
 
 	// The prepared statements' arguments for the plan cache (bindArgs).
 	args []sqlstore.Arg
+
+	// The OK result of the statements run on cached plans, which the
+	// protocol layer writes before the next command is read, even for a
+	// prepared statement executed with a cursor.
+	ok sqltypes.Result
+
+	// The text commands' result callback (handler.shortInfoDropped).
+	short shortInfo
 
 	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
 	// raw is the socket, nil when it cannot be polled.
@@ -86,11 +95,29 @@ func (st *connState) sessionContext() *gsql.Context {
 // makes it, costs two allocations, and a third for the statement
 // context's copy that carries it.
 func (st *connState) cancellable(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent.Done() == nil {
+		// Never cancelled: only its values would reach the statement,
+		// and the protocol layer gives each text command a context of
+		// its own whose one value is a runtime/trace task. The kept
+		// context is made from no parent instead of anew per command.
+		parent = context.Background()
+	}
 	if st.stmtCtx == nil || st.stmtParent != parent || st.stmtCtx.Err() != nil {
 		st.stmtCtx, st.stmtCancel = context.WithCancel(parent)
 		st.stmtParent = parent
 	}
 	return st.stmtCtx, st.stmtCancel
+}
+
+// shortInfo calls cb through dropShortInfo; fn is its call method, made
+// once.
+type shortInfo struct {
+	cb mysql.ResultSpoolFn
+	fn mysql.ResultSpoolFn
+}
+
+func (s *shortInfo) call(r *sqltypes.Result, more bool) error {
+	return dropShortInfo(s.cb, r, more)
 }
 
 // commandBegin and commandEnd bracket a command for the hang-up watch.

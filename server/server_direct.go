@@ -189,7 +189,13 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 			return err
 		}
 		ok := row[0].(types.OkResult)
-		r := &sqltypes.Result{RowsAffected: ok.RowsAffected, InsertID: ok.InsertID}
+		var r *sqltypes.Result
+		if st := h.stateOf(c); st != nil {
+			r = &st.ok // written before the connection's next command
+		} else {
+			r = new(sqltypes.Result)
+		}
+		*r = sqltypes.Result{RowsAffected: ok.RowsAffected, InsertID: ok.InsertID}
 		if ok.Info != nil {
 			r.Info = ok.Info.String()
 		}

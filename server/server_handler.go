@@ -249,7 +249,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
 	}
-	callback = h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback))
+	callback = h.prepared.limitSQLPrepare(c, query, h.shortInfoDropped(c, callback))
 	if handled, derr := h.runDirect(ctx, c, query, nil, callback); handled {
 		err = h.queryErr(c, query, false, derr)
 		releaseMemory(err)
@@ -272,11 +272,31 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 // UPDATE's "Rows matched: ...", read as their first 35 bytes.
 func shortInfoDropped(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(r *sqltypes.Result, more bool) error {
-		if len(r.Fields) == 0 && len(r.Info) < '#' {
-			r.Info = ""
-		}
-		return cb(r, more)
+		return dropShortInfo(cb, r, more)
 	}
+}
+
+func dropShortInfo(cb mysql.ResultSpoolFn, r *sqltypes.Result, more bool) error {
+	if len(r.Fields) == 0 && len(r.Info) < '#' {
+		r.Info = ""
+	}
+	return cb(r, more)
+}
+
+// shortInfoDropped is the function shortInfoDropped(cb) returns, made
+// once per connection (a closure per text statement otherwise): the
+// connection's commands run one at a time, and a text command's results
+// are written before it returns.
+func (h *handler) shortInfoDropped(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	st := h.stateOf(c)
+	if st == nil {
+		return shortInfoDropped(cb)
+	}
+	if st.short.fn == nil {
+		st.short.fn = st.short.call
+	}
+	st.short.cb = cb
+	return st.short.fn
 }
 
 // ComMultiQuery implements mysql.Handler.
@@ -291,12 +311,12 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	// A text the plan cache runs holds one statement (no semicolon
 	// outside strings and comments): nothing remains after it.
-	if handled, derr := h.runDirect(ctx, c, query, nil, shortInfoDropped(callback)); handled {
+	if handled, derr := h.runDirect(ctx, c, query, nil, h.shortInfoDropped(c, callback)); handled {
 		err = h.queryErr(c, query, true, derr)
 		releaseMemory(err)
 		return "", err
 	}
-	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback)))
+	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, h.shortInfoDropped(c, callback)))
 	h.prepared.after(c)
 	if err != nil {
 		// MySQL ends a multi-statement query at its first failing
