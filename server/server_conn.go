@@ -55,6 +55,13 @@ type connState struct {
 	// The text commands' result callback (handler.shortInfoDropped).
 	short shortInfo
 
+	// The result, its row list's room and its rows' values of the
+	// statements whose results are written before the next command
+	// (sendResult's reuse).
+	res  sqltypes.Result
+	rows [][]sqltypes.Value
+	vals rowValues
+
 	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
 	// raw is the socket, nil when it cannot be polled.
 	stmt atomic.Uint64

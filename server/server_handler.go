@@ -250,7 +250,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		query = alter
 	}
 	callback = h.prepared.limitSQLPrepare(c, query, h.shortInfoDropped(c, callback))
-	if handled, derr := h.runDirect(ctx, c, query, nil, callback); handled {
+	// A text command's results are written before it returns.
+	if handled, derr := h.runDirect(ctx, c, query, nil, true, callback); handled {
 		err = h.queryErr(c, query, false, derr)
 		releaseMemory(err)
 		return err
@@ -311,7 +312,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	// A text the plan cache runs holds one statement (no semicolon
 	// outside strings and comments): nothing remains after it.
-	if handled, derr := h.runDirect(ctx, c, query, nil, h.shortInfoDropped(c, callback)); handled {
+	if handled, derr := h.runDirect(ctx, c, query, nil, true, h.shortInfoDropped(c, callback)); handled {
 		err = h.queryErr(c, query, true, derr)
 		releaseMemory(err)
 		return "", err
@@ -369,8 +370,16 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	} else {
 		args = bindArgs(prepare.BindVars, nil)
 	}
-	if len(prepare.BindVars) == 0 || args != nil {
-		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
+	kept := resultsKept(c)
+	if kept {
+		callback = rowsCopied(callback)
+	}
+	// A statement that may run under a cursor goes to GMS's handler: the
+	// cursor's rows are read on a goroutine of the protocol layer's while
+	// the connection's serves COM_STMT_FETCH, and the direct path sets
+	// the connection's status flags after its last rows.
+	if !kept && (len(prepare.BindVars) == 0 || args != nil) {
+		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, true, func(r *sqltypes.Result, _ bool) error { return callback(r) })
 		if handled {
 			err = wireErr(derr)
 			releaseMemory(err)
@@ -384,6 +393,43 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	err = wireErr(err)
 	releaseMemory(err)
 	return err
+}
+
+// resultsKept reports whether the protocol layer may keep the rows of
+// connection c's results past the command that made them: a client that
+// asked for a server-side cursor fetches them later (COM_STMT_FETCH), and
+// one whose commands the listener cannot see (TLS) may have.
+func resultsKept(c *mysql.Conn) bool {
+	lc := limitConnOf(c.Conn)
+	return lc == nil || lc.resultsKept.Load()
+}
+
+// rowsCopied gives callback results whose values own their bytes. The
+// values of a result point into a buffer that GMS's handler, and
+// sendResult, return to a pool shared by every connection when the
+// statement ends; the protocol layer keeps a cursor's rows until the
+// client fetches them, by which time other statements wrote over them.
+func rowsCopied(callback func(*sqltypes.Result) error) func(*sqltypes.Result) error {
+	return func(r *sqltypes.Result) error {
+		n := 0
+		for _, row := range r.Rows {
+			for _, v := range row {
+				n += v.Len()
+			}
+		}
+		mem := make([]byte, 0, n)
+		for _, row := range r.Rows {
+			for i, v := range row {
+				if v.IsNull() {
+					continue
+				}
+				at := len(mem)
+				mem = append(mem, v.Raw()...)
+				row[i] = sqltypes.MakeTrusted(v.Type(), mem[at:len(mem):len(mem)])
+			}
+		}
+		return callback(r)
+	}
 }
 
 // ComResetConnection implements mysql.Handler.
