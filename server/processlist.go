@@ -34,6 +34,10 @@ type procEntry struct {
 	// pid mirrors p.QueryPid, written under mu, so that byPid finds the
 	// entry without locking every connection's.
 	pid atomic.Uint64
+	// kept is set while p.Kill cancels a context the connection keeps
+	// for its next statements (beginKept): the statement's end leaves
+	// it uncancelled.
+	kept bool
 }
 
 var _ gsql.ProcessList = (*processList)(nil)
@@ -158,18 +162,40 @@ func (pl *processList) BeginQuery(ctx *gsql.Context, query string) (*gsql.Contex
 	if ctx.IsInterpreted() {
 		return ctx, nil
 	}
+	newCtx, cancel := context.WithCancel(ctx)
+	if err := pl.begin(ctx, query, cancel, false); err != nil {
+		cancel()
+		return nil, err
+	}
+	return ctx.WithContext(newCtx), nil
+}
+
+// beginKept records the start of a statement whose context ctx the
+// caller made cancellable with kill, which it keeps for the connection's
+// next statements while nothing calls it: the statements run on cached
+// plans (server_direct.go) that way save the cancellable context, its
+// cancel function and the copy of ctx that BeginQuery makes at each
+// statement. Its end (EndQuery, called by the statement's iterators as by
+// the caller) does not call kill; a KILL QUERY calls it under the entry's
+// lock, so once the statement ended the context is cancelled only if the
+// statement was.
+func (pl *processList) beginKept(ctx *gsql.Context, query string, kill context.CancelFunc) error {
+	return pl.begin(ctx, query, kill, true)
+}
+
+// begin records the start of ctx's statement, query, which kill cancels;
+// kept says the statement's end leaves kill uncalled.
+func (pl *processList) begin(ctx *gsql.Context, query string, kill context.CancelFunc, kept bool) error {
 	e := pl.entry(ctx.Session.ID())
 	if e == nil {
-		return nil, errors.New("internal error: connection not registered with process list")
+		return errors.New("internal error: connection not registered with process list")
 	}
 	pid := ctx.Pid()
-	newCtx, cancel := context.WithCancel(ctx)
 	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.p.QueryPid == pid && pid != 0 {
-		cancel()
-		return nil, gsql.ErrPidAlreadyUsed.New(pid)
+		return gsql.ErrPidAlreadyUsed.New(pid)
 	}
 	gsql.StatusVariables.IncrementGlobal("Threads_running", 1)
 	e.p.Command = gsql.ProcessCommandQuery
@@ -177,9 +203,10 @@ func (pl *processList) BeginQuery(ctx *gsql.Context, query string) (*gsql.Contex
 	e.p.QueryPid = pid
 	e.pid.Store(pid)
 	e.p.StartedAt = now
-	e.p.Kill = cancel
+	e.p.Kill = kill
+	e.kept = kept
 	e.p.Progress = nil // made by the first AddTableProgress
-	return ctx.WithContext(newCtx), nil
+	return nil
 }
 
 // EndQuery implements sql.ProcessList.
@@ -192,6 +219,11 @@ func (pl *processList) EndQuery(ctx *gsql.Context) {
 		return
 	}
 	pid := ctx.Pid()
+	if e.pid.Load() != pid {
+		// Ended already: a statement's iterator ends it when it is
+		// closed, and its caller again after it.
+		return
+	}
 	now := time.Now()
 	e.mu.Lock()
 	if e.p.QueryPid != pid {
@@ -200,6 +232,10 @@ func (pl *processList) EndQuery(ctx *gsql.Context) {
 	}
 	took := now.Sub(e.p.StartedAt)
 	kill := e.p.Kill
+	if e.kept {
+		kill = nil
+		e.kept = false
+	}
 	e.p.Command = gsql.ProcessCommandSleep
 	e.p.Query = ""
 	e.p.StartedAt = now

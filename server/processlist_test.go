@@ -124,3 +124,68 @@ func initStatusVariables() {
 		variables.InitStatusVariables()
 	}
 }
+
+// TestProcessListKeptContext checks the statements that run under the
+// connection's kept context (connState.cancellable, beginKept): their end
+// leaves it live for the next statement, a KILL during one cancels it and
+// the next statement gets a new one, and a KILL between statements
+// cancels nothing.
+func TestProcessListKeptContext(t *testing.T) {
+	initStatusVariables()
+	pl := newProcessList()
+	sess := gsql.NewBaseSessionWithClientServer("127.0.0.1:3306", gsql.Client{Address: "10.0.0.1:5000", User: "u"}, 7)
+	pl.AddConnection(7, "10.0.0.1:5000")
+	pl.ConnectionReady(sess)
+	st := &connState{id: 7}
+	parent := context.Background()
+	pid := uint64(0)
+	stmt := func(during func()) context.Context {
+		t.Helper()
+		cctx, kill := st.cancellable(parent)
+		pid++
+		ctx := gsql.NewContext(cctx, gsql.WithSession(sess), gsql.WithPid(pid), gsql.WithProcessList(pl))
+		require.NoError(t, pl.beginKept(ctx, "SELECT 1", kill))
+		require.Equal(t, gsql.ProcessCommandQuery, pl.Processes()[0].Command)
+		if during != nil {
+			during()
+		}
+		pl.EndQuery(ctx)
+		pl.EndQuery(ctx) // as the statement's iterator and its caller both end it
+		require.Equal(t, gsql.ProcessCommandSleep, pl.Processes()[0].Command)
+		return cctx
+	}
+
+	first := stmt(nil)
+	require.NoError(t, first.Err(), "ended, not cancelled")
+	require.True(t, first == stmt(nil), "kept for the next statement")
+
+	pl.Kill(7) // between statements: nothing runs
+	require.NoError(t, first.Err())
+
+	killed := stmt(func() { pl.Kill(7) })
+	require.True(t, first == killed)
+	require.ErrorIs(t, killed.Err(), context.Canceled)
+	next := stmt(nil)
+	require.True(t, killed != next, "a cancelled context is not used again")
+	require.NoError(t, next.Err())
+
+	// A statement begun by BeginQuery still has its context cancelled at
+	// its end, as GMS's list does.
+	ctx := gsql.NewContext(parent, gsql.WithSession(sess), gsql.WithPid(100), gsql.WithProcessList(pl))
+	qctx, err := pl.BeginQuery(ctx, "SELECT 2")
+	require.NoError(t, err)
+	pl.EndQuery(qctx)
+	require.ErrorIs(t, qctx.Err(), context.Canceled)
+	require.NoError(t, next.Err())
+
+	// A parent never cancelled (the protocol layer's per-command context
+	// of a text statement) leaves the kept context in place; one that
+	// can be cancelled gets a context of its own.
+	parent = context.WithValue(context.Background(), struct{}{}, 1)
+	require.True(t, next == stmt(nil), "a parent never cancelled: the kept context")
+	parent, cancel := context.WithCancel(context.Background())
+	own := stmt(nil)
+	require.True(t, next != own, "a parent that can be cancelled, a context of its own")
+	cancel()
+	require.ErrorIs(t, own.Err(), context.Canceled)
+}

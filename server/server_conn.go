@@ -9,6 +9,7 @@ import (
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"github.com/strata-db/strata/sqlstore"
 )
@@ -31,6 +32,35 @@ type connState struct {
 	// plans (statementContext), and the session they were made for.
 	ctxOpts []gsql.ContextOption
 	ctxSess *sqlstore.Session
+	// The process ID and text of the statement whose context is being
+	// made, which the last of ctxOpts, made once, sets.
+	pid   uint64
+	query string
+
+	// The cancellable context under the statements run on cached plans,
+	// kept from statement to statement until one is cancelled (KILL
+	// QUERY, a hang-up), and the context it was made from.
+	stmtCtx    context.Context
+	stmtCancel context.CancelFunc
+	stmtParent context.Context
+
+	// The prepared statements' arguments for the plan cache (bindArgs).
+	args []sqlstore.Arg
+
+	// The OK result of the statements run on cached plans, which the
+	// protocol layer writes before the next command is read, even for a
+	// prepared statement executed with a cursor.
+	ok sqltypes.Result
+
+	// The text commands' result callback (handler.shortInfoDropped).
+	short shortInfo
+
+	// The result, its row list's room and its rows' values of the
+	// statements whose results are written before the next command
+	// (sendResult's reuse).
+	res  sqltypes.Result
+	rows [][]sqltypes.Value
+	vals rowValues
 
 	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
 	// raw is the socket, nil when it cannot be polled.
@@ -63,6 +93,38 @@ func (st *connState) sessionContext() *gsql.Context {
 		st.sctx = gsql.NewContext(context.Background(), gsql.WithSession(st.sess))
 	}
 	return st.sctx
+}
+
+// cancellable returns the cancellable context, made from parent, of the
+// connection's next statement on a cached plan, and its cancel function:
+// the one of the previous statement unless that was cancelled or had
+// another parent. A context made per statement, as GMS's process list
+// makes it, costs two allocations, and a third for the statement
+// context's copy that carries it.
+func (st *connState) cancellable(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent.Done() == nil {
+		// Never cancelled: only its values would reach the statement,
+		// and the protocol layer gives each text command a context of
+		// its own whose one value is a runtime/trace task. The kept
+		// context is made from no parent instead of anew per command.
+		parent = context.Background()
+	}
+	if st.stmtCtx == nil || st.stmtParent != parent || st.stmtCtx.Err() != nil {
+		st.stmtCtx, st.stmtCancel = context.WithCancel(parent)
+		st.stmtParent = parent
+	}
+	return st.stmtCtx, st.stmtCancel
+}
+
+// shortInfo calls cb through dropShortInfo; fn is its call method, made
+// once.
+type shortInfo struct {
+	cb mysql.ResultSpoolFn
+	fn mysql.ResultSpoolFn
+}
+
+func (s *shortInfo) call(r *sqltypes.Result, more bool) error {
+	return dropShortInfo(s.cb, r, more)
 }
 
 // commandBegin and commandEnd bracket a command for the hang-up watch.

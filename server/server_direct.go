@@ -62,7 +62,11 @@ func (h *handler) directConnOf(c *mysql.Conn) *sqlstore.Conn {
 // runDirect runs query (with args, for a prepared statement) on the
 // connection's goroutine when the session's plan cache has it, giving the
 // result to callback; handled is false, and nothing was run, otherwise.
-func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, args []sqlstore.Arg, callback func(*sqltypes.Result, bool) error) (handled bool, err error) {
+//
+// reuse says the protocol layer writes each result before callback
+// returns (no cursor keeps its rows): the rows' slices are then the
+// connection's, used again by its next results.
+func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, args []sqlstore.Arg, reuse bool, callback func(*sqltypes.Result, bool) error) (handled bool, err error) {
 	conn := h.directConnOf(c)
 	if conn == nil || !conn.CachedPlan(ctx, query, args) {
 		return false, nil
@@ -76,23 +80,32 @@ func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, ar
 			return err
 		}
 		again = true
-		err = h.runCached(ctx, c, conn, query, callback)
+		err = h.runCached(ctx, c, conn, query, reuse, callback)
 		return err
 	})
 	return true, err
 }
 
 // runCached runs the statement conn.CachedPlan found for query.
-func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.Conn, query string, callback func(*sqltypes.Result, bool) error) error {
-	sctx, err := h.statementContext(ctx, c, query)
+func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.Conn, query string, reuse bool, callback func(*sqltypes.Result, bool) error) error {
+	sctx, kill, err := h.statementContext(ctx, c, query)
 	if err != nil {
 		return err
 	}
-	sctx, err = sctx.ProcessList.BeginQuery(sctx, query)
-	if err != nil {
-		return err
+	if kill != nil {
+		// The context is the connection's kept one (statementContext).
+		pl := sctx.ProcessList.(*processList)
+		if err := pl.beginKept(sctx, query, kill); err != nil {
+			return err
+		}
+		defer pl.EndQuery(sctx)
+	} else {
+		sctx, err = sctx.ProcessList.BeginQuery(sctx, query)
+		if err != nil {
+			return err
+		}
+		defer sctx.ProcessList.EndQuery(sctx)
 	}
-	defer sctx.ProcessList.EndQuery(sctx)
 	if err := gsql.SessionCommandBegin(sctx.Session); err != nil {
 		return err
 	}
@@ -100,7 +113,7 @@ func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.C
 
 	schema, iter, err := conn.RunCached(sctx, query)
 	if err == nil {
-		err = h.sendResult(sctx, c, schema, iter, callback)
+		err = h.sendResult(sctx, c, schema, iter, reuse, callback)
 	}
 	if err != nil {
 		// As GMS's handler returns them (a typed nil must not escape).
@@ -118,11 +131,15 @@ const directPidBit = 1 << 62
 // (session, process list, memory manager, services, a fresh process ID),
 // without the manager's lock, which every connection shares, two lookups
 // under it, and a dozen allocations: the options that are the same for
-// every statement of the session are made once.
-func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query string) (*gsql.Context, error) {
+// every statement of the session are made once. When the process list is
+// the server's, the context is already cancellable (connState.cancellable)
+// and its cancel function is returned: the statement is begun with the
+// list's beginKept, not BeginQuery.
+func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query string) (*gsql.Context, context.CancelFunc, error) {
 	st := h.stateOf(c)
 	if st == nil || st.sess == nil || h.engine == nil {
-		return h.sm.NewContextWithQuery(ctx, c, query)
+		sctx, err := h.sm.NewContextWithQuery(ctx, c, query)
+		return sctx, nil, err
 	}
 	if st.ctxSess != st.sess {
 		st.ctxSess = st.sess
@@ -131,17 +148,29 @@ func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query str
 			gsql.WithMemoryManager(h.engine.MemoryManager),
 			gsql.WithProcessList(h.engine.ProcessList),
 			gsql.WithServices(gsql.Services{KillConnection: h.sm.KillConnection, LoadInfile: c.LoadInfile}),
-			nil, nil) // the process ID and the query, below
+			// The process ID and the query, set by st.pid and
+			// st.query: one closure per session, not two per
+			// statement.
+			func(c *gsql.Context) {
+				gsql.WithPid(st.pid)(c)
+				gsql.WithQuery(st.query)(c)
+			})
 	}
-	n := len(st.ctxOpts)
-	st.ctxOpts[n-2] = gsql.WithPid(h.pids.Add(1) | directPidBit)
-	st.ctxOpts[n-1] = gsql.WithQuery(query)
-	return gsql.NewContext(ctx, st.ctxOpts...), nil
+	st.pid = h.pids.Add(1) | directPidBit
+	st.query = query
+	defer func() { st.query = "" }()
+	if _, ok := h.engine.ProcessList.(*processList); !ok {
+		return gsql.NewContext(ctx, st.ctxOpts...), nil, nil
+	}
+	cctx, kill := st.cancellable(ctx)
+	return gsql.NewContext(cctx, st.ctxOpts...), kill, nil
 }
 
 // sendResult reads iter to the end and gives its rows to callback in
-// batches, or its OK result, as GMS's handler does; iter is closed.
-func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schema, iter gsql.RowIter, callback func(*sqltypes.Result, bool) error) (err error) {
+// batches, or its OK result, as GMS's handler does; iter is closed. With
+// reuse (runDirect) the batches are made in the connection's result, row
+// list and values.
+func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schema, iter gsql.RowIter, reuse bool, callback func(*sqltypes.Result, bool) error) (err error) {
 	closed := false
 	defer func() {
 		if !closed {
@@ -166,7 +195,13 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 			return err
 		}
 		ok := row[0].(types.OkResult)
-		r := &sqltypes.Result{RowsAffected: ok.RowsAffected, InsertID: ok.InsertID}
+		var r *sqltypes.Result
+		if st := h.stateOf(c); st != nil {
+			r = &st.ok // written before the connection's next command
+		} else {
+			r = new(sqltypes.Result)
+		}
+		*r = sqltypes.Result{RowsAffected: ok.RowsAffected, InsertID: ok.InsertID}
 		if ok.Info != nil {
 			r.Info = ok.Info.String()
 		}
@@ -180,9 +215,29 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 		gsql.ByteBufPool.Put(buf)
 	}()
 	fields := fieldsOf(ctx, schema)
-	r := &sqltypes.Result{Fields: fields}
+	var r *sqltypes.Result
+	var vals *rowValues
+	var st *connState
+	if reuse {
+		st = h.stateOf(c)
+	}
+	if st == nil {
+		r = &sqltypes.Result{Fields: fields}
+		vals = &rowValues{}
+	} else {
+		r = &st.res
+		*r = sqltypes.Result{Fields: fields, Rows: st.rows[:0]}
+		vals = &st.vals
+		vals.rewind()
+		defer func() {
+			// Kept for the next result: the row list's room, no
+			// values (they point into buf).
+			clear(r.Rows)
+			st.rows = r.Rows[:0]
+			r.Rows = nil
+		}()
+	}
 	sent := false
-	var vals rowValues
 	for {
 		row, err := iter.Next(ctx)
 		if err == io.EOF {
@@ -210,7 +265,13 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 				return err
 			}
 			sent = true
-			r = &sqltypes.Result{Fields: fields}
+			if st != nil && r == &st.res {
+				// Written: the next batch takes its place.
+				*r = sqltypes.Result{Fields: fields, Rows: r.Rows[:0]}
+				vals.rewind()
+			} else {
+				r = &sqltypes.Result{Fields: fields}
+			}
 		}
 	}
 	closed = true
@@ -230,10 +291,19 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 // one row up to a batch: a range of 100 rows costs 7 allocations instead
 // of 100, a single row still one of its own size. Each row keeps a slice
 // nothing writes again, as the protocol layer may hold a batch (a
-// server-side cursor) while the next is made.
+// server-side cursor) while the next is made; when the protocol layer
+// has written them and holds none (runDirect's reuse), rewind offers the
+// latest chunk again.
 type rowValues struct {
 	chunk []sqltypes.Value
-	rows  int // rows the next chunk holds
+	rows  int              // rows the next chunk holds
+	last  []sqltypes.Value // the latest chunk, whole
+}
+
+// rewind makes the latest chunk, and what it points to, free again.
+func (v *rowValues) rewind() {
+	clear(v.last[:len(v.last)-len(v.chunk)])
+	v.chunk = v.last
 }
 
 func (v *rowValues) toSQL(ctx *gsql.Context, schema gsql.Schema, row gsql.Row, buf *gsql.ByteBuffer) ([]sqltypes.Value, error) {
@@ -244,6 +314,7 @@ func (v *rowValues) toSQL(ctx *gsql.Context, schema gsql.Schema, row gsql.Row, b
 	if len(v.chunk) < n {
 		v.rows = min(max(2*v.rows, 1), rowsBatch)
 		v.chunk = make([]sqltypes.Value, v.rows*n)
+		v.last = v.chunk
 	}
 	out := v.chunk[:n:n]
 	v.chunk = v.chunk[n:]

@@ -15,7 +15,20 @@ type framer struct {
 	last      bool // the current packet ends its logical packet
 	logical   int  // size of the logical packet so far
 	packets   int  // packets seen
+
+	// A command's first bytes: cmdOff is the offset in the current
+	// packet's payload, cmd its first byte when the packet begins a
+	// command (sequence number 0). cursor is set for good once a
+	// COM_STMT_EXECUTE asks for a cursor.
+	inCmd  bool
+	cmdOff int
+	cmd    byte
+	cursor bool
 }
+
+// comStmtExecute is COM_STMT_EXECUTE's command byte; its payload's byte 5
+// is the cursor type (after the statement ID), 0 for none.
+const comStmtExecute = 0x17
 
 // scan follows b, the next bytes read. It calls header for each packet
 // header completed in b, with the packet's size, the size of its logical
@@ -36,6 +49,8 @@ func (f *framer) scan(b []byte, header func(size, logical int, seq byte) (stop b
 			f.logical += size
 			f.remaining = size
 			f.last = size < maxChunk
+			f.inCmd = f.hdr[3] == 0 && f.logical == size
+			f.cmdOff = 0
 			if stop, err := header(size, f.logical, f.hdr[3]); stop || err != nil {
 				return stop, err
 			}
@@ -45,6 +60,19 @@ func (f *framer) scan(b []byte, header func(size, logical int, seq byte) (stop b
 			continue
 		}
 		k := min(f.remaining, len(b)-i)
+		if f.inCmd && f.cmdOff <= 5 {
+			for j := 0; j < k && f.cmdOff+j <= 5; j++ {
+				switch f.cmdOff + j {
+				case 0:
+					f.cmd = b[i+j]
+				case 5:
+					if f.cmd == comStmtExecute && b[i+j] != 0 {
+						f.cursor = true
+					}
+				}
+			}
+			f.cmdOff += k
+		}
 		f.remaining -= k
 		i += k
 		if f.remaining == 0 && f.last {

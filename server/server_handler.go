@@ -212,6 +212,9 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.mu.Unlock()
 	if st != nil {
 		h.watch.remove(st)
+		if st.stmtCancel != nil {
+			st.stmtCancel() // the kept statement context (connState.cancellable)
+		}
 	}
 }
 
@@ -246,8 +249,9 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if alter, ok := h.setPassword(c, query); ok {
 		query = alter
 	}
-	callback = h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback))
-	if handled, derr := h.runDirect(ctx, c, query, nil, callback); handled {
+	callback = h.prepared.limitSQLPrepare(c, query, h.shortInfoDropped(c, callback))
+	// A text command's results are written before it returns.
+	if handled, derr := h.runDirect(ctx, c, query, nil, true, callback); handled {
 		err = h.queryErr(c, query, false, derr)
 		releaseMemory(err)
 		return err
@@ -269,11 +273,31 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 // UPDATE's "Rows matched: ...", read as their first 35 bytes.
 func shortInfoDropped(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(r *sqltypes.Result, more bool) error {
-		if len(r.Fields) == 0 && len(r.Info) < '#' {
-			r.Info = ""
-		}
-		return cb(r, more)
+		return dropShortInfo(cb, r, more)
 	}
+}
+
+func dropShortInfo(cb mysql.ResultSpoolFn, r *sqltypes.Result, more bool) error {
+	if len(r.Fields) == 0 && len(r.Info) < '#' {
+		r.Info = ""
+	}
+	return cb(r, more)
+}
+
+// shortInfoDropped is the function shortInfoDropped(cb) returns, made
+// once per connection (a closure per text statement otherwise): the
+// connection's commands run one at a time, and a text command's results
+// are written before it returns.
+func (h *handler) shortInfoDropped(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	st := h.stateOf(c)
+	if st == nil {
+		return shortInfoDropped(cb)
+	}
+	if st.short.fn == nil {
+		st.short.fn = st.short.call
+	}
+	st.short.cb = cb
+	return st.short.fn
 }
 
 // ComMultiQuery implements mysql.Handler.
@@ -288,12 +312,12 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	// A text the plan cache runs holds one statement (no semicolon
 	// outside strings and comments): nothing remains after it.
-	if handled, derr := h.runDirect(ctx, c, query, nil, shortInfoDropped(callback)); handled {
+	if handled, derr := h.runDirect(ctx, c, query, nil, true, h.shortInfoDropped(c, callback)); handled {
 		err = h.queryErr(c, query, true, derr)
 		releaseMemory(err)
 		return "", err
 	}
-	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, shortInfoDropped(callback)))
+	rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.prepared.limitSQLPrepare(c, query, h.shortInfoDropped(c, callback)))
 	h.prepared.after(c)
 	if err != nil {
 		// MySQL ends a multi-statement query at its first failing
@@ -332,11 +356,30 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	if err := h.tooLarge(n); err != nil {
 		return err
 	}
-	defer h.statementEnd(h.statementBegin(c))
+	st := h.statementBegin(c)
+	defer h.statementEnd(st)
 	defer h.survive(c, "COM_STMT_EXECUTE", &err)
-	var argBuf [8]sqlstore.Arg
-	if args := bindArgs(prepare.BindVars, argBuf[:0]); len(prepare.BindVars) == 0 || args != nil {
-		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
+	var args []sqlstore.Arg
+	if st != nil {
+		// The connection's buffer: an array here would escape with it.
+		args = bindArgs(prepare.BindVars, st.args[:0])
+		if args != nil {
+			st.args = args
+			defer clear(args) // no value kept past the statement
+		}
+	} else {
+		args = bindArgs(prepare.BindVars, nil)
+	}
+	kept := resultsKept(c)
+	if kept {
+		callback = rowsCopied(callback)
+	}
+	// A statement that may run under a cursor goes to GMS's handler: the
+	// cursor's rows are read on a goroutine of the protocol layer's while
+	// the connection's serves COM_STMT_FETCH, and the direct path sets
+	// the connection's status flags after its last rows.
+	if !kept && (len(prepare.BindVars) == 0 || args != nil) {
+		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, true, func(r *sqltypes.Result, _ bool) error { return callback(r) })
 		if handled {
 			err = wireErr(derr)
 			releaseMemory(err)
@@ -350,6 +393,43 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	err = wireErr(err)
 	releaseMemory(err)
 	return err
+}
+
+// resultsKept reports whether the protocol layer may keep the rows of
+// connection c's results past the command that made them: a client that
+// asked for a server-side cursor fetches them later (COM_STMT_FETCH), and
+// one whose commands the listener cannot see (TLS) may have.
+func resultsKept(c *mysql.Conn) bool {
+	lc := limitConnOf(c.Conn)
+	return lc == nil || lc.resultsKept.Load()
+}
+
+// rowsCopied gives callback results whose values own their bytes. The
+// values of a result point into a buffer that GMS's handler, and
+// sendResult, return to a pool shared by every connection when the
+// statement ends; the protocol layer keeps a cursor's rows until the
+// client fetches them, by which time other statements wrote over them.
+func rowsCopied(callback func(*sqltypes.Result) error) func(*sqltypes.Result) error {
+	return func(r *sqltypes.Result) error {
+		n := 0
+		for _, row := range r.Rows {
+			for _, v := range row {
+				n += v.Len()
+			}
+		}
+		mem := make([]byte, 0, n)
+		for _, row := range r.Rows {
+			for i, v := range row {
+				if v.IsNull() {
+					continue
+				}
+				at := len(mem)
+				mem = append(mem, v.Raw()...)
+				row[i] = sqltypes.MakeTrusted(v.Type(), mem[at:len(mem):len(mem)])
+			}
+		}
+		return callback(r)
+	}
 }
 
 // ComResetConnection implements mysql.Handler.

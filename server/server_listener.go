@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -165,6 +166,12 @@ type limitConn struct {
 	// timeout wrapper serializes.
 	readBy, writeBy time.Time
 
+	// resultsKept is set for good once the protocol layer may keep a
+	// result's rows after the command that made them: the client asked
+	// for a cursor (the rows wait for COM_STMT_FETCH), or it switched to
+	// TLS and its commands can no longer be seen here.
+	resultsKept atomic.Bool
+
 	// Used by Read only (one reader at a time).
 	framer  framer
 	tls     bool // the client switched to TLS: framing no longer visible
@@ -254,7 +261,11 @@ func (c *limitConn) Read(b []byte) (int, error) {
 	if c.tls {
 		return n, c.checkTLSLogin(n, err)
 	}
-	if _, ferr := c.framer.scan(b[:n], c.header); ferr != nil {
+	_, ferr := c.framer.scan(b[:n], c.header)
+	if (c.framer.cursor || c.tls) && !c.resultsKept.Load() {
+		c.resultsKept.Store(true)
+	}
+	if ferr != nil {
 		return 0, ferr
 	}
 	return n, err
