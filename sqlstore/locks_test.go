@@ -100,6 +100,31 @@ func lockSessions(t *testing.T, d *testDB, n int) []*sql.Context {
 	return out
 }
 
+// awaitLockWaiters returns once n transactions wait for row locks (the
+// engine's lock table, as CALL strata_lock_waits() lists it), so that a
+// test orders its sessions by state, not by sleeping. It fails the test if
+// done delivers first (the statement meant to wait ended); done may be nil.
+func awaitLockWaiters[T any](t *testing.T, d *testDB, n int, done <-chan T) {
+	t.Helper()
+	for {
+		waits, err := d.s.LockWaits(d.ctx)
+		require.NoError(t, err)
+		waiting := make(map[uint64]bool)
+		for _, w := range waits {
+			waiting[w.WaitingTxn] = true
+		}
+		if len(waiting) >= n {
+			return
+		}
+		select {
+		case v := <-done:
+			t.Fatalf("the statement ended without being seen waiting: %v", v)
+		default:
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestDeadlocks: cycles of two and three transactions each waiting for a
 // row the next holds give exactly one 1213, whose transaction is rolled
 // back; the others go on and commit.
@@ -129,7 +154,9 @@ func TestDeadlocks(t *testing.T) {
 				}()
 				// Each waits before the next asks, so that the last one
 				// closes the cycle.
-				time.Sleep(50 * time.Millisecond)
+				if i < n-1 {
+					awaitLockWaiters[error](t, d, i+1, nil)
+				}
 			}
 			wg.Wait()
 			deadlocks := 0
@@ -245,7 +272,7 @@ func TestInsertWaitsForInsert(t *testing.T) {
 		_, err := lq(d, b, "INSERT INTO t VALUES (2, 10)")
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	awaitLockWaiters(t, d, 1, done)
 	_, err = lq(d, a, "COMMIT")
 	require.NoError(t, err)
 	err = <-done
@@ -382,7 +409,7 @@ func TestLockedReadRechecksIndex(t *testing.T) {
 			rows, err := lq(d, b, q)
 			done <- result{rows, err}
 		}()
-		time.Sleep(50 * time.Millisecond)
+		awaitLockWaiters(t, d, 1, done)
 		_, err = lq(d, a, "COMMIT")
 		require.NoError(t, err)
 		r := <-done
@@ -450,7 +477,7 @@ func TestForeignKeyLocks(t *testing.T) {
 			_, err := lq(d, secondCtx, second)
 			done <- err
 		}()
-		time.Sleep(50 * time.Millisecond)
+		awaitLockWaiters(t, d, 1, done)
 		_, err = lq(d, firstCtx, "COMMIT")
 		require.NoError(t, err)
 		err = <-done

@@ -468,7 +468,7 @@ func TestLockingReadsPessimistic(t *testing.T) {
 	mustRun(b, "BEGIN")
 	got := make(chan string, 1)
 	go func() { got <- fmt.Sprint(mustRun(b, read)) }()
-	time.Sleep(50 * time.Millisecond)
+	awaitLockWaiters(t, d, 1, got)
 	mustRun(a, "UPDATE doctors SET oncall = 0 WHERE id = 1")
 	mustRun(a, "COMMIT")
 	// B waited, and counts the latest rows: only one doctor is left.
@@ -487,7 +487,7 @@ func TestLockingReadsPessimistic(t *testing.T) {
 		_, err := a("UPDATE doctors SET oncall = 0 WHERE id = 1")
 		errA <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	awaitLockWaiters(t, d, 1, errA)
 	_, errB := b("UPDATE doctors SET oncall = 0 WHERE id = 2")
 	requireConflict(t, errB) // b closed the cycle: the victim
 	require.NoError(t, <-errA)
