@@ -296,7 +296,7 @@ func (c *Conn) cachedQuery(ctx context.Context, query string) (sctx *sql.Context
 	if !c.resolve(ctx, query, nil) {
 		return nil, nil, nil, false, nil
 	}
-	sctx = c.stmtContext(ctx, query)
+	sctx = c.resolvedContext(ctx, query)
 	schema, iter, err = c.runResolved(sctx, query)
 	return sctx, schema, iter, true, err
 }

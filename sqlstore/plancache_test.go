@@ -378,3 +378,41 @@ func BenchmarkConnFloor(b *testing.B) {
 		})
 	}
 }
+
+// TestExecWriteRunsOnce holds Conn.Exec of a write to one pass through
+// runWrite (the session asked once whether it is optimistic, the store's
+// turns taken once), whether the plan cache runs the write or it is
+// planned afresh; the second connection plans every statement.
+func TestExecWriteRunsOnce(t *testing.T) {
+	ctx := context.Background()
+	cached, planned := twoConns(t)
+	_, err := cached.Exec(ctx, "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(20))")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		conn  *sqlstore.Conn
+		query string
+	}{
+		{"kept plan", cached, "UPDATE t SET c = 'k' WHERE id = 1"},
+		{"not in the cache", cached, "UPDATE t SET c = CONCAT(c, 'x') WHERE c LIKE 'a%'"},
+		{"plan reuse off", planned, "UPDATE t SET c = 'k' WHERE id = 1"},
+		{"insert, not in the cache", cached, "INSERT INTO t SELECT id + 100, c FROM t WHERE id < 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.conn.Exec(ctx, "DELETE FROM t")
+			require.NoError(t, err)
+			_, err = tc.conn.Exec(ctx, "INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+			require.NoError(t, err)
+			for i := range 3 {
+				before := sqlstore.WriteRuns(tc.conn)
+				_, err := tc.conn.Exec(ctx, tc.query)
+				require.NoError(t, err)
+				require.Equal(t, 1, sqlstore.WriteRuns(tc.conn)-before, "execution %d", i)
+				if tc.query[0] == 'I' {
+					_, err = tc.conn.Exec(ctx, "DELETE FROM t WHERE id > 100")
+					require.NoError(t, err)
+				}
+			}
+		})
+	}
+}
