@@ -590,12 +590,12 @@ func keptProjection(x sql.Expression) bool {
 func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	e := c.eng.gms
-	sql.IncrementStatusVariable(ctx, "Questions", 1)
+	countStatus(ctx, statusQuestions)
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, StatementError(query, err)
 	}
 	if isSelect {
-		sql.IncrementStatusVariable(ctx, "Com_select", 1)
+		countStatus(ctx, statusComSelect)
 	}
 	iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
 	if err == nil {
