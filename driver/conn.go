@@ -138,8 +138,14 @@ const (
 // CheckNamedValue implements driver.NamedValueChecker: it accepts the
 // argument types a binding takes beyond database/sql's defaults
 // (sqlstore.ArgValue: unsigned integers, decimals) and leaves the rest to
-// the default conversion.
+// the default conversion. The commonest driver.Value types are accepted
+// as they are, as the default conversion would, without its second
+// round of type checks at every argument of every execution.
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
+	switch nv.Value.(type) {
+	case int64, string, []byte, float64, bool, nil:
+		return nil
+	}
 	v, ok := sqlstore.ArgValue(nv.Value)
 	if !ok {
 		return driver.ErrSkip

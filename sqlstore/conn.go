@@ -98,8 +98,12 @@ type Conn struct {
 	ints codec.Int64s
 	// plans is what the connection knows of the texts it ran without
 	// arguments (plancache.go).
-	plans  planCache
-	closed bool
+	plans planCache
+	// writeRuns counts runWrite's calls (each asks the session whether it
+	// is optimistic and may take the store's turns), for the tests that
+	// hold a write to one.
+	writeRuns int
+	closed    bool
 }
 
 // Arg is an argument of a statement: a value bound to the placeholder
@@ -155,12 +159,26 @@ func (c *Conn) newContext(ctx context.Context, query string) *sql.Context {
 // NewStatementContext sets it: a new pid, query and query time, the
 // caller's context.Context, and no root span.
 func (c *Conn) stmtContext(ctx context.Context, query string) *sql.Context {
+	return c.statementContext(ctx, query, true)
+}
+
+// resolvedContext returns the context of the statement resolve found
+// (stmtContext), without its query time for a constant SELECT: its
+// projections (literals and system variables, keptProjection) never read
+// the query time, which only the time functions such as NOW() and DDL
+// read, and nothing else of its execution does (constSelect.run).
+func (c *Conn) resolvedContext(ctx context.Context, query string) *sql.Context {
+	f := c.plans.found.fixed
+	return c.statementContext(ctx, query, f == nil || f.consts == nil)
+}
+
+func (c *Conn) statementContext(ctx context.Context, query string, clock bool) *sql.Context {
 	sc := c.ctxSpare
 	if sc == nil {
 		return c.newContext(ctx, query)
 	}
 	c.ctxSpare = nil
-	c.sess.resetStatementContext(sc, ctx, c.eng.gms, query)
+	c.sess.resetStatementContext(sc, ctx, c.eng.gms, query, clock)
 	return sc
 }
 
@@ -223,15 +241,30 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, err
 	}
 	if IsWrite(query) {
 		// A write on a kept plan runs again after a lost conflict, as a
-		// parsed one does below.
-		handled := false
-		r, err := c.runWrite(ctx, query, func() (Result, error) {
-			sctx, _, iter, ok, err := c.cachedQuery(ctx, query)
-			if handled = ok; !ok || err != nil {
-				return Result{}, clientError(err)
-			}
-			return c.drain(sctx, iter)
-		})
+		// parsed one does below. The cache is asked once before the first
+		// run, so that a write it has nothing for goes straight to the
+		// parse below; a rerun asks again, and one it has lost the plan
+		// for (the catalog changed) is planned below too.
+		handled := c.resolve(ctx, query, nil)
+		var r Result
+		var err error
+		if handled {
+			rerun := false
+			r, err = c.runWrite(ctx, query, func() (Result, error) {
+				if rerun {
+					if handled = c.resolve(ctx, query, nil); !handled {
+						return Result{}, nil
+					}
+				}
+				rerun = true
+				sctx := c.resolvedContext(ctx, query)
+				_, iter, err := c.runResolved(sctx, query)
+				if err != nil {
+					return Result{}, clientError(err)
+				}
+				return c.drain(sctx, iter)
+			})
+		}
 		if handled {
 			if err != nil {
 				return Result{}, err
@@ -322,6 +355,7 @@ func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, err
 // query is a write the connection runs in autocommit mode
 // (Store.RunWrite).
 func (c *Conn) runWrite(ctx context.Context, query string, run func() (Result, error)) (Result, error) {
+	c.writeRuns++
 	var res Result
 	err := c.eng.store.RunWrite(ctx, query, func() bool { return c.Autocommitting(ctx) }, func() bool { return c.Optimistic(ctx) }, func() error {
 		var err error

@@ -94,7 +94,7 @@ func (s *Stmt) start(ctx context.Context, args []Arg) (*sql.Context, sql.Schema,
 			s.fixed = s.conn.plans.found.fixed // nil unless a kept plan
 		}
 		if handled {
-			sctx := s.conn.stmtContext(ctx, s.query)
+			sctx := s.conn.resolvedContext(ctx, s.query)
 			schema, iter, err := s.conn.runResolved(sctx, s.query)
 			if err != nil {
 				return nil, nil, nil, clientError(err)

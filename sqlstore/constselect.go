@@ -61,7 +61,7 @@ func newConstSelect(n sql.Node) *constSelect {
 // counts it in Strata_plans_reused.
 func (cs *constSelect) run(ctx *sql.Context, c *Conn, query string, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
-	sql.IncrementStatusVariable(ctx, "Questions", 1)
+	countStatus(ctx, statusQuestions)
 	if err := ctx.Session.ValidateSession(ctx); err != nil {
 		return nil, nil, StatementError(query, err)
 	}
@@ -75,7 +75,7 @@ func (cs *constSelect) run(ctx *sql.Context, c *Conn, query string, reused bool)
 		ctx.SetTransaction(tx)
 	}
 	ctx.ClearWarnings()
-	sql.IncrementStatusVariable(ctx, "Com_select", 1)
+	countStatus(ctx, statusComSelect)
 	ci := cs.iter
 	if ci == nil || !ci.closed {
 		ci = &constIter{} // the kept one is still being read

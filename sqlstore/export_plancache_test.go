@@ -5,3 +5,6 @@ const PlanCacheSize = planCacheSize
 
 // PlanCacheLen returns how many texts c's plan cache holds.
 func PlanCacheLen(c *Conn) int { return len(c.plans.entries) }
+
+// WriteRuns returns how many times c ran a statement through runWrite.
+func WriteRuns(c *Conn) int { return c.writeRuns }

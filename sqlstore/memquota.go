@@ -137,9 +137,15 @@ type memAccount struct {
 }
 
 // begin starts the account of a new statement.
+// Each store is skipped where the value is zero already (a statement that
+// charged nothing, or read no quota): a store is a locked exchange.
 func (m *memAccount) begin() {
-	m.used.Store(0)
-	m.quota.Store(0)
+	if m.used.Load() != 0 {
+		m.used.Store(0)
+	}
+	if m.quota.Load() != 0 {
+		m.quota.Store(0)
+	}
 }
 
 // Charge adds n bytes, and fails when they take the account past the

@@ -296,7 +296,7 @@ func (c *Conn) cachedQuery(ctx context.Context, query string) (sctx *sql.Context
 	if !c.resolve(ctx, query, nil) {
 		return nil, nil, nil, false, nil
 	}
-	sctx = c.stmtContext(ctx, query)
+	sctx = c.resolvedContext(ctx, query)
 	schema, iter, err = c.runResolved(sctx, query)
 	return sctx, schema, iter, true, err
 }
@@ -590,12 +590,12 @@ func keptProjection(x sql.Expression) bool {
 func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	e := c.eng.gms
-	sql.IncrementStatusVariable(ctx, "Questions", 1)
+	countStatus(ctx, statusQuestions)
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, StatementError(query, err)
 	}
 	if isSelect {
-		sql.IncrementStatusVariable(ctx, "Com_select", 1)
+		countStatus(ctx, statusComSelect)
 	}
 	iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
 	if err == nil {

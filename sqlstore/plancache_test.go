@@ -378,3 +378,84 @@ func BenchmarkConnFloor(b *testing.B) {
 		})
 	}
 }
+
+// TestExecWriteRunsOnce holds Conn.Exec of a write to one pass through
+// runWrite (the session asked once whether it is optimistic, the store's
+// turns taken once), whether the plan cache runs the write or it is
+// planned afresh; the second connection plans every statement.
+func TestExecWriteRunsOnce(t *testing.T) {
+	ctx := context.Background()
+	cached, planned := twoConns(t)
+	_, err := cached.Exec(ctx, "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(20))")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		conn  *sqlstore.Conn
+		query string
+	}{
+		{"kept plan", cached, "UPDATE t SET c = 'k' WHERE id = 1"},
+		{"not in the cache", cached, "UPDATE t SET c = CONCAT(c, 'x') WHERE c LIKE 'a%'"},
+		{"plan reuse off", planned, "UPDATE t SET c = 'k' WHERE id = 1"},
+		{"insert, not in the cache", cached, "INSERT INTO t SELECT id + 100, c FROM t WHERE id < 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.conn.Exec(ctx, "DELETE FROM t")
+			require.NoError(t, err)
+			_, err = tc.conn.Exec(ctx, "INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+			require.NoError(t, err)
+			for i := range 3 {
+				before := sqlstore.WriteRuns(tc.conn)
+				_, err := tc.conn.Exec(ctx, tc.query)
+				require.NoError(t, err)
+				require.Equal(t, 1, sqlstore.WriteRuns(tc.conn)-before, "execution %d", i)
+				if tc.query[0] == 'I' {
+					_, err = tc.conn.Exec(ctx, "DELETE FROM t WHERE id > 100")
+					require.NoError(t, err)
+				}
+			}
+		})
+	}
+}
+
+// TestStatementStatusCounted: the statements the plan cache runs itself
+// (constant SELECTs, templates, kept plans) count in Questions and
+// Com_select, of the session and global, as the same statements planned
+// by GMS do.
+func TestStatementStatusCounted(t *testing.T) {
+	ctx := context.Background()
+	cached, planned := twoConns(t)
+	_, err := cached.Exec(ctx, "CREATE TABLE t (id INT PRIMARY KEY, c INT)")
+	require.NoError(t, err)
+	_, err = cached.Exec(ctx, "INSERT INTO t VALUES (1, 1), (2, 2)")
+	require.NoError(t, err)
+	status := func(c *sqlstore.Conn, scope, name string) int64 {
+		t.Helper()
+		rows, err := c.Query(ctx, "SHOW "+scope+" STATUS LIKE '"+name+"'")
+		require.NoError(t, err)
+		defer rows.Close()
+		vals, err := rows.Next()
+		require.NoError(t, err)
+		n, err := strconv.ParseInt(fmt.Sprint(vals[1]), 10, 64)
+		require.NoError(t, err)
+		return n
+	}
+	statements := []string{"SELECT 1", "SELECT c FROM t WHERE id = 1", "SELECT @@autocommit", "SELECT c FROM t WHERE c > 0", "UPDATE t SET c = 3 WHERE id = 2"}
+	deltas := func(c *sqlstore.Conn) (d [3]int64) {
+		before := [3]int64{status(c, "SESSION", "Questions"), status(c, "SESSION", "Com_select"), status(c, "GLOBAL", "Com_select")}
+		for range 3 {
+			for _, q := range statements {
+				_, err := c.Exec(ctx, q)
+				require.NoError(t, err, q)
+			}
+		}
+		after := [3]int64{status(c, "SESSION", "Questions"), status(c, "SESSION", "Com_select"), status(c, "GLOBAL", "Com_select")}
+		for i := range d {
+			d[i] = after[i] - before[i]
+		}
+		return d
+	}
+	want := deltas(planned)
+	require.NotZero(t, want[0])
+	require.NotZero(t, want[1])
+	require.Equal(t, want, deltas(cached))
+}

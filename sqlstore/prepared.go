@@ -261,7 +261,7 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 		if !ok {
 			return planned()
 		}
-		sql.IncrementStatusVariable(ctx, "Questions", 1)
+		countStatus(ctx, statusQuestions)
 		if t.direct() {
 			schema, iter, err = p.runDirect(ctx, e, query, t, lookup)
 		} else {
@@ -283,7 +283,7 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 			}
 			p.skips = 0
 		}
-		sql.IncrementStatusVariable(ctx, "Questions", 1)
+		countStatus(ctx, statusQuestions)
 	}
 	return p.run(ctx, e, query, func() (sql.Node, error) {
 		bindings, err := bind()
@@ -345,7 +345,7 @@ func (p *PreparedSelect) run(ctx *sql.Context, e *sqle.Engine, query string, bui
 	}
 	n, err := build()
 	if err == nil {
-		sql.IncrementStatusVariable(ctx, "Com_select", 1)
+		countStatus(ctx, statusComSelect)
 		if (e.IsReadOnly() || e.IsServerLocked) && !plan.IsReadOnly(n) {
 			err = sql.ErrReadOnly.New()
 		}

@@ -23,7 +23,7 @@ import (
 // Conn builds every statement's context with it.
 func (s *Session) NewStatementContext(ctx context.Context, e *sqle.Engine, query string) *sql.Context {
 	c := new(sql.Context)
-	s.resetStatementContext(c, ctx, e, query)
+	s.resetStatementContext(c, ctx, e, query, true)
 	return c
 }
 
@@ -31,8 +31,11 @@ func (s *Session) NewStatementContext(ctx context.Context, e *sqle.Engine, query
 // sql.NewContext makes one with these options (the engine's memory
 // manager and process list are never nil): a new context, or that of a
 // statement of the session that ended (Conn.stmtContext says when that
-// is safe).
-func (s *Session) resetStatementContext(c *sql.Context, ctx context.Context, e *sqle.Engine, query string) {
+// is safe). Without clock the query time is left zero, for a statement
+// that never reads it (Conn.resolvedContext): the clock is read under
+// GMS's lock of its test clock, a noticeable part of the shortest
+// statements.
+func (s *Session) resetStatementContext(c *sql.Context, ctx context.Context, e *sqle.Engine, query string, clock bool) {
 	*c = sql.Context{Context: ctx}
 	c.ApplyOpts(
 		sql.WithSession(s),
@@ -41,7 +44,9 @@ func (s *Session) resetStatementContext(c *sql.Context, ctx context.Context, e *
 		sql.WithMemoryManager(e.MemoryManager),
 		sql.WithProcessList(e.ProcessList),
 		sql.WithTracer(sql.NoopTracer))
-	c.SetQueryTime(sql.Now())
+	if clock {
+		c.SetQueryTime(sql.Now())
+	}
 }
 
 // Query runs a statement through e, as e.QueryWithBindings does, and

@@ -41,6 +41,9 @@ type Session struct {
 	// plansReused counts executions of prepared statements that ran on a
 	// reused plan (prepared.go): Strata_plans_reused.
 	plansReused atomic.Int64
+	// counted holds the session's values of the status variables every
+	// statement counts (countStatus), found at the first.
+	counted atomic.Pointer[[numCounted]sql.StatusVarValue]
 	// thresholds caches the session's strata_planner value parsed
 	// (access.go).
 	thresholds atomic.Pointer[parsedThresholds]

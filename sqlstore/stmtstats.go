@@ -118,7 +118,9 @@ func samePlan(a, b planner.Plan) bool {
 // begin starts a statement: the previous one becomes the last statement if
 // it read table data.
 func (s *stmtStats) begin() {
-	if !s.touched.Swap(false) {
+	// A load first: most statements between two that read table data
+	// touch nothing, and a swap is a locked instruction.
+	if !s.touched.Load() || !s.touched.Swap(false) {
 		return
 	}
 	s.mu.Lock()

@@ -60,7 +60,7 @@ func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query strin
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
 	}
-	sql.IncrementStatusVariable(ctx, "Com_select", 1)
+	countStatus(ctx, statusComSelect)
 	autocommit := false
 	if !ctx.IsInterpreted() {
 		if sess, ok := ctx.Session.(*Session); ok {
