@@ -155,13 +155,22 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	return t, nil
 }
 
-// CommitTransaction implements sql.TransactionSession.
+// CommitTransaction implements sql.TransactionSession. A commit that
+// fails (a conflict, 1213) has rolled the transaction back, and MySQL then
+// has the session outside any transaction; GMS, returning early on the
+// error, would keep it in the explicit one, and the statements after it
+// would not autocommit (their writes lost at disconnect).
 func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
 	t, ok := tx.(*txn)
 	if !ok || t == nil {
 		return nil
 	}
-	return t.commit()
+	err := t.commit()
+	if err != nil && ctx != nil {
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
+	}
+	return err
 }
 
 // Rollback implements sql.TransactionSession.
