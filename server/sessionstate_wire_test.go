@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/strata-db/strata/server/servertest"
 )
 
 // TestServerFailedCommitEndsTransaction: after a COMMIT that fails with
@@ -36,4 +38,57 @@ func TestServerFailedCommitEndsTransaction(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 2}, queryInts(t, db, "SELECT id FROM c ORDER BY id"))
 	require.Equal(t, []int{10}, queryInts(t, db, "SELECT n FROM c WHERE id = 1"))
+}
+
+// TestServerPerformanceSchema: the lock tables of performance_schema read
+// over the wire as they do embedded (the server's privileged provider asks
+// every database for its views).
+func TestServerPerformanceSchema(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	ctx := context.Background()
+	_, err := db.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	require.NoError(t, err)
+	for _, q := range []string{
+		"SELECT * FROM performance_schema.metadata_locks",
+		"SELECT * FROM performance_schema.data_locks",
+		"SELECT * FROM performance_schema.data_lock_waits",
+	} {
+		rows, err := db.Query(q)
+		require.NoError(t, err, q)
+		require.NoError(t, rows.Close())
+	}
+
+	a, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer a.Close()
+	_, err = a.ExecContext(ctx, "BEGIN")
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, connInts(t, a, "SELECT COUNT(*) FROM t"))
+	require.Equal(t, []int{1}, queryInts(t, db, "SELECT COUNT(*) FROM performance_schema.metadata_locks WHERE OBJECT_SCHEMA = 'main' AND OBJECT_NAME = 't' AND LOCK_STATUS = 'GRANTED'"))
+	_, err = a.ExecContext(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, queryInts(t, db, "SELECT COUNT(*) FROM performance_schema.metadata_locks WHERE OBJECT_NAME = 't'"))
+
+	use, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer use.Close()
+	_, err = use.ExecContext(ctx, "USE performance_schema")
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, connInts(t, use, "SELECT COUNT(*) FROM data_lock_waits"))
+	_, err = use.ExecContext(ctx, "CREATE VIEW v AS SELECT 1")
+	require.EqualValues(t, 1044, mysqlNumber(err), "%v", err)
+}
+
+// TestMariaDBClientPerformanceSchema: the mariadb command-line client
+// reads performance_schema's lock tables, by qualified name and after USE.
+func TestMariaDBClientPerformanceSchema(t *testing.T) {
+	mariadb := servertest.NeedTool(t, "mariadb")
+	s := testServer(t, Config{Password: "pw"})
+	host, port := servertest.HostPort(t, s.Addr())
+	out, err := servertest.Tool(t, "", mariadb, "-h"+host, "-P"+port, "-uroot", "-ppw", "-N", "-B", "-e",
+		"SELECT COUNT(*) FROM performance_schema.metadata_locks; SELECT COUNT(*) FROM performance_schema.data_locks; "+
+			"USE performance_schema; SELECT COUNT(*) FROM data_lock_waits")
+	require.NoError(t, err, out)
+	require.Equal(t, "0\n0\n0\n", out)
 }

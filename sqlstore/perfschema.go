@@ -46,6 +46,34 @@ func (perfSchema) GetTableNames(*sql.Context) ([]string, error) {
 	return []string{"data_lock_waits", "data_locks", "metadata_locks"}, nil
 }
 
+// perfSchema is a sql.ViewDatabase without views: the server's privileged
+// provider wraps every database in one that asks for the views of each
+// table it resolves, and fails the query when the database cannot answer.
+var _ sql.ViewDatabase = perfSchema{}
+
+func (perfSchema) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, bool, error) {
+	return sql.ViewDefinition{}, false, nil
+}
+
+func (perfSchema) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+
+// CreateView refuses as MySQL does for any object in performance_schema:
+// access denied (1044), whoever asks.
+func (perfSchema) CreateView(ctx *sql.Context, _, _, _ string) error {
+	return perfSchemaDenied(ctx)
+}
+
+func (perfSchema) DropView(ctx *sql.Context, _ string) error { return perfSchemaDenied(ctx) }
+
+func perfSchemaDenied(ctx *sql.Context) error {
+	user := "''@''"
+	if ctx != nil && ctx.Session != nil {
+		c := ctx.Session.Client()
+		user = fmt.Sprintf("'%s'@'%s'", c.User, c.Address)
+	}
+	return sql.ErrDatabaseAccessDeniedForUser.New(user, perfSchemaName)
+}
+
 // perfTable is a table of performance_schema, computed when read.
 type perfTable struct {
 	store  *Store
