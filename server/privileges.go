@@ -111,6 +111,12 @@ func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowI
 			return nil, err
 		}
 		n = checked
+	case *plan.ShowProcessList:
+		iter, err := e.NodeExecBuilder.Build(ctx, n, r)
+		if err != nil {
+			return nil, err
+		}
+		return showProcessList(ctx, e.p.s.store, iter) // processstate.go
 	}
 	if e.p.readOnly.Load() && !n.IsReadOnly() {
 		if err := e.p.checkWritable(ctx); err != nil {

@@ -444,6 +444,7 @@ func (s *Server) setupVariables() error {
 		return err
 	}
 	s.setupPolicy(dir)
+	s.processListStates()
 	return nil
 }
 

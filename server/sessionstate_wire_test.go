@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -91,4 +92,90 @@ func TestMariaDBClientPerformanceSchema(t *testing.T) {
 			"USE performance_schema; SELECT COUNT(*) FROM data_lock_waits")
 	require.NoError(t, err, out)
 	require.Equal(t, "0\n0\n0\n", out)
+}
+
+// TestServerProcessListWaitStates: while a statement waits for a metadata
+// lock, SHOW PROCESSLIST and information_schema.PROCESSLIST show its State
+// as MySQL does, "Waiting for table metadata lock"; while one waits for a
+// row lock, the stage it waits in ("updating" for an UPDATE). The States
+// go once the waits end.
+func TestServerProcessListWaitStates(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	db := client(t, s.Addr(), "root", "pw", "")
+	ctx := context.Background()
+	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	a, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer b.Close()
+	// A failure leaves b waiting for a: a's transaction ends first.
+	defer func() { _, _ = a.ExecContext(ctx, "ROLLBACK") }()
+	bID := connInts(t, b, "SELECT CONNECTION_ID()")[0]
+	states := func() (show, schema string) {
+		rows, err := db.Query("SHOW PROCESSLIST")
+		require.NoError(t, err)
+		defer rows.Close()
+		for rows.Next() {
+			var id int
+			var user, host, command, state string
+			var dbName, info *string
+			var secs int
+			require.NoError(t, rows.Scan(&id, &user, &host, &dbName, &command, &secs, &state, &info))
+			if id == bID {
+				show = state
+			}
+		}
+		require.NoError(t, rows.Err())
+		require.NoError(t, db.QueryRow("SELECT COALESCE(STATE, '') FROM information_schema.PROCESSLIST WHERE ID = ?", bID).Scan(&schema))
+		return show, schema
+	}
+	waitState := func(want string) {
+		t.Helper()
+		waitFor(t, "State "+want, func() bool {
+			show, schema := states()
+			return show == want && schema == want
+		})
+	}
+	exec := func(c interface {
+		ExecContext(context.Context, string, ...any) (sql.Result, error)
+	}, q string) {
+		t.Helper()
+		_, err := c.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+
+	// A metadata lock wait: an ALTER behind a transaction that read t.
+	exec(a, "BEGIN")
+	require.Equal(t, []int{1}, connInts(t, a, "SELECT COUNT(*) FROM t"))
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.ExecContext(ctx, "ALTER TABLE t ADD COLUMN c INT")
+		done <- err
+	}()
+	waitState("Waiting for table metadata lock")
+	exec(a, "COMMIT")
+	require.NoError(t, <-done)
+	show, schema := states()
+	require.NotEqual(t, "Waiting for table metadata lock", show)
+	require.NotEqual(t, "Waiting for table metadata lock", schema)
+
+	// A row lock wait: an UPDATE of a row another transaction updated.
+	exec(a, "BEGIN")
+	exec(a, "UPDATE t SET v = 11 WHERE id = 1")
+	go func() {
+		_, err := b.ExecContext(ctx, "UPDATE t SET v = 12 WHERE id = 1")
+		done <- err
+	}()
+	waitState("updating")
+	exec(a, "COMMIT")
+	require.NoError(t, <-done)
+	show, schema = states()
+	require.NotEqual(t, "updating", show)
+	require.NotEqual(t, "updating", schema)
+	require.Equal(t, []int{12}, queryInts(t, db, "SELECT v FROM t"))
 }

@@ -270,3 +270,78 @@ func (s *Store) nameConflict(err error) error {
 	}
 	return fmt.Errorf("%w: table %s, index %s, key '%s'", ErrConflict, table, index, key)
 }
+
+// What a waiting statement shows in the process list
+//
+// MySQL's process list (SHOW PROCESSLIST, information_schema.PROCESSLIST)
+// shows a statement waiting for a metadata lock in State "Waiting for
+// table metadata lock"; one waiting for a row lock shows the stage it
+// waits in: "updating" for UPDATE and DELETE, "update" for INSERT and
+// REPLACE, "executing" for a locking read. The store knows who waits from
+// its lock tables (the metadata locks' queues, the engine's row-lock
+// waits), so nothing is recorded on the statement's path: the process
+// list asks when it is read.
+
+// Process list states of a waiting statement.
+const (
+	StateWaitingMetadataLock = "Waiting for table metadata lock"
+	stateUpdating            = "updating"
+	stateUpdate              = "update"
+	stateExecuting           = "executing"
+)
+
+// Wait is what a connection's statement waits for.
+type Wait uint8
+
+const (
+	// WaitMetadataLock is a wait for a table's metadata lock (mdl.go).
+	WaitMetadataLock Wait = iota + 1
+	// WaitRowLock is a wait for a row lock of another transaction.
+	WaitRowLock
+)
+
+// State returns the process list State of a statement, query, that waits
+// as w says.
+func (w Wait) State(query string) string {
+	if w == WaitMetadataLock {
+		return StateWaitingMetadataLock
+	}
+	first, _ := LeadingWords(query)
+	switch {
+	case strings.EqualFold(first, "update"), strings.EqualFold(first, "delete"):
+		return stateUpdating
+	case strings.EqualFold(first, "insert"), strings.EqualFold(first, "replace"):
+		return stateUpdate
+	}
+	return stateExecuting
+}
+
+// Waits returns the connections whose statement waits now for a lock, by
+// connection ID; a metadata lock wait wins over a row lock wait (a
+// statement waits for one thing at a time, but the two views are read
+// one after the other).
+func (s *Store) Waits() map[uint32]Wait {
+	var out map[uint32]Wait
+	add := func(conn uint32, w Wait) {
+		if conn == 0 {
+			return
+		}
+		if out == nil {
+			out = make(map[uint32]Wait)
+		}
+		if out[conn] != WaitMetadataLock {
+			out[conn] = w
+		}
+	}
+	if li, ok := s.engine.(storage.LockInspector); ok {
+		for _, w := range li.LockWaits() {
+			add(s.locks.connection(w.Waiter), WaitRowLock)
+		}
+	}
+	for _, r := range s.mdl.rows() {
+		if !r.granted && r.sess != nil {
+			add(r.sess.ID(), WaitMetadataLock)
+		}
+	}
+	return out
+}
