@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/strata-db/strata/internal/sqltest"
 )
 
 // TestServerMDLDeadlock: over the wire, a transaction that read a table and
@@ -50,13 +48,8 @@ func TestServerMDLDeadlock(t *testing.T) {
 		_, err := b.ExecContext(ctx, "ALTER TABLE t ADD COLUMN c INT")
 		done <- err
 	}()
-	// The store's own view of its metadata locks (the server's
-	// privileged provider does not show performance_schema).
-	local := s.store.NewEngine()
 	waitFor(t, "the ALTER waiting for its metadata lock", func() bool {
-		rows, err := sqltest.Query(local, s.store.NewContext(ctx, "main"), "SELECT COUNT(*) FROM performance_schema.metadata_locks WHERE OBJECT_NAME = 't' AND LOCK_TYPE = 'EXCLUSIVE' AND LOCK_STATUS = 'PENDING'")
-		require.NoError(t, err)
-		return rows[0][0] == int64(1)
+		return queryInts(t, db, "SELECT COUNT(*) FROM performance_schema.metadata_locks WHERE OBJECT_NAME = 't' AND LOCK_TYPE = 'EXCLUSIVE' AND LOCK_STATUS = 'PENDING'")[0] == 1
 	})
 	_, err = a.ExecContext(ctx, "UPDATE t SET v = 11 WHERE id = 1")
 	require.EqualValues(t, 1213, mysqlNumber(err), "%v", err)
@@ -73,9 +66,7 @@ func TestServerMDLDeadlock(t *testing.T) {
 	require.EqualValues(t, 1062, mysqlNumber(err), "%v", err)
 	exec(b, "SET lock_wait_timeout = 1")
 	exec(b, "ALTER TABLE t ADD COLUMN z INT")
-	rows, err := sqltest.Query(local, s.store.NewContext(ctx, "main"), "SELECT COUNT(*) FROM performance_schema.metadata_locks")
-	require.NoError(t, err)
-	require.Equal(t, int64(0), rows[0][0])
+	require.Equal(t, []int{0}, queryInts(t, db, "SELECT COUNT(*) FROM performance_schema.metadata_locks"))
 }
 
 // connInts runs q on c and returns its first column.
