@@ -1,8 +1,6 @@
 package server
 
 import (
-	"strings"
-
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 
@@ -59,8 +57,9 @@ func waitingStates(store *sqlstore.Store, rows []gsql.Row) []gsql.Row {
 	return rows
 }
 
-// showProcessList builds SHOW PROCESSLIST with build, then sets the waits'
-// States.
+// showProcessList reads the rows of iter, a process list's (SHOW
+// PROCESSLIST or information_schema.PROCESSLIST), with the waits' States
+// set.
 func showProcessList(ctx *gsql.Context, store *sqlstore.Store, iter gsql.RowIter) (gsql.RowIter, error) {
 	rows, err := gsql.RowIterToRows(ctx, iter)
 	if err != nil {
@@ -81,7 +80,7 @@ func (s *Server) processListStates() {
 		return
 	}
 	ist, ok := t.(*information_schema.InformationSchemaTable)
-	if !ok || ist.Reader == nil || !strings.EqualFold(ist.Name(), information_schema.ProcessListTableName) {
+	if !ok || ist.Reader == nil {
 		return
 	}
 	read := ist.Reader
