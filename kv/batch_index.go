@@ -34,6 +34,12 @@ type batchIndex struct {
 	// with a full array of links took 176 bytes.
 	nodes []batchNode
 	links []*batchNode
+	// The head's tower and the first slabs are part of the index: a
+	// transaction's batch of a few keys (a single-row INSERT writes its
+	// row and its index entries) makes the index with one allocation.
+	headLinks [batchMaxHeight]*batchNode
+	nodes0    [4]batchNode
+	links0    [8]*batchNode
 }
 
 const batchMaxHeight = 20
@@ -70,7 +76,8 @@ const batchSlab = 512
 
 func newBatchIndex(b *Batch) *batchIndex {
 	x := &batchIndex{b: b, height: 1}
-	x.head.next = make([]*batchNode, batchMaxHeight)
+	x.head.next = x.headLinks[:]
+	x.nodes, x.links = x.nodes0[:0], x.links0[:0]
 	x.rng.Seed(uint64(len(b.data)), 0x5eed)
 	return x
 }

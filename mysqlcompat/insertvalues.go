@@ -3,6 +3,7 @@ package mysqlcompat
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -271,7 +272,9 @@ func (e *insertErrors) WithChildIter(child sql.RowIter) sql.RowIter {
 
 func (e *insertErrors) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := e.RowIter.Next(ctx)
-	if err != nil {
+	if err != nil && err != io.EOF {
+		// (io.EOF, every statement's end, is not looked into: errors.As
+		// would allocate for it.)
 		if se := insertValueError(ctx, e.sch, *e.n, err); se != nil {
 			return nil, se
 		}

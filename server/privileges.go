@@ -100,6 +100,15 @@ type policyExec struct {
 	p *policy
 }
 
+// Unwrap and Rewrap implement mysqlcompat.Rewrapper: a kept write plan,
+// whose value rules are applied once, is still checked at every build.
+func (e policyExec) Unwrap() gsql.NodeExecBuilder { return e.NodeExecBuilder }
+
+func (e policyExec) Rewrap(inner gsql.NodeExecBuilder) gsql.NodeExecBuilder {
+	e.NodeExecBuilder = inner
+	return e
+}
+
 // Build implements sql.NodeExecBuilder. It also builds subqueries, for
 // every row of the outer query: what is not a statement costs a type
 // switch.

@@ -56,6 +56,29 @@ func (d *Database) readTable(t *txn, name string) (*tableDef, bool, error) {
 	return def, true, nil
 }
 
+// readTableAgain is readTable of the table def was read as: the
+// definition t reads now, def itself while its record is unchanged. A
+// write asks at every statement (its editor, each AUTO_INCREMENT value)
+// whether an ALTER of the same transaction changed the table; the key is
+// def's own and the record's bytes are compared, neither made anew.
+func (d *Database) readTableAgain(t *txn, def *tableDef) (*tableDef, bool, error) {
+	if def.db != d.name || def.raw == "" {
+		return d.readTable(t, def.name)
+	}
+	v, ok, err := t.get(def.record.start)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if string(v) == def.raw {
+		return def, true, nil
+	}
+	def, err = d.store.defs.get(d.name, v)
+	if err != nil {
+		return nil, false, err
+	}
+	return def, true, nil
+}
+
 // GetTableInsensitive implements sql.Database.
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
 	t, release := d.store.view(ctx)

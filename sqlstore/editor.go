@@ -68,7 +68,7 @@ func (t *Table) newEditor(ctx *sql.Context) *editor {
 	if e.err = e.bind(ctx); e.err == nil {
 		// A statement that changed the table's definition (ALTER) writes
 		// with the new one.
-		if def, ok, err := t.db.readTable(e.tx, t.def.name); err == nil && ok {
+		if def, ok, err := t.db.readTableAgain(e.tx, t.def); err == nil && ok {
 			e.def = def
 		}
 	}

@@ -509,7 +509,7 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 func (t *Table) currentID(ctx *sql.Context) uint64 {
 	tx, release := t.store.view(ctx)
 	defer release()
-	if def, ok, err := t.db.readTable(tx, t.def.name); err == nil && ok {
+	if def, ok, err := t.db.readTableAgain(tx, t.def); err == nil && ok {
 		return def.id
 	}
 	return t.def.id

@@ -34,7 +34,10 @@ type tableDef struct {
 	autoIncCol int // ordinal of the AUTO_INCREMENT column, or -1
 	// record is the range of the table's catalog record, which a writing
 	// transaction guards (txn.guardDef).
-	record  keyRange
+	record keyRange
+	// raw is the record's bytes the definition was decoded from, set by
+	// defCache (Database.readTableAgain).
+	raw     string
 	hasJSON bool
 	// stale is set when the table's keys or values are of an older codec
 	// key format than the one this version writes and differ from it (a
@@ -66,20 +69,22 @@ type indexDef struct {
 // lookup, not a parse. Records are small and change only by DDL; the cache
 // is cleared when it grows past defCacheMax entries.
 type defCache struct {
-	mu sync.Mutex
-	m  map[string]*tableDef
+	mu  sync.Mutex
+	m   map[string]*tableDef
+	buf []byte // a lookup's key, reused under mu
 }
 
 const defCacheMax = 4096
 
 func (c *defCache) get(db string, raw []byte) (*tableDef, error) {
-	key := db + "\x00" + string(raw)
 	c.mu.Lock()
-	d, ok := c.m[key]
+	c.buf = append(append(append(c.buf[:0], db...), 0), raw...)
+	d, ok := c.m[string(c.buf)]
 	c.mu.Unlock()
 	if ok {
 		return d, nil
 	}
+	key := db + "\x00" + string(raw)
 	var rec tableRecord
 	if err := decodeRecord(raw, &rec, "table in "+db); err != nil {
 		return nil, err
@@ -88,6 +93,7 @@ func (c *defCache) get(db string, raw []byte) (*tableDef, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.raw = key[len(db)+1:]
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= defCacheMax {
 		c.m = make(map[string]*tableDef)

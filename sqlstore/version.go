@@ -30,6 +30,15 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (any, error)
 			return VersionComment, nil
 		}
 	}
+	if len(name) == len("sql_mode") && strings.EqualFold(name, "sql_mode") {
+		// Read at every write (strict mode, NO_AUTO_VALUE_ON_ZERO): GMS
+		// keeps it as a set's bits and spells it out at each read. The
+		// value read at the last change of the session's variables is the
+		// same string.
+		if v := s.currentVars(); v != nil && v.sqlMode != nil {
+			return v.sqlMode, nil
+		}
+	}
 	return s.BaseSession.GetSessionVariable(ctx, name)
 }
 
