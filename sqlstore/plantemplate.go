@@ -149,6 +149,13 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 			t.table, _ = rt.Table.(*Table)
 			t.schema = t.node.Schema()
 		}
+	} else if ra, ok := t.root.(*rangeAgg); ok && ra.in[0] == sql.Node(ita) {
+		// An aggregate over the access alone runs on an aggIter
+		// (aggdirect.go), which reads the table as a direct template does.
+		if rt, ok := t.node.(*plan.ResolvedTable); ok {
+			t.table, _ = rt.Table.(*Table)
+			t.schema = ra.Schema()
+		}
 	}
 	return t, true
 }

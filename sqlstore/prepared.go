@@ -264,6 +264,8 @@ func (p *PreparedSelect) Query(ctx *sql.Context, e *sqle.Engine, query string, p
 		countStatus(ctx, statusQuestions)
 		if t.direct() {
 			schema, iter, err = p.runDirect(ctx, e, query, t, lookup)
+		} else if ra := t.directAgg(); ra != nil {
+			schema, iter, err = p.runDirectAgg(ctx, e, query, t, ra, lookup)
 		} else {
 			schema, iter, err = p.run(ctx, e, query, func() (sql.Node, error) {
 				return t.with(ctx, lookup)

@@ -36,7 +36,7 @@ func TestRangeStatementAllocs(t *testing.T) {
 		text string
 		max  float64
 	}{
-		{"SELECT SUM(k) FROM sbtest WHERE id BETWEEN ? AND ?", 70},
+		{"SELECT SUM(k) FROM sbtest WHERE id BETWEEN ? AND ?", 26},
 		{"SELECT c FROM sbtest WHERE id BETWEEN ? AND ?", 60},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
