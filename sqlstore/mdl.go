@@ -705,8 +705,29 @@ func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
 	if sess, ok := ctx.Session.(*Session); !ok || sess.Autocommitting(ctx) {
 		return nil
 	}
-	_, err := tx.lockTable(ctx, t.def, mdlSharedRead, false)
-	return err
+	waited, err := tx.lockTable(ctx, t.def, mdlSharedRead, false)
+	if err != nil || !waited {
+		return err
+	}
+	// The transaction's first statement began afresh after its wait
+	// (lockTable): a DDL statement waited for may have changed the table
+	// the plan reads, whose rows then are not where the plan looks (a
+	// copying ALTER moved them). A read is not run again (its rows stream
+	// to the client): it fails with MySQL's 1412 rather than read nothing.
+	tx.mu.Lock()
+	ddl := tx.ddl
+	tx.mu.Unlock()
+	if ddl {
+		return nil
+	}
+	def, ok, err := t.db.readTable(tx, t.def.name)
+	if err != nil {
+		return err
+	}
+	if !ok || !planServes(t.def, def) {
+		return errTableDefChanged
+	}
+	return nil
 }
 
 // releaseMDL drops the transaction's metadata locks, as it ends.

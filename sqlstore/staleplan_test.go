@@ -165,6 +165,52 @@ func TestStalePlanInTransaction(t *testing.T) {
 	}
 }
 
+// TestStaleReadInTransaction: a transaction's first read of a table, which
+// waited for a copying ALTER of it, fails with 1412 rather than read the
+// old definition's place, where no rows are left (it returned none); the
+// transaction then reads the table as altered.
+func TestStaleReadInTransaction(t *testing.T) {
+	ctx := context.Background()
+	d, cs := staleConns(t)
+	holder, alter, reader := cs[0], cs[1], cs[2]
+	_, err := holder.Exec(ctx, "BEGIN")
+	require.NoError(t, err)
+	queryAll(t, holder, "SELECT * FROM t")
+	altered := make(chan error, 1)
+	go func() {
+		_, err := alter.Exec(ctx, "ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 7")
+		altered <- err
+	}()
+	waitQueued(&d.s.mdl, 1)
+	_, err = reader.Exec(ctx, "BEGIN")
+	require.NoError(t, err)
+	read := make(chan error, 1)
+	go func() {
+		rows, err := reader.Query(ctx, "SELECT * FROM t")
+		if err == nil {
+			for {
+				var r []any
+				if r, err = rows.Next(); r == nil || err != nil {
+					break
+				}
+				err = fmt.Errorf("read %v", r)
+				break
+			}
+			_ = rows.Close()
+		}
+		read <- err
+	}()
+	waitQueued(&d.s.mdl, 2)
+	_, err = holder.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-altered)
+	err = <-read
+	require.Equal(t, 1412, sqlErrNum(err), "%v", err)
+	require.Equal(t, []string{"[1 1 1 7]", "[2 2 2 7]"}, queryAll(t, reader, "SELECT * FROM t ORDER BY id"))
+	_, err = reader.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+}
+
 // tableText prints rows as "[a b] [c d]".
 func tableText(rows []sql.Row) string {
 	s := ""
