@@ -211,6 +211,39 @@ func TestStaleReadInTransaction(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// TestStalePreparedAfterDDL: a prepared UPDATE executed while an ALTER
+// waits, whose lock then waits behind it, runs again planned afresh, as
+// the text statement does (TestStalePlanAfterDDL).
+func TestStalePreparedAfterDDL(t *testing.T) {
+	ctx := context.Background()
+	d, cs := staleConns(t)
+	holder, alter, writer := cs[0], cs[1], cs[2]
+	st, err := writer.Prepare(ctx, "UPDATE t SET v = ?")
+	require.NoError(t, err)
+	_, err = st.Exec(ctx, Arg{Ordinal: 1, Value: int64(4)})
+	require.NoError(t, err)
+	_, err = holder.Exec(ctx, "BEGIN")
+	require.NoError(t, err)
+	queryAll(t, holder, "SELECT * FROM t")
+	altered := make(chan error, 1)
+	go func() {
+		_, err := alter.Exec(ctx, "ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 7")
+		altered <- err
+	}()
+	waitQueued(&d.s.mdl, 1)
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := st.Exec(ctx, Arg{Ordinal: 1, Value: int64(5)})
+		wrote <- err
+	}()
+	waitQueued(&d.s.mdl, 2)
+	_, err = holder.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-altered)
+	require.NoError(t, <-wrote)
+	require.Equal(t, "[1 5 1 7] [2 5 2 7]", tableText(d.exec("SELECT * FROM t ORDER BY id")))
+}
+
 // tableText prints rows as "[a b] [c d]".
 func tableText(rows []sql.Row) string {
 	s := ""
