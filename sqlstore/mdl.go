@@ -796,7 +796,9 @@ func (e *editor) lockForWrite(ctx *sql.Context) error {
 	planned := e.def
 	def, err := e.t.db.lockDef(ctx, e.tx, planned, mdlSharedWrite, fresh)
 	if err == nil && def != planned && e.rewrite == nil && !planServes(planned, def) {
-		return e.tx.planChanged()
+		if err := e.tx.planChanged(); err != nil {
+			return err
+		}
 	}
 	if def == nil {
 		return nil
@@ -820,15 +822,19 @@ var errPlanChanged = mysql.NewSQLError(1412, mysql.SSUnknownSQLState, "Table def
 func IsPlanChanged(err error) bool { return errors.Is(err, errPlanChanged) }
 
 // planChanged is the error of a statement of t whose plan holds a table
-// definition that is no longer current: errPlanChanged when t has written
-// nothing (its snapshot shows the table as it is now: lockTable fails
-// with 1412 a transaction that cannot see it), so that the statement may
-// run again in it; 1412 otherwise, as MySQL fails a transaction that can no
-// longer use the table as it saw it.
+// definition that is no longer current: none for a DDL statement's own
+// writes, which follow the definitions it made; errPlanChanged when t has
+// written nothing (its snapshot shows the table as it is now: lockTable
+// fails with 1412 a transaction that cannot see it), so that the statement
+// may run again in it; 1412 otherwise, as MySQL fails a transaction that
+// can no longer use the table as it saw it.
 func (t *txn) planChanged() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ddl || t.done || t.tx.Count() != 0 {
+	switch {
+	case t.ddl:
+		return nil // a DDL statement writes the definitions it made
+	case t.done || t.tx.Count() != 0:
 		return errTableDefChanged
 	}
 	return errPlanChanged
