@@ -3,7 +3,9 @@ package sqlstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -703,8 +705,29 @@ func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
 	if sess, ok := ctx.Session.(*Session); !ok || sess.Autocommitting(ctx) {
 		return nil
 	}
-	_, err := tx.lockTable(ctx, t.def, mdlSharedRead, false)
-	return err
+	waited, err := tx.lockTable(ctx, t.def, mdlSharedRead, false)
+	if err != nil || !waited {
+		return err
+	}
+	// The transaction's first statement began afresh after its wait
+	// (lockTable): a DDL statement waited for may have changed the table
+	// the plan reads, whose rows then are not where the plan looks (a
+	// copying ALTER moved them). A read is not run again (its rows stream
+	// to the client): it fails with MySQL's 1412 rather than read nothing.
+	tx.mu.Lock()
+	ddl := tx.ddl
+	tx.mu.Unlock()
+	if ddl {
+		return nil
+	}
+	def, ok, err := t.db.readTable(tx, t.def.name)
+	if err != nil {
+		return err
+	}
+	if !ok || !planServes(t.def, def) {
+		return errTableDefChanged
+	}
+	return nil
 }
 
 // releaseMDL drops the transaction's metadata locks, as it ends.
@@ -756,19 +779,100 @@ func (t *txn) renewLocked() error {
 // lockForWrite takes the shared-write lock of the table the editor writes,
 // and writes with the definition as the transaction sees it then
 // (lockDef): an ALTER the statement waited for may have changed it, even
-// its ID. A table gone, or unreadable, after the wait is left to the
-// writes to report.
+// its ID, or dropped the table. An unreadable table after the wait is left
+// to the writes to report.
+//
+// The statement's plan was built before the lock was granted: when it no
+// longer serves the definition under the lock (planServes: a DDL statement
+// on the table committed in between, and the plan's rows, table ID or
+// indexes may be another definition's), the statement fails before it
+// writes, with errPlanChanged when it may run again planned afresh, and
+// 1412 when not (planChanged).
 func (e *editor) lockForWrite(ctx *sql.Context) error {
 	fresh := false
 	if sess, ok := ctx.Session.(*Session); ok {
 		fresh = sess.Autocommitting(ctx)
 	}
-	def, err := e.t.db.lockDef(ctx, e.tx, e.def, mdlSharedWrite, fresh)
+	planned := e.def
+	def, err := e.t.db.lockDef(ctx, e.tx, planned, mdlSharedWrite, fresh)
+	if err == nil && def != planned && e.rewrite == nil && !planServes(planned, def) {
+		if err := e.tx.planChanged(); err != nil {
+			return err
+		}
+	}
 	if def == nil {
 		return nil
 	}
 	e.def = def
 	return err
+}
+
+// errPlanChanged fails a statement planned for a definition of a table
+// that a DDL statement it waited for (or that committed after the plan was
+// built) changed, before anything of the statement was written, in a
+// transaction whose snapshot shows the new definition: the front ends run
+// the statement again, planned afresh (Store.RunWrite), as MySQL prepares
+// a statement again when its tables changed while it opened them. A
+// client that gets it (a front end that runs the statement only once) sees
+// MySQL's 1412.
+var errPlanChanged = mysql.NewSQLError(1412, mysql.SSUnknownSQLState, "Table definition has changed, please retry transaction")
+
+// IsPlanChanged reports whether err is errPlanChanged: the statement
+// failed before it wrote anything, and runs again planned afresh.
+func IsPlanChanged(err error) bool { return errors.Is(err, errPlanChanged) }
+
+// planChanged is the error of a statement of t whose plan holds a table
+// definition that is no longer current: none for a DDL statement's own
+// writes, which follow the definitions it made; errPlanChanged when t has
+// written nothing (its snapshot shows the table as it is now: lockTable
+// fails with 1412 a transaction that cannot see it), so that the statement
+// may run again in it; 1412 otherwise, as MySQL fails a transaction that
+// can no longer use the table as it saw it.
+func (t *txn) planChanged() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.ddl:
+		return nil // a DDL statement writes the definitions it made
+	case t.done || t.tx.Count() != 0:
+		return errTableDefChanged
+	}
+	return errPlanChanged
+}
+
+// planServes reports whether a plan built with the table definition
+// planned still serves under now, the definition under the lock: the same
+// definition, or the same table (ID, columns, constraints) with indexes
+// added. The editor keeps every index of now, so a plan built before ADD
+// INDEX (MySQL's online, in-place change) writes right; a plan that may
+// read an index dropped since, or rows of another table ID or column
+// layout, or that checks constraints of another definition, does not. The
+// catalog caches a definition by its stored record, so the same record is
+// the same pointer; the records are compared only when the pointers differ.
+// A table gone (nil) serves no plan.
+func planServes(planned, now *tableDef) bool {
+	if planned == now {
+		return true
+	}
+	if planned == nil || now == nil || planned.id != now.id || planned.db != now.db {
+		return false
+	}
+	a, b := *planned.rec, *now.rec
+	a.Indexes, a.NextIndexID, b.Indexes, b.NextIndexID = nil, 0, nil, 0
+	ra, err := encodeRecord(&a)
+	if err != nil {
+		return false
+	}
+	rb, err := encodeRecord(&b)
+	if err != nil || !bytes.Equal(ra, rb) {
+		return false
+	}
+	for _, ix := range planned.rec.Indexes {
+		if !slices.ContainsFunc(now.rec.Indexes, func(o indexRecord) bool { return reflect.DeepEqual(ix, o) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // ddlWriter returns the transaction a DDL statement on the table writes

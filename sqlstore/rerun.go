@@ -39,6 +39,17 @@ import (
 // transaction holds while that transaction's next statement would need a
 // turn behind a rerun's.
 
+// A write planned for a table definition that a DDL statement it waited
+// for then changed fails before it writes (errPlanChanged, mdl.go) and
+// runs again, planned afresh, as MySQL prepares a statement again when its
+// tables changed: autocommitting, or in a transaction whose snapshot shows
+// the new definition and that has written nothing. Only another DDL
+// statement on the table between the plan and the lock sends it round
+// again; after planReruns it fails with 1412.
+
+// planReruns is how many times a write whose plan went stale runs again.
+const planReruns = 4
+
 // conflictReruns is how many times a conflicted autocommit write runs
 // again before its 1213 is returned.
 const conflictReruns = 8
@@ -61,6 +72,12 @@ func (s *Store) RunWrite(ctx context.Context, query string, autocommitting, opti
 	err := run()
 	if turns {
 		s.turns.RUnlock()
+	}
+	for range planReruns {
+		if !IsPlanChanged(err) || ctx.Err() != nil {
+			break
+		}
+		err = run()
 	}
 	if !IsConflict(err) || !autocommitting() {
 		return err
