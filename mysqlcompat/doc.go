@@ -63,6 +63,8 @@
 //   - derived collations (derivedcollation.go): CONCAT and set operation
 //     columns of a column and a literal typed in the column's collation.
 //     TestDerivedCollationSpec.
+//   - ENUM compared with strings (enumcompare.go): as the member's text
+//     under the ENUM's collation. TestDerivedCollationSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet
 //     as MySQL compares them. TestHashJoinKeys, TestCollationSpec.
