@@ -2,10 +2,8 @@ package mysqlcompat
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -16,30 +14,25 @@ import (
 // DATE_ADD and DATE_SUB in MySQL, typed as they are: a DATE plus days,
 // months or years is a DATE ('2024-01-03'), plus hours a DATETIME. GMS's
 // arithmetic types every such sum DATETIME, so d + INTERVAL 1 DAY showed
-// '2024-01-03 00:00:00'. A value rule (install.go) gives these sums GMS's
-// DATE_ADD and DATE_SUB, which type them as MySQL does; dateInterval keeps
+// '2024-01-03 00:00:00'. A value rule (textValues, install.go) gives these sums GMS's
+// DATE_ADD and DATE_SUB, which type them as MySQL does; dateIntervalExpr keeps
 // the arithmetic's text for plans and names.
 //
 // Targets GMS v0.20.0 (expression/arithmetic.go, function/time_math.go).
 // Without it, TestTimeTextSpec (testdata/time_text) fails.
 
-// dateIntervals replaces date arithmetic with an INTERVAL by DATE_ADD or
-// DATE_SUB.
-func dateIntervals(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
-		return n, transform.SameTree, nil // no arithmetic, and a walk allocates
+// dateInterval replaces e, date arithmetic with an INTERVAL, by DATE_ADD
+// or DATE_SUB.
+func dateInterval(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	a, ok := e.(*expression.Arithmetic)
+	if !ok {
+		return e, transform.SameTree, nil
 	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		a, ok := e.(*expression.Arithmetic)
-		if !ok {
-			return e, transform.SameTree, nil
-		}
-		d, err := dateOffset(a)
-		if err != nil || d == nil {
-			return e, transform.SameTree, err
-		}
-		return &dateInterval{Expression: d, arith: a}, transform.NewTree, nil
-	})
+	d, err := dateOffset(a)
+	if err != nil || d == nil {
+		return e, transform.SameTree, err
+	}
+	return &dateIntervalExpr{Expression: d, arith: a}, transform.NewTree, nil
 }
 
 // dateOffset returns DATE_ADD or DATE_SUB for a, nil if a is not date
@@ -74,25 +67,25 @@ func isDate(e sql.Expression) bool {
 	return t != nil && types.IsTime(t)
 }
 
-// dateInterval is DATE_ADD or DATE_SUB written as arith.
-type dateInterval struct {
+// dateIntervalExpr is DATE_ADD or DATE_SUB written as arith.
+type dateIntervalExpr struct {
 	sql.Expression
 	arith *expression.Arithmetic
 }
 
-var _ sql.CollationCoercible = (*dateInterval)(nil)
+var _ sql.CollationCoercible = (*dateIntervalExpr)(nil)
 
-func (d *dateInterval) String() string      { return d.arith.String() }
-func (d *dateInterval) DebugString() string { return sql.DebugString(d.arith) }
+func (d *dateIntervalExpr) String() string      { return d.arith.String() }
+func (d *dateIntervalExpr) DebugString() string { return sql.DebugString(d.arith) }
 
-func (d *dateInterval) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+func (d *dateIntervalExpr) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
 	return sql.GetCoercibility(ctx, d.Expression)
 }
 
 // Children implements sql.Expression: the arithmetic's, in its order.
-func (d *dateInterval) Children() []sql.Expression { return d.arith.Children() }
+func (d *dateIntervalExpr) Children() []sql.Expression { return d.arith.Children() }
 
-func (d *dateInterval) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (d *dateIntervalExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	a, err := d.arith.WithChildren(children...)
 	if err != nil {
 		return nil, err
@@ -105,5 +98,5 @@ func (d *dateInterval) WithChildren(children ...sql.Expression) (sql.Expression,
 	if e == nil {
 		return arith, nil
 	}
-	return &dateInterval{Expression: e, arith: arith}, nil
+	return &dateIntervalExpr{Expression: e, arith: arith}, nil
 }

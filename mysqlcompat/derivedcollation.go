@@ -2,7 +2,6 @@ package mysqlcompat
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -22,7 +21,7 @@ import (
 // (PAD SPACE, case-insensitive) COUNT(DISTINCT CONCAT(s, '')) counted 'a'
 // and 'A ' apart, and SELECT s ... UNION SELECT 'a' kept both.
 //
-// A value rule (install.go) gives such a CONCAT or CONCAT_WS, and both
+// A value rule (textValues, install.go) gives such a CONCAT or CONCAT_WS, and both
 // sides of such a set operation column, a derivedCollation: the same
 // values, typed LONGTEXT in the derived collation.
 //
@@ -30,41 +29,21 @@ import (
 // planbuilder/set_op.go mergeSetOpSchemas). Without it,
 // TestDerivedCollationSpec (testdata/derived_collation) fails.
 
-// deriveCollations types CONCATs and set operation columns in the
-// collation MySQL derives for them.
-func deriveCollations(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
-		return n, transform.SameTree, nil // no CONCAT, and a walk allocates
-	}
-	n, same1, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		switch x := e.(type) {
-		case *derivedCollation:
-			if inner, ok := x.child.(*derivedCollation); ok {
-				return inner, transform.NewTree, nil // derived again: one is enough
-			}
-			return e, transform.SameTree, nil
-		case boundedConcat, boundedConcatWS, *function.Concat, *function.ConcatWithSeparator:
-			coll, _ := sql.GetCoercibility(ctx, e)
-			if !textIn(e.Type(), coll) {
-				return &derivedCollation{child: e, typ: types.CreateLongText(coll)}, transform.NewTree, nil
-			}
+// concatCollation types e, a CONCAT or CONCAT_WS, in the collation MySQL
+// derives for it.
+func concatCollation(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch x := e.(type) {
+	case *derivedCollation:
+		if inner, ok := x.child.(*derivedCollation); ok {
+			return inner, transform.NewTree, nil // derived again: one is enough
 		}
-		return e, transform.SameTree, nil
-	})
-	if err != nil {
-		return nil, transform.SameTree, err
-	}
-	n, same2, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		u, ok := n.(*plan.SetOp)
-		if !ok {
-			return n, transform.SameTree, nil
+	case boundedConcat, boundedConcatWS, *function.Concat, *function.ConcatWithSeparator:
+		coll, _ := sql.GetCoercibility(ctx, e)
+		if !textIn(e.Type(), coll) {
+			return &derivedCollation{child: e, typ: types.CreateLongText(coll)}, transform.NewTree, nil
 		}
-		return setOpCollations(ctx, u)
-	})
-	if err != nil {
-		return nil, transform.SameTree, err
 	}
-	return n, same1 && same2, nil
+	return e, transform.SameTree, nil
 }
 
 // textIn reports whether t is text in coll, or coll is no collation to

@@ -2,9 +2,7 @@ package mysqlcompat
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -16,7 +14,7 @@ import (
 // 'b', and under a PAD SPACE collation g = 'A ' is true for 'a'. GMS
 // converts the string as a write would, to a member or to an index
 // ('2' is the second member), and compares the indexes, so e = '2' was
-// true and g = 'A ' false. A value rule (install.go), run before the PAD
+// true and g = 'A ' false. A value rule (textValues, install.go), run before the PAD
 // SPACE comparisons (keydistinct.go, padspace.go), gives the ENUM side of
 // =, <=>, <, <=, > and >= with a string an enumText: the member's text,
 // typed as a string in the ENUM's collation.
@@ -24,33 +22,29 @@ import (
 // Targets GMS v0.20.0 (types/enum.go Compare). Without it,
 // TestDerivedCollationSpec (testdata/derived_collation) fails.
 
-// enumStrings compares ENUMs with strings as strings.
-func enumStrings(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
-		return n, transform.SameTree, nil // no comparison, and a walk allocates
+// enumString gives the ENUM side of e, a comparison with a string, an
+// enumText.
+func enumString(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
+	default:
+		return e, transform.SameTree, nil
 	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		switch e.(type) {
-		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
-		default:
-			return e, transform.SameTree, nil
-		}
-		ch := e.Children()
-		l, r := ch[0], ch[1]
-		switch {
-		case isEnum(l) && isString(r):
-			l = &enumText{child: l, typ: l.Type().(sql.EnumType)}
-		case isEnum(r) && isString(l):
-			r = &enumText{child: r, typ: r.Type().(sql.EnumType)}
-		default:
-			return e, transform.SameTree, nil
-		}
-		ne, err := e.WithChildren(l, r)
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		return ne, transform.NewTree, nil
-	})
+	ch := e.Children()
+	l, r := ch[0], ch[1]
+	switch {
+	case isEnum(l) && isString(r):
+		l = &enumText{child: l, typ: l.Type().(sql.EnumType)}
+	case isEnum(r) && isString(l):
+		r = &enumText{child: r, typ: r.Type().(sql.EnumType)}
+	default:
+		return e, transform.SameTree, nil
+	}
+	ne, err := e.WithChildren(l, r)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return ne, transform.NewTree, nil
 }
 
 func isEnum(e sql.Expression) bool {

@@ -20,7 +20,7 @@ import (
 // (CAST gave NULL, CONCAT failed with error 1105) and formats a date as
 // time.Time does (the zero date came out as 0000-01-01).
 //
-// So a value rule (install.go) gives the date and time operands of CAST
+// So a value rule (textValues, install.go) gives the date and time operands of CAST
 // and CONVERT to a character string, of CONCAT and of CONCAT_WS a
 // timeText: the operand's value as its type shows it to a client, the
 // text the server sends. Other operands keep GMS's conversion.
@@ -29,45 +29,76 @@ import (
 // concat_ws.go). Without it, TestTimeTextSpec (testdata/time_text)
 // fails.
 
-// textTimes gives the date and time operands of string conversions a
-// timeText.
-func textTimes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// textValues is the value rule of the corrections of this file,
+// dateinterval.go, derivedcollation.go and enumcompare.go: one walk of
+// the plan's expressions for all of them, and one of its nodes for the set
+// operations.
+func textValues(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
-		// INSERT ... VALUES of literals: no column to convert, and a
-		// walk allocates.
+		// INSERT ... VALUES of literals: nothing to correct, and a walk
+		// allocates.
 		return n, transform.SameTree, nil
 	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		switch x := e.(type) {
-		case *expression.Convert:
-			if !types.IsText(x.Type()) || !isDateOrTime(x.Child) {
-				return e, transform.SameTree, nil
+	n, same, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		same := transform.SameTree
+		for _, f := range [...]func(*sql.Context, sql.Expression) (sql.Expression, transform.TreeIdentity, error){textTime, dateInterval, concatCollation, enumString} {
+			ne, id, err := f(ctx, e)
+			if err != nil {
+				return nil, transform.SameTree, err
 			}
-		case boundedConcat, boundedConcatWS, *function.Concat, *function.ConcatWithSeparator:
-		// This package's CONCAT and CONCAT_WS (stringlimits.go), or GMS's.
-		default:
+			if id == transform.NewTree {
+				e, same = ne, transform.NewTree
+			}
+		}
+		return e, same, nil
+	})
+	if err != nil || !hasSetOp(n) {
+		return n, same, err
+	}
+	n, same2, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if u, ok := n.(*plan.SetOp); ok {
+			return setOpCollations(ctx, u) // derivedcollation.go
+		}
+		return n, transform.SameTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, same && same2, nil
+}
+
+// textTime gives the date and time operands of a string conversion, e, a
+// timeText.
+func textTime(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch x := e.(type) {
+	case *expression.Convert:
+		if !types.IsText(x.Type()) || !isDateOrTime(x.Child) {
 			return e, transform.SameTree, nil
 		}
-		children := e.Children()
-		var changed []sql.Expression
-		for i, c := range children {
-			if !isDateOrTime(c) {
-				continue
-			}
-			if changed == nil {
-				changed = append([]sql.Expression(nil), children...)
-			}
-			changed[i] = &timeText{child: c}
+	case boundedConcat, boundedConcatWS, *function.Concat, *function.ConcatWithSeparator:
+		// This package's CONCAT and CONCAT_WS (stringlimits.go), or GMS's.
+	default:
+		return e, transform.SameTree, nil
+	}
+	children := e.Children()
+	var changed []sql.Expression
+	for i, c := range children {
+		if !isDateOrTime(c) {
+			continue
 		}
 		if changed == nil {
-			return e, transform.SameTree, nil
+			changed = append([]sql.Expression(nil), children...)
 		}
-		ne, err := e.WithChildren(changed...)
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		return ne, transform.NewTree, nil
-	})
+		changed[i] = &timeText{child: c}
+	}
+	if changed == nil {
+		return e, transform.SameTree, nil
+	}
+	ne, err := e.WithChildren(changed...)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return ne, transform.NewTree, nil
 }
 
 // isDateOrTime reports whether e is a DATE, DATETIME, TIMESTAMP or TIME
