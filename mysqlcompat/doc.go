@@ -52,6 +52,19 @@
 //     reads the integer prefix of s, with warnings 1292 and 1105; of a
 //     date or time, its digits (YYYYMMDD, YYYYMMDDhhmmss, hhmmss).
 //     TestCastIntegerSpec.
+//   - dates and times as text (timetext.go): CAST and CONVERT to CHAR,
+//     CONCAT and CONCAT_WS of a DATE, DATETIME, TIMESTAMP or TIME give the
+//     text the type shows (a TIME's, the zero date's 0000-00-00).
+//     TestTimeTextSpec.
+//   - typed literals (typedliterals.go): DATE '...', TIME '...' and
+//     TIMESTAMP '...' are a DATE, a TIME and a DATETIME. TestTimeTextSpec.
+//   - date arithmetic with INTERVAL (dateinterval.go): d + INTERVAL n unit
+//     is DATE_ADD, a DATE for days, months and years. TestTimeTextSpec.
+//   - derived collations (derivedcollation.go): CONCAT and set operation
+//     columns of a column and a literal typed in the column's collation.
+//     TestDerivedCollationSpec.
+//   - ENUM compared with strings (enumcompare.go): as the member's text
+//     under the ENUM's collation. TestDerivedCollationSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet
 //     as MySQL compares them. TestHashJoinKeys, TestCollationSpec.

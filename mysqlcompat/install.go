@@ -34,7 +34,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
 	likes := &likeSources{} // CREATE TABLE ... LIKE of virtual tables (virtuallike.go)
-	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, castStringInts, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
+	rules := slices.Concat([]analyzer.RuleFunc{exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, castStringInts, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, textValues, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the
@@ -67,6 +67,9 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// Values given for generated columns (genvalues.go): the statements
 	// the engine runs, not stored definitions.
 	e.Parser = generatedValuesParser{Parser: e.Parser, cat: a.Catalog, likes: likes}
+	// DATE, TIME and TIMESTAMP literals typed (typedliterals.go).
+	a.Parser = typedLiteralParser{a.Parser}
+	e.Parser = typedLiteralParser{e.Parser}
 	// ... and in stored bodies (genbodies.go): the texts the database
 	// gives GMS to bind, and the triggers' shown as written.
 	triggersOriginalText(e)
@@ -93,7 +96,9 @@ const AfterJoinsRule analyzer.RuleId = 10_001
 // in MySQL), castStringInts (castint.go: CAST of a string to SIGNED or
 // UNSIGNED reads its integer prefix, of a date or time gives its digits), exactHashKeys (hashkeys.go: hash joins over DECIMAL and
 // mixed types), limitRecursion (recursivecte.go: recursive CTEs bounded
-// by cte_max_recursion_depth) and numberInsertErrors (insertvalues.go: the
+// by cte_max_recursion_depth), textValues (timetext.go: dates and times
+// as text, date plus INTERVAL, CONCAT and set operation collations, ENUMs
+// compared as strings) and numberInsertErrors (insertvalues.go: the
 // rows of an INSERT counted, for its errors). Each leaves a plan it has rewritten as it is. They run
 // inside a rule GMS knows, at the end of every analysis (Install).
 //

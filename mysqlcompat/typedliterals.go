@@ -1,0 +1,206 @@
+package mysqlcompat
+
+import (
+	"context"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Typed date and time literals
+//
+// DATE 'str', TIME 'str' and TIMESTAMP 'str' are literals of type DATE,
+// TIME and DATETIME in MySQL: DATE '2024-1-2' is 2024-01-02, DATE
+// '2024-01-02' + INTERVAL 1 DAY is the DATE 2024-01-03, and DATE '2024-1-2'
+// = '2024-01-02' compares dates. The parser GMS uses drops the keyword and
+// keeps the string, so GMS compared and added strings.
+//
+// typedLiteralParser wraps an engine's parser (install.go): for a
+// statement whose text has such a literal, it finds the literals with the
+// parser's tokenizer and gives each the CAST to its type, CAST('2024-1-2'
+// AS DATE), in the parsed statement. Column names are read from the text,
+// so they stay as written. A string of the same text elsewhere in the
+// statement is told apart by its order: the tokens and the walk of the
+// statement meet the strings in the same order.
+//
+// Targets GMS v0.20.0 with its vitess (sql.y: DATE STRING, TIME STRING,
+// TIMESTAMP STRING are NewStrVal). Without it, TestTimeTextSpec
+// (testdata/time_text) fails.
+type typedLiteralParser struct{ sql.Parser }
+
+func (p typedLiteralParser) ParseSimple(query string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(query)
+	if err == nil {
+		typeLiterals(query, st)
+	}
+	return st, err
+}
+
+func (p typedLiteralParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	if err == nil {
+		typeLiterals(q, st)
+	}
+	return st, q, rest, err
+}
+
+func (p typedLiteralParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+	if err == nil {
+		typeLiterals(q, st)
+	}
+	return st, q, rest, err
+}
+
+func (p typedLiteralParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, options)
+	if err == nil {
+		end := len(query)
+		if n > 0 && n < end {
+			end = n
+		}
+		typeLiterals(query[:end], st)
+	}
+	return st, n, err
+}
+
+// typeLiterals gives the typed literals of st, whose text is query, their
+// CASTs.
+func typeLiterals(query string, st ast.Statement) {
+	if st == nil || !containsFold(query, "date") && !containsFold(query, "time") {
+		return
+	}
+	// The strings of the text in order; the typed ones with their type.
+	type str struct {
+		val, typ string
+	}
+	var strs map[string][]str
+	typed := false
+	tkn := ast.NewStringTokenizer(query)
+	prev := 0
+	for {
+		id, val := tkn.Scan()
+		if id == 0 || id == ast.LEX_ERROR {
+			break
+		}
+		if id == ast.COMMENT {
+			continue
+		}
+		if id == ast.STRING {
+			var typ string
+			switch prev {
+			case ast.DATE:
+				typ = "date"
+			case ast.TIME:
+				typ = "time"
+			case ast.TIMESTAMP:
+				typ = "datetime"
+			}
+			if strs == nil {
+				strs = make(map[string][]str)
+			}
+			strs[string(val)] = append(strs[string(val)], str{val: string(val), typ: typ})
+			typed = typed || typ != ""
+		}
+		prev = id
+	}
+	if !typed {
+		return
+	}
+	// The statement's strings in the same order: the typed ones.
+	casts := make(map[*ast.SQLVal]ast.Expr)
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		v, ok := n.(*ast.SQLVal)
+		if !ok || v == nil || v.Type != ast.StrVal {
+			return true, nil
+		}
+		q := strs[string(v.Val)]
+		if len(q) == 0 {
+			return true, nil
+		}
+		s := q[0]
+		strs[string(v.Val)] = q[1:]
+		if s.typ != "" {
+			// A copy in the CAST: once v is replaced, no walk meets it
+			// again.
+			lit := *v
+			casts[v] = &ast.ConvertExpr{Name: "CAST", Expr: &lit, Type: literalType(s.typ, s.val)}
+		}
+		return true, nil
+	}, st)
+	if len(casts) == 0 {
+		return
+	}
+	replace := func(e ast.Expr) ast.Expr {
+		if e == nil {
+			return nil
+		}
+		for v, c := range casts {
+			e = ast.ReplaceExpr(e, v, c)
+		}
+		return e
+	}
+	replaceAll := func(es []ast.Expr) {
+		for i := range es {
+			es[i] = replace(es[i])
+		}
+	}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.AliasedExpr:
+			if n != nil {
+				n.Expr = replace(n.Expr)
+			}
+		case *ast.Where:
+			if n != nil {
+				n.Expr = replace(n.Expr)
+			}
+		case *ast.Order:
+			if n != nil {
+				n.Expr = replace(n.Expr)
+			}
+		case *ast.JoinTableExpr:
+			if n != nil {
+				n.Condition.On = replace(n.Condition.On)
+			}
+		case *ast.AssignmentExpr:
+			if n != nil {
+				n.Expr = replace(n.Expr)
+			}
+		case ast.GroupBy:
+			replaceAll(n)
+		case ast.ValTuple:
+			replaceAll(n)
+		case ast.Exprs:
+			replaceAll(n)
+		}
+		return true, nil
+	}, st)
+}
+
+// literalType is the CAST type of a typed literal of type typ (date, time
+// or datetime) whose text is val: with as many fractional digits as it
+// has, as MySQL types it.
+func literalType(typ, val string) *ast.ConvertType {
+	t := &ast.ConvertType{Type: typ}
+	if typ == "date" {
+		return t
+	}
+	frac := 0
+	for i := len(val) - 1; i >= 0; i-- {
+		if val[i] == '.' {
+			frac = len(val) - 1 - i
+			break
+		}
+		if val[i] < '0' || val[i] > '9' {
+			break
+		}
+	}
+	if frac > 6 {
+		frac = 6
+	}
+	if frac > 0 {
+		t.Length = ast.NewIntVal([]byte{byte('0' + frac)})
+	}
+	return t
+}
