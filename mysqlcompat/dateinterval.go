@@ -60,11 +60,13 @@ func dateOffset(a *expression.Arithmetic) (sql.Expression, error) {
 	return nil, nil
 }
 
-// isDate reports whether e is a DATE, DATETIME or TIMESTAMP: strings and
-// TIMEs keep GMS's arithmetic (its DATE_ADD of a TIME wraps at a day).
+// isDate reports whether e is a DATE. DATETIME and TIMESTAMP keep GMS's
+// arithmetic, which types them as MySQL does (and whose values stay
+// numbers where GMS's DATE_SUB of a STR_TO_DATE would give text); strings
+// and TIMEs keep it too (its DATE_ADD of a TIME wraps at a day).
 func isDate(e sql.Expression) bool {
 	t := e.Type()
-	return t != nil && types.IsTime(t)
+	return t != nil && types.IsDateType(t)
 }
 
 // dateIntervalExpr is DATE_ADD or DATE_SUB written as arith.

@@ -107,6 +107,24 @@ func typeLiterals(query string, st ast.Statement) {
 	if !typed {
 		return
 	}
+	// NAME_CONST takes literals only: its arguments keep their strings.
+	var keep map[*ast.SQLVal]bool
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		f, ok := n.(*ast.FuncExpr)
+		if !ok || f == nil || !f.Name.EqualString("name_const") {
+			return true, nil
+		}
+		_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+			if v, ok := n.(*ast.SQLVal); ok && v != nil {
+				if keep == nil {
+					keep = make(map[*ast.SQLVal]bool)
+				}
+				keep[v] = true
+			}
+			return true, nil
+		}, f.Exprs)
+		return false, nil
+	}, st)
 	// The statement's strings in the same order: the typed ones.
 	casts := make(map[*ast.SQLVal]ast.Expr)
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
@@ -120,7 +138,7 @@ func typeLiterals(query string, st ast.Statement) {
 		}
 		s := q[0]
 		strs[string(v.Val)] = q[1:]
-		if s.typ != "" {
+		if s.typ != "" && !keep[v] {
 			// A copy in the CAST: once v is replaced, no walk meets it
 			// again.
 			lit := *v
