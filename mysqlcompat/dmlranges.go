@@ -60,6 +60,8 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 	switch x := e.(type) {
 	case nil, *expression.Literal, *expression.GetField, *expression.BindVar:
 		return false
+	case *exactLiteral:
+		return true
 	case *expression.And:
 		return needsRangeCorrection(ctx, x.LeftChild) || needsRangeCorrection(ctx, x.RightChild)
 	case *expression.Or:
@@ -76,6 +78,9 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		return err != nil || same == transform.NewTree
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
 		c := x.(expression.Comparer)
+		if numStringCompared(c.Left(), c.Right()) || numStringCompared(c.Right(), c.Left()) {
+			return true
+		}
 		if stringLiteral(c.Left()) || stringLiteral(c.Right()) {
 			if _, same, err := trimPaddedLiterals(ctx, e); err != nil || same == transform.NewTree {
 				return true
@@ -83,6 +88,9 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		}
 		return needsRangeCorrection(ctx, c.Left()) || needsRangeCorrection(ctx, c.Right())
 	case *expression.Between:
+		if numStringCompared(x.Lower, x.Val) || numStringCompared(x.Upper, x.Val) {
+			return true
+		}
 		if stringLiteral(x.Lower) || stringLiteral(x.Upper) {
 			if _, same, err := trimPaddedLiterals(ctx, e); err != nil || same == transform.NewTree {
 				return true
@@ -90,6 +98,13 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		}
 		return needsRangeCorrection(ctx, x.Val) || needsRangeCorrection(ctx, x.Lower) || needsRangeCorrection(ctx, x.Upper)
 	case *expression.InTuple:
+		if tup, ok := x.RightChild.(expression.Tuple); ok {
+			for _, el := range tup {
+				if numStringCompared(el, x.LeftChild) {
+					return true
+				}
+			}
+		}
 		return needsRangeCorrection(ctx, x.LeftChild) || needsRangeCorrection(ctx, x.RightChild)
 	case expression.Tuple:
 		for _, el := range x {
@@ -128,7 +143,7 @@ func stringLiteral(e sql.Expression) bool {
 
 // rangeCorrections are the corrections of values GMS builds ranges from,
 // in the order the once-before batch runs them (Install).
-var rangeCorrections = ChainRules(keepLikes, globalOnlyVars, castStringInts)
+var rangeCorrections = ChainRules(keepLikes, globalOnlyVars, castStringInts, numStringLiterals)
 
 // planFixedRanges returns n, a plan of GMS's fixed batches, with the
 // corrections of range values applied and lookups planned for the
