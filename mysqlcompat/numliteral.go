@@ -161,3 +161,10 @@ func literalOf(e sql.Expression) sql.Expression {
 	}
 	return e
 }
+
+// ExactLiteralArg returns the argument e, a fixed-point literal given for
+// a placeholder, as it must be bound: kept from GMS's binder, which would
+// round it to the scale of a DECIMAL column it is compared with.
+func ExactLiteralArg(e ast.Expr) ast.Expr {
+	return exactLiteralCall(e)
+}
