@@ -17,8 +17,10 @@ import (
 // run before GMS plans lookups, in its once-before batch (Install):
 // castStringInts (CAST of a string to an integer reads its prefix),
 // trimPaddedLiterals (a literal compared with a PAD SPACE string loses its
-// trailing spaces, a light one becomes a padded comparison) and
-// globalOnlyVars (a global-only variable read as its global value). GMS
+// trailing spaces, a light one becomes a padded comparison),
+// globalOnlyVars (a global-only variable read as its global value) and
+// numStringLiterals (a string literal compared with a number becomes the
+// number, a fixed-point literal kept from the binder its literal). GMS
 // plans a single-table UPDATE or DELETE with fixed batches of its own
 // (install.go), which none of them reach: its lookup took the key from
 // GMS's own value and dropped the conjunct it covered, so DELETE FROM t

@@ -52,6 +52,12 @@
 //     reads the integer prefix of s, with warnings 1292 and 1105; of a
 //     date or time, its digits (YYYYMMDD, YYYYMMDDhhmmss, hhmmss).
 //     TestCastIntegerSpec.
+//   - numbers compared with constants (numcompare.go, numliteral.go): an
+//     integer or DECIMAL against an integer or DECIMAL constant compares
+//     as exact decimals, against a float or a string as doubles (1292 for
+//     a string's rest); fixed-point literals kept from GMS's binder, which
+//     rounded them to a DECIMAL column's scale. TestNumberCompareSpec,
+//     TestDMLRowsSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet
 //     as MySQL compares them. TestHashJoinKeys, TestCollationSpec.
