@@ -1,6 +1,7 @@
 package mysqlcompat
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -159,7 +160,7 @@ func numStringOf(ctx *sql.Context, s, other sql.Expression) (sql.Expression, boo
 		return s, false
 	}
 	str := s.(*expression.Literal).Value().(string)
-	f, i, isInt := stringNumber(ctx, str)
+	f, i, isInt := stringNumber(ctx, str, true)
 	if isInt {
 		return expression.NewLiteral(i, types.Int64), true
 	}
@@ -185,12 +186,14 @@ func numStringCompared(s, other sql.Expression) bool {
 const maxExactInt = 1 << 53
 
 // stringNumber returns the double MySQL reads from s, warning 1292 when it
-// drops more than white space; isInt is true, and i the value, when s is
-// an integer of at most 2^53 in magnitude.
-func stringNumber(ctx *sql.Context, s string) (f float64, i int64, isInt bool) {
+// drops more than white space (once: not when the statement has that
+// warning already, for a literal, which a plan's corrections may convert
+// more than once); isInt is true, and i the value, when s is an integer
+// of at most 2^53 in magnitude.
+func stringNumber(ctx *sql.Context, s string, once bool) (f float64, i int64, isInt bool) {
 	num, rest, ok := numberPrefix(s)
 	if !ok || !onlySpace(rest) {
-		ctx.Warn(1292, "Truncated incorrect DOUBLE value: '%s'", s)
+		warnDouble(ctx, s, once)
 	}
 	if !ok {
 		return 0, 0, true
@@ -513,7 +516,7 @@ func mysqlDouble(ctx *sql.Context, v any) (float64, bool) {
 	case float32:
 		return float64(x), true
 	case string:
-		f, _, _ := stringNumber(ctx, x)
+		f, _, _ := stringNumber(ctx, x, false)
 		return f, true
 	}
 	if d, ok := exactDecimal(v); ok {
@@ -528,4 +531,19 @@ func uintDecimal(u uint64) decimal.Decimal {
 		return decimal.NewFromInt(int64(u))
 	}
 	return decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0)
+}
+
+// warnDouble warns that s was truncated to a double; with once, not when
+// the statement has that warning already.
+func warnDouble(ctx *sql.Context, s string, once bool) {
+	const format = "Truncated incorrect DOUBLE value: '%s'"
+	if once && ctx.Session != nil {
+		msg := fmt.Sprintf(format, s)
+		for _, w := range ctx.Session.Warnings() {
+			if w.Code == 1292 && w.Message == msg {
+				return
+			}
+		}
+	}
+	ctx.Warn(1292, format, s)
 }
