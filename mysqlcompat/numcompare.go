@@ -33,9 +33,9 @@ import (
 // Two rules correct it. numStringLiterals runs before GMS plans index
 // lookups (Install's once-before chain, and planFixedRanges for the
 // single-table UPDATE and DELETE): a string literal compared with an
-// integer or DECIMAL becomes the number MySQL reads from it, an integer
-// literal when it is a small integer exactly, else a DOUBLE, warning once
-// for what it dropped; the lookup is then built from that number (sqlstore
+// integer or DECIMAL becomes the number MySQL reads from it, an integer or
+// DECIMAL literal when it has no exponent, else a DOUBLE, warning once for
+// what it dropped; the lookup is then built from that number (sqlstore
 // makes a range inclusive where the column cannot hold the bound exactly,
 // and keeps the filter). exactNumberCompares, a value rule, replaces =,
 // <=>, <, <=, >, >=, BETWEEN and IN whose operands are a non-constant and
@@ -160,11 +160,55 @@ func numStringOf(ctx *sql.Context, s, other sql.Expression) (sql.Expression, boo
 		return s, false
 	}
 	str := s.(*expression.Literal).Value().(string)
-	f, i, isInt := stringNumber(ctx, str, true)
-	if isInt {
-		return expression.NewLiteral(i, types.Int64), true
+	num, rest, ok := numberPrefix(str)
+	if !ok || !onlySpace(rest) {
+		warnDouble(ctx, str, true)
 	}
-	return expression.NewLiteral(f, types.Float64), true
+	if !ok {
+		return expression.NewLiteral(int64(0), types.Int64), true
+	}
+	if l := exactNumberLiteral(num); l != nil {
+		return l, true
+	}
+	return expression.NewLiteral(stringNumber(ctx, num, true), types.Float64), true
+}
+
+// exactNumberLiteral returns num, a number without an exponent, as an
+// integer or DECIMAL literal, or nil when it has an exponent or more
+// digits than a DECIMAL holds. Such a literal compares as MySQL's double
+// does wherever a double tells the values apart (up to 15 digits), and an
+// index range is built from it exactly: a double's range over a DECIMAL or
+// BIGINT would have to take every value that rounds to it.
+func exactNumberLiteral(num string) sql.Expression {
+	for i := 0; i < len(num); i++ {
+		if num[i] == 'e' || num[i] == 'E' {
+			return nil
+		}
+	}
+	if i, err := strconv.ParseInt(num, 10, 64); err == nil {
+		return expression.NewLiteral(i, types.Int64)
+	}
+	d, err := decimal.NewFromString(num)
+	if err != nil {
+		return nil
+	}
+	scale := int32(0)
+	if d.Exponent() < 0 {
+		scale = -d.Exponent()
+	}
+	digits := int32(len(d.Coefficient().Text(10)))
+	if d.Coefficient().Sign() < 0 {
+		digits--
+	}
+	prec := max(digits, scale, 1)
+	if scale > types.DecimalTypeMaxScale || prec > types.DecimalTypeMaxPrecision {
+		return nil
+	}
+	t, err := types.CreateDecimalType(uint8(prec), uint8(scale))
+	if err != nil {
+		return nil
+	}
+	return expression.NewLiteral(d, t)
 }
 
 // numStringCompared reports whether s is a string literal compared with
@@ -181,32 +225,24 @@ func numStringCompared(s, other sql.Expression) bool {
 	return exactNumber(other.Type())
 }
 
-// maxExactInt is the largest integer every double holds exactly: a string
-// integer within it compares as an integer just as it would as a double.
-const maxExactInt = 1 << 53
-
 // stringNumber returns the double MySQL reads from s, warning 1292 when it
 // drops more than white space (once: not when the statement has that
 // warning already, for a literal, which a plan's corrections may convert
-// more than once); isInt is true, and i the value, when s is an integer
-// of at most 2^53 in magnitude.
-func stringNumber(ctx *sql.Context, s string, once bool) (f float64, i int64, isInt bool) {
+// more than once).
+func stringNumber(ctx *sql.Context, s string, once bool) float64 {
 	num, rest, ok := numberPrefix(s)
 	if !ok || !onlySpace(rest) {
 		warnDouble(ctx, s, once)
 	}
 	if !ok {
-		return 0, 0, true
-	}
-	if v, err := strconv.ParseInt(num, 10, 64); err == nil && v >= -maxExactInt && v <= maxExactInt {
-		return float64(v), v, true
+		return 0
 	}
 	f, err := strconv.ParseFloat(num, 64)
 	if err != nil && math.IsInf(f, 0) {
 		// MySQL stops at the largest double.
 		f = math.Copysign(math.MaxFloat64, f)
 	}
-	return f, 0, false
+	return f
 }
 
 // exactNumberCompares replaces comparisons GMS makes in the wrong type with
@@ -516,8 +552,7 @@ func mysqlDouble(ctx *sql.Context, v any) (float64, bool) {
 	case float32:
 		return float64(x), true
 	case string:
-		f, _, _ := stringNumber(ctx, x, false)
-		return f, true
+		return stringNumber(ctx, x, false), true
 	}
 	if d, ok := exactDecimal(v); ok {
 		return d.InexactFloat64(), true
