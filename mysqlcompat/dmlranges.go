@@ -15,12 +15,13 @@ import (
 //
 // A few corrections change values GMS builds index ranges from, and so
 // run before GMS plans lookups, in its once-before batch (Install):
-// castStringInts (CAST of a string to an integer reads its prefix),
+// castStringInts (CAST of a string to an integer reads its prefix; in
+// the same walk a string literal compared with a number becomes the
+// number, a fixed-point literal kept from the binder its literal:
+// numcompare.go),
 // trimPaddedLiterals (a literal compared with a PAD SPACE string loses its
 // trailing spaces, a light one becomes a padded comparison),
-// globalOnlyVars (a global-only variable read as its global value) and
-// numStringLiterals (a string literal compared with a number becomes the
-// number, a fixed-point literal kept from the binder its literal). GMS
+// and globalOnlyVars (a global-only variable read as its global value). GMS
 // plans a single-table UPDATE or DELETE with fixed batches of its own
 // (install.go), which none of them reach: its lookup took the key from
 // GMS's own value and dropped the conjunct it covered, so DELETE FROM t
@@ -145,7 +146,7 @@ func stringLiteral(e sql.Expression) bool {
 
 // rangeCorrections are the corrections of values GMS builds ranges from,
 // in the order the once-before batch runs them (Install).
-var rangeCorrections = ChainRules(keepLikes, globalOnlyVars, castStringInts, numStringLiterals)
+var rangeCorrections = ChainRules(keepLikes, globalOnlyVars, castStringInts)
 
 // planFixedRanges returns n, a plan of GMS's fixed batches, with the
 // corrections of range values applied and lookups planned for the

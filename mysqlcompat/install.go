@@ -52,7 +52,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// dates to integers (castint.go) before GMS plans index lookups, which
 	// evaluate a constant CAST for their ranges.
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateColumnDefaultsId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
-		return ChainRules(validate, minMaxKeyRows, keepLikes, globalOnlyVars, castStringInts, numStringLiterals)
+		return ChainRules(validate, minMaxKeyRows, keepLikes, globalOnlyVars, castStringInts)
 	})
 	// ALTER TABLE of a table with virtual columns sees its constraints
 	// (virtualchecks.go), before GMS resolves and validates its clauses.

@@ -30,8 +30,9 @@ import (
 // value") for the rest (Item_func::item_cmp_type; the constant converted
 // once, so one warning per statement).
 //
-// Two rules correct it. numStringLiterals runs before GMS plans index
-// lookups (Install's once-before chain, and planFixedRanges for the
+// Two rewrites correct it (and numliteral.go the binder's rounding).
+// numStringExpr runs before GMS plans index lookups, in castStringInts's
+// walk (Install's once-before chain, and planFixedRanges for the
 // single-table UPDATE and DELETE): a string literal compared with an
 // integer or DECIMAL becomes the number MySQL reads from it, an integer or
 // DECIMAL literal when it has no exponent, else a DOUBLE, warning once for
@@ -95,18 +96,10 @@ func constant(e sql.Expression) bool {
 	return ok
 }
 
-// numStringLiterals replaces each string literal compared with an integer
-// or DECIMAL by the number MySQL reads from it (see the top of this file).
-func numStringLiterals(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
-		return n, transform.SameTree, nil
-	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		return numStringExpr(ctx, e)
-	})
-}
-
-// numStringExpr is numStringLiterals for one expression.
+// numStringExpr replaces a string literal compared with an integer or
+// DECIMAL by the number MySQL reads from it, and an exactLiteral by its
+// literal (see the top of this file). castStringInts calls it for every
+// expression but a CAST, in its walk.
 func numStringExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	switch x := e.(type) {
 	case *exactLiteral:
@@ -212,8 +205,7 @@ func exactNumberLiteral(num string) sql.Expression {
 }
 
 // numStringCompared reports whether s is a string literal compared with
-// other, an integer or DECIMAL expression: what numStringLiterals
-// replaces.
+// other, an integer or DECIMAL expression: what numStringExpr replaces.
 func numStringCompared(s, other sql.Expression) bool {
 	l, ok := s.(*expression.Literal)
 	if !ok || !types.IsTextOnly(l.Type()) {

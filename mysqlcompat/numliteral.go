@@ -18,10 +18,10 @@ import (
 // fixed-point literal that a comparison sets against a column in a call of
 // exactLiteralName, which binds to exactLiteral: the literal as it is, but
 // not an *expression.Literal, so the binder leaves it alone. It is
-// replaced by its literal before GMS plans index lookups (numStringLiterals
-// runs in the once-before batch, and for the single-table UPDATE and
-// DELETE in planFixedRanges: NeedsRangeCorrection holds their lookups for
-// it), and it prints as its literal. DDL statements are not rewritten.
+// replaced by its literal before GMS plans index lookups (numStringExpr,
+// in castStringInts's walk of the once-before batch, and for the
+// single-table UPDATE and DELETE in planFixedRanges: NeedsRangeCorrection
+// holds their lookups for it), and it prints as its literal. DDL statements are not rewritten.
 //
 // Targets GMS v0.20.0. Without it, TestNumberCompareSpec fails.
 
