@@ -21,7 +21,8 @@ import (
 // replaced by its literal before GMS plans index lookups (numStringExpr,
 // in castStringInts's walk of the once-before batch, and for the
 // single-table UPDATE and DELETE in planFixedRanges: NeedsRangeCorrection
-// holds their lookups for it), and it prints as its literal. DDL statements are not rewritten.
+// holds their lookups for it), and it prints as its literal. Of DDL only
+// a view's query is rewritten.
 //
 // Targets GMS v0.20.0. Without it, TestNumberCompareSpec fails.
 
@@ -86,8 +87,17 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 	if err != nil || st == nil || !fixedPointText(query) {
 		return st, err
 	}
-	switch st.(type) {
-	case *ast.DDL, *ast.AlterTable:
+	var root ast.SQLNode = st
+	switch x := st.(type) {
+	case *ast.DDL:
+		// A view's query, which GMS binds from this statement for the
+		// session that creates it (its stored text is parsed again);
+		// no other DDL, whose expressions are stored as bound.
+		if x.ViewSpec == nil || x.ViewSpec.ViewExpr == nil {
+			return st, err
+		}
+		root = x.ViewSpec.ViewExpr
+	case *ast.AlterTable:
 		return st, err
 	}
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
@@ -108,7 +118,7 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 			c.Left = exactLiteralCall(c.Left)
 		}
 		return true, nil
-	}, st)
+	}, root)
 	return st, nil
 }
 
