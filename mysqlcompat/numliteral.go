@@ -88,7 +88,11 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 		return st, err
 	}
 	var root ast.SQLNode = st
-	switch x := st.(type) {
+	if x, ok := st.(*ast.Explain); ok {
+		// Walk does not enter an EXPLAIN.
+		root = x.Statement
+	}
+	switch x := root.(type) {
 	case *ast.DDL:
 		// A view's query, which GMS binds from this statement for the
 		// session that creates it (its stored text is parsed again);
