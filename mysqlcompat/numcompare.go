@@ -112,7 +112,11 @@ func numStringExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transfor
 		nl, okL := numStringOf(ctx, l, r)
 		nr, okR := numStringOf(ctx, r, l)
 		if !okL && !okR {
-			return e, transform.SameTree, nil
+			nl, okL = decimalInColumnType(ctx, l, r)
+			nr, okR = decimalInColumnType(ctx, r, l)
+			if !okL && !okR {
+				return e, transform.SameTree, nil
+			}
 		}
 		ne, err := e.WithChildren(nl, nr)
 		return ne, transform.NewTree, err
@@ -202,6 +206,37 @@ func exactNumberLiteral(num string) sql.Expression {
 		return nil
 	}
 	return expression.NewLiteral(d, t)
+}
+
+// decimalInColumnType returns lit, a DECIMAL literal compared with col, a
+// DECIMAL column, in the column's type when the type holds its value
+// exactly: what GMS's binder does when it is right (numliteral.go keeps
+// the literal from it), so that the comparison is of one type and GMS
+// drops the filter its range covers. ok is false, and lit returned,
+// otherwise.
+func decimalInColumnType(ctx *sql.Context, lit, col sql.Expression) (sql.Expression, bool) {
+	l, ok := lit.(*expression.Literal)
+	if !ok || !types.IsDecimal(l.Type()) {
+		return lit, false
+	}
+	gf, ok := col.(*expression.GetField)
+	if !ok || !types.IsDecimal(gf.Type()) || gf.Type().Equals(l.Type()) {
+		return lit, false
+	}
+	d, ok := l.Value().(decimal.Decimal)
+	if !ok {
+		return lit, false
+	}
+	dt := gf.Type().(sql.DecimalType)
+	if d.Exponent() < -int32(dt.Scale()) && !d.Equal(d.Truncate(int32(dt.Scale()))) {
+		return lit, false
+	}
+	v, inRange, err := dt.Convert(ctx, d)
+	cv, isDec := v.(decimal.Decimal)
+	if err != nil || inRange != sql.InRange || !isDec || !cv.Equal(d) {
+		return lit, false
+	}
+	return expression.NewLiteral(cv, gf.Type()), true
 }
 
 // numStringCompared reports whether s is a string literal compared with
