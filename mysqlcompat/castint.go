@@ -55,7 +55,9 @@ func castStringInts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		c, ok := e.(*expression.Convert)
 		if !ok {
-			return e, transform.SameTree, nil
+			// String literals compared with numbers, in the same walk
+			// (numcompare.go).
+			return numStringExpr(ctx, e)
 		}
 		from := castOperand(c.Child)
 		if from == castOther {

@@ -15,10 +15,13 @@ import (
 //
 // A few corrections change values GMS builds index ranges from, and so
 // run before GMS plans lookups, in its once-before batch (Install):
-// castStringInts (CAST of a string to an integer reads its prefix),
+// castStringInts (CAST of a string to an integer reads its prefix; in
+// the same walk a string literal compared with a number becomes the
+// number, a fixed-point literal kept from the binder its literal:
+// numcompare.go),
 // trimPaddedLiterals (a literal compared with a PAD SPACE string loses its
-// trailing spaces, a light one becomes a padded comparison) and
-// globalOnlyVars (a global-only variable read as its global value). GMS
+// trailing spaces, a light one becomes a padded comparison),
+// and globalOnlyVars (a global-only variable read as its global value). GMS
 // plans a single-table UPDATE or DELETE with fixed batches of its own
 // (install.go), which none of them reach: its lookup took the key from
 // GMS's own value and dropped the conjunct it covered, so DELETE FROM t
@@ -60,6 +63,8 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 	switch x := e.(type) {
 	case nil, *expression.Literal, *expression.GetField, *expression.BindVar:
 		return false
+	case *exactLiteral:
+		return true
 	case *expression.And:
 		return needsRangeCorrection(ctx, x.LeftChild) || needsRangeCorrection(ctx, x.RightChild)
 	case *expression.Or:
@@ -76,6 +81,9 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		return err != nil || same == transform.NewTree
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
 		c := x.(expression.Comparer)
+		if numStringCompared(c.Left(), c.Right()) || numStringCompared(c.Right(), c.Left()) {
+			return true
+		}
 		if stringLiteral(c.Left()) || stringLiteral(c.Right()) {
 			if _, same, err := trimPaddedLiterals(ctx, e); err != nil || same == transform.NewTree {
 				return true
@@ -83,6 +91,9 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		}
 		return needsRangeCorrection(ctx, c.Left()) || needsRangeCorrection(ctx, c.Right())
 	case *expression.Between:
+		if numStringCompared(x.Lower, x.Val) || numStringCompared(x.Upper, x.Val) {
+			return true
+		}
 		if stringLiteral(x.Lower) || stringLiteral(x.Upper) {
 			if _, same, err := trimPaddedLiterals(ctx, e); err != nil || same == transform.NewTree {
 				return true
@@ -90,6 +101,13 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		}
 		return needsRangeCorrection(ctx, x.Val) || needsRangeCorrection(ctx, x.Lower) || needsRangeCorrection(ctx, x.Upper)
 	case *expression.InTuple:
+		if tup, ok := x.RightChild.(expression.Tuple); ok {
+			for _, el := range tup {
+				if numStringCompared(el, x.LeftChild) {
+					return true
+				}
+			}
+		}
 		return needsRangeCorrection(ctx, x.LeftChild) || needsRangeCorrection(ctx, x.RightChild)
 	case expression.Tuple:
 		for _, el := range x {

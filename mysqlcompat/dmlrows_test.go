@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/sqlstore"
@@ -31,7 +32,8 @@ import (
 // over table t (columns id and mark, an INT 0 in every row), which may end
 // in ORDER BY and LIMIT, and prints the ids SELECT returns, sorted; "prepared" takes lines "predicate | arg | arg ...",
 // the predicate with one placeholder, an execution for each argument (an
-// integer, a 'string' or a number with a point, a float64). A write that
+// integer, a 'string', a number with a point, a float64, or ending in m, a
+// decimal). A write that
 // touches other rows than the SELECT prints a line saying so and fails
 // the test.
 func TestDMLRowsSpec(t *testing.T) {
@@ -71,13 +73,18 @@ func TestDMLRowsSpec(t *testing.T) {
 	})
 }
 
-// parseArg reads a prepared statement's argument: 'text', a number with
-// a point (float64) or an integer.
+// parseArg reads a prepared statement's argument: 'text', a number
+// ending in m (a decimal.Decimal), a number with a point (float64) or an
+// integer.
 func parseArg(t *testing.T, s string) []sqlstore.Arg {
 	var v any
 	switch {
 	case strings.HasPrefix(s, "'"):
 		v = strings.TrimSuffix(strings.TrimPrefix(s, "'"), "'")
+	case strings.HasSuffix(s, "m"):
+		d, err := decimal.NewFromString(strings.TrimSuffix(s, "m"))
+		require.NoError(t, err, s)
+		v = d
 	case strings.Contains(s, "."):
 		f, err := strconv.ParseFloat(s, 64)
 		require.NoError(t, err, s)
@@ -98,6 +105,9 @@ func dmlRows(t *testing.T, d *testDB, c *sqlstore.Conn, pred string, args []sqls
 	label := pred
 	if args != nil {
 		label = fmt.Sprintf("%s [%T(%#v)]", pred, args[0].Value, args[0].Value)
+		if d, ok := args[0].Value.(decimal.Decimal); ok {
+			label = fmt.Sprintf("%s [%T(%s)]", pred, d, d)
+		}
 	}
 	sel := "SELECT id FROM t WHERE " + pred
 	upd := "UPDATE t SET mark = mark + 1 WHERE " + pred

@@ -65,6 +65,12 @@
 //     TestDerivedCollationSpec.
 //   - ENUM compared with strings (enumcompare.go): as the member's text
 //     under the ENUM's collation. TestDerivedCollationSpec.
+//   - numbers compared with constants (numcompare.go, numliteral.go): an
+//     integer or DECIMAL against an integer or DECIMAL constant compares
+//     as exact decimals, against a float or a string as doubles (1292 for
+//     a string's rest); fixed-point literals kept from GMS's binder, which
+//     rounded them to a DECIMAL column's scale. TestNumberCompareSpec,
+//     TestDMLRowsSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet
 //     as MySQL compares them. TestHashJoinKeys, TestCollationSpec.

@@ -69,6 +69,9 @@ func Function(name string) (sql.Function, bool) {
 	if f, ok := generatedValuesFunction(name); ok { // genvalues.go
 		return f, true
 	}
+	if f, ok := exactLiteralFunction(name); ok { // numliteral.go
+		return f, true
+	}
 	f, ok := boundedStringFunctions[name]
 	return f, ok
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // ArgValue returns v as an argument binds it when v is of a type beyond
@@ -82,7 +84,7 @@ func literal(v any) (sqlparser.Expr, error) {
 		// Exponent form, so the engine reads a DOUBLE and not a DECIMAL.
 		return sqlparser.NewFloatVal(strconv.AppendFloat(nil, x, 'e', -1, 64)), nil
 	case decimal.Decimal:
-		return sqlparser.NewFloatVal([]byte(x.String())), nil
+		return mysqlcompat.ExactLiteralArg(sqlparser.NewFloatVal([]byte(x.String()))), nil
 	case string:
 		return sqlparser.NewStrVal([]byte(x)), nil
 	case []byte:

@@ -1,0 +1,184 @@
+package mysqlcompat
+
+import (
+	"context"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// Decimal literals compared with columns
+//
+// GMS's binder converts a literal compared with a column into the
+// column's type when both are DECIMALs and the column's printed width is
+// at least the literal's (planbuilder typeExpandComparisonLiteral): on a
+// DECIMAL(5,2) column, d > 3.499 is bound as d > 3.50, before any rule of
+// an engine sees the plan. So the engine's parser (Install) wraps each
+// fixed-point literal that a comparison sets against a column in a call of
+// exactLiteralName, which binds to exactLiteral: the literal as it is, but
+// not an *expression.Literal, so the binder leaves it alone. It is
+// replaced by its literal before GMS plans index lookups (numStringExpr,
+// in castStringInts's walk of the once-before batch, and for the
+// single-table UPDATE and DELETE in planFixedRanges: NeedsRangeCorrection
+// holds their lookups for it), and it prints as its literal. Of DDL only
+// a view's query is rewritten.
+//
+// Targets GMS v0.20.0. Without it, TestNumberCompareSpec fails.
+
+// exactLiteralName is the function exactLiteral binds from; "__" keeps it
+// from a user's names.
+const exactLiteralName = "__exact_literal"
+
+// exactLiteralFunction resolves exactLiteralName (Function).
+func exactLiteralFunction(name string) (sql.Function, bool) {
+	if name != exactLiteralName {
+		return nil, false
+	}
+	return sql.Function1{Name: exactLiteralName, Fn: func(e sql.Expression) sql.Expression {
+		return &exactLiteral{e}
+	}}, true
+}
+
+// literalParser is a parser whose statements' fixed-point literals
+// compared with columns are wrapped in exactLiteralName.
+type literalParser struct{ sql.Parser }
+
+func (p literalParser) ParseSimple(query string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(query)
+	return wrapDecimalLiterals(query, st, err)
+}
+
+func (p literalParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	st, err = wrapDecimalLiterals(q, st, err)
+	return st, q, rest, err
+}
+
+func (p literalParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+	st, err = wrapDecimalLiterals(q, st, err)
+	return st, q, rest, err
+}
+
+func (p literalParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, options)
+	st, err = wrapDecimalLiterals(query, st, err)
+	return st, n, err
+}
+
+// fixedPointText reports whether query may hold a fixed-point literal: a
+// point next to a digit. Most statements hold none, and are not walked.
+func fixedPointText(query string) bool {
+	for i := 0; i < len(query); i++ {
+		if query[i] != '.' {
+			continue
+		}
+		if i > 0 && query[i-1] >= '0' && query[i-1] <= '9' || i+1 < len(query) && query[i+1] >= '0' && query[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// wrapDecimalLiterals wraps, in place, the fixed-point literals st's
+// comparisons set against columns.
+func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Statement, error) {
+	if err != nil || st == nil || !fixedPointText(query) {
+		return st, err
+	}
+	var root ast.SQLNode = st
+	if x, ok := st.(*ast.Explain); ok {
+		// Walk does not enter an EXPLAIN.
+		root = x.Statement
+	}
+	switch x := root.(type) {
+	case *ast.DDL:
+		// A view's query, which GMS binds from this statement for the
+		// session that creates it (its stored text is parsed again);
+		// no other DDL, whose expressions are stored as bound.
+		if x.ViewSpec == nil || x.ViewSpec.ViewExpr == nil {
+			return st, err
+		}
+		root = x.ViewSpec.ViewExpr
+	case *ast.AlterTable:
+		return st, err
+	}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		c, ok := n.(*ast.ComparisonExpr)
+		if !ok {
+			return true, nil
+		}
+		switch c.Operator {
+		case ast.EqualStr, ast.LessThanStr, ast.GreaterThanStr, ast.LessEqualStr, ast.GreaterEqualStr, ast.NotEqualStr, ast.NullSafeEqualStr:
+		default:
+			return true, nil
+		}
+		_, colL := c.Left.(*ast.ColName)
+		_, colR := c.Right.(*ast.ColName)
+		if colL && fixedPoint(c.Right) {
+			c.Right = exactLiteralCall(c.Right)
+		} else if colR && fixedPoint(c.Left) {
+			c.Left = exactLiteralCall(c.Left)
+		}
+		return true, nil
+	}, root)
+	return st, nil
+}
+
+// fixedPoint reports whether e is a literal GMS binds as a DECIMAL: digits
+// with a point, no exponent.
+func fixedPoint(e ast.Expr) bool {
+	v, ok := e.(*ast.SQLVal)
+	if !ok || v.Type != ast.FloatVal {
+		return false
+	}
+	for _, c := range v.Val {
+		if c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+func exactLiteralCall(e ast.Expr) ast.Expr {
+	return &ast.FuncExpr{Name: ast.NewColIdent(exactLiteralName), Exprs: ast.SelectExprs{&ast.AliasedExpr{Expr: e}}}
+}
+
+// exactLiteral is a literal kept from GMS's binder (see above): it is its
+// child in every way but its Go type.
+type exactLiteral struct{ lit sql.Expression }
+
+var _ sql.Expression = (*exactLiteral)(nil)
+
+func (e *exactLiteral) Resolved() bool                                { return e.lit.Resolved() }
+func (e *exactLiteral) String() string                                { return e.lit.String() }
+func (e *exactLiteral) Type() sql.Type                                { return e.lit.Type() }
+func (e *exactLiteral) IsNullable() bool                              { return e.lit.IsNullable() }
+func (e *exactLiteral) Children() []sql.Expression                    { return []sql.Expression{e.lit} }
+func (e *exactLiteral) Eval(ctx *sql.Context, r sql.Row) (any, error) { return e.lit.Eval(ctx, r) }
+
+// WithChildren implements sql.Expression.
+func (e *exactLiteral) WithChildren(kids ...sql.Expression) (sql.Expression, error) {
+	if len(kids) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(e, len(kids), 1)
+	}
+	return &exactLiteral{kids[0]}, nil
+}
+
+// literalOf returns the literal of an exactLiteral, or e.
+func literalOf(e sql.Expression) sql.Expression {
+	if x, ok := e.(*exactLiteral); ok {
+		if _, isLit := x.lit.(*expression.Literal); isLit {
+			return x.lit
+		}
+	}
+	return e
+}
+
+// ExactLiteralArg returns the argument e, a fixed-point literal given for
+// a placeholder, as it must be bound: kept from GMS's binder, which would
+// round it to the scale of a DECIMAL column it is compared with.
+func ExactLiteralArg(e ast.Expr) ast.Expr {
+	return exactLiteralCall(e)
+}
