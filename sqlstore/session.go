@@ -32,8 +32,11 @@ type Session struct {
 	*sql.BaseSession
 	store *Store
 
-	mu   sync.Mutex
-	open map[*txn]struct{} // transactions started and not yet finished
+	mu sync.Mutex
+	// open holds the transactions started and not yet finished: one or
+	// two, GMS's dropped ones being rolled back at the next statement, so
+	// a slice costs less than a map at every start and finish.
+	open []*txn
 
 	// stmt counts what the running statement reads and keeps the last
 	// statement's figures (stmtstats.go).
@@ -187,10 +190,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	t.sess = s
 	t.setMode(ctx)
 	s.mu.Lock()
-	if s.open == nil {
-		s.open = make(map[*txn]struct{})
-	}
-	s.open[t] = struct{}{}
+	s.open = append(s.open, t)
 	s.nOpen.Store(int32(len(s.open)))
 	s.startedLocked(t)
 	s.mu.Unlock()
@@ -217,7 +217,15 @@ func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
 // finished is called by a transaction when it commits or rolls back.
 func (s *Session) finished(t *txn) {
 	s.mu.Lock()
-	delete(s.open, t)
+	for i, o := range s.open {
+		if o == t {
+			last := len(s.open) - 1
+			s.open[i] = s.open[last]
+			s.open[last] = nil
+			s.open = s.open[:last]
+			break
+		}
+	}
 	s.nOpen.Store(int32(len(s.open)))
 	s.mu.Unlock()
 }
@@ -230,7 +238,7 @@ func (s *Session) finished(t *txn) {
 // in use must survive. s.mu is held.
 func (s *Session) idleLocked(keep *txn) []*txn {
 	var idle []*txn
-	for t := range s.open {
+	for _, t := range s.open {
 		if t != keep && t.idle() {
 			idle = append(idle, t)
 		}
@@ -439,10 +447,7 @@ func (s *Session) CommandEnd() {}
 // so open transactions are rolled back.
 func (s *Session) SessionEnd() {
 	s.mu.Lock()
-	var open []*txn
-	for t := range s.open {
-		open = append(open, t)
-	}
+	open := append([]*txn(nil), s.open...)
 	s.mu.Unlock()
 	for _, t := range open {
 		t.rollback()
