@@ -143,8 +143,19 @@ func (ci *constIter) release() {
 
 // setQueryInfo sets the session's ROW_COUNT or FOUND_ROWS to v unless it
 // holds v already: GMS keeps them boxed, so storing -1 (ROW_COUNT after
-// every SELECT) allocates each time.
+// every SELECT) allocates each time. A Session's are compared against its
+// mirrors, without GMS's lookup by name.
 func setQueryInfo(ctx *sql.Context, key string, v int64) {
+	if s, ok := ctx.Session.(*Session); ok {
+		m := &s.rowCount
+		if key == sql.FoundRows {
+			m = &s.foundRows
+		}
+		if m.Load() != v {
+			s.SetLastQueryInfoInt(key, v)
+		}
+		return
+	}
 	if ctx.GetLastQueryInfoInt(key) != v {
 		ctx.SetLastQueryInfoInt(key, v)
 	}

@@ -11,7 +11,7 @@ import (
 //
 // Two statements lost the transaction they ran in, GMS v0.20.0 clearing
 // it from the session; the session then rolled it back as one no
-// statement used (Session.releaseIdle), or the statement committed it.
+// statement used (Session.idleLocked), or the statement committed it.
 //
 // CALL: GMS runs a procedure body with the session's transaction cleared
 // (rowexec buildCall), so the body's statements ran in transactions of
@@ -131,6 +131,7 @@ func (s *Session) call(ctx *sql.Context, c *plan.Call, row sql.Row, base sql.Nod
 	s.mu.Lock()
 	s.nested.calls = append(s.nested.calls, caller)
 	depth := len(s.nested.calls)
+	s.nestedHeld.Store(true)
 	s.mu.Unlock()
 	defer s.leaveCall(ctx, depth)
 	iter, err := base.Build(ctx, c, row)
@@ -176,14 +177,30 @@ func (s *Session) startedLocked(t *txn) {
 // procedure body the statement belongs to. It reports whether it took up
 // a procedure body's, which is no autocommit leftover even when idle.
 func (s *Session) takeUp(ctx *sql.Context) (inCall bool) {
+	if !s.nestedHeld.Load() {
+		// Nothing parked and no procedure running: the end of every
+		// statement outside CALL and PREPARE takes no lock here.
+		return false
+	}
 	s.mu.Lock()
+	inCall = s.takeUpLocked(ctx)
+	s.mu.Unlock()
+	return inCall
+}
+
+// takeUpLocked is takeUp with s.mu held.
+func (s *Session) takeUpLocked(ctx *sql.Context) (inCall bool) {
+	if !s.nestedHeld.Load() {
+		return false
+	}
 	parked := s.nested.parked
 	s.nested.parked = nil
 	var body *txn
 	if n := len(s.nested.calls); n > 0 {
 		body = s.nested.calls[n-1]
+	} else {
+		s.nestedHeld.Store(false)
 	}
-	s.mu.Unlock()
 	if ctx.GetTransaction() != nil {
 		return false
 	}
@@ -207,6 +224,7 @@ func (s *Session) park(ctx *sql.Context) {
 	}
 	s.mu.Lock()
 	s.nested.parked = t
+	s.nestedHeld.Store(true)
 	s.mu.Unlock()
 	ctx.SetTransaction(nil)
 }

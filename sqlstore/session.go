@@ -32,8 +32,11 @@ type Session struct {
 	*sql.BaseSession
 	store *Store
 
-	mu   sync.Mutex
-	open map[*txn]struct{} // transactions started and not yet finished
+	mu sync.Mutex
+	// open holds the transactions started and not yet finished: one or
+	// two, GMS's dropped ones being rolled back at the next statement, so
+	// a slice costs less than a map at every start and finish.
+	open []*txn
 
 	// stmt counts what the running statement reads and keeps the last
 	// statement's figures (stmtstats.go).
@@ -53,6 +56,20 @@ type Session struct {
 	// nested holds the transactions GMS takes out of the context around
 	// procedure bodies and PREPARE (nestedtxn.go); guarded by mu.
 	nested nestedTxns
+	// nestedHeld is set, under mu, whenever nested gets a transaction, and
+	// cleared when takeUp finds it empty: while it is clear, takeUp has
+	// nothing to do and takes no lock. nOpen mirrors len(open), so that
+	// a statement start with no other transaction open takes no lock to
+	// look for idle ones (startLocks).
+	nestedHeld atomic.Bool
+	nOpen      atomic.Int32
+	// rowCount and foundRows mirror the session's ROW_COUNT and
+	// FOUND_ROWS, which GMS keeps in a map by name: every statement sets
+	// them (setQueryInfo), and a lookup by name each was a noticeable part
+	// of a point read. Every writer goes through SetLastQueryInfoInt of
+	// sql.Session, which Session overrides to keep the mirror.
+	rowCount  atomic.Int64
+	foundRows atomic.Int64
 	// locking caches what the last statement text says of the rows it
 	// locks (locks.go, stmtLockingOf).
 	locking *stmtLocking
@@ -104,7 +121,34 @@ func sameValue(a, b any) bool {
 }
 
 func newSession(base *sql.BaseSession, s *Store) *Session {
-	return &Session{BaseSession: base, store: s}
+	sess := &Session{BaseSession: base, store: s}
+	sess.rowCount.Store(base.GetLastQueryInfoInt(sql.RowCount))
+	sess.foundRows.Store(base.GetLastQueryInfoInt(sql.FoundRows))
+	return sess
+}
+
+// SetLastQueryInfoInt implements sql.Session, keeping the mirrors of
+// ROW_COUNT and FOUND_ROWS.
+func (s *Session) SetLastQueryInfoInt(key string, v int64) {
+	switch key {
+	case sql.RowCount:
+		s.rowCount.Store(v)
+	case sql.FoundRows:
+		s.foundRows.Store(v)
+	}
+	s.BaseSession.SetLastQueryInfoInt(key, v)
+}
+
+// GetLastQueryInfoInt implements sql.Session, reading ROW_COUNT and
+// FOUND_ROWS from their mirrors.
+func (s *Session) GetLastQueryInfoInt(key string) int64 {
+	switch key {
+	case sql.RowCount:
+		return s.rowCount.Load()
+	case sql.FoundRows:
+		return s.foundRows.Load()
+	}
+	return s.BaseSession.GetLastQueryInfoInt(key)
 }
 
 // Warn records a warning of the running statement. GMS turns the errors
@@ -146,10 +190,8 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	t.sess = s
 	t.setMode(ctx)
 	s.mu.Lock()
-	if s.open == nil {
-		s.open = make(map[*txn]struct{})
-	}
-	s.open[t] = struct{}{}
+	s.open = append(s.open, t)
+	s.nOpen.Store(int32(len(s.open)))
 	s.startedLocked(t)
 	s.mu.Unlock()
 	return t, nil
@@ -184,27 +226,60 @@ func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
 // finished is called by a transaction when it commits or rolls back.
 func (s *Session) finished(t *txn) {
 	s.mu.Lock()
-	delete(s.open, t)
+	for i, o := range s.open {
+		if o == t {
+			last := len(s.open) - 1
+			s.open[i] = s.open[last]
+			s.open[last] = nil
+			s.open = s.open[:last]
+			break
+		}
+	}
+	s.nOpen.Store(int32(len(s.open)))
 	s.mu.Unlock()
 }
 
-// releaseIdle rolls back the transactions GMS dropped without ending them:
-// every open one other than keep that no statement is using (no open
-// iterator, no editor between StatementBegin and its end). Statements
-// nested in a running one (procedure bodies, triggers calling procedures)
-// call ValidateSession too, so a transaction in use must survive.
-func (s *Session) releaseIdle(keep *txn) {
-	s.mu.Lock()
+// idleLocked returns the transactions GMS dropped without ending them,
+// for the caller to roll back: every open one other than keep that no
+// statement is using (no open iterator, no editor between StatementBegin
+// and its end). Statements nested in a running one (procedure bodies,
+// triggers calling procedures) call ValidateSession too, so a transaction
+// in use must survive. s.mu is held.
+func (s *Session) idleLocked(keep *txn) []*txn {
 	var idle []*txn
-	for t := range s.open {
+	for _, t := range s.open {
 		if t != keep && t.idle() {
 			idle = append(idle, t)
 		}
 	}
-	s.mu.Unlock()
-	for _, t := range idle {
-		t.rollback()
+	return idle
+}
+
+// startLocks does takeUp and rolls back the idle transactions for a statement's start under one
+// hold of s.mu, or none: an autocommit statement finds no transaction open
+// and nothing parked, an explicit transaction's statement finds its own
+// transaction the only one open. It returns the transaction ctx then holds.
+func (s *Session) startLocks(ctx *sql.Context) (t *txn, inCall bool) {
+	t, _ = ctx.GetTransaction().(*txn)
+	if !s.nestedHeld.Load() {
+		switch n := s.nOpen.Load(); {
+		case n == 0:
+			return t, false
+		case n == 1 && t != nil && t.sess == s && !t.isDone():
+			// t is open (it leaves open only when done), so it is the
+			// one transaction open.
+			return t, false
+		}
 	}
+	s.mu.Lock()
+	inCall = s.takeUpLocked(ctx)
+	t, _ = ctx.GetTransaction().(*txn)
+	idle := s.idleLocked(t)
+	s.mu.Unlock()
+	for _, o := range idle {
+		o.rollback()
+	}
+	return t, inCall
 }
 
 // CreateSavepoint implements sql.TransactionSession.
@@ -240,13 +315,11 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 	if err := s.BaseSession.ValidateSession(ctx); err != nil {
 		return err
 	}
-	inCall := s.takeUp(ctx)
-	t, _ := ctx.GetTransaction().(*txn)
+	t, inCall := s.startLocks(ctx)
 	if t == nil || t.idle() {
 		s.stmt.begin()
 		s.mem.begin()
 	}
-	s.releaseIdle(t)
 	if t == nil {
 		return nil
 	}
@@ -383,10 +456,7 @@ func (s *Session) CommandEnd() {}
 // so open transactions are rolled back.
 func (s *Session) SessionEnd() {
 	s.mu.Lock()
-	var open []*txn
-	for t := range s.open {
-		open = append(open, t)
-	}
+	open := append([]*txn(nil), s.open...)
 	s.mu.Unlock()
 	for _, t := range open {
 		t.rollback()

@@ -154,7 +154,9 @@ func (s *Store) beginTxn(readOnly bool) *txn {
 	t := &txn{store: s, readOnly: readOnly, tx: tx}
 	t.written, t.deltas = t.writtenBuf[:0], t.deltasBuf[:0]
 	t.guards, t.guarded = t.guardsBuf[:0], t.guardedBuf[:0]
-	t.stmt = t.mark()
+	// No one else has t yet, and its logs are empty: its mark needs no
+	// lock, nor a look at each log.
+	t.stmt = txnMark{count: tx.Count(), valid: true}
 	return t
 }
 
