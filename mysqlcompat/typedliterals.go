@@ -20,8 +20,11 @@ import (
 // parser's tokenizer and gives each the CAST to its type, CAST('2024-1-2'
 // AS DATE), in the parsed statement. Column names are read from the text,
 // so they stay as written. A string of the same text elsewhere in the
-// statement is told apart by its order: the tokens and the walk of the
-// statement meet the strings in the same order.
+// statement is told apart by its order, as the tokens and the walk of the
+// statement meet the strings in the same order; where they may not (a
+// statement with a WITH or a set operation), a text that is a typed
+// literal in one place and a plain string in another keeps GMS's string in
+// both.
 //
 // Targets GMS v0.20.0 with its vitess (sql.y: DATE STRING, TIME STRING,
 // TIMESTAMP STRING are NewStrVal). Without it, TestTimeTextSpec
@@ -75,7 +78,7 @@ func typeLiterals(query string, st ast.Statement) {
 		val, typ string
 	}
 	var strs map[string][]str
-	typed := false
+	typed, reordered := false, false
 	tkn := ast.NewStringTokenizer(query)
 	prev := 0
 	for {
@@ -85,6 +88,10 @@ func typeLiterals(query string, st ast.Statement) {
 		}
 		if id == ast.COMMENT {
 			continue
+		}
+		switch id {
+		case ast.WITH, ast.UNION, ast.INTERSECT, ast.EXCEPT:
+			reordered = true
 		}
 		if id == ast.STRING {
 			var typ string
@@ -106,6 +113,22 @@ func typeLiterals(query string, st ast.Statement) {
 	}
 	if !typed {
 		return
+	}
+	// The walk below meets the strings in the text's order, except around
+	// a WITH or a set operation (vitess walks a DML statement's WITH last,
+	// and not a set operation's WITH, ORDER BY or LIMIT at all): there a
+	// text that is typed in one place and not (or otherwise) in another is
+	// left a string everywhere, never a CAST on the wrong one.
+	for val, q := range strs {
+		if !reordered {
+			break
+		}
+		for _, x := range q[1:] {
+			if x.typ != q[0].typ {
+				delete(strs, val)
+				break
+			}
+		}
 	}
 	// NAME_CONST takes literals only: its arguments keep their strings.
 	var keep map[*ast.SQLVal]bool

@@ -13,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/shopspring/decimal"
 	"github.com/strata-db/strata/sqlstore/codec"
 )
@@ -97,8 +98,24 @@ func (e *editor) bind(ctx *sql.Context) error {
 	return e.mdlErr
 }
 
+// retryLock makes the next bind ask again for a metadata lock the
+// transaction failed to get (a lock wait timeout, a deadlock victim's 1213
+// with the transaction kept): each statement asks anew, as MySQL's do,
+// while the rows of the statement that failed do not wait again. A plan
+// made stale by a DDL statement keeps its error (errPlanChanged): asked
+// again, the lock would be granted at once and the stale plan run.
+func (e *editor) retryLock() {
+	if e.mdlErr == nil {
+		return
+	}
+	if n := MySQLError(e.mdlErr).Num; n == mysql.ERLockWaitTimeout || n == mysql.ERLockDeadlock {
+		e.mdlTx = nil
+	}
+}
+
 // StatementBegin implements sql.EditOpenerCloser.
 func (e *editor) StatementBegin(ctx *sql.Context) {
+	e.retryLock()
 	if e.bind(ctx) == nil {
 		e.openStatement()
 	}

@@ -566,8 +566,9 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 	done := t.done
 	// A transaction that holds no lock yet has used no table (reads in a
 	// transaction take one): a statement of it that waited may begin it
-	// afresh, as MySQL takes the snapshot at the first read.
-	fresh = fresh || (len(t.mdl.held) == 0 && mode <= mdlSharedWrite)
+	// afresh, as MySQL takes the snapshot at the first read, unless it
+	// began WITH CONSISTENT SNAPSHOT.
+	fresh = fresh || (len(t.mdl.held) == 0 && mode <= mdlSharedWrite && !t.fixedSnapshot)
 	t.mu.Unlock()
 	if done {
 		return false, nil // the writes report the finished transaction
@@ -801,7 +802,7 @@ func (e *editor) lockForWrite(ctx *sql.Context) error {
 		}
 	}
 	if def == nil {
-		return nil
+		return err
 	}
 	e.def = def
 	return err
@@ -1020,7 +1021,9 @@ func (d *Database) lockDef(ctx *sql.Context, tx *txn, def *tableDef, mode mdlMod
 		}
 		def = next
 	}
-	return def, nil
+	// The name changed tables three times while this statement waited:
+	// the last one is not locked.
+	return nil, errTableDefChanged
 }
 
 // mdlDefaultWait is MySQL's default lock_wait_timeout, a year.

@@ -70,14 +70,16 @@ func (s *Store) RunWrite(ctx context.Context, query string, autocommitting, opti
 		s.turns.RLock()
 	}
 	err := run()
-	if turns {
-		s.turns.RUnlock()
-	}
+	// A run again for a stale plan is a first run too: it holds the turn
+	// shared, so that a conflict's rerun meets no other autocommit write.
 	for range planReruns {
 		if !IsPlanChanged(err) || ctx.Err() != nil {
 			break
 		}
 		err = run()
+	}
+	if turns {
+		s.turns.RUnlock()
 	}
 	if !IsConflict(err) || !autocommitting() {
 		return err

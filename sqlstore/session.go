@@ -189,12 +189,21 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	t := s.store.beginTxn(tc == sql.ReadOnly)
 	t.sess = s
 	t.setMode(ctx)
+	t.fixedSnapshot = consistentSnapshot(ctx.Query())
 	s.mu.Lock()
 	s.open = append(s.open, t)
 	s.nOpen.Store(int32(len(s.open)))
 	s.startedLocked(t)
 	s.mu.Unlock()
 	return t, nil
+}
+
+// consistentSnapshot reports whether query is START TRANSACTION ... WITH
+// CONSISTENT SNAPSHOT, whose snapshot MySQL takes at once (a plain BEGIN's
+// is taken at its first read). GMS does not pass the option on.
+func consistentSnapshot(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n")
+	return len(q) > 5 && strings.EqualFold(q[:5], "start") && containsFold(q, "consistent snapshot")
 }
 
 // CommitTransaction implements sql.TransactionSession. A commit that

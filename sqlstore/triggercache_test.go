@@ -9,9 +9,10 @@ import (
 
 // TestTriggerListCache checks that the catalog cache's trigger lists follow
 // the catalog: a trigger created, replaced or dropped by one connection fires
-// (or stops firing) at the next write of another, a transaction whose
-// snapshot predates a CREATE TRIGGER reads its own snapshot's list, and two
-// databases with tables and triggers of the same names keep their own.
+// (or stops firing) at the next write of another, a transaction open
+// across a DROP and CREATE TRIGGER leaves the list for the writes after it,
+// and two databases with tables and triggers of the same names keep their
+// own.
 func TestTriggerListCache(t *testing.T) {
 	ctx := context.Background()
 	d := newTestDB(t)
@@ -43,8 +44,8 @@ func TestTriggerListCache(t *testing.T) {
 	require.Equal(t, []string{"[mydb]"}, logOf("mydb"))
 	require.Equal(t, []string{"[other]"}, logOf("other"))
 
-	// A snapshot taken before a trigger is replaced writes with the
-	// triggers it sees.
+	// A trigger replaced while another connection's transaction is open
+	// fires in the writes after it.
 	exec(b, "START TRANSACTION WITH CONSISTENT SNAPSHOT")
 	exec(a, "DROP TRIGGER ti")
 	exec(a, "CREATE TRIGGER ti AFTER INSERT ON t FOR EACH ROW INSERT INTO tlog (what) VALUES ('replaced')")

@@ -47,6 +47,10 @@ type txn struct {
 
 	mu   sync.Mutex
 	done bool
+	// fixedSnapshot is set for START TRANSACTION WITH CONSISTENT
+	// SNAPSHOT: its snapshot is the one it began with, never renewed at a
+	// first statement that waited for a lock or follows a DDL (mdl.go).
+	fixedSnapshot bool
 
 	// stmt is the mark taken at the start of the current statement;
 	// stmtDDL is set when the statement wrote the catalog, or began to

@@ -250,6 +250,7 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 	// The editor bound to the transaction, as planning and GMS's editor
 	// would bind it before any row is read: a READ ONLY transaction's
 	// error first, then the table's SHARED_WRITE metadata lock (mdl.go).
+	d.ed.retryLock()
 	if err := d.ed.bind(ctx); err != nil {
 		clearAutocommit(ctx)
 		return nil, nil, StatementError(query, err)
