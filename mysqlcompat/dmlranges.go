@@ -166,8 +166,9 @@ func planFixedRanges(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node) (sql.No
 		return nil, fmt.Errorf("mysqlcompat: the analyzer has no rule optimizeJoins")
 	}
 	// GMS's rule plans the lookups of a filter over one table (its
-	// costedIndexScans), each filter on its own: the rest of the plan,
-	// trigger bodies already planned among it, is left alone.
+	// costedIndexScans), each filter on its own, wherever it sits: the
+	// table filters inside trigger bodies are planned again too (from the
+	// corrected values); the rest of the plan is left alone.
 	n, _, err = transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		if !isTableFilter(n) {
 			return n, transform.SameTree, nil
