@@ -57,7 +57,7 @@ type connState struct {
 
 	// The result, its row list's room and its rows' values of the
 	// statements whose results are written before the next command
-	// (sendResult's reuse).
+	// (sendResult, on runDirect's path).
 	res  sqltypes.Result
 	rows [][]sqltypes.Value
 	vals rowValues

@@ -63,10 +63,11 @@ func (h *handler) directConnOf(c *mysql.Conn) *sqlstore.Conn {
 // connection's goroutine when the session's plan cache has it, giving the
 // result to callback; handled is false, and nothing was run, otherwise.
 //
-// reuse says the protocol layer writes each result before callback
-// returns (no cursor keeps its rows): the rows' slices are then the
-// connection's, used again by its next results.
-func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, args []sqlstore.Arg, reuse bool, callback func(*sqltypes.Result, bool) error) (handled bool, err error) {
+// The protocol layer writes each result before callback returns (an
+// execution whose rows a cursor keeps never comes here: ComStmtExecute
+// sends it to GMS's handler), so the rows' slices are the connection's,
+// used again by its next results.
+func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, args []sqlstore.Arg, callback func(*sqltypes.Result, bool) error) (handled bool, err error) {
 	conn := h.directConnOf(c)
 	if conn == nil || !conn.CachedPlan(ctx, query, args) {
 		return false, nil
@@ -80,14 +81,14 @@ func (h *handler) runDirect(ctx context.Context, c *mysql.Conn, query string, ar
 			return err
 		}
 		again = true
-		err = h.runCached(ctx, c, conn, query, reuse, callback)
+		err = h.runCached(ctx, c, conn, query, callback)
 		return err
 	})
 	return true, err
 }
 
 // runCached runs the statement conn.CachedPlan found for query.
-func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.Conn, query string, reuse bool, callback func(*sqltypes.Result, bool) error) error {
+func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.Conn, query string, callback func(*sqltypes.Result, bool) error) error {
 	sctx, kill, err := h.statementContext(ctx, c, query)
 	if err != nil {
 		return err
@@ -113,7 +114,7 @@ func (h *handler) runCached(ctx context.Context, c *mysql.Conn, conn *sqlstore.C
 
 	schema, iter, err := conn.RunCached(sctx, query)
 	if err == nil {
-		err = h.sendResult(sctx, c, schema, iter, reuse, callback)
+		err = h.sendResult(sctx, c, schema, iter, callback)
 	}
 	if err != nil {
 		// As GMS's handler returns them (a typed nil must not escape).
@@ -167,10 +168,10 @@ func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query str
 }
 
 // sendResult reads iter to the end and gives its rows to callback in
-// batches, or its OK result, as GMS's handler does; iter is closed. With
-// reuse (runDirect) the batches are made in the connection's result, row
-// list and values.
-func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schema, iter gsql.RowIter, reuse bool, callback func(*sqltypes.Result, bool) error) (err error) {
+// batches, or its OK result, as GMS's handler does; iter is closed. The
+// batches are made in the connection's result, row list and values
+// (runDirect says why they may be).
+func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schema, iter gsql.RowIter, callback func(*sqltypes.Result, bool) error) (err error) {
 	closed := false
 	defer func() {
 		if !closed {
@@ -217,10 +218,7 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 	fields := fieldsOf(ctx, schema)
 	var r *sqltypes.Result
 	var vals *rowValues
-	var st *connState
-	if reuse {
-		st = h.stateOf(c)
-	}
+	st := h.stateOf(c)
 	if st == nil {
 		r = &sqltypes.Result{Fields: fields}
 		vals = &rowValues{}
@@ -292,7 +290,7 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 // of 100, a single row still one of its own size. Each row keeps a slice
 // nothing writes again, as the protocol layer may hold a batch (a
 // server-side cursor) while the next is made; when the protocol layer
-// has written them and holds none (runDirect's reuse), rewind offers the
+// has written them and holds none (runDirect's results), rewind offers the
 // latest chunk again.
 type rowValues struct {
 	chunk []sqltypes.Value

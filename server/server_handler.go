@@ -251,7 +251,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	callback = h.prepared.limitSQLPrepare(c, query, h.shortInfoDropped(c, callback))
 	// A text command's results are written before it returns.
-	if handled, derr := h.runDirect(ctx, c, query, nil, true, callback); handled {
+	if handled, derr := h.runDirect(ctx, c, query, nil, callback); handled {
 		err = h.queryErr(c, query, false, derr)
 		releaseMemory(err)
 		return err
@@ -312,7 +312,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	// A text the plan cache runs holds one statement (no semicolon
 	// outside strings and comments): nothing remains after it.
-	if handled, derr := h.runDirect(ctx, c, query, nil, true, h.shortInfoDropped(c, callback)); handled {
+	if handled, derr := h.runDirect(ctx, c, query, nil, h.shortInfoDropped(c, callback)); handled {
 		err = h.queryErr(c, query, true, derr)
 		releaseMemory(err)
 		return "", err
@@ -379,7 +379,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	// the connection's serves COM_STMT_FETCH, and the direct path sets
 	// the connection's status flags after its last rows.
 	if !kept && (len(prepare.BindVars) == 0 || args != nil) {
-		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, true, func(r *sqltypes.Result, _ bool) error { return callback(r) })
+		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
 		if handled {
 			err = wireErr(derr)
 			releaseMemory(err)
