@@ -419,37 +419,26 @@ func (d originalTriggers) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition
 // triggersOriginalText corrects the engine's information_schema.TRIGGERS:
 // ACTION_STATEMENT is the body the user wrote.
 func triggersOriginalText(e *sqle.Engine) {
-	is := e.Analyzer.Catalog.InfoSchema
-	if is == nil {
-		return
-	}
-	t, ok, err := is.GetTableInsensitive(sql.NewEmptyContext(), information_schema.TriggersTableName)
-	if err != nil || !ok {
-		return
-	}
-	ist, ok := t.(*information_schema.InformationSchemaTable)
-	if !ok || ist.Reader == nil {
-		return
-	}
-	col := ist.Schema().IndexOfColName("ACTION_STATEMENT")
-	if col < 0 {
-		return
-	}
-	read := ist.Reader
-	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
-		iter, err := read(ctx, c)
-		if err != nil || originals.empty() {
-			return iter, err
+	WrapInfoSchemaReader(e, information_schema.TriggersTableName, func(sch sql.Schema, read InfoSchemaReader) InfoSchemaReader {
+		col := sch.IndexOfColName("ACTION_STATEMENT")
+		if col < 0 {
+			return nil
 		}
-		rows, err := sql.RowIterToRows(ctx, iter)
-		if err != nil {
-			return nil, err
-		}
-		for _, row := range rows {
-			if s, ok := row[col].(string); ok {
-				row[col] = originals.original(s)
+		return func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
+			iter, err := read(ctx, c)
+			if err != nil || originals.empty() {
+				return iter, err
 			}
+			rows, err := sql.RowIterToRows(ctx, iter)
+			if err != nil {
+				return nil, err
+			}
+			for _, row := range rows {
+				if s, ok := row[col].(string); ok {
+					row[col] = originals.original(s)
+				}
+			}
+			return sql.RowsToRowIter(rows...), nil
 		}
-		return sql.RowsToRowIter(rows...), nil
-	}
+	})
 }

@@ -23,11 +23,46 @@ import (
 //
 // Targets GMS v0.20.0. Tests: TestTriggersSchemaAcrossDatabases.
 func triggersPerDatabase(e *sqle.Engine) {
+	WrapInfoSchemaReader(e, information_schema.TriggersTableName, func(_ sql.Schema, read InfoSchemaReader) InfoSchemaReader {
+		return func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
+			var rows []sql.Row
+			for _, db := range c.AllDatabases(ctx) {
+				if strings.EqualFold(db.Name(), sql.InformationSchemaDatabaseName) {
+					continue
+				}
+				// A copy of the statement's context whose session reports db
+				// as current: the session itself is not changed, as other
+				// goroutines of the statement (a server's hang-up watch) read
+				// it meanwhile.
+				dbCtx := *ctx
+				dbCtx.Session = inDatabase{Session: ctx.Session, db: db.Name()}
+				iter, err := read(&dbCtx, oneDatabase{Catalog: c, db: db})
+				if err != nil {
+					return nil, err
+				}
+				dbRows, err := sql.RowIterToRows(&dbCtx, iter)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, dbRows...)
+			}
+			return sql.RowsToRowIter(rows...), nil
+		}
+	})
+}
+
+// InfoSchemaReader reads the rows of an information_schema table.
+type InfoSchemaReader = func(*sql.Context, sql.Catalog) (sql.RowIter, error)
+
+// WrapInfoSchemaReader replaces the reader of e's information_schema table
+// name (its catalog's instance, not GMS's package state) by wrap's, given
+// the table's schema and its reader; nothing when e has no such table.
+func WrapInfoSchemaReader(e *sqle.Engine, name string, wrap func(sql.Schema, InfoSchemaReader) InfoSchemaReader) {
 	is := e.Analyzer.Catalog.InfoSchema
 	if is == nil {
 		return
 	}
-	t, ok, err := is.GetTableInsensitive(sql.NewEmptyContext(), information_schema.TriggersTableName)
+	t, ok, err := is.GetTableInsensitive(sql.NewEmptyContext(), name)
 	if err != nil || !ok {
 		return
 	}
@@ -35,30 +70,8 @@ func triggersPerDatabase(e *sqle.Engine) {
 	if !ok || ist.Reader == nil {
 		return
 	}
-	read := ist.Reader
-	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
-		var rows []sql.Row
-		for _, db := range c.AllDatabases(ctx) {
-			if strings.EqualFold(db.Name(), sql.InformationSchemaDatabaseName) {
-				continue
-			}
-			// A copy of the statement's context whose session reports db
-			// as current: the session itself is not changed, as other
-			// goroutines of the statement (a server's hang-up watch) read
-			// it meanwhile.
-			dbCtx := *ctx
-			dbCtx.Session = inDatabase{Session: ctx.Session, db: db.Name()}
-			iter, err := read(&dbCtx, oneDatabase{Catalog: c, db: db})
-			if err != nil {
-				return nil, err
-			}
-			dbRows, err := sql.RowIterToRows(&dbCtx, iter)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, dbRows...)
-		}
-		return sql.RowsToRowIter(rows...), nil
+	if r := wrap(ist.Schema(), ist.Reader); r != nil {
+		ist.Reader = r
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 
+	"github.com/strata-db/strata/mysqlcompat"
 	"github.com/strata-db/strata/sqlstore"
 )
 
@@ -71,25 +72,14 @@ func showProcessList(ctx *gsql.Context, store *sqlstore.Store, iter gsql.RowIter
 // processListStates makes the engine's information_schema.PROCESSLIST (its
 // catalog's instance, not GMS's package state) show the waits' States.
 func (s *Server) processListStates() {
-	is := s.engine.Analyzer.Catalog.InfoSchema
-	if is == nil {
-		return
-	}
-	t, ok, err := is.GetTableInsensitive(gsql.NewEmptyContext(), information_schema.ProcessListTableName)
-	if err != nil || !ok {
-		return
-	}
-	ist, ok := t.(*information_schema.InformationSchemaTable)
-	if !ok || ist.Reader == nil {
-		return
-	}
-	read := ist.Reader
 	store := s.store
-	ist.Reader = func(ctx *gsql.Context, c gsql.Catalog) (gsql.RowIter, error) {
-		iter, err := read(ctx, c)
-		if err != nil {
-			return nil, err
+	mysqlcompat.WrapInfoSchemaReader(s.engine, information_schema.ProcessListTableName, func(_ gsql.Schema, read mysqlcompat.InfoSchemaReader) mysqlcompat.InfoSchemaReader {
+		return func(ctx *gsql.Context, c gsql.Catalog) (gsql.RowIter, error) {
+			iter, err := read(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			return showProcessList(ctx, store, iter)
 		}
-		return showProcessList(ctx, store, iter)
-	}
+	})
 }
