@@ -15,7 +15,7 @@ import (
 // an Unwrap method are looked through; one that can also wrap another
 // builder the same way (Rewrapper: a server's privilege and read_only
 // checks) stays around the builder returned, so that its checks still run
-// at every build. With no builder Install made, n and b come back as
+// at every build (a Prechecker is told the plan: RewrapFor). With no builder Install made, n and b come back as
 // they are.
 func ApplyValueRules(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.Node, sql.NodeExecBuilder, error) {
 	nn, applied, found, err := applyValueRules(ctx, b, n)
@@ -55,6 +55,9 @@ func applyValueRules(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.N
 			if err != nil || !found {
 				return nil, nil, found, err
 			}
+			if pc, ok := r.(Prechecker); ok {
+				return nn, pc.RewrapFor(inner, nn), true, nil
+			}
 			return nn, r.Rewrap(inner), true, nil
 		}
 		u, ok := x.(interface{ Unwrap() sql.NodeExecBuilder })
@@ -77,6 +80,72 @@ func PlainExec(b sql.NodeExecBuilder) bool {
 	}
 	_, ok = a.NodeExecBuilder.(*rowexec.BaseBuilder)
 	return ok
+}
+
+// Prechecker is a Rewrapper whose Build checks a plan before building
+// the inner builder's (a server's privileges and read_only), and that can
+// hand those checks to a caller that runs a kept plan itself instead of
+// building it (DirectExec), or remember what they found in a kept plan.
+type Prechecker interface {
+	Rewrapper
+	// Precheck returns the checks Build makes of plan n, or of a plan
+	// made from n by putting other literals and another static index
+	// lookup in it, to be called before such a plan is run: nil when
+	// Build checks nothing of them. ok is false when Build would run
+	// another plan than n (its checks rewrite n, or wrap its rows): such a
+	// plan must be built. It is asked once per kept plan; the check it
+	// returns runs at every execution and sees the session's state then
+	// (its account's privileges, read_only).
+	Precheck(n sql.Node) (check func(*sql.Context) error, ok bool)
+	// RewrapFor is Rewrap for a builder that will build only plans made
+	// from n as above (ApplyValueRules' callers keep n): what the checks
+	// can know of n alone they may find once.
+	RewrapFor(inner sql.NodeExecBuilder, n sql.Node) sql.NodeExecBuilder
+}
+
+// DirectExec reports whether a caller may run plan n, which ApplyValueRules
+// returned with b, itself instead of having b build it, and what it must
+// call first, at every execution, where b's Build would have checked the
+// plan (nil when nothing): b is GMS's own builder with nothing around it
+// but what ApplyValueRules put there and Precheckers that run n as it is.
+// It is asked once per kept plan. PlainExec is DirectExec without
+// Precheckers.
+func DirectExec(b sql.NodeExecBuilder, n sql.Node) (check func(*sql.Context) error, ok bool) {
+	var checks []func(*sql.Context) error
+	for x := b; ; {
+		switch e := x.(type) {
+		case appliedExec:
+			if _, ok := e.NodeExecBuilder.(*rowexec.BaseBuilder); !ok {
+				return nil, false
+			}
+			switch len(checks) {
+			case 0:
+				return nil, true
+			case 1:
+				return checks[0], true
+			}
+			return func(ctx *sql.Context) error {
+				// Outermost first, as their Builds would run.
+				for _, c := range checks {
+					if err := c(ctx); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, true
+		case Prechecker:
+			c, ok := e.Precheck(n)
+			if !ok {
+				return nil, false
+			}
+			if c != nil {
+				checks = append(checks, c)
+			}
+			x = e.Unwrap()
+		default:
+			return nil, false
+		}
+	}
 }
 
 // appliedExec builds plans the value rules were applied to already.

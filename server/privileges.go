@@ -98,15 +98,60 @@ func (p *policy) rule(ctx *gsql.Context, _ *analyzer.Analyzer, n gsql.Node, _ *p
 type policyExec struct {
 	gsql.NodeExecBuilder
 	p *policy
+	// unchecked: the builder builds only plans made from one kept plan
+	// (RewrapFor) in which check has nothing to refuse or change in any
+	// session, so Build skips its walk of every write plan.
+	unchecked bool
 }
 
-// Unwrap and Rewrap implement mysqlcompat.Rewrapper: a kept write plan,
-// whose value rules are applied once, is still checked at every build.
+// Unwrap, Rewrap and RewrapFor implement mysqlcompat.Rewrapper and
+// Prechecker: a kept write plan, whose value rules are applied once, is
+// still checked at every build.
 func (e policyExec) Unwrap() gsql.NodeExecBuilder { return e.NodeExecBuilder }
 
 func (e policyExec) Rewrap(inner gsql.NodeExecBuilder) gsql.NodeExecBuilder {
-	e.NodeExecBuilder = inner
+	e.NodeExecBuilder, e.unchecked = inner, false
 	return e
+}
+
+func (e policyExec) RewrapFor(inner gsql.NodeExecBuilder, n gsql.Node) gsql.NodeExecBuilder {
+	// A plan made from n has n's nodes and expressions but for literals
+	// and an index lookup, which check does not look at.
+	changes, checks := e.p.inspect(n)
+	e.NodeExecBuilder, e.unchecked = inner, !changes && !checks
+	return e
+}
+
+// Precheck implements mysqlcompat.Prechecker: the checks Build makes, for
+// a kept plan that is run without being built (sqlstore's writes by key).
+// A plan check would change, or whose rows Build wraps, is not offered.
+func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
+	checks := false
+	switch n.(type) {
+	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
+		var changes bool
+		if changes, checks = e.p.inspect(n); changes {
+			return nil, false
+		}
+	case *plan.ShowProcessList:
+		return nil, false
+	}
+	writes := !n.IsReadOnly()
+	if !checks && !writes {
+		return nil, true
+	}
+	p := e.p
+	return func(ctx *gsql.Context) error {
+		if checks {
+			if _, _, err := p.check(ctx, n); err != nil {
+				return err
+			}
+		}
+		if writes && p.readOnly.Load() {
+			return p.checkWritable(ctx)
+		}
+		return nil
+	}, true
 }
 
 // Build implements sql.NodeExecBuilder. It also builds subqueries, for
@@ -115,6 +160,9 @@ func (e policyExec) Rewrap(inner gsql.NodeExecBuilder) gsql.NodeExecBuilder {
 func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowIter, error) {
 	switch n.(type) {
 	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
+		if e.unchecked {
+			break
+		}
 		checked, _, err := e.p.check(ctx, n)
 		if err != nil {
 			return nil, err
@@ -136,7 +184,8 @@ func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowI
 }
 
 // check refuses what the session's account may not do in n and confines
-// its file access to the files folder.
+// its file access to the files folder. inspect tells what it does with a
+// plan without doing it: the two change together.
 func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
 	return transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
 		switch n := n.(type) {
@@ -165,6 +214,43 @@ func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.Tre
 		}
 		return e, transform.SameTree, nil
 	})
+}
+
+// inspect reports what check would do with plan n, in any session:
+// change it (a SET, a file path confined, LOAD_FILE, a read of a global
+// variable), or check something of the session in it (its account's
+// privileges for LOAD DATA, the connections it may kill, the grants it
+// may see). Neither: check returns n as it is, for every session.
+func (p *policy) inspect(n gsql.Node) (changes, checks bool) {
+	_, _, _ = transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
+		switch n := n.(type) {
+		case *plan.Set:
+			changes = true
+		case *plan.Into:
+			changes = changes || n.Outfile != "" || n.Dumpfile != ""
+		case *plan.LoadData:
+			changes = changes || !n.Local
+		case *plan.InsertInto:
+			_, load := n.Source.(*plan.LoadData)
+			checks = checks || load
+		case *plan.Kill, *plan.ShowGrants:
+			checks = true
+		}
+		return n, transform.SameTree, nil
+	}, func(n gsql.Node, e gsql.Expression) (gsql.Expression, transform.TreeIdentity, error) {
+		switch e := e.(type) {
+		case *function.LoadFile:
+			changes = true
+		case *expression.SystemVar:
+			if _, set := n.(*plan.Set); !set {
+				if _, same, _ := globalRead(e); same == transform.NewTree {
+					changes = true
+				}
+			}
+		}
+		return e, transform.SameTree, nil
+	})
+	return changes, checks
 }
 
 // globalRead makes @@name read the global value when the variable has no

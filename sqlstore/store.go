@@ -92,6 +92,8 @@ type Store struct {
 	// run after a conflict holds it alone.
 	turns sync.RWMutex
 
+	directWrites atomic.Int64 // DirectWrites (writedirect.go)
+
 	sessionIDs atomic.Uint32
 	pids       atomic.Uint64 // process IDs of statements (NewStatementContext)
 	closed     atomic.Bool

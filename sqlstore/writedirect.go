@@ -35,9 +35,10 @@ import (
 // columns (triggers, foreign keys, CHECK constraints, IGNORE, RETURNING,
 // DEFAULT and ON UPDATE columns each show in the plan as a node, a field
 // or an expression, and keep GMS's path), and the engine's executor is
-// GMS's own, with nothing around it that checks plans as it builds them
-// (the server's privilege and read_only checks do: mysqlcompat.PlainExec),
-// a directWrite runs it. It binds the table's editor to the transaction
+// GMS's own, with nothing around it but builders that can hand over the
+// checks they make as they build a plan without changing it (the server's
+// privilege and read_only checks: mysqlcompat.DirectExec), a directWrite
+// runs it, making those checks where the build would have. It binds the table's editor to the transaction
 // first, once, as planning and GMS's editor come before any row is read: a
 // READ ONLY transaction fails there, and the table's SHARED_WRITE metadata
 // lock is taken (mdl.go; a definition changed while it was waited for
@@ -61,6 +62,9 @@ type directWrite struct {
 	typ  sql.Type // the key column's type
 	sets []directSet
 	sch  sql.Schema // UPDATE: the schema rows compare under, GMS's updatable's
+	// check is what the engine's executor would check building the plan
+	// (mysqlcompat.DirectExec), nil when nothing.
+	check func(*sql.Context) error
 
 	ed       *editor // reused: its buffers carry over
 	key      []byte
@@ -78,9 +82,10 @@ type directSet struct {
 // newDirect returns the directWrite of template t (plan n, learned with
 // literals lits), or nil when the plan is not of the shape above.
 func (p *PreparedWrite) newDirect(ctx *sql.Context, t *writeTemplate, n sql.Node, lits []*expression.Literal) *directWrite {
-	if !mysqlcompat.PlainExec(t.exec) {
-		// The engine's executor checks something when it builds a plan
-		// (the server's privileges and read_only): the plan is built.
+	check, ok := mysqlcompat.DirectExec(t.exec, n)
+	if !ok {
+		// The engine's executor would build another plan than n (the
+		// server confines files, reads globals): the plan is built.
 		return nil
 	}
 	rt, ok := t.ita.TableNode.(*plan.ResolvedTable)
@@ -101,7 +106,7 @@ func (p *PreparedWrite) newDirect(ctx *sql.Context, t *writeTemplate, n sql.Node
 			return nil
 		}
 	}
-	d := &directWrite{kind: p.kind, tbl: tbl.full(), def: def, typ: def.schema[def.pkOrds[0]].Type}
+	d := &directWrite{kind: p.kind, tbl: tbl.full(), def: def, typ: def.schema[def.pkOrds[0]].Type, check: check}
 	switch x := n.(type) {
 	case *plan.Update:
 		if p.kind != writeUpdate || x.Ignore || len(x.Returning) > 0 || len(x.Checks()) > 0 {
@@ -247,6 +252,14 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 		clearAutocommit(ctx)
 		return nil, nil, StatementError(query, sql.ErrReadOnly.New())
 	}
+	if d.check != nil {
+		// The executor's checks, as building the plan makes them (the
+		// server's read_only), before any row is touched.
+		if err := d.check(ctx); err != nil {
+			clearAutocommit(ctx)
+			return nil, nil, StatementError(query, err)
+		}
+	}
 	// The editor bound to the transaction, as planning and GMS's editor
 	// would bind it before any row is read: a READ ONLY transaction's
 	// error first, then the table's SHARED_WRITE metadata lock (mdl.go).
@@ -270,8 +283,14 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 		rec = &recoveringIter{}
 	}
 	*rec = recoveringIter{RowIter: it, query: query}
+	d.tbl.store.directWrites.Add(1)
 	return types.OkResultSchema, rec, nil
 }
+
+// DirectWrites returns how many executions of kept UPDATEs and DELETEs the
+// store ran by key without GMS's iterators (writedirect.go), for tests of
+// its callers.
+func (s *Store) DirectWrites() int64 { return s.directWrites.Load() }
 
 // directIter is the result of one execution: the write is made at the
 // first Next, which returns its OK row; Close commits an autocommit
