@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -218,6 +220,40 @@ func TestServerWritesByKeyGlobalRead(t *testing.T) {
 		_, err := up.ExecContext(ctx, 1+i%2)
 		require.NoError(t, err)
 		require.Equal(t, []int{max}, queryInts(t, root, fmt.Sprintf("SELECT k FROM t WHERE id = %d", 1+i%2)))
+	}
+	require.Equal(t, before, s.store.DirectWrites())
+}
+
+// TestServerWritesByKeyLoadFile: a kept UPDATE by key reading LOAD_FILE
+// is not run by key and gets, at every execution, the server's LOAD_FILE:
+// a name in the files folder for an account with FILE, NULL without.
+func TestServerWritesByKeyLoadFile(t *testing.T) {
+	data := t.TempDir()
+	s := testServer(t, Config{Data: data, Password: "pw"})
+	root := client(t, s.Addr(), "root", "pw", "")
+	byKeySetup(t, root, 5)
+	require.NoError(t, os.WriteFile(filepath.Join(data, filesDir, "small"), []byte("x"), 0o600))
+	ctx := context.Background()
+	before := s.store.DirectWrites()
+	for _, user := range []struct {
+		db   *sql.DB
+		want sql.NullString
+	}{
+		{root, sql.NullString{String: "x", Valid: true}},
+		{client(t, s.Addr(), "u", "upw", ""), sql.NullString{}},
+	} {
+		c := byKeyConn(t, user.db)
+		up, err := c.PrepareContext(ctx, "UPDATE t SET c = LOAD_FILE('small') WHERE id = ?")
+		require.NoError(t, err)
+		for i := range 4 {
+			execAll(t, root, "UPDATE t SET c = 'before' WHERE id < 5")
+			_, err := up.ExecContext(ctx, 1+i%2)
+			require.NoError(t, err)
+			var got sql.NullString
+			require.NoError(t, root.QueryRow(fmt.Sprintf("SELECT c FROM t WHERE id = %d", 1+i%2)).Scan(&got))
+			require.Equal(t, user.want, got, "execution %d", i)
+		}
+		require.NoError(t, up.Close())
 	}
 	require.Equal(t, before, s.store.DirectWrites())
 }
