@@ -246,4 +246,30 @@ func BenchmarkWireServer(b *testing.B) {
 		q = append(append(append(q, ", '"...), cval...), "', 'pad')"...)
 		return c.query(q)
 	}, 0)
+	// Writes by key on kept plans (sysbench's update_index,
+	// update_non_index and delete_insert; c's arguments are integers,
+	// which rawClient sends, stored as their text).
+	updIndex, err := c.prepare("UPDATE sbtest1 SET k=k+1 WHERE id=?")
+	require.NoError(b, err)
+	updNonIndex, err := c.prepare("UPDATE sbtest1 SET c=? WHERE id=?")
+	require.NoError(b, err)
+	del, err := c.prepare("DELETE FROM sbtest1 WHERE id=?")
+	require.NoError(b, err)
+	ins, err := c.prepare("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)")
+	require.NoError(b, err)
+	run("update-index-prepared", func(i int) (int, error) { return c.execute(updIndex, int64(i%rows+1)) }, 0)
+	run("update-non-index-prepared", func(i int) (int, error) { return c.execute(updNonIndex, int64(i), int64(i%rows+1)) }, 0)
+	cvals := [2]string{strings.Repeat("0987654321-", 10), cval} // each pass over the rows changes them
+	run("update-non-index-text", func(i int) (int, error) {
+		q = append(append(append(q[:0], "UPDATE sbtest1 SET c='"...), cvals[i/rows%2]...), "' WHERE id="...)
+		q = strconv.AppendInt(q, int64(i%rows+1), 10)
+		return c.query(q)
+	}, 0)
+	run("delete-insert-prepared", func(i int) (int, error) {
+		id := int64(i%rows + 1)
+		if _, err := c.execute(del, id); err != nil {
+			return 0, err
+		}
+		return c.execute(ins, id, id*7919%rows, id, id)
+	}, 0)
 }
