@@ -15,8 +15,8 @@ import (
 // an Unwrap method are looked through; one that can also wrap another
 // builder the same way (Rewrapper: a server's privilege and read_only
 // checks) stays around the builder returned, so that its checks still run
-// at every build (a Prechecker is told the plan: RewrapFor). With no builder Install made, n and b come back as
-// they are.
+// at every build (a Prechecker is told the plan: RewrapFor). With no
+// builder Install made, n and b come back as they are.
 func ApplyValueRules(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.Node, sql.NodeExecBuilder, error) {
 	nn, applied, found, err := applyValueRules(ctx, b, n)
 	if err != nil || !found {

@@ -38,10 +38,10 @@ import (
 // GMS's own, with nothing around it but builders that can hand over the
 // checks they make as they build a plan without changing it (the server's
 // privilege and read_only checks: mysqlcompat.DirectExec), a directWrite
-// runs it, making those checks where the build would have. It binds the table's editor to the transaction
-// first, once, as planning and GMS's editor come before any row is read: a
-// READ ONLY transaction fails there, and the table's SHARED_WRITE metadata
-// lock is taken (mdl.go; a definition changed while it was waited for
+// runs it, making those checks where the build would have. It binds the
+// table's editor to the transaction first, once, as planning and GMS's
+// editor come before any row is read: a READ ONLY transaction fails
+// there, and the table's SHARED_WRITE metadata lock is taken (mdl.go; a definition changed while it was waited for
 // sends the execution to planning). It then locks and reads the row as the
 // table's locking scan does (locks.go), evaluates the plan's own SET
 // expressions over it in order, with the execution's arguments read through argRef where the
