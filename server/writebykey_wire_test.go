@@ -257,3 +257,35 @@ func TestServerWritesByKeyLoadFile(t *testing.T) {
 	}
 	require.Equal(t, before, s.store.DirectWrites())
 }
+
+// TestServerWritesByKeySuperReadOnly: an account with SUPER writes by key
+// under read_only, and is refused under super_read_only (1290) as the
+// server's executor refuses it.
+func TestServerWritesByKeySuperReadOnly(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	root := client(t, s.Addr(), "root", "pw", "")
+	byKeySetup(t, root, 10)
+	ctx := context.Background()
+	c := byKeyConn(t, client(t, s.Addr(), "root", "pw", ""))
+	up, err := c.PrepareContext(ctx, "UPDATE t SET k = k + 1 WHERE id = ?")
+	require.NoError(t, err)
+	defer up.Close()
+	for i := range 3 {
+		_, err := up.ExecContext(ctx, 1+i)
+		require.NoError(t, err)
+	}
+	execAll(t, root, "SET GLOBAL read_only = ON")
+	before := s.store.DirectWrites()
+	_, err = up.ExecContext(ctx, 4)
+	require.NoError(t, err)
+	require.Equal(t, before+1, s.store.DirectWrites(), "SUPER writes by key under read_only")
+	execAll(t, root, "SET GLOBAL super_read_only = ON")
+	_, err = up.ExecContext(ctx, 5)
+	require.Equal(t, uint16(1290), mysqlNumber(err), "%v", err)
+	require.Contains(t, err.Error(), "--super-read-only option so it cannot execute this statement")
+	execAll(t, root, "SET GLOBAL read_only = OFF")
+	_, err = up.ExecContext(ctx, 5)
+	require.NoError(t, err)
+	require.Equal(t, before+2, s.store.DirectWrites())
+	require.Equal(t, []int{1, 1, 1, 1, 1, 0}, queryInts(t, root, "SELECT k FROM t WHERE id <= 6 ORDER BY id"))
+}
