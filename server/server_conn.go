@@ -58,9 +58,10 @@ type connState struct {
 	// The result, its row list's room and its rows' values of the
 	// statements whose results are written before the next command
 	// (sendResult, on runDirect's path).
-	res  sqltypes.Result
-	rows [][]sqltypes.Value
-	vals rowValues
+	res    sqltypes.Result
+	rows   [][]sqltypes.Value
+	vals   rowValues
+	fields fieldsCache
 
 	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
 	// raw is the socket, nil when it cannot be polled.

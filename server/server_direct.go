@@ -215,10 +215,15 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 		buf.Reset()
 		gsql.ByteBufPool.Put(buf)
 	}()
-	fields := fieldsOf(ctx, schema)
+	st := h.stateOf(c)
+	var fields []*querypb.Field
+	if st != nil {
+		fields = st.fields.of(ctx, schema)
+	} else {
+		fields = fieldsOf(ctx, schema)
+	}
 	var r *sqltypes.Result
 	var vals *rowValues
-	st := h.stateOf(c)
 	if st == nil {
 		r = &sqltypes.Result{Fields: fields}
 		vals = &rowValues{}
@@ -353,6 +358,44 @@ func setStatusFlags(ctx *gsql.Context, c *mysql.Conn) {
 	} else {
 		c.StatusFlags &^= uint16(mysql.ServerInTransaction)
 	}
+}
+
+// fieldsCache keeps the column descriptions of a connection's latest
+// result on a kept plan: the next statement of the same plan has the
+// same schema, and describing it afresh cost two allocations (the list
+// and one per column). The protocol layer only reads the descriptions,
+// and writes them before the statement returns.
+type fieldsCache struct {
+	schema  gsql.Schema // held: its columns' addresses cannot be reused while cached
+	results gsql.CharacterSetID
+	fields  []*querypb.Field
+}
+
+// of returns fieldsOf(ctx, s), the cached one when s has the columns,
+// the very same, of the cached schema and the character set of results
+// is the same.
+func (fc *fieldsCache) of(ctx *gsql.Context, s gsql.Schema) []*querypb.Field {
+	results := ctx.GetCharacterSetResults()
+	if fc.fields != nil && results == fc.results && sameColumns(s, fc.schema) {
+		return fc.fields
+	}
+	fc.schema, fc.results, fc.fields = s, results, fieldsOf(ctx, s)
+	return fc.fields
+}
+
+// sameColumns reports whether a and b hold the same column objects.
+// A kept plan's schema is made once and never changed; a schema made
+// anew has columns of its own, which compare unequal.
+func sameColumns(a, b gsql.Schema) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldsOf describes a result's columns to the client as GMS's handler
