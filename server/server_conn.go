@@ -44,6 +44,10 @@ type connState struct {
 	stmtCancel context.CancelFunc
 	stmtParent context.Context
 
+	// What answers the connection's COM_STMT_EXECUTE commands below the
+	// protocol layer (server_exec.go); nil: the protocol layer.
+	exec *fastExec
+
 	// The prepared statements' arguments for the plan cache (bindArgs).
 	args []sqlstore.Arg
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -20,8 +21,9 @@ import (
 
 // COM_STMT_EXECUTE answered below the protocol layer
 //
-// A prepared statement the plan cache runs with integer arguments (what
-// sysbench's reads and BEGIN/COMMIT are) is answered as its packet is
+// A prepared statement the plan cache runs (sysbench's reads with their
+// integer arguments, BEGIN and COMMIT, writes with integer, string and
+// NULL arguments) is answered as its packet is
 // read, by the connection's reader (limitConn.Read), and never reaches the
 // protocol layer: the protocol layer spent a closure, a trace task, a
 // bind-variable map and one allocation per value of every binary row
@@ -39,7 +41,7 @@ import (
 //
 // Anything else goes to the protocol layer as before, untouched: a
 // command that is not COM_STMT_EXECUTE or does not begin its read, a
-// cursor, parameters of other types or NULL, data sent with
+// cursor, floating-point, date and time arguments, data sent with
 // COM_STMT_SEND_LONG_DATA, a statement the plan cache does not run, and
 // every command once the client asked for a cursor or switched to TLS.
 
@@ -58,6 +60,8 @@ type fastExec struct {
 
 	// result, made once: the callback runDirect gives results to.
 	result func(*sqltypes.Result, bool) error
+
+	served atomic.Int64 // commands answered, for tests
 }
 
 func newFastExec(h *handler, mc *mysql.Conn) *fastExec {
@@ -102,6 +106,7 @@ func (f *fastExec) exec(p []byte) (served bool, err error) {
 	if !served {
 		return false, nil
 	}
+	f.served.Add(1)
 	c := f.mc
 	if !f.fieldSent {
 		if err == nil || err == io.EOF {
@@ -145,8 +150,9 @@ func (f *fastExec) run(query string, args []sqlstore.Arg) (served bool, err erro
 }
 
 // bind decodes the statement ID and the arguments of COM_STMT_EXECUTE
-// payload p, as the protocol layer does, when there is no cursor and
-// every argument is an integer; the arguments are in f.args. The
+// payload p, as the protocol layer does and binds them (bindArgs), when
+// there is no cursor and every argument is NULL, an integer or sent as a
+// string; the arguments are in f.args. The
 // parameter types a packet binds are recorded in the statement, as the
 // protocol layer records them, for the executions that send none.
 func (f *fastExec) bind(p []byte) (*mysql.PrepareData, []sqlstore.Arg, bool) {
@@ -167,11 +173,7 @@ func (f *fastExec) bind(p []byte) (*mysql.PrepareData, []sqlstore.Arg, bool) {
 	if len(p) < pos+nulls+1 {
 		return nil, nil, false
 	}
-	for _, b := range p[pos : pos+nulls] {
-		if b != 0 {
-			return nil, nil, false // NULL
-		}
-	}
+	null := p[pos : pos+nulls]
 	pos += nulls
 	bound := p[pos] == 1
 	pos++
@@ -182,7 +184,7 @@ func (f *fastExec) bind(p []byte) (*mysql.PrepareData, []sqlstore.Arg, bool) {
 		}
 		for i := 0; i < n; i++ {
 			t, err := sqltypes.MySQLToType(int64(p[pos+2*i]), int64(p[pos+2*i+1])>>2)
-			if err != nil || intSize(t) == 0 {
+			if err != nil || null[i/8]&(1<<(i%8)) == 0 && intSize(t) == 0 && !bytesArg(t) {
 				return nil, nil, false
 			}
 		}
@@ -193,7 +195,22 @@ func (f *fastExec) bind(p []byte) (*mysql.PrepareData, []sqlstore.Arg, bool) {
 		pos += 2 * n
 	}
 	for i := 0; i < n; i++ {
+		if null[i/8]&(1<<(i%8)) != 0 {
+			args = append(args, sqlstore.Arg{Name: argName(i), Value: nil})
+			continue
+		}
 		t := querypb.Type(types[i])
+		if bytesArg(t) {
+			l, k := lenEncInt(p[pos:])
+			if k == 0 || uint64(len(p)-pos-k) < l {
+				return nil, nil, false
+			}
+			// A string, as the protocol layer's binding passes on the
+			// bytes of every quoted value.
+			args = append(args, sqlstore.Arg{Name: argName(i), Value: string(p[pos+k : pos+k+int(l)])})
+			pos += k + int(l)
+			continue
+		}
 		size := intSize(t)
 		if size == 0 || len(p) < pos+size {
 			return nil, nil, false
@@ -223,6 +240,46 @@ func (f *fastExec) bind(p []byte) (*mysql.PrepareData, []sqlstore.Arg, bool) {
 	}
 	f.args = args
 	return prepare, args, true
+}
+
+// bytesArg reports whether an argument of type t is sent as a
+// length-encoded string, which the protocol layer binds as a binary
+// string whatever t is (a DECIMAL's digits, a JSON text).
+func bytesArg(t querypb.Type) bool {
+	switch t {
+	case sqltypes.Decimal, sqltypes.Text, sqltypes.Blob, sqltypes.VarChar, sqltypes.Char, sqltypes.VarBinary,
+		sqltypes.Bit, sqltypes.Enum, sqltypes.Set, sqltypes.Geometry, sqltypes.Binary, sqltypes.TypeJSON:
+		return true
+	}
+	return false
+}
+
+// lenEncInt reads the length-encoded integer b begins with, and its size
+// (0 when b is too short or does not begin with one).
+func lenEncInt(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	switch b[0] {
+	case 0xfc:
+		if len(b) < 3 {
+			return 0, 0
+		}
+		return uint64(binary.LittleEndian.Uint16(b[1:])), 3
+	case 0xfd:
+		if len(b) < 4 {
+			return 0, 0
+		}
+		return uint64(b[1]) | uint64(b[2])<<8 | uint64(b[3])<<16, 4
+	case 0xfe:
+		if len(b) < 9 {
+			return 0, 0
+		}
+		return binary.LittleEndian.Uint64(b[1:]), 9
+	case 0xfb, 0xff:
+		return 0, 0
+	}
+	return uint64(b[0]), 1
 }
 
 // intSize is the size of an integer argument of type t in the packet, 0
