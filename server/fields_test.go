@@ -7,12 +7,14 @@ import (
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/stretchr/testify/require"
 )
 
-// TestFieldsCache: a result's column descriptions are made again when
-// the schema is another one, even of the same shape, or the character
-// set of results changed; kept otherwise.
+// TestFieldsCache: a result's column descriptions are kept for the same
+// schema, and for another schema whose columns are described alike (a
+// plan that makes its schema per execution); made again when a column is
+// described otherwise or the character set of results changed.
 func TestFieldsCache(t *testing.T) {
 	ctx := gsql.NewEmptyContext()
 	text := types.MustCreateStringWithDefaults(types.Text.Type(), 1000)
@@ -24,11 +26,30 @@ func TestFieldsCache(t *testing.T) {
 	require.Equal(t, fieldsOf(ctx, s1), f1)
 	require.Same(t, f1[0], fc.of(ctx, s1)[0], "the same schema: kept")
 	require.Zero(t, testing.AllocsPerRun(100, func() { fc.of(ctx, s1) }))
+	require.Same(t, f1[0], fc.of(ctx, s2)[0], "another schema of the same columns: kept")
+	require.Zero(t, testing.AllocsPerRun(100, func() { fc.of(ctx, s2) }))
+
+	for _, other := range []gsql.Schema{
+		{{Name: "d", Source: "t", Type: text, Nullable: true}},
+		{{Name: "c", Source: "u", Type: text, Nullable: true}},
+		{{Name: "c", Source: "t", Type: text}},
+		{{Name: "c", Source: "t", Type: types.MustCreateStringWithDefaults(sqltypes.VarChar, 20), Nullable: true}},
+		{{Name: "c", Source: "t", Type: types.MustCreateStringWithDefaults(sqltypes.VarChar, 30), Nullable: true}},
+		{{Name: "c", Source: "t", Type: types.LongBlob, Nullable: true}},
+		{{Name: "c", Source: "t", Type: types.Int32, Nullable: true}},
+		{{Name: "c", Source: "t", Type: types.Uint32, Nullable: true}},
+		{{Name: "c", Source: "t", Type: types.MustCreateDecimalType(10, 2), Nullable: true}},
+		{{Name: "c", Source: "t", Type: types.MustCreateDecimalType(10, 3), Nullable: true}},
+		{{Name: "c", Source: "t", Type: types.DatetimeMaxPrecision, Nullable: true}},
+		{{Name: "c", Source: "t", Type: text, Nullable: true}, {Name: "c", Source: "t", Type: text, Nullable: true}},
+	} {
+		before := fc.of(ctx, s1)
+		got := fc.of(ctx, other)
+		require.Equal(t, fieldsOf(ctx, other), got)
+		require.NotSame(t, before[0], got[0], "%v: made again", other)
+	}
 
 	f2 := fc.of(ctx, s2)
-	require.NotSame(t, f1[0], f2[0], "another schema of the same columns: made again")
-	require.Equal(t, f1, f2)
-
 	require.NoError(t, ctx.SetSessionVariable(ctx, "character_set_results", "latin1"))
 	f3 := fc.of(ctx, s2)
 	require.NotSame(t, f2[0], f3[0], "another character set of results: made again")
