@@ -563,6 +563,11 @@ func micros(s []byte) (uint64, error) {
 // form of 11, 7, 4 or no bytes after its length, chosen by the text's
 // length as the protocol layer chooses it.
 func appendBinaryDatetime(b []byte, raw []byte) ([]byte, error) {
+	if len(raw) > 10 && len(raw) < 17 || len(raw) > 0 && len(raw) < 8 {
+		// Too short for its parts: an error, where the protocol
+		// layer's encoder would panic.
+		return b, fmt.Errorf("incorrect datetime value %q", raw)
+	}
 	var parts [7]uint64
 	var err error
 	parse := func(i int, s []byte, bits int) {
