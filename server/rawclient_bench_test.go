@@ -203,7 +203,8 @@ func BenchmarkWireServer(b *testing.B) {
 			if j > i {
 				q.WriteByte(',')
 			}
-			fmt.Fprintf(&q, "(%d, %d, '%s', 'pad-%d')", j, j*7919%rows, cval, j)
+			// c differs per row, as sysbench's: DISTINCT keeps 100.
+			fmt.Fprintf(&q, "(%d, %d, '%010d%s', 'pad-%d')", j, j*7919%rows, j*7919%rows, cval[10:], j)
 		}
 		_, err := c.query([]byte(q.String()))
 		require.NoError(b, err)
@@ -212,6 +213,18 @@ func BenchmarkWireServer(b *testing.B) {
 	require.NoError(b, err)
 	rng, err := c.prepare("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?")
 	require.NoError(b, err)
+	// sysbench's read_only transaction, prepared as sysbench prepares it
+	// (BEGIN and COMMIT too).
+	ro := map[string]uint32{}
+	for _, q := range []string{
+		"BEGIN", "COMMIT",
+		"SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?",
+		"SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+		"SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+	} {
+		ro[q], err = c.prepare(q)
+		require.NoError(b, err)
+	}
 
 	run := func(name string, op func(i int) (int, error), want int) {
 		b.Run(name, func(b *testing.B) {
@@ -240,6 +253,38 @@ func BenchmarkWireServer(b *testing.B) {
 		lo := int64(i%(rows-100) + 1)
 		return c.execute(rng, lo, lo+99)
 	}, 100)
+	run("begin-commit-text", func(i int) (int, error) {
+		if _, err := c.query([]byte("BEGIN")); err != nil {
+			return 0, err
+		}
+		return c.query([]byte("COMMIT"))
+	}, 0)
+	// sysbench's oltp_read_only transaction: 16 statements.
+	run("readonly-prepared", func(i int) (int, error) {
+		if _, err := c.execute(ro["BEGIN"]); err != nil {
+			return 0, err
+		}
+		for j := 0; j < 10; j++ {
+			if _, err := c.execute(point, int64((i*10+j)*7919%rows+1)); err != nil {
+				return 0, err
+			}
+		}
+		lo := int64(i*7919%(rows-100) + 1)
+		total := 0
+		for _, id := range []uint32{rng, ro["SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?"],
+			ro["SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c"],
+			ro["SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c"]} {
+			n, err := c.execute(id, lo, lo+99)
+			if err != nil {
+				return 0, err
+			}
+			total += n
+		}
+		if _, err := c.execute(ro["COMMIT"]); err != nil {
+			return 0, err
+		}
+		return total, nil
+	}, 100+1+100+100) // the sum is one row
 	run("insert-text", func(i int) (int, error) {
 		q = append(q[:0], "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, "...)
 		q = strconv.AppendInt(q, int64(i*7919%rows), 10)

@@ -44,6 +44,10 @@ type connState struct {
 	stmtCancel context.CancelFunc
 	stmtParent context.Context
 
+	// What answers the connection's COM_STMT_EXECUTE commands below the
+	// protocol layer (server_exec.go); nil: the protocol layer.
+	exec *fastExec
+
 	// The prepared statements' arguments for the plan cache (bindArgs).
 	args []sqlstore.Arg
 
@@ -58,9 +62,10 @@ type connState struct {
 	// The result, its row list's room and its rows' values of the
 	// statements whose results are written before the next command
 	// (sendResult, on runDirect's path).
-	res  sqltypes.Result
-	rows [][]sqltypes.Value
-	vals rowValues
+	res    sqltypes.Result
+	rows   [][]sqltypes.Value
+	vals   rowValues
+	fields fieldsCache
 
 	// The hang-up watch (peerWatcher): stmt is odd while a command runs;
 	// raw is the socket, nil when it cannot be polled.

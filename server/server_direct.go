@@ -215,10 +215,15 @@ func (h *handler) sendResult(ctx *gsql.Context, c *mysql.Conn, schema gsql.Schem
 		buf.Reset()
 		gsql.ByteBufPool.Put(buf)
 	}()
-	fields := fieldsOf(ctx, schema)
+	st := h.stateOf(c)
+	var fields []*querypb.Field
+	if st != nil {
+		fields = st.fields.of(ctx, schema)
+	} else {
+		fields = fieldsOf(ctx, schema)
+	}
 	var r *sqltypes.Result
 	var vals *rowValues
-	st := h.stateOf(c)
 	if st == nil {
 		r = &sqltypes.Result{Fields: fields}
 		vals = &rowValues{}
@@ -355,52 +360,130 @@ func setStatusFlags(ctx *gsql.Context, c *mysql.Conn) {
 	}
 }
 
-// fieldsOf describes a result's columns to the client as GMS's handler
-// does: the character set of text columns is character_set_results when
+// fieldsCache keeps the column descriptions of a connection's latest
+// result on a kept plan: the next statement of the same plan describes
+// the same columns, and describing them afresh cost two allocations (the
+// list and one per column). The protocol layer only reads the
+// descriptions, and writes them before the statement returns.
+type fieldsCache struct {
+	schema  gsql.Schema // held: its columns' addresses cannot be reused while cached
+	results gsql.CharacterSetID
+	fields  []*querypb.Field
+}
+
+// of returns fieldsOf(ctx, s): the cached descriptions when s has the
+// very same columns as the cached schema and the character set of
+// results is the same, or when each column is described as the cached
+// one (a plan that makes its schema per execution, as a sort's or an
+// aggregate's).
+func (fc *fieldsCache) of(ctx *gsql.Context, s gsql.Schema) []*querypb.Field {
+	results := ctx.GetCharacterSetResults()
+	if fc.fields != nil && results == fc.results && len(s) == len(fc.fields) && len(s) > 0 {
+		same := true
+		for i := range s {
+			if i >= len(fc.schema) || s[i] != fc.schema[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return fc.fields
+		}
+		same = true
+		for i, col := range s {
+			if !describeColumn(ctx, col, results).is(fc.fields[i]) {
+				same = false
+				break
+			}
+		}
+		if same {
+			fc.schema = s
+			return fc.fields
+		}
+	}
+	fc.schema, fc.results, fc.fields = s, results, fieldsOf(ctx, s)
+	return fc.fields
+}
+
+// columnDesc is what a column definition packet says of a column.
+type columnDesc struct {
+	name, table, db                  string
+	typ                              querypb.Type
+	charset, length, flags, decimals uint32
+}
+
+// is reports whether f describes the column as d does.
+func (d columnDesc) is(f *querypb.Field) bool {
+	return f.Name == d.name && f.OrgName == d.name && f.Table == d.table && f.OrgTable == d.table &&
+		f.Database == d.db && f.Type == d.typ && f.Charset == d.charset &&
+		f.ColumnLength == d.length && f.Flags == d.flags && f.Decimals == d.decimals
+}
+
+func (d columnDesc) field() *querypb.Field {
+	return &querypb.Field{
+		Name:         d.name,
+		OrgName:      d.name,
+		Table:        d.table,
+		OrgTable:     d.table,
+		Database:     d.db,
+		Type:         d.typ,
+		Charset:      d.charset,
+		ColumnLength: d.length,
+		Flags:        d.flags,
+		Decimals:     d.decimals,
+	}
+}
+
+// describeColumn describes col to the client as GMS's handler does: the
+// character set of text columns is character_set_results (results) when
 // set, binary for binary types.
+func describeColumn(ctx *gsql.Context, col *gsql.Column, results gsql.CharacterSetID) columnDesc {
+	charset := uint32(gsql.Collation_Default.CharacterSet())
+	if ct, ok := col.Type.(gsql.TypeWithCollation); ok {
+		charset = uint32(ct.Collation().CharacterSet())
+	}
+	if types.IsBinaryType(col.Type) {
+		charset = uint32(gsql.Collation_binary)
+	} else if results != gsql.CharacterSet_Unspecified {
+		charset = uint32(results)
+	}
+	var flags querypb.MySqlFlag
+	if !col.Nullable {
+		flags |= querypb.MySqlFlag_NOT_NULL_FLAG
+	}
+	if col.AutoIncrement {
+		flags |= querypb.MySqlFlag_AUTO_INCREMENT_FLAG
+	}
+	if col.PrimaryKey {
+		flags |= querypb.MySqlFlag_PRI_KEY_FLAG
+	}
+	if types.IsUnsigned(col.Type) {
+		flags |= querypb.MySqlFlag_UNSIGNED_FLAG
+	}
+	d := columnDesc{
+		name:    col.Name,
+		table:   col.Source,
+		db:      col.DatabaseSource,
+		typ:     col.Type.Type(),
+		charset: charset,
+		length:  col.Type.MaxTextResponseByteLength(ctx),
+		flags:   uint32(flags),
+	}
+	if types.IsDecimal(col.Type) {
+		d.decimals = uint32(col.Type.(gsql.DecimalType).Scale())
+	} else if types.IsDatetimeType(col.Type) {
+		d.decimals = uint32(col.Type.(gsql.DatetimeType).Precision())
+	}
+	return d
+}
+
+// fieldsOf describes a result's columns to the client as GMS's handler
+// does (describeColumn).
 func fieldsOf(ctx *gsql.Context, s gsql.Schema) []*querypb.Field {
 	results := ctx.GetCharacterSetResults()
 	fields := make([]*querypb.Field, len(s))
 	for i, col := range s {
-		charset := uint32(gsql.Collation_Default.CharacterSet())
-		if ct, ok := col.Type.(gsql.TypeWithCollation); ok {
-			charset = uint32(ct.Collation().CharacterSet())
-		}
-		if types.IsBinaryType(col.Type) {
-			charset = uint32(gsql.Collation_binary)
-		} else if results != gsql.CharacterSet_Unspecified {
-			charset = uint32(results)
-		}
-		var flags querypb.MySqlFlag
-		if !col.Nullable {
-			flags |= querypb.MySqlFlag_NOT_NULL_FLAG
-		}
-		if col.AutoIncrement {
-			flags |= querypb.MySqlFlag_AUTO_INCREMENT_FLAG
-		}
-		if col.PrimaryKey {
-			flags |= querypb.MySqlFlag_PRI_KEY_FLAG
-		}
-		if types.IsUnsigned(col.Type) {
-			flags |= querypb.MySqlFlag_UNSIGNED_FLAG
-		}
-		f := &querypb.Field{
-			Name:         col.Name,
-			OrgName:      col.Name,
-			Table:        col.Source,
-			OrgTable:     col.Source,
-			Database:     col.DatabaseSource,
-			Type:         col.Type.Type(),
-			Charset:      charset,
-			ColumnLength: col.Type.MaxTextResponseByteLength(ctx),
-			Flags:        uint32(flags),
-		}
-		if types.IsDecimal(col.Type) {
-			f.Decimals = uint32(col.Type.(gsql.DecimalType).Scale())
-		} else if types.IsDatetimeType(col.Type) {
-			f.Decimals = uint32(col.Type.(gsql.DatetimeType).Precision())
-		}
-		fields[i] = f
+		fields[i] = describeColumn(ctx, col, results).field()
 	}
 	return fields
 }

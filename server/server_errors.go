@@ -38,6 +38,9 @@ const maxErrMessage = 511
 // capped returns err with its message cut to maxErrMessage bytes, at a
 // character boundary, when it is a MySQL error with a longer one.
 func capped(err error) error {
+	if err == nil {
+		return nil // before errors.As, whose target escapes
+	}
 	var se *mysql.SQLError
 	if !errors.As(err, &se) || len(se.Message) <= maxErrMessage {
 		return err
@@ -57,6 +60,9 @@ func capped(err error) error {
 // connection's sql_mode, and a text that does not parse failed with
 // MySQL's 1064. Only failing statements pay for the second parse.
 func (h *handler) queryErr(c *mysql.Conn, query string, first bool, err error) error {
+	if err == nil {
+		return nil // no error to wrap: before errors.As, whose target escapes
+	}
 	werr := capped(sqlstore.StatementError(query, wireErr(err)))
 	var se *mysql.SQLError
 	if werr == nil || !errors.As(werr, &se) || se.Num != mysql.ERUnknownError || h.parser == nil {

@@ -43,6 +43,10 @@ type handler struct {
 	// is watched.
 	watch *peerWatcher
 
+	// noFastExec leaves every COM_STMT_EXECUTE of the connections made
+	// from now on to the protocol layer (server_exec.go), for tests.
+	noFastExec atomic.Bool
+
 	running atomic.Int64  // commands being executed
 	pids    atomic.Uint64 // process IDs of the statements run on cached plans (statementContext)
 
@@ -190,6 +194,10 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 		lc.mc = c // lets the listener see when the client has logged in
 		lc.state = st
 		st.raw = rawConnOf(lc)
+		if h.direct != nil && h.sm != nil && !h.noFastExec.Load() {
+			lc.exec = newFastExec(h, c)
+			st.exec = lc.exec
+		}
 	}
 	h.mu.Lock()
 	h.conns++

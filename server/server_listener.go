@@ -184,6 +184,10 @@ type limitConn struct {
 	mc      *mysql.Conn
 	loginBy time.Time
 	authed  bool // the client has authenticated (admit)
+
+	// exec answers the prepared statements the plan cache runs as they
+	// are read (server_exec.go); nil: the protocol layer answers all.
+	exec *fastExec
 }
 
 // loggedIn reports whether the client has authenticated.
@@ -257,6 +261,11 @@ func (c *limitConn) Read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
+	// The bytes read begin a command when those before ended a packet
+	// (the protocol layer reads from here only when it has nothing
+	// buffered).
+	f := &c.framer
+	atCommand := f.hdrN == 0 && f.remaining == 0 && f.logical == 0
 	n, err := c.Conn.Read(b)
 	if c.tls {
 		return n, c.checkTLSLogin(n, err)
@@ -268,7 +277,33 @@ func (c *limitConn) Read(b []byte) (int, error) {
 	if ferr != nil {
 		return 0, ferr
 	}
+	if atCommand && err == nil && c.exec != nil {
+		return c.serve(b, n)
+	}
 	return n, err
+}
+
+// serve answers the command b[:n] begins with when it is a
+// COM_STMT_EXECUTE the connection's fastExec answers, whole in b[:n], and
+// returns what the protocol layer reads instead: the bytes after it,
+// moved to the front of b, none when there are none (the protocol layer
+// then reads again, its read deadline set afresh).
+func (c *limitConn) serve(b []byte, n int) (int, error) {
+	if n < 5 || b[3] != 0 || b[4] != comStmtExecute || c.resultsKept.Load() || !c.loggedIn() {
+		return n, nil
+	}
+	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+	if size >= maxChunk || 4+size > n {
+		return n, nil
+	}
+	served, err := c.exec.exec(b[4 : 4+size])
+	if err != nil {
+		return 0, err
+	}
+	if !served {
+		return n, nil
+	}
+	return copy(b, b[4+size:n]), nil
 }
 
 // header checks a packet header that Read found.
