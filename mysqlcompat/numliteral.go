@@ -92,19 +92,18 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 		// Walk does not enter an EXPLAIN.
 		root = x.Statement
 	}
+	var roots []ast.SQLNode
 	switch x := root.(type) {
 	case *ast.DDL:
-		// A view's query, which GMS binds from this statement for the
-		// session that creates it (its stored text is parsed again);
-		// no other DDL, whose expressions are stored as bound.
-		if x.ViewSpec == nil || x.ViewSpec.ViewExpr == nil {
-			return st, err
-		}
-		root = x.ViewSpec.ViewExpr
+		roots = ddlExprs(nil, x)
 	case *ast.AlterTable:
-		return st, err
+		for _, d := range x.Statements {
+			roots = ddlExprs(roots, d)
+		}
+	default:
+		roots = []ast.SQLNode{root}
 	}
-	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+	_ = walkSQL(func(n ast.SQLNode) (bool, error) {
 		c, ok := n.(*ast.ComparisonExpr)
 		if !ok {
 			return true, nil
@@ -122,8 +121,40 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 			c.Left = exactLiteralCall(c.Left)
 		}
 		return true, nil
-	}, root)
+	}, roots...)
 	return st, nil
+}
+
+// ddlExprs appends to roots the expressions of d whose literals keep
+// their value: a view's query, which GMS binds from this statement for
+// the session that creates it (its stored text is parsed again), and the
+// CHECK constraints and generated columns of a CREATE or ALTER TABLE,
+// which are stored as the bound expression's text (so 3.499 compared with
+// a DECIMAL(5,2) column was stored as 3.50) and bound from it again, with
+// the engine's parser, for every write.
+func ddlExprs(roots []ast.SQLNode, d *ast.DDL) []ast.SQLNode {
+	if d == nil {
+		return roots
+	}
+	if d.ViewSpec != nil && d.ViewSpec.ViewExpr != nil {
+		roots = append(roots, d.ViewSpec.ViewExpr)
+	}
+	if ts := d.TableSpec; ts != nil {
+		for _, c := range ts.Columns {
+			if c != nil && c.Type.GeneratedExpr != nil {
+				roots = append(roots, c.Type.GeneratedExpr)
+			}
+		}
+		for _, c := range ts.Constraints {
+			if c == nil {
+				continue
+			}
+			if ch, ok := c.Details.(*ast.CheckConstraintDefinition); ok && ch != nil && ch.Expr != nil {
+				roots = append(roots, ch.Expr)
+			}
+		}
+	}
+	return roots
 }
 
 // fixedPoint reports whether e is a literal GMS binds as a DECIMAL: digits
