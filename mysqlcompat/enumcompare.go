@@ -118,17 +118,25 @@ func enumLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, transform
 	var err error
 	switch x := e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals:
-		ch := x.Children()
-		l, r := ch[0], ch[1]
+		c := x.(expression.Comparer)
+		l, r := c.Left(), c.Right()
 		switch {
 		case isEnum(l) && stringLiteral(r):
-			if m, ok := memberLiteral(ctx, l, r); ok {
+			m, ok := memberLiteral(ctx, l, r)
+			if ok && m == r {
+				return e, transform.SameTree, nil
+			}
+			if ok {
 				r = m
 			} else {
 				l = &enumText{child: l, typ: l.Type().(sql.EnumType)}
 			}
 		case isEnum(r) && stringLiteral(l):
-			if m, ok := memberLiteral(ctx, r, l); ok {
+			m, ok := memberLiteral(ctx, r, l)
+			if ok && m == l {
+				return e, transform.SameTree, nil
+			}
+			if ok {
 				l = m
 			} else {
 				r = &enumText{child: r, typ: r.Type().(sql.EnumType)}
@@ -136,13 +144,10 @@ func enumLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, transform
 		default:
 			return e, transform.SameTree, nil
 		}
-		if l == ch[0] && r == ch[1] {
-			return e, transform.SameTree, nil
-		}
 		ne, err = e.WithChildren(l, r)
 	case *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
-		ch := x.Children()
-		l, r := ch[0], ch[1]
+		c := x.(expression.Comparer)
+		l, r := c.Left(), c.Right()
 		switch {
 		case isEnum(l) && stringLiteral(r):
 			l = &enumText{child: l, typ: l.Type().(sql.EnumType)}
