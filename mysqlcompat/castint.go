@@ -55,8 +55,12 @@ func castStringInts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		c, ok := e.(*expression.Convert)
 		if !ok {
-			// String literals compared with numbers, in the same walk
-			// (numcompare.go).
+			// ENUMs compared with string literals (enumcompare.go) and
+			// string literals compared with numbers (numcompare.go), in
+			// the same walk.
+			if ne, same, err := enumLiterals(ctx, e); err != nil || same == transform.NewTree {
+				return ne, same, err
+			}
 			return numStringExpr(ctx, e)
 		}
 		from := castOperand(c.Child)

@@ -1,11 +1,15 @@
 package mysqlcompat
 
 import (
+	"strings"
+	"time"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // Date arithmetic with INTERVAL
@@ -18,55 +22,131 @@ import (
 // DATE_ADD and DATE_SUB, which type them as MySQL does; dateIntervalExpr keeps
 // the arithmetic's text for plans and names.
 //
+// The zero date has no days to count from: MySQL's DATE_ADD and DATE_SUB
+// of '0000-00-00' (a string, or a DATE or DATETIME column holding it, as
+// written out of strict mode) are NULL with warning 1292 "Incorrect
+// datetime value". GMS counted from 0000-01-01, which it holds for the
+// zero date, and gave -0001-12-31 or failed with 1105 (outside of date
+// range). The date operand of every DATE_ADD, DATE_SUB and date
+// arithmetic with an INTERVAL is read through a zeroDateGuard.
+//
+// A TIME plus or minus an INTERVAL of days and smaller units is a TIME in
+// MySQL, past 24 hours up to 838:59:59: TIME'23:00:00' + INTERVAL 2 HOUR is
+// '25:00:00'. GMS's arithmetic made it a DATETIME of today and its
+// DATE_ADD wrapped at a day; timeIntervalExpr computes it instead, NULL
+// with warning 1441 past the TIME range or for months and years (as
+// MariaDB does).
+//
 // Targets GMS v0.20.0 (expression/arithmetic.go, function/time_math.go).
 // Without it, TestTimeTextSpec (testdata/time_text) fails.
 
-// dateInterval replaces e, date arithmetic with an INTERVAL, by DATE_ADD
-// or DATE_SUB.
+// dateInterval replaces e, date arithmetic with an INTERVAL, DATE_ADD or
+// DATE_SUB, by its MySQL form (rewriteInterval).
 func dateInterval(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	a, ok := e.(*expression.Arithmetic)
-	if !ok {
-		return e, transform.SameTree, nil
-	}
-	d, err := dateOffset(a)
-	if err != nil || d == nil {
+	ne, err := rewriteInterval(e)
+	if err != nil || ne == nil {
 		return e, transform.SameTree, err
 	}
-	return &dateIntervalExpr{Expression: d, arith: a}, transform.NewTree, nil
+	return ne, transform.NewTree, nil
 }
 
-// dateOffset returns DATE_ADD or DATE_SUB for a, nil if a is not date
-// arithmetic with an INTERVAL.
-func dateOffset(a *expression.Arithmetic) (sql.Expression, error) {
+// rewriteInterval returns e, date arithmetic with an INTERVAL, DATE_ADD or
+// DATE_SUB, as MySQL computes it: DATE_ADD and DATE_SUB for arithmetic on
+// a DATE (dateIntervalExpr), a timeIntervalExpr for a TIME, and otherwise
+// GMS's expression with its date operand guarded against the zero date.
+// It returns nil when e is none of these or is already rewritten.
+func rewriteInterval(e sql.Expression) (sql.Expression, error) {
+	switch x := e.(type) {
+	case *expression.Arithmetic:
+		operand, iv, sub := arithInterval(x)
+		switch {
+		case iv == nil:
+			return nil, nil
+		case isTime(operand):
+			return &timeIntervalExpr{time: operand, interval: iv, sub: sub, orig: x}, nil
+		case isDate(operand):
+			var d sql.Expression
+			var err error
+			if sub {
+				d, err = function.NewDateSub(guardZeroDate(operand), iv)
+			} else {
+				d, err = function.NewDateAdd(guardZeroDate(operand), iv)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &dateIntervalExpr{Expression: d, arith: x}, nil
+		}
+		if _, ok := operand.(*zeroDateGuard); ok {
+			return nil, nil
+		}
+		l, r := x.LeftChild, x.RightChild
+		if l == operand {
+			l = guardZeroDate(l)
+		} else {
+			r = guardZeroDate(r)
+		}
+		return x.WithChildren(l, r)
+	case *function.DateAdd:
+		return rewriteDateFunc(x, x.Date, x.Interval, false)
+	case *function.DateSub:
+		return rewriteDateFunc(x, x.Date, x.Interval, true)
+	}
+	return nil, nil
+}
+
+// rewriteDateFunc is rewriteInterval of f, DATE_ADD (sub false) or
+// DATE_SUB of date and iv.
+func rewriteDateFunc(f sql.Expression, date sql.Expression, iv *expression.Interval, sub bool) (sql.Expression, error) {
+	if isTime(date) {
+		return &timeIntervalExpr{time: date, interval: iv, sub: sub, orig: f}, nil
+	}
+	if _, ok := date.(*zeroDateGuard); ok {
+		return nil, nil
+	}
+	return f.WithChildren(guardZeroDate(date), iv)
+}
+
+// arithInterval returns the operand and the INTERVAL of a, arithmetic with
+// an INTERVAL, and whether it is subtracted; iv is nil if a is other
+// arithmetic.
+func arithInterval(a *expression.Arithmetic) (operand sql.Expression, iv *expression.Interval, sub bool) {
 	l, r := a.LeftChild, a.RightChild
 	switch a.Op {
 	case "+":
-		if _, ok := l.(*expression.Interval); ok {
-			l, r = r, l
+		if i, ok := l.(*expression.Interval); ok {
+			if _, ok := r.(*expression.Interval); !ok {
+				return r, i, false
+			}
+			return nil, nil, false
 		}
-		if _, ok := r.(*expression.Interval); !ok {
-			return nil, nil
+		if i, ok := r.(*expression.Interval); ok {
+			return l, i, false
 		}
-		if !isDate(l) {
-			return nil, nil
-		}
-		return function.NewDateAdd(l, r)
 	case "-":
-		if _, ok := r.(*expression.Interval); !ok || !isDate(l) {
-			return nil, nil
+		if _, ok := l.(*expression.Interval); ok {
+			return nil, nil, false
 		}
-		return function.NewDateSub(l, r)
+		if i, ok := r.(*expression.Interval); ok {
+			return l, i, true
+		}
 	}
-	return nil, nil
+	return nil, nil, false
 }
 
 // isDate reports whether e is a DATE. DATETIME and TIMESTAMP keep GMS's
 // arithmetic, which types them as MySQL does (and whose values stay
 // numbers where GMS's DATE_SUB of a STR_TO_DATE would give text); strings
-// and TIMEs keep it too (its DATE_ADD of a TIME wraps at a day).
+// keep it too.
 func isDate(e sql.Expression) bool {
 	t := e.Type()
 	return t != nil && types.IsDateType(t)
+}
+
+// isTime reports whether e is a TIME.
+func isTime(e sql.Expression) bool {
+	t := e.Type()
+	return t != nil && t.Type() == sqltypes.Time
 }
 
 // dateIntervalExpr is DATE_ADD or DATE_SUB written as arith.
@@ -88,17 +168,204 @@ func (d *dateIntervalExpr) CollationCoercibility(ctx *sql.Context) (sql.Collatio
 func (d *dateIntervalExpr) Children() []sql.Expression { return d.arith.Children() }
 
 func (d *dateIntervalExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	a, err := d.arith.WithChildren(children...)
+	return rewrittenWithChildren(d.arith, children)
+}
+
+// rewrittenWithChildren is orig, an expression rewriteInterval rewrote,
+// with children, rewritten again.
+func rewrittenWithChildren(orig sql.Expression, children []sql.Expression) (sql.Expression, error) {
+	ne, err := orig.WithChildren(children...)
 	if err != nil {
 		return nil, err
 	}
-	arith := a.(*expression.Arithmetic)
-	e, err := dateOffset(arith)
+	r, err := rewriteInterval(ne)
 	if err != nil {
 		return nil, err
 	}
-	if e == nil {
-		return arith, nil
+	if r == nil {
+		return ne, nil
 	}
-	return &dateIntervalExpr{Expression: e, arith: arith}, nil
+	return r, nil
+}
+
+// erDatetimeFunctionOverflow is MySQL's warning for a date or time
+// function's result out of its type's range.
+const erDatetimeFunctionOverflow = 1441
+
+// maxTimeMicros is 838:59:59, the largest TIME, in microseconds.
+const maxTimeMicros = ((838*60+59)*60 + 59) * 1_000_000
+
+// timeIntervalExpr is a TIME plus or minus an INTERVAL (sub), a TIME as in
+// MySQL; orig is the arithmetic, DATE_ADD or DATE_SUB it replaces, which
+// gives its text and children.
+type timeIntervalExpr struct {
+	time     sql.Expression
+	interval *expression.Interval
+	sub      bool
+	orig     sql.Expression
+}
+
+var _ sql.CollationCoercible = (*timeIntervalExpr)(nil)
+
+func (t *timeIntervalExpr) Resolved() bool             { return t.orig.Resolved() }
+func (t *timeIntervalExpr) IsNullable() bool           { return true }
+func (t *timeIntervalExpr) Type() sql.Type             { return types.Time }
+func (t *timeIntervalExpr) Children() []sql.Expression { return t.orig.Children() }
+func (t *timeIntervalExpr) String() string             { return t.orig.String() }
+func (t *timeIntervalExpr) DebugString() string        { return sql.DebugString(t.orig) }
+
+func (t *timeIntervalExpr) CollationCoercibility(*sql.Context) (sql.CollationID, byte) {
+	return sql.Collation_binary, 5
+}
+
+func (t *timeIntervalExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return rewrittenWithChildren(t.orig, children)
+}
+
+// Eval implements sql.Expression.
+func (t *timeIntervalExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := t.time.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	ts, err := types.Time.ConvertToTimespan(v)
+	if err != nil {
+		return nil, err
+	}
+	d, err := t.interval.EvalDelta(ctx, row)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	if d.Years != 0 || d.Months != 0 {
+		ctx.Warn(erDatetimeFunctionOverflow, "Datetime function: time field overflow")
+		return nil, nil
+	}
+	// Each part is bounded by what an INTERVAL's number holds; a sum past
+	// the TIME range is refused before it could wrap.
+	const limit = 1 << 40
+	if abs(d.Days) > limit || abs(d.Hours) > limit || abs(d.Minutes) > limit || abs(d.Seconds) > limit || abs(d.Microseconds) > limit*1_000_000 {
+		ctx.Warn(erDatetimeFunctionOverflow, "Datetime function: time field overflow")
+		return nil, nil
+	}
+	delta := (((d.Days*24+d.Hours)*60+d.Minutes)*60+d.Seconds)*1_000_000 + d.Microseconds
+	if t.sub {
+		delta = -delta
+	}
+	res := int64(ts) + delta
+	if res > maxTimeMicros || res < -maxTimeMicros {
+		ctx.Warn(erDatetimeFunctionOverflow, "Datetime function: time field overflow")
+		return nil, nil
+	}
+	return types.Timespan(res), nil
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// erTruncatedWrongValue is MySQL's warning 1292, "Incorrect datetime
+// value" here.
+const erTruncatedWrongValue = 1292
+
+// zeroTime is how GMS holds the zero date, 0000-00-00: 0000-01-01 UTC.
+var zeroTime = time.Date(0, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// guardZeroDate returns e read through a zeroDateGuard.
+func guardZeroDate(e sql.Expression) sql.Expression {
+	if _, ok := e.(*zeroDateGuard); ok {
+		return e
+	}
+	return &zeroDateGuard{child: e}
+}
+
+// zeroDateGuard is the date operand of date arithmetic: its value, or
+// NULL with warning 1292 for the zero date, from which MySQL does not
+// count, and for a string that is no date.
+type zeroDateGuard struct {
+	child sql.Expression
+}
+
+var _ sql.CollationCoercible = (*zeroDateGuard)(nil)
+
+func (g *zeroDateGuard) Resolved() bool             { return g.child.Resolved() }
+func (g *zeroDateGuard) IsNullable() bool           { return true }
+func (g *zeroDateGuard) Type() sql.Type             { return g.child.Type() }
+func (g *zeroDateGuard) Children() []sql.Expression { return []sql.Expression{g.child} }
+
+// String implements sql.Expression: the operand's, so plans and column
+// names read as GMS's.
+func (g *zeroDateGuard) String() string      { return g.child.String() }
+func (g *zeroDateGuard) DebugString() string { return sql.DebugString(g.child) }
+
+func (g *zeroDateGuard) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, g.child)
+}
+
+func (g *zeroDateGuard) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(g, len(children), 1)
+	}
+	return &zeroDateGuard{child: children[0]}, nil
+}
+
+// Eval implements sql.Expression.
+func (g *zeroDateGuard) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := g.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	switch x := v.(type) {
+	case time.Time:
+		if x.Equal(zeroTime) {
+			text := types.ZeroTimestampDatetimeStr
+			if t := g.child.Type(); t != nil && t.Type() == sqltypes.Date {
+				text = types.ZeroDateStr
+			}
+			ctx.Warn(erTruncatedWrongValue, "Incorrect datetime value: '%s'", text)
+			return nil, nil
+		}
+	case string:
+		// The zero date, and text that is no date ('2024-02-30'), which
+		// GMS's arithmetic failed on with 1105.
+		if isZeroDateText(x) {
+			ctx.Warn(erTruncatedWrongValue, "Incorrect datetime value: '%s'", x)
+			return nil, nil
+		}
+		if _, _, err := types.DatetimeMaxPrecision.Convert(ctx, x); err != nil {
+			ctx.Warn(erTruncatedWrongValue, "Incorrect datetime value: '%s'", x)
+			return nil, nil
+		}
+	}
+	return v, nil
+}
+
+// isZeroDateText reports whether s is the zero date's text, with or
+// without a time: its year, month and day (digits between separators,
+// before a space or a T) are all zeros. Other text is left to GMS's
+// parsing.
+func isZeroDateText(s string) bool {
+	s = strings.TrimLeft(s, " \t\n\r")
+	parts, digits := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '0':
+			digits++
+		case c >= '1' && c <= '9':
+			return false
+		case c == ' ' || c == 'T':
+			return parts == 2 && digits > 0
+		case c == '-' || c == '/' || c == '.' || c == ':':
+			if digits == 0 {
+				return false
+			}
+			parts, digits = parts+1, 0
+		default:
+			return false
+		}
+	}
+	return parts == 2 && digits > 0
 }

@@ -81,7 +81,7 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		return err != nil || same == transform.NewTree
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
 		c := x.(expression.Comparer)
-		if numStringCompared(c.Left(), c.Right()) || numStringCompared(c.Right(), c.Left()) {
+		if numStringCompared(c.Left(), c.Right()) || numStringCompared(c.Right(), c.Left()) || enumLiteralsNeeded(ctx, e) {
 			return true
 		}
 		if stringLiteral(c.Left()) || stringLiteral(c.Right()) {
@@ -91,7 +91,7 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		}
 		return needsRangeCorrection(ctx, c.Left()) || needsRangeCorrection(ctx, c.Right())
 	case *expression.Between:
-		if numStringCompared(x.Lower, x.Val) || numStringCompared(x.Upper, x.Val) {
+		if numStringCompared(x.Lower, x.Val) || numStringCompared(x.Upper, x.Val) || enumLiteralsNeeded(ctx, e) {
 			return true
 		}
 		if stringLiteral(x.Lower) || stringLiteral(x.Upper) {
@@ -101,6 +101,9 @@ func needsRangeCorrection(ctx *sql.Context, e sql.Expression) bool {
 		}
 		return needsRangeCorrection(ctx, x.Val) || needsRangeCorrection(ctx, x.Lower) || needsRangeCorrection(ctx, x.Upper)
 	case *expression.InTuple:
+		if enumLiteralsNeeded(ctx, e) {
+			return true
+		}
 		if tup, ok := x.RightChild.(expression.Tuple); ok {
 			for _, el := range tup {
 				if numStringCompared(el, x.LeftChild) {

@@ -59,17 +59,25 @@
 //   - typed literals (typedliterals.go): DATE '...', TIME '...' and
 //     TIMESTAMP '...' are a DATE, a TIME and a DATETIME. TestTimeTextSpec.
 //   - date arithmetic with INTERVAL (dateinterval.go): d + INTERVAL n unit
-//     is DATE_ADD, a DATE for days, months and years. TestTimeTextSpec.
+//     is DATE_ADD, a DATE for days, months and years; of the zero date
+//     NULL with warning 1292; a TIME plus an INTERVAL a TIME past a day.
+//     TestTimeTextSpec.
+//   - ADDTIME and SUBTIME (timearith.go), which GMS lacks: a TIME's
+//     result a TIME up to 838:59:59, a date's a DATETIME.
+//     TestTimeTextSpec.
 //   - derived collations (derivedcollation.go): CONCAT and set operation
 //     columns of a column and a literal typed in the column's collation.
 //     TestDerivedCollationSpec.
 //   - ENUM compared with strings (enumcompare.go): as the member's text
-//     under the ENUM's collation. TestDerivedCollationSpec.
+//     under the ENUM's collation, corrected before index planning for
+//     string literals (a non-member finds no rows). TestDerivedCollationSpec.
 //   - numbers compared with constants (numcompare.go, numliteral.go): an
 //     integer or DECIMAL against an integer or DECIMAL constant compares
 //     as exact decimals, against a float or a string as doubles (1292 for
 //     a string's rest); fixed-point literals kept from GMS's binder, which
-//     rounded them to a DECIMAL column's scale. TestNumberCompareSpec,
+//     rounded them to a DECIMAL column's scale (also in a set operation's
+//     WITH, ORDER BY and LIMIT, CHECK constraints, generated columns, and
+//     placeholders in PREPARE's text). TestNumberCompareSpec,
 //     TestDMLRowsSpec.
 //   - hash-join keys (hashkeys.go): keys over DECIMAL or mixed types, and
 //     strings under collations that take different bytes for equal, meet

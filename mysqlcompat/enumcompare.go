@@ -102,3 +102,144 @@ func (t *enumText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	s, _ := t.typ.At(int(i))
 	return s, nil
 }
+
+// enumLiterals rewrites e, a comparison of an ENUM with string literals,
+// before GMS plans index lookups (castStringInts's walk, so also
+// planFixedRanges): GMS builds a lookup by converting the literal into
+// the ENUM, which fails with 1105 for a string no member equals (MySQL:
+// no rows), and orders a range by the members' indexes, not their text
+// (ENUM('c','b','a'): e >= 'b' found 'b' alone). An equality (=, <=>, IN)
+// whose strings all equal members under the ENUM's collation gets the
+// members' own texts, whose lookup GMS builds; any other comparison with
+// a string literal (a non-member, <, <=, >, >=, BETWEEN) compares the
+// member's text (enumText), which no lookup is built from.
+func enumLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	var ne sql.Expression
+	var err error
+	switch x := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals:
+		c := x.(expression.Comparer)
+		l, r := c.Left(), c.Right()
+		switch {
+		case isEnum(l) && stringLiteral(r):
+			m, ok := memberLiteral(ctx, l, r)
+			if ok && m == r {
+				return e, transform.SameTree, nil
+			}
+			if ok {
+				r = m
+			} else {
+				l = &enumText{child: l, typ: l.Type().(sql.EnumType)}
+			}
+		case isEnum(r) && stringLiteral(l):
+			m, ok := memberLiteral(ctx, r, l)
+			if ok && m == l {
+				return e, transform.SameTree, nil
+			}
+			if ok {
+				l = m
+			} else {
+				r = &enumText{child: r, typ: r.Type().(sql.EnumType)}
+			}
+		default:
+			return e, transform.SameTree, nil
+		}
+		ne, err = e.WithChildren(l, r)
+	case *expression.LessThan, *expression.LessThanOrEqual, *expression.GreaterThan, *expression.GreaterThanOrEqual:
+		c := x.(expression.Comparer)
+		l, r := c.Left(), c.Right()
+		switch {
+		case isEnum(l) && stringLiteral(r):
+			l = &enumText{child: l, typ: l.Type().(sql.EnumType)}
+		case isEnum(r) && stringLiteral(l):
+			r = &enumText{child: r, typ: r.Type().(sql.EnumType)}
+		default:
+			return e, transform.SameTree, nil
+		}
+		ne, err = e.WithChildren(l, r)
+	case *expression.Between:
+		if !isEnum(x.Val) || !stringLiteral(x.Lower) && !stringLiteral(x.Upper) {
+			return e, transform.SameTree, nil
+		}
+		ne, err = x.WithChildren(&enumText{child: x.Val, typ: x.Val.Type().(sql.EnumType)}, x.Lower, x.Upper)
+	case *expression.InTuple:
+		tup, ok := x.RightChild.(expression.Tuple)
+		if !ok || !isEnum(x.LeftChild) {
+			return e, transform.SameTree, nil
+		}
+		var members expression.Tuple
+		for i, el := range tup {
+			if !stringLiteral(el) {
+				return e, transform.SameTree, nil
+			}
+			m, ok := memberLiteral(ctx, x.LeftChild, el)
+			if !ok {
+				members = nil
+				ne, err = x.WithChildren(&enumText{child: x.LeftChild, typ: x.LeftChild.Type().(sql.EnumType)}, tup)
+				break
+			}
+			if m != el && members == nil {
+				members = append(expression.Tuple(nil), tup...)
+			}
+			if members != nil {
+				members[i] = m
+			}
+		}
+		if ne == nil && err == nil {
+			if members == nil {
+				return e, transform.SameTree, nil
+			}
+			ne, err = x.WithChildren(x.LeftChild, members)
+		}
+	default:
+		return e, transform.SameTree, nil
+	}
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return ne, transform.NewTree, nil
+}
+
+// memberLiteral returns lit, a string literal compared with enum, as the
+// literal of the member it equals under the ENUM's collation (lit itself
+// when it is the member's text); false when it equals none.
+func memberLiteral(ctx *sql.Context, enum, lit sql.Expression) (sql.Expression, bool) {
+	typ := enum.Type().(sql.EnumType)
+	s := lit.(*expression.Literal).Value().(string)
+	n := int(typ.NumberOfElements())
+	for i := 1; i <= n; i++ {
+		if m, _ := typ.At(i); m == s {
+			return lit, true
+		}
+	}
+	text := types.CreateLongText(typ.Collation())
+	for i := 1; i <= n; i++ {
+		m, _ := typ.At(i)
+		if c, err := text.Compare(ctx, m, s); err == nil && c == 0 {
+			return expression.NewLiteral(m, lit.Type()), true
+		}
+	}
+	return nil, false
+}
+
+// enumLiteralsNeeded reports whether enumLiterals rewrites e
+// (NeedsRangeCorrection).
+func enumLiteralsNeeded(ctx *sql.Context, e sql.Expression) bool {
+	// Without an ENUM operand, at no cost.
+	switch x := e.(type) {
+	case *expression.Between:
+		if !isEnum(x.Val) {
+			return false
+		}
+	case *expression.InTuple:
+		if !isEnum(x.LeftChild) {
+			return false
+		}
+	case expression.Comparer:
+		if !isEnum(x.Left()) && !isEnum(x.Right()) {
+			return false
+		}
+	}
+	_, same, err := enumLiterals(ctx, e)
+	return err != nil || same == transform.NewTree
+}

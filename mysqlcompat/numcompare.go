@@ -275,56 +275,155 @@ func stringNumber(ctx *sql.Context, s string, once bool) float64 {
 // exactNumberCompares replaces comparisons GMS makes in the wrong type with
 // numCompare (see the top of this file).
 func exactNumberCompares(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
-		return n, transform.SameTree, nil
+	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 && len(ins.Checks()) == 0 {
+		// INSERT ... VALUES of literals: nothing to compare but its
+		// CHECK constraints and the expressions of generated columns
+		// (a projection over the values).
+		if _, values := ins.Source.(*plan.Values); values {
+			return n, transform.SameTree, nil
+		}
 	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		var op numOp
-		var kids []sql.Expression
-		switch x := e.(type) {
-		case *expression.Equals:
-			op, kids = opEq, []sql.Expression{x.Left(), x.Right()}
-		case *expression.NullSafeEquals:
-			op, kids = opNullSafeEq, []sql.Expression{x.Left(), x.Right()}
-		case *expression.LessThan:
-			op, kids = opLt, []sql.Expression{x.Left(), x.Right()}
-		case *expression.LessThanOrEqual:
-			op, kids = opLe, []sql.Expression{x.Left(), x.Right()}
-		case *expression.GreaterThan:
-			op, kids = opGt, []sql.Expression{x.Left(), x.Right()}
-		case *expression.GreaterThanOrEqual:
-			op, kids = opGe, []sql.Expression{x.Left(), x.Right()}
-		case *expression.Between:
-			op, kids = opBetween, []sql.Expression{x.Val, x.Lower, x.Upper}
-		case *expression.InTuple:
-			tup, ok := x.Right().(expression.Tuple)
-			if !ok {
-				return e, transform.SameTree, nil
+	n, same, err := transform.NodeExprs(n, exactCompare)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	// The expressions of virtual columns are the table's, not the plan's.
+	n, same2, err := transform.Node(n, exactVirtualColumns)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	same = same && same2
+	// An INSERT's source is not among its children: the expressions of
+	// its generated columns, which GMS projects over it, are corrected
+	// here.
+	if ins, ok := n.(*plan.InsertInto); ok && ins.Source != nil {
+		src, srcSame, err := transform.NodeExprs(ins.Source, exactCompare)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		if srcSame == transform.NewTree {
+			return ins.WithSource(src), transform.NewTree, nil
+		}
+	}
+	return n, same, nil
+}
+
+// exactVirtualColumns corrects the comparisons of the virtual columns n,
+// a table or an index lookup of one, computes.
+func exactVirtualColumns(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	switch x := n.(type) {
+	case *plan.ResolvedTable:
+		t, same, err := exactVirtualTable(x.Table)
+		if err != nil || same == transform.SameTree {
+			return n, same, err
+		}
+		// ReplaceTable: WithTable would wrap the new table in the old.
+		nt, err := x.ReplaceTable(t)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return nt, transform.NewTree, nil
+	case *plan.IndexedTableAccess:
+		t, same, err := exactVirtualTable(x.Table)
+		if err != nil || same == transform.SameTree {
+			return n, same, err
+		}
+		it, ok := t.(sql.IndexedTable)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		nx := *x
+		nx.Table = it
+		return &nx, transform.NewTree, nil
+	}
+	return n, transform.SameTree, nil
+}
+
+// exactVirtualTable returns t, a table that computes virtual columns
+// (directly or under GMS's process tracking), with their comparisons
+// corrected.
+func exactVirtualTable(t sql.Table) (sql.Table, transform.TreeIdentity, error) {
+	vt, ok := t.(*plan.VirtualColumnTable)
+	pt, tracked := t.(*plan.ProcessTable)
+	if tracked {
+		vt, ok = pt.Table.(*plan.VirtualColumnTable)
+	}
+	if !ok {
+		return t, transform.SameTree, nil
+	}
+	var projs []sql.Expression
+	for i, p := range vt.Projections {
+		np, same, err := transform.Expr(p, exactCompare)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		if same == transform.NewTree {
+			if projs == nil {
+				projs = append([]sql.Expression(nil), vt.Projections...)
 			}
-			op, kids = opIn, append([]sql.Expression{x.Left()}, tup...)
-		case *expression.HashInTuple:
-			tup, ok := x.Right().(expression.Tuple)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			op, kids = opIn, append([]sql.Expression{x.Left()}, tup...)
-		default:
+			projs[i] = np
+		}
+	}
+	if projs == nil {
+		return t, transform.SameTree, nil
+	}
+	var nt sql.Table = plan.NewVirtualColumnTable(vt.Table, projs)
+	if tracked {
+		npt := *pt
+		npt.Table = nt
+		nt = &npt
+	}
+	return nt, transform.NewTree, nil
+}
+
+// exactCompare replaces e, a comparison of numbers with constants of
+// other types, by a numCompare (exactNumberCompares).
+func exactCompare(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	var op numOp
+	var kids []sql.Expression
+	switch x := e.(type) {
+	case *expression.Equals:
+		op, kids = opEq, []sql.Expression{x.Left(), x.Right()}
+	case *expression.NullSafeEquals:
+		op, kids = opNullSafeEq, []sql.Expression{x.Left(), x.Right()}
+	case *expression.LessThan:
+		op, kids = opLt, []sql.Expression{x.Left(), x.Right()}
+	case *expression.LessThanOrEqual:
+		op, kids = opLe, []sql.Expression{x.Left(), x.Right()}
+	case *expression.GreaterThan:
+		op, kids = opGt, []sql.Expression{x.Left(), x.Right()}
+	case *expression.GreaterThanOrEqual:
+		op, kids = opGe, []sql.Expression{x.Left(), x.Right()}
+	case *expression.Between:
+		op, kids = opBetween, []sql.Expression{x.Val, x.Lower, x.Upper}
+	case *expression.InTuple:
+		tup, ok := x.Right().(expression.Tuple)
+		if !ok {
 			return e, transform.SameTree, nil
 		}
-		modes := make([]numMode, len(kids)-1)
-		wrap := false
-		lconst := constant(kids[0])
-		for i, k := range kids[1:] {
-			modes[i] = pairMode(kids[0].Type(), k.Type())
-			if modes[i] != numGMS && lconst != constant(k) {
-				wrap = true
-			}
-		}
-		if !wrap {
+		op, kids = opIn, append([]sql.Expression{x.Left()}, tup...)
+	case *expression.HashInTuple:
+		tup, ok := x.Right().(expression.Tuple)
+		if !ok {
 			return e, transform.SameTree, nil
 		}
-		return &numCompare{cmp: e, op: op, kids: kids, modes: modes}, transform.NewTree, nil
-	})
+		op, kids = opIn, append([]sql.Expression{x.Left()}, tup...)
+	default:
+		return e, transform.SameTree, nil
+	}
+	modes := make([]numMode, len(kids)-1)
+	wrap := false
+	lconst := constant(kids[0])
+	for i, k := range kids[1:] {
+		modes[i] = pairMode(kids[0].Type(), k.Type())
+		if modes[i] != numGMS && lconst != constant(k) {
+			wrap = true
+		}
+	}
+	if !wrap {
+		return e, transform.SameTree, nil
+	}
+	return &numCompare{cmp: e, op: op, kids: kids, modes: modes}, transform.NewTree, nil
 }
 
 // numOp is the comparison a numCompare makes.

@@ -2,6 +2,7 @@ package mysqlcompat
 
 import (
 	"context"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -84,7 +85,46 @@ func fixedPointText(query string) bool {
 // wrapDecimalLiterals wraps, in place, the fixed-point literals st's
 // comparisons set against columns.
 func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Statement, error) {
-	if err != nil || st == nil || !fixedPointText(query) {
+	if p, ok := st.(*ast.Prepare); ok && err == nil {
+		keepPreparedPlaceholders(p)
+		return st, nil
+	}
+	return wrapExactOperands(query, st, err, false)
+}
+
+// keepPreparedPlaceholders rewrites the text of p, PREPARE name FROM
+// 'text', so that its placeholders compared with columns are wrapped as
+// fixed-point literals are: EXECUTE ... USING @v binds a DECIMAL variable
+// as a fixed-point literal, which the binder rounded to the column's
+// scale (d > ? with @v = 3.499 was d > 3.50). A value of another type is
+// its literal again before index planning. The text is written back by
+// vitess only when it changed and parses again.
+func keepPreparedPlaceholders(p *ast.Prepare) {
+	if !strings.Contains(p.Expr, "?") {
+		return // no placeholder, or the text of a user variable (@name)
+	}
+	st, err := ast.Parse(p.Expr)
+	if err != nil {
+		return
+	}
+	before := ast.String(st)
+	if _, err := wrapExactOperands(p.Expr, st, nil, true); err != nil {
+		return
+	}
+	after := ast.String(st)
+	if after == before {
+		return
+	}
+	if _, err := ast.Parse(after); err == nil {
+		p.Expr = after
+	}
+}
+
+// wrapExactOperands wraps, in place, the fixed-point literals st's
+// comparisons set against columns, and their placeholders too when
+// placeholders.
+func wrapExactOperands(query string, st ast.Statement, err error, placeholders bool) (ast.Statement, error) {
+	if err != nil || st == nil || !fixedPointText(query) && !(placeholders && strings.ContainsAny(query, "?:")) {
 		return st, err
 	}
 	var root ast.SQLNode = st
@@ -92,19 +132,18 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 		// Walk does not enter an EXPLAIN.
 		root = x.Statement
 	}
+	var roots []ast.SQLNode
 	switch x := root.(type) {
 	case *ast.DDL:
-		// A view's query, which GMS binds from this statement for the
-		// session that creates it (its stored text is parsed again);
-		// no other DDL, whose expressions are stored as bound.
-		if x.ViewSpec == nil || x.ViewSpec.ViewExpr == nil {
-			return st, err
-		}
-		root = x.ViewSpec.ViewExpr
+		roots = ddlExprs(nil, x)
 	case *ast.AlterTable:
-		return st, err
+		for _, d := range x.Statements {
+			roots = ddlExprs(roots, d)
+		}
+	default:
+		roots = []ast.SQLNode{root}
 	}
-	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+	_ = walkSQL(func(n ast.SQLNode) (bool, error) {
 		c, ok := n.(*ast.ComparisonExpr)
 		if !ok {
 			return true, nil
@@ -116,14 +155,52 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 		}
 		_, colL := c.Left.(*ast.ColName)
 		_, colR := c.Right.(*ast.ColName)
-		if colL && fixedPoint(c.Right) {
+		if colL && (fixedPoint(c.Right) || placeholders && placeholder(c.Right)) {
 			c.Right = exactLiteralCall(c.Right)
-		} else if colR && fixedPoint(c.Left) {
+		} else if colR && (fixedPoint(c.Left) || placeholders && placeholder(c.Left)) {
 			c.Left = exactLiteralCall(c.Left)
 		}
 		return true, nil
-	}, root)
+	}, roots...)
 	return st, nil
+}
+
+// ddlExprs appends to roots the expressions of d whose literals keep
+// their value: a view's query, which GMS binds from this statement for
+// the session that creates it (its stored text is parsed again), and the
+// CHECK constraints and generated columns of a CREATE or ALTER TABLE,
+// which are stored as the bound expression's text (so 3.499 compared with
+// a DECIMAL(5,2) column was stored as 3.50) and bound from it again, with
+// the engine's parser, for every write.
+func ddlExprs(roots []ast.SQLNode, d *ast.DDL) []ast.SQLNode {
+	if d == nil {
+		return roots
+	}
+	if d.ViewSpec != nil && d.ViewSpec.ViewExpr != nil {
+		roots = append(roots, d.ViewSpec.ViewExpr)
+	}
+	if ts := d.TableSpec; ts != nil {
+		for _, c := range ts.Columns {
+			if c != nil && c.Type.GeneratedExpr != nil {
+				roots = append(roots, c.Type.GeneratedExpr)
+			}
+		}
+		for _, c := range ts.Constraints {
+			if c == nil {
+				continue
+			}
+			if ch, ok := c.Details.(*ast.CheckConstraintDefinition); ok && ch != nil && ch.Expr != nil {
+				roots = append(roots, ch.Expr)
+			}
+		}
+	}
+	return roots
+}
+
+// placeholder reports whether e is a placeholder (? or :name).
+func placeholder(e ast.Expr) bool {
+	v, ok := e.(*ast.SQLVal)
+	return ok && v.Type == ast.ValArg
 }
 
 // fixedPoint reports whether e is a literal GMS binds as a DECIMAL: digits

@@ -72,6 +72,9 @@ func Function(name string) (sql.Function, bool) {
 	if f, ok := exactLiteralFunction(name); ok { // numliteral.go
 		return f, true
 	}
+	if f, ok := timeFunctions[name]; ok { // timearith.go
+		return f, true
+	}
 	f, ok := boundedStringFunctions[name]
 	return f, ok
 }

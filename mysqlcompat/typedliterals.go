@@ -22,9 +22,8 @@ import (
 // so they stay as written. A string of the same text elsewhere in the
 // statement is told apart by its order, as the tokens and the walk of the
 // statement meet the strings in the same order; where they may not (a
-// statement with a WITH or a set operation), a text that is a typed
-// literal in one place and a plain string in another keeps GMS's string in
-// both.
+// statement with a WITH), a text that is a typed literal in one place and
+// a plain string in another keeps GMS's string in both.
 //
 // Targets GMS v0.20.0 with its vitess (sql.y: DATE STRING, TIME STRING,
 // TIMESTAMP STRING are NewStrVal). Without it, TestTimeTextSpec
@@ -89,8 +88,7 @@ func typeLiterals(query string, st ast.Statement) {
 		if id == ast.COMMENT {
 			continue
 		}
-		switch id {
-		case ast.WITH, ast.UNION, ast.INTERSECT, ast.EXCEPT:
+		if id == ast.WITH {
 			reordered = true
 		}
 		if id == ast.STRING {
@@ -114,9 +112,9 @@ func typeLiterals(query string, st ast.Statement) {
 	if !typed {
 		return
 	}
-	// The walk below meets the strings in the text's order, except around
-	// a WITH or a set operation (vitess walks a DML statement's WITH last,
-	// and not a set operation's WITH, ORDER BY or LIMIT at all): there a
+	// The walk below (walkSQL, which also reaches a set operation's WITH,
+	// ORDER BY and LIMIT) meets the strings in the text's order, except
+	// around a WITH (vitess walks a DML statement's WITH last): there a
 	// text that is typed in one place and not (or otherwise) in another is
 	// left a string everywhere, never a CAST on the wrong one.
 	for val, q := range strs {
@@ -132,12 +130,12 @@ func typeLiterals(query string, st ast.Statement) {
 	}
 	// NAME_CONST takes literals only: its arguments keep their strings.
 	var keep map[*ast.SQLVal]bool
-	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+	_ = walkSQL(func(n ast.SQLNode) (bool, error) {
 		f, ok := n.(*ast.FuncExpr)
 		if !ok || f == nil || !f.Name.EqualString("name_const") {
 			return true, nil
 		}
-		_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		_ = walkSQL(func(n ast.SQLNode) (bool, error) {
 			if v, ok := n.(*ast.SQLVal); ok && v != nil {
 				if keep == nil {
 					keep = make(map[*ast.SQLVal]bool)
@@ -150,7 +148,7 @@ func typeLiterals(query string, st ast.Statement) {
 	}, st)
 	// The statement's strings in the same order: the typed ones.
 	casts := make(map[*ast.SQLVal]ast.Expr)
-	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+	_ = walkSQL(func(n ast.SQLNode) (bool, error) {
 		v, ok := n.(*ast.SQLVal)
 		if !ok || v == nil || v.Type != ast.StrVal {
 			return true, nil
@@ -186,7 +184,7 @@ func typeLiterals(query string, st ast.Statement) {
 			es[i] = replace(es[i])
 		}
 	}
-	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+	_ = walkSQL(func(n ast.SQLNode) (bool, error) {
 		switch n := n.(type) {
 		case *ast.AliasedExpr:
 			if n != nil {

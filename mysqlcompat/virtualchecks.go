@@ -245,7 +245,9 @@ func boundChecks(ctx *sql.Context, a *analyzer.Analyzer, db string, t sql.Table,
 	from := &ast.AliasedTableExpr{Expr: ast.TableName{Name: ast.NewTableIdent(t.Name()), DbQualifier: ast.NewTableIdent(db)}}
 	checks := make(sql.CheckConstraints, 0, len(defs))
 	for _, d := range defs {
-		st, err := ast.Parse("SELECT " + d.CheckExpression)
+		q := "SELECT " + d.CheckExpression
+		st, err := ast.Parse(q)
+		st, err = wrapDecimalLiterals(q, st, err) // numliteral.go
 		sel, _ := st.(*ast.Select)
 		if err != nil || sel == nil || len(sel.SelectExprs) != 1 {
 			return nil, fmt.Errorf("check constraint %s: cannot parse %q: %v", d.Name, d.CheckExpression, err)
@@ -270,6 +272,11 @@ func boundChecks(ctx *sql.Context, a *analyzer.Analyzer, db string, t sql.Table,
 			}
 			return nil, transform.SameTree, sql.ErrColumnNotFound.New(gf.Name())
 		})
+		if err == nil {
+			// Bound after the value rules ran: numbers compared as
+			// MySQL does (numcompare.go).
+			e, _, err = transform.Expr(e, exactCompare)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("check constraint %s: %w", d.Name, err)
 		}
