@@ -635,7 +635,12 @@ func (t *txn) reusable(sess *Session) bool {
 // snapshot (storage.Txn.Snapshot outlives the transaction).
 func (t *txn) release() {
 	_ = t.tx.Rollback()
-	t.releaseMDL()
+	// A transaction that never took a metadata lock (an autocommit read)
+	// has none to release: epoch is set, under mu, with its first lock,
+	// and a lock asked after done was set is let go by its asker (mdl.go).
+	if t.mdl.epoch.Load() != 0 {
+		t.releaseMDL()
+	}
 	if t.locker != nil && t.registered.Swap(lockReleased) == lockRegistered {
 		t.store.locks.remove(t.locker.LockID())
 	}
