@@ -89,6 +89,18 @@ func TestReadTxnReuse(t *testing.T) {
 	require.ErrorIs(t, err, io.EOF)
 	require.NoError(t, open.Close())
 
+	// A result GMS runs, made in the read's transaction but not read
+	// when the read ends (GMS opens a table's rows at the first Next),
+	// then read after another read began in the kept transaction: it
+	// reads the session's transaction of the moment, as it would have.
+	first5 := query(5)
+	planned, err := c.Query(ctx, "SELECT c FROM t ORDER BY c DESC")
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"1", "z"}, {"2", "b"}}, readAll(t, first5))
+	again := query(6)
+	require.Equal(t, [][]string{{"z"}, {"c"}, {"b"}}, readAll(t, planned))
+	require.Equal(t, [][]string{{"3", "c"}}, readAll(t, again))
+
 	// A cancelled read (what KILL QUERY does) does not commit, nor keep
 	// its transaction; the next statement rolls it back and goes on.
 	c.sess.spare.Store(nil)
