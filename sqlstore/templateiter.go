@@ -61,7 +61,14 @@ func (t *planTemplate) direct() bool {
 // iterator.
 func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query string, t *planTemplate, lookup sql.IndexLookup) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
+	// The transaction ctx holds after startStatement is one this
+	// execution began when ctx held none before and the session had none
+	// put aside (a PREPARE's or a procedure body's, which the start may
+	// take up instead).
 	had := ctx.GetTransaction() != nil
+	if sess, ok := ctx.Session.(*Session); !ok || sess.nestedHeld.Load() {
+		had = true
+	}
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
 	}
