@@ -32,6 +32,7 @@ var (
 	_ storage.Engine        = (*Engine)(nil)
 	_ storage.SizeEstimator = (*Engine)(nil)
 	_ storage.StatsSource   = (*Engine)(nil)
+	_ storage.TxnReuser     = (*Engine)(nil)
 	_ storage.Txn           = (*engineTxn)(nil)
 	_ storage.MultiGetter   = (*engineTxn)(nil)
 	_ storage.MultiScanner  = (*engineTxn)(nil)
@@ -61,13 +62,39 @@ func (e *Engine) Begin() (storage.Txn, error) {
 	if e.db.closed.Load() {
 		return nil, ErrClosed
 	}
-	t := &engineTxn{e: e, id: e.txnIDs.Add(1)}
+	t := &engineTxn{}
+	e.begin(t)
+	return t, nil
+}
+
+// BeginReusing implements storage.TxnReuser: old's memory is taken for the
+// new transaction when old is one of e's, finished, and never wrote, locked
+// or made a view (what would leave memory a late reader might still hold);
+// otherwise it begins as Begin does. An autocommit read's transaction meets
+// the conditions, so a session that reads statement after statement makes
+// no new transaction object for each.
+func (e *Engine) BeginReusing(old storage.Txn) (storage.Txn, error) {
+	t, ok := old.(*engineTxn)
+	if !ok || t.e != e || !t.done || t.batch.index != nil || len(t.batch.guards) != 0 ||
+		t.owner != nil || t.view != nil || t.old != nil {
+		return e.Begin()
+	}
+	if e.db.closed.Load() {
+		return nil, ErrClosed
+	}
+	*t = engineTxn{}
+	e.begin(t)
+	return t, nil
+}
+
+// begin makes t, a zero engineTxn, a new transaction of e.
+func (e *Engine) begin(t *engineTxn) {
+	t.e, t.id = e, e.txnIDs.Add(1)
 	e.db.initSnapshot(&t.snap)
 	// The batch's buffer and index wait for the first write (writes): an
 	// autocommit read never makes them.
 	t.batch.db = e.db
 	t.snapR = snapReader{db: e.db, snap: &t.snap}
-	return t, nil
 }
 
 // Latest implements storage.Engine.

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/strata-db/strata/kv/vfs"
@@ -196,4 +197,105 @@ func TestEngineTxnBeginAllocs(t *testing.T) {
 	if allocs > 1 {
 		t.Fatalf("Begin and Commit of a read: %.1f allocations, want at most 1", allocs)
 	}
+}
+
+// TestEngineBeginReusing checks a transaction begun in a finished read's
+// memory: it allocates nothing, its snapshot is a new one (it sees commits
+// made after the old one's, and the old one is no longer registered), and
+// that snapshot keeps the versions it sees through flush and compaction.
+// A transaction that wrote, or an unfinished one, is not reused.
+func TestEngineBeginReusing(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	e := NewEngine(d, NoSync)
+	if err := d.Set([]byte("a"), []byte("1"), NoSync); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := e.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Get([]byte("a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Metrics().NumSnapshots; got != 1 {
+		t.Fatalf("%d snapshots, want 1", got)
+	}
+	if next, err := e.BeginReusing(tx); err != nil || next == tx {
+		t.Fatalf("an unfinished transaction was reused (%v)", err)
+	} else {
+		_ = next.Rollback()
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set([]byte("a"), []byte("2"), NoSync); err != nil {
+		t.Fatal(err)
+	}
+	old := tx.StartVersion()
+	next, err := e.BeginReusing(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next != tx {
+		t.Fatal("a finished read's transaction was not reused")
+	}
+	if next.StartVersion() <= old {
+		t.Fatalf("reused transaction starts at %d, the old one at %d", next.StartVersion(), old)
+	}
+	if got := d.Metrics().NumSnapshots; got != 1 {
+		t.Fatalf("%d snapshots, want 1 (the old one released, the new one registered)", got)
+	}
+	// Later commits, then a flush and a full compaction: the snapshot must
+	// still read "2".
+	for i := 3; i < 6; i++ {
+		if err := d.Set([]byte("a"), []byte(strconv.Itoa(i)), NoSync); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Compact(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []storage.Reader{next, next.Snapshot()} {
+		if v, err := r.Get([]byte("a"), nil); err != nil || string(v) != "2" {
+			t.Fatalf("reused snapshot reads a = %q, %v; want 2", v, err)
+		}
+	}
+	if err := next.Set([]byte("b"), []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := e.BeginReusing(next); err != nil || after == next {
+		t.Fatalf("a transaction that wrote was reused (%v)", err)
+	} else {
+		_ = after.Rollback()
+	}
+	if got := d.Metrics().NumSnapshots; got != 0 {
+		t.Fatalf("%d snapshots left, want 0", got)
+	}
+
+	tx, err = e.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if tx, err = e.BeginReusing(tx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Commit and BeginReusing of a read: %.1f allocations, want 0", allocs)
+	}
+	_ = tx.Rollback()
 }

@@ -89,6 +89,10 @@ type Session struct {
 	// cachedVars holds the variables statements read at their start, as
 	// of a varsGen (sessionvars.go).
 	cachedVars atomic.Pointer[sessionVars]
+	// spare is an autocommit read's finished transaction that nothing
+	// holds any more, which the session's next transaction begins in
+	// (keepForReuse): an autocommit read then allocates no transaction.
+	spare atomic.Pointer[txn]
 }
 
 // SetSessionVariable implements sql.Session, counting changes in varsGen.
@@ -186,7 +190,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	if s.store.closed.Load() {
 		return nil, ErrClosed
 	}
-	t := s.store.beginTxn(tc == sql.ReadOnly)
+	t := s.store.beginTxnIn(s.spare.Swap(nil), tc == sql.ReadOnly)
 	t.sess = s
 	t.setMode(ctx)
 	t.fixedSnapshot = consistentSnapshot(ctx.Query())
@@ -202,7 +206,13 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 // CONSISTENT SNAPSHOT, whose snapshot MySQL takes at once (a plain BEGIN's
 // is taken at its first read). GMS does not pass the option on.
 func consistentSnapshot(query string) bool {
-	q := strings.TrimLeft(query, " \t\r\n")
+	// A loop rather than strings.TrimLeft, which builds its set of
+	// characters at every call: this runs at every transaction's start.
+	i := 0
+	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\r' || query[i] == '\n') {
+		i++
+	}
+	q := query[i:]
 	return len(q) > 5 && strings.EqualFold(q[:5], "start") && containsFold(q, "consistent snapshot")
 }
 
@@ -230,6 +240,12 @@ func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
 		t.rollback()
 	}
 	return nil
+}
+
+// keepForReuse keeps t, a transaction its statement found reusable
+// (txn.reusable) before committing it, for the session's next one.
+func (s *Session) keepForReuse(t *txn) {
+	s.spare.Store(t)
 }
 
 // finished is called by a transaction when it commits or rolls back.

@@ -38,6 +38,10 @@ type tableIter struct {
 	n          int64 // rows returned (FOUND_ROWS)
 	autocommit bool
 	closed     bool
+	// began is the transaction the execution began for itself (nil: it
+	// read in one it found), which its end may keep for reuse
+	// (txn.reusable).
+	began *txn
 
 	scratch indexedTable // lookupRows's, kept with the iterator
 	mem     rowIterMem   // rows's, kept with the iterator
@@ -57,8 +61,20 @@ func (t *planTemplate) direct() bool {
 // iterator.
 func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query string, t *planTemplate, lookup sql.IndexLookup) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
+	// The transaction ctx holds after startStatement is one this
+	// execution began when ctx held none before and the session had none
+	// put aside (a PREPARE's or a procedure body's, which the start may
+	// take up instead).
+	had := ctx.GetTransaction() != nil
+	if sess, ok := ctx.Session.(*Session); !ok || sess.nestedHeld.Load() {
+		had = true
+	}
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
+	}
+	var began *txn
+	if !had {
+		began = txnOf(ctx)
 	}
 	countStatus(ctx, statusComSelect)
 	autocommit := false
@@ -78,7 +94,7 @@ func (p *PreparedSelect) runDirect(ctx *sql.Context, e *sqle.Engine, query strin
 	}
 	p.iter = nil
 	batch := ti.mem.batch // the point batches' memory outlives executions
-	*ti = tableIter{owner: p, query: query, table: t.table, autocommit: autocommit}
+	*ti = tableIter{owner: p, query: query, table: t.table, autocommit: autocommit, began: began}
 	ti.mem.batch = batch
 	// A SELECT of a table is read-only: e.IsReadOnly refuses nothing here.
 	if ti.lp, ti.at, err = t.table.lookupRows(ctx, lookup, &ti.scratch); err != nil {
@@ -157,7 +173,7 @@ func (ti *tableIter) Close(ctx *sql.Context) (err error) {
 		err = ti.rows.Close(ctx)
 		ti.rows = nil
 	}
-	return endReadStatement(ctx, err == nil && ti.autocommit, ti.n, err)
+	return endRead(ctx, err == nil && ti.autocommit, ti.n, err, ti.began)
 }
 
 // endReadStatement ends a read statement that ran without GMS's
@@ -166,11 +182,23 @@ func (ti *tableIter) Close(ctx *sql.Context) (err error) {
 // the process list entry and the root span ended, the transaction a
 // PREPARE kept taken up (nestedtxn.go). It returns err, or the commit's error.
 func endReadStatement(ctx *sql.Context, commit bool, found int64, err error) error {
+	return endRead(ctx, commit, found, err, nil)
+}
+
+// endRead is endReadStatement for a statement that began began for itself
+// (nil: none): when the commit ends it and nothing else can hold it
+// (txn.reusable), the session's next transaction begins in its memory.
+func endRead(ctx *sql.Context, commit bool, found int64, err error, began *txn) error {
 	if commit && !ctx.GetIgnoreAutoCommit() {
 		if tx := ctx.GetTransaction(); tx != nil {
 			if ts, ok := ctx.Session.(sql.TransactionSession); ok {
+				sess, _ := ts.(*Session)
+				reuse := sess != nil && began != nil && tx == sql.Transaction(began) && began.reusable(sess)
 				if err = ts.CommitTransaction(ctx, tx); err == nil {
 					ctx.SetTransaction(nil)
+					if reuse {
+						sess.keepForReuse(began)
+					}
 				}
 			}
 		}

@@ -147,7 +147,21 @@ type txnMark struct {
 }
 
 func (s *Store) beginTxn(readOnly bool) *txn {
-	tx, err := s.engine.Begin()
+	return s.beginTxnIn(nil, readOnly)
+}
+
+// beginTxnIn begins a transaction in t, a finished transaction nothing
+// holds any more (Session.keepForReuse), or in a new one when t is nil.
+// The engine transaction is begun in t's old one's memory too, when the
+// engine can (storage.TxnReuser).
+func (s *Store) beginTxnIn(t *txn, readOnly bool) *txn {
+	var tx storage.Txn
+	var err error
+	if r, ok := s.engine.(storage.TxnReuser); ok && t != nil {
+		tx, err = r.BeginReusing(t.tx)
+	} else {
+		tx, err = s.engine.Begin()
+	}
 	if err != nil {
 		// Every use of the transaction reports err (a closed engine).
 		tx = brokenTxn{err: wrapf(err, "sqlstore: beginning a transaction")}
@@ -155,7 +169,10 @@ func (s *Store) beginTxn(readOnly bool) *txn {
 		_ = tx.Rollback()
 		tx = brokenTxn{err: err}
 	}
-	t := &txn{store: s, readOnly: readOnly, tx: tx}
+	if t == nil {
+		t = &txn{}
+	}
+	*t = txn{store: s, readOnly: readOnly, tx: tx}
 	t.written, t.deltas = t.writtenBuf[:0], t.deltasBuf[:0]
 	t.guards, t.guarded = t.guardsBuf[:0], t.guardedBuf[:0]
 	// No one else has t yet, and its logs are empty: its mark needs no
@@ -591,12 +608,39 @@ func (t *txn) idle() bool {
 	return len(t.iters) == 0 && t.editing <= 0 && t.readers <= 0
 }
 
+// reusable reports whether t, the transaction an autocommit read began for
+// itself (sess's, started by the statement now ending), can be begun again
+// in once the statement commits it: what could still hold it after the
+// commit is empty. Nothing reads it (no open iterator or row iterator, no
+// editor), it never wrote, took a row or metadata lock (the lock registry
+// and the metadata lock table keep transactions), nor holds savepoints or
+// commit work; it is the session's only open transaction, and no procedure
+// body or PREPARE keeps a transaction aside (nestedtxn.go). Called before
+// the commit, by the statement's own goroutine.
+func (t *txn) reusable(sess *Session) bool {
+	if t == nil || t.sess != sess || sess.nestedHeld.Load() || sess.nOpen.Load() != 1 {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.done && !t.ddl && !t.fixedSnapshot && t.tx.Count() == 0 &&
+		len(t.iters) == 0 && t.readers == 0 && t.editing == 0 &&
+		t.registered.Load() == lockUnregistered && len(t.mdl.held) == 0 && t.mdl.wait == nil &&
+		t.mdl.epoch.Load() == 0 && len(t.savepoints) == 0 && len(t.checks) == 0 &&
+		len(t.after) == 0 && len(t.guards) == 0 && len(t.loaded) == 0 && len(t.written) == 0
+}
+
 // release ends the engine transaction (after a commit, harmlessly) and
 // tells the session. Iterators GMS never closed may still read the
 // snapshot (storage.Txn.Snapshot outlives the transaction).
 func (t *txn) release() {
 	_ = t.tx.Rollback()
-	t.releaseMDL()
+	// A transaction that never took a metadata lock (an autocommit read)
+	// has none to release: epoch is set, under mu, with its first lock,
+	// and a lock asked after done was set is let go by its asker (mdl.go).
+	if t.mdl.epoch.Load() != 0 {
+		t.releaseMDL()
+	}
 	if t.locker != nil && t.registered.Swap(lockReleased) == lockRegistered {
 		t.store.locks.remove(t.locker.LockID())
 	}

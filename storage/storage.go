@@ -155,6 +155,18 @@ type Engine interface {
 	Close() error
 }
 
+// TxnReuser is an Engine that can begin a transaction in the memory of a
+// finished one, sparing the allocation for callers that begin many short
+// transactions (a session's autocommit reads). Callers find it by type
+// assertion.
+type TxnReuser interface {
+	// BeginReusing begins a transaction as Begin does, reusing old's
+	// memory where the engine can. old must be finished, and nothing may
+	// use it again, nor anything it returned: readers (its Snapshot
+	// included, which otherwise outlives it), iterators, views.
+	BeginReusing(old Txn) (Txn, error)
+}
+
 // SizeEstimator is an Engine that estimates what a key range holds without
 // reading it. Callers find it by type assertion.
 //
