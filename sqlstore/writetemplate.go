@@ -113,6 +113,9 @@ type writeTemplate struct {
 	// direct, when set, runs the template by key without GMS's
 	// iterators (writedirect.go).
 	direct *directWrite
+	// insert, when set, runs the INSERT template without GMS's iterators
+	// (insertdirect.go).
+	insert *insertDirect
 	// The table written and the privilege it takes, for allowed.
 	privDB, privTable string
 	priv              sql.PrivilegeType
@@ -275,6 +278,11 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 			err := errNotDirect
 			if t.direct != nil {
 				schema, iter, err = p.runDirect(ctx, e, t, query)
+				if err == nil {
+					p.directRuns++
+				}
+			} else if t.insert != nil {
+				schema, iter, err = p.runInsertDirect(ctx, e, t, query)
 				if err == nil {
 					p.directRuns++
 				}
@@ -599,6 +607,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		}
 		t.privOf(dest, sql.PrivilegeType_Insert)
 		t.markHot(n)
+		t.insert = p.newInsertDirect(ctx, t, n, lits)
 		return t
 	}
 	// UPDATE and DELETE: one static point lookup of WHERE c = ?, as built
