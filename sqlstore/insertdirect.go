@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/strata-db/strata/mysqlcompat"
@@ -134,12 +135,21 @@ func (p *PreparedWrite) newInsertDirect(ctx *sql.Context, t *writeTemplate, n sq
 	}
 	d := &insertDirect{ins: ins, def: def, sch: sch, auto: -1, autoArg: -1, p: p}
 	// The VALUES row is the arguments, in order, each once and nowhere
-	// else in the plan.
+	// else in the plan, as they are or under what the value rules put
+	// around them (mysqlcompat's BIGINT checks).
 	for i, e := range values.ExpressionTuples[0] {
-		if l, isLit := e.(*expression.Literal); !isLit || l != lits[i] {
+		seen := 0
+		v, _, err := transform.Expr(e, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			if l, isLit := x.(*expression.Literal); isLit && l == lits[i] {
+				seen++
+				return &argRef{p: p, i: i}, transform.NewTree, nil
+			}
+			return x, transform.SameTree, nil
+		})
+		if err != nil || seen != 1 {
 			return nil
 		}
-		d.vals = append(d.vals, &argRef{p: p, i: i})
+		d.vals = append(d.vals, v)
 	}
 	found := make([]int, len(lits))
 	inspectWriteExprs(n, func(e sql.Expression) bool {

@@ -1,0 +1,270 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// insertArgPool is the arguments the differential test draws from for any
+// column: values of every Go type an argument comes as, fitting some
+// columns and not others (out of range, too long, no number, no date, no
+// member), NULL, and types the kept plans leave to GMS (a float).
+var insertArgPool = []any{
+	nil, int64(0), int64(1), int64(-1), int64(127), int64(128), int64(300), int64(70000), int64(1) << 40,
+	int64(math.MinInt64), uint64(math.MaxUint64), uint64(7), true, false,
+	"", " 3 ", "abc", "12abc", "7", "-5", "1.005", "999.999", "1e2", "nan", "2024-01-02", "2024-02-30",
+	"2024-01-02 03:04:05", "a", "b", "c", "x", "abcdefghij", "éé", "1999", "99", "3000",
+	[]byte("ab"), []byte("abcde"), []byte{0, 1}, 1.5,
+}
+
+// goLiteral returns the argument a client would bind for the SQL literal
+// s, false for one this test does not translate.
+func goLiteral(s string) (any, bool) {
+	switch {
+	case s == "NULL":
+		return nil, true
+	case s == "TRUE":
+		return true, true
+	case s == "FALSE":
+		return false, true
+	case strings.HasPrefix(s, "'") && strings.HasSuffix(s, "'") && !strings.ContainsAny(s[1:len(s)-1], "\\'"):
+		return s[1 : len(s)-1], true
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, true
+	}
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v, true
+	}
+	return nil, false
+}
+
+// insertArg returns a random argument for column c: one that fits it, a
+// key mostly new, or one from the pool; clean, one that fits, a new key.
+func insertArg(r *rand.Rand, c column, clean bool) any {
+	if c.name == "id" {
+		if clean {
+			return int64(10 + r.IntN(100000))
+		}
+		switch r.IntN(10) {
+		case 0:
+			return nil
+		case 1:
+			return int64(0)
+		case 2:
+			return insertArgPool[r.IntN(len(insertArgPool))]
+		}
+		return int64(10 + r.IntN(300))
+	}
+	if clean || r.IntN(4) > 0 {
+		for range 4 {
+			if v, ok := goLiteral(c.lits[r.IntN(max(c.good, 1))]); ok {
+				return v
+			}
+		}
+	}
+	return insertArgPool[r.IntN(len(insertArgPool))]
+}
+
+// TestInsertDirectMatchesPlanned runs random single-row INSERTs, prepared
+// with arguments and as text whose literals the plan cache makes
+// arguments, into random tables of every column kind (with and without
+// AUTO_INCREMENT, defaults, a unique key) under strict and non-strict
+// sql_modes and NO_AUTO_VALUE_ON_ZERO, on two connections: one running
+// kept INSERT plans without GMS's iterators (insertdirect.go), one
+// planning every statement (strata_plan_reuse OFF). Results (affected
+// rows, insert id, warning count), errors (code and message), warnings,
+// ROW_COUNT(), LAST_INSERT_ID() and the rows stored are the same, also in
+// explicit transactions committed or rolled back.
+func TestInsertDirectMatchesPlanned(t *testing.T) {
+	d := newTestDB(t)
+	e := d.s.OpenEngine()
+	fast, ref := e.NewConn(), e.NewConn()
+	t.Cleanup(func() { _ = fast.Close(); _ = ref.Close(); _ = e.Close() })
+	ctx := context.Background()
+	require.NoError(t, fast.UseDatabase(ctx, "fa"))
+	require.NoError(t, ref.UseDatabase(ctx, "rb"))
+	_, err := ref.Exec(ctx, "SET strata_plan_reuse = OFF")
+	require.NoError(t, err)
+
+	r := rand.New(rand.NewPCG(11, 3))
+	rounds := 30
+	if testing.Short() {
+		rounds = 8
+	}
+	total, direct, failed, warned := 0, 0, 0, 0
+	for round := range rounds {
+		cols := randomColumns(r)
+		mode := []string{"", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO", "NO_AUTO_VALUE_ON_ZERO"}[r.IntN(4)]
+		ddl := []string{"DROP TABLE IF EXISTS t", createTable(r, cols), fmt.Sprintf("SET sql_mode = '%s'", mode)}
+		for _, q := range ddl {
+			for _, c := range []*Conn{fast, ref} {
+				_, err := c.Exec(ctx, q)
+				require.NoError(t, err, q)
+			}
+		}
+		// Three column lists: all (no list), all named, some.
+		lists := [][]column{cols, cols, nil}
+		for _, c := range cols {
+			if c.name == "id" || r.IntN(2) == 0 {
+				lists[2] = append(lists[2], c)
+			}
+		}
+		var fs, rs []*Stmt
+		var texts []func(args []any) string
+		for i, list := range lists {
+			names := make([]string, len(list))
+			marks := make([]string, len(list))
+			for j, c := range list {
+				names[j], marks[j] = c.name, "?"
+			}
+			head := "INSERT INTO t"
+			if i > 0 {
+				head += " (" + strings.Join(names, ", ") + ")"
+			}
+			q := head + " VALUES (" + strings.Join(marks, ", ") + ")"
+			a, err := fast.Prepare(ctx, q)
+			require.NoError(t, err, q)
+			require.NotNil(t, a.wr, q)
+			b, err := ref.Prepare(ctx, q)
+			require.NoError(t, err, q)
+			fs, rs = append(fs, a), append(rs, b)
+			texts = append(texts, func(args []any) string {
+				vals := make([]string, len(args))
+				for j, v := range args {
+					vals[j] = sqlLiteral(v)
+				}
+				return head + " VALUES (" + strings.Join(vals, ", ") + ")"
+			})
+		}
+		inTxn := false
+		for i := range 120 {
+			if !inTxn && r.IntN(15) == 0 || inTxn && r.IntN(6) == 0 {
+				q := "BEGIN"
+				if inTxn {
+					q = []string{"COMMIT", "ROLLBACK"}[r.IntN(2)]
+				}
+				inTxn = !inTxn
+				for _, c := range []*Conn{fast, ref} {
+					_, err := c.Exec(ctx, q)
+					require.NoError(t, err, q)
+				}
+			}
+			j := r.IntN(len(lists))
+			vals := make([]any, len(lists[j]))
+			clean := r.IntN(2) == 0
+			for k, c := range lists[j] {
+				vals[k] = insertArg(r, c, clean)
+			}
+			var got, want outcome
+			var what string
+			if r.IntN(3) == 0 {
+				q := texts[j](vals)
+				what = q
+				got, want = execOnly(fast, q, nil), execOnly(ref, q, nil)
+			} else {
+				args := make([]Arg, len(vals))
+				for k, v := range vals {
+					args[k] = Arg{Ordinal: k + 1, Value: v}
+				}
+				what = fs[j].query + " " + argsString(args)
+				got, want = stmtOutcome(fs[j], args), stmtOutcome(rs[j], args)
+			}
+			what = fmt.Sprintf("round %d (sql_mode '%s'), %s, execution %d: %s", round, mode, ddl[1], i, what)
+			// ROW_COUNT() is the INSERT's until another statement runs:
+			// read it, or the warnings, after each.
+			if i%2 == 0 {
+				got.Warnings = connRows(t, fast, "SELECT ROW_COUNT(), LAST_INSERT_ID()")
+				want.Warnings = connRows(t, ref, "SELECT ROW_COUNT(), LAST_INSERT_ID()")
+			} else {
+				got.Warnings = append(connRows(t, fast, "SHOW WARNINGS"), connRows(t, fast, "SELECT LAST_INSERT_ID()")...)
+				want.Warnings = append(connRows(t, ref, "SHOW WARNINGS"), connRows(t, ref, "SELECT LAST_INSERT_ID()")...)
+			}
+			require.Equal(t, want, got, what)
+			total++
+			if got.Err != "" {
+				failed++
+			} else if got.Result.Warnings > 0 {
+				warned++
+			}
+		}
+		if inTxn {
+			for _, c := range []*Conn{fast, ref} {
+				_, err := c.Exec(ctx, "COMMIT")
+				require.NoError(t, err)
+			}
+		}
+		require.Equal(t, tableRows(t, ref), tableRows(t, fast), "round %d: rows of %s", round, ddl[1])
+		for k := range fs {
+			for _, tm := range fs[k].wr.tmpls {
+				if tm.insert == nil {
+					t.Logf("not direct: %s: %s", ddl[1], fs[k].query)
+				}
+			}
+			require.NoError(t, fs[k].Close())
+			require.NoError(t, rs[k].Close())
+		}
+	}
+	for _, p := range fast.writes {
+		direct += p.directRuns
+	}
+	t.Logf("%d statements: %d run without GMS's iterators, %d failed, %d with warnings", total, direct, failed, warned)
+	require.Greater(t, direct, total/5, "too few statements took the direct path")
+	require.Greater(t, failed, total/10, "too few statements failed")
+	require.Greater(t, warned, total/20, "too few statements warned")
+}
+
+// sqlLiteral is v written as an SQL literal.
+func sqlLiteral(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case []byte:
+		return fmt.Sprintf("X'%x'", x)
+	case bool:
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	}
+	return fmt.Sprint(v)
+}
+
+// execOnly runs q on c and returns its result or error.
+func execOnly(c *Conn, q string, args []Arg) outcome {
+	var o outcome
+	res, err := c.Exec(context.Background(), q, args...)
+	if err != nil {
+		o.Err = errorText(err)
+	} else {
+		o.Result = res
+	}
+	return o
+}
+
+// stmtOutcome runs st with args and returns its result or error.
+func stmtOutcome(st *Stmt, args []Arg) outcome {
+	var o outcome
+	res, err := st.Exec(context.Background(), args...)
+	if err != nil {
+		o.Err = errorText(err)
+	} else {
+		o.Result = res
+	}
+	return o
+}
+
+// errorText is an error's MySQL code and message.
+func errorText(err error) string {
+	se := MySQLError(err)
+	return fmt.Sprintf("%d %s: %s", se.Num, se.State, err.Error())
+}
