@@ -372,18 +372,53 @@ func (d *insertDirect) insert(ctx *sql.Context) (any, error) {
 // generated (no value, NULL, or 0 without NO_AUTO_VALUE_ON_ZERO), as the
 // analysis decides it from the statement's literal.
 func (d *insertDirect) generated(ctx *sql.Context) bool {
-	if d.autoArg < 0 {
-		return true
-	}
-	l := d.p.lits[d.autoArg]
+	return d.autoArg < 0 || generatesAutoInc(ctx, d.p.lits[d.autoArg], d.noAutoOnZero)
+}
+
+// generatesAutoInc reports whether l, given for an AUTO_INCREMENT column,
+// makes the INSERT generate the value, as GMS's analysis reads a literal
+// for LAST_INSERT_ID (wrapRowSource): NULL, or a number equal to 0 unless
+// NO_AUTO_VALUE_ON_ZERO.
+func generatesAutoInc(ctx *sql.Context, l *expression.Literal, noAutoOnZero bool) bool {
 	if types.Null.Equals(l.Type()) {
 		return true
 	}
-	if d.noAutoOnZero || !types.IsNumber(l.Type()) {
+	if noAutoOnZero || !types.IsNumber(l.Type()) {
 		return false
 	}
 	v, inRange, err := types.Int8.Convert(ctx, l.Value())
 	return err == nil && bool(inRange) && v == int8(0)
+}
+
+// autoIncArg returns the argument (by its literal among lits) that gives
+// the AUTO_INCREMENT column's value in INSERT ins of one VALUES row, -1
+// when the statement gives it none or the plan is not of that shape.
+func autoIncArg(ins *plan.InsertInto, lits []*expression.Literal) int {
+	proj, values, ok := valuesOf(ins)
+	if !ok || len(values.ExpressionTuples) != 1 {
+		return -1
+	}
+	for _, e := range proj.Projections {
+		ai, isAuto := e.(*expression.AutoIncrement)
+		if !isAuto {
+			continue
+		}
+		gf, isField := ai.Child.(*expression.GetField)
+		if !isField || gf.Index() < 0 || gf.Index() >= len(values.ExpressionTuples[0]) {
+			return -1
+		}
+		found := -1
+		transform.InspectExpr(values.ExpressionTuples[0][gf.Index()], func(x sql.Expression) bool {
+			for i, l := range lits {
+				if x == sql.Expression(l) {
+					found = i
+				}
+			}
+			return false
+		})
+		return found
+	}
+	return -1
 }
 
 // makeRow evaluates the row, checks it and writes it: the work of GMS's

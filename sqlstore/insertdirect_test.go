@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/stretchr/testify/require"
 )
 
@@ -267,4 +269,185 @@ func stmtOutcome(st *Stmt, args []Arg) outcome {
 func errorText(err error) string {
 	se := MySQLError(err)
 	return fmt.Sprintf("%d %s: %s", se.Num, se.State, err.Error())
+}
+
+// TestInsertDirectTaken: a kept single-row INSERT into a plain table runs
+// without GMS's iterators; into a table with a trigger, a CHECK
+// constraint, a foreign key or a generated column, or with IGNORE, it keeps
+// GMS's path. Either way its results, LAST_INSERT_ID and rows are those of
+// planning, also when a kept plan learned with an explicit AUTO_INCREMENT
+// value runs with 0 or NULL (the statement then generates the value and
+// sets LAST_INSERT_ID, as analysis decides from the literal).
+func TestInsertDirectTaken(t *testing.T) {
+	schema := []string{
+		"CREATE TABLE plain (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(8) NOT NULL DEFAULT 'd', w DOUBLE DEFAULT -0)",
+		"CREATE TABLE parent (id INT PRIMARY KEY)",
+		"INSERT INTO parent VALUES (1), (2)",
+		"CREATE TABLE trg (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(8))",
+		"CREATE TABLE trglog (n INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(20))",
+		"CREATE TRIGGER trg_ins AFTER INSERT ON trg FOR EACH ROW INSERT INTO trglog (what) VALUES (NEW.v)",
+		"CREATE TABLE chk (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(8), CHECK (v <> 'bad'))",
+		"CREATE TABLE fk (id INT AUTO_INCREMENT PRIMARY KEY, v INT, FOREIGN KEY (v) REFERENCES parent (id))",
+		"CREATE TABLE gen (id INT AUTO_INCREMENT PRIMARY KEY, v INT, g INT AS (v * 2) STORED)",
+		"CREATE TABLE expr (id INT AUTO_INCREMENT PRIMARY KEY, v INT, e INT DEFAULT (v + 1))",
+	}
+	cases := []struct {
+		q      string
+		direct bool
+		args   [][]any
+	}{
+		{"INSERT INTO plain (id, v) VALUES (?, ?)", true, [][]any{{int64(5), "a"}, {int64(6), "b"}, {int64(0), "c"}, {nil, "d"}, {int64(7), "e"}, {int64(0), "f"}, {int64(5), "dup"}, {int64(20), "toolongvalue"}}},
+		{"INSERT INTO plain (v) VALUES (?)", true, [][]any{{"g"}, {"h"}, {"i"}, {nil}}},
+		{"INSERT INTO plain VALUES (?, ?, ?)", true, [][]any{{int64(40), "j", "1.5"}, {int64(41), "k", "-0"}, {int64(0), "l", int64(3)}, {nil, "m", nil}}},
+		{"INSERT INTO trg (id, v) VALUES (?, ?)", false, [][]any{{int64(5), "a"}, {int64(6), "b"}, {int64(0), "c"}, {nil, "d"}}},
+		{"INSERT INTO chk (id, v) VALUES (?, ?)", false, [][]any{{int64(5), "a"}, {int64(6), "b"}, {int64(0), "bad"}, {int64(0), "c"}}},
+		{"INSERT INTO fk (id, v) VALUES (?, ?)", false, [][]any{{int64(5), int64(1)}, {int64(6), int64(2)}, {int64(0), int64(3)}, {int64(0), int64(1)}}},
+		{"INSERT INTO gen (id, v) VALUES (?, ?)", false, [][]any{{int64(5), int64(1)}, {int64(6), int64(2)}, {int64(0), int64(3)}}},
+		{"INSERT INTO expr (id, v) VALUES (?, ?)", false, [][]any{{int64(5), int64(1)}, {int64(6), int64(2)}, {int64(0), int64(3)}}},
+		{"INSERT IGNORE INTO plain (id, v) VALUES (?, ?)", false, [][]any{{int64(50), "a"}, {int64(51), "b"}, {int64(50), "c"}}},
+	}
+	ctx := context.Background()
+	open := func(reuse bool) *Conn {
+		d := newTestDB(t)
+		for _, q := range schema {
+			d.exec(q)
+		}
+		e := d.s.OpenEngine()
+		c := e.NewConn()
+		t.Cleanup(func() { _ = c.Close(); _ = e.Close() })
+		require.NoError(t, c.UseDatabase(ctx, "mydb"))
+		if !reuse {
+			_, err := c.Exec(ctx, "SET strata_plan_reuse = OFF")
+			require.NoError(t, err)
+		}
+		return c
+	}
+	fast, ref := open(true), open(false)
+	for _, tc := range cases {
+		a, err := fast.Prepare(ctx, tc.q)
+		require.NoError(t, err, tc.q)
+		b, err := ref.Prepare(ctx, tc.q)
+		require.NoError(t, err, tc.q)
+		for _, vals := range tc.args {
+			args := make([]Arg, len(vals))
+			for k, v := range vals {
+				args[k] = Arg{Ordinal: k + 1, Value: v}
+			}
+			what := fmt.Sprintf("%s %s", tc.q, argsString(args))
+			got, want := stmtOutcome(a, args), stmtOutcome(b, args)
+			got.Warnings = connRows(t, fast, "SELECT ROW_COUNT(), LAST_INSERT_ID()")
+			want.Warnings = connRows(t, ref, "SELECT ROW_COUNT(), LAST_INSERT_ID()")
+			require.Equal(t, want, got, what)
+		}
+		if a.wr != nil {
+			if tc.direct {
+				require.Positive(t, a.wr.directRuns, tc.q)
+			} else {
+				require.Zero(t, a.wr.directRuns, tc.q)
+			}
+		} else {
+			require.False(t, tc.direct, tc.q)
+		}
+	}
+	for _, tbl := range []string{"plain", "trg", "trglog", "chk", "fk", "gen", "expr"} {
+		q := "SELECT * FROM " + tbl + " ORDER BY 1"
+		require.Equal(t, queryAll(t, ref, q), queryAll(t, fast, q), tbl)
+	}
+}
+
+// TestInsertDirectReadOnlyAndLocks: a direct INSERT in a READ ONLY
+// transaction fails with 1792 before it takes the table's metadata lock or
+// a value of its AUTO_INCREMENT counter; one whose metadata lock times out
+// fails with 1205 and asks again at its next execution.
+func TestInsertDirectReadOnlyAndLocks(t *testing.T) {
+	ctx := context.Background()
+	d, e, c := directConn(t, txnPessimistic)
+	other := directConnOn(t, e, txnPessimistic)
+	ins, err := c.Prepare(ctx, "INSERT INTO t (id, k, c) VALUES (?, ?, ?)")
+	require.NoError(t, err)
+	for i := int64(200); i < 204; i++ {
+		_, err := ins.Exec(ctx, Arg{Ordinal: 1, Value: i}, Arg{Ordinal: 2, Value: int64(1)}, Arg{Ordinal: 3, Value: "x"})
+		require.NoError(t, err)
+	}
+	require.Positive(t, ins.wr.directRuns)
+	before := ins.wr.directRuns
+	_, err = c.Exec(ctx, "START TRANSACTION READ ONLY")
+	require.NoError(t, err)
+	_, err = ins.Exec(ctx, Arg{Ordinal: 1, Value: int64(300)}, Arg{Ordinal: 2, Value: int64(1)}, Arg{Ordinal: 3, Value: "x"})
+	var me *mysql.SQLError
+	require.ErrorAs(t, err, &me)
+	require.Equal(t, 1792, me.Num, err.Error())
+	for _, q := range []string{"SET innodb_lock_wait_timeout = 1", "SET lock_wait_timeout = 1", "ALTER TABLE t ADD COLUMN extra INT"} {
+		_, err := other.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	_, err = c.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+
+	// The ALTER dropped the template: learned again, then kept.
+	for i := int64(204); i < 208; i++ {
+		_, err := ins.Exec(ctx, Arg{Ordinal: 1, Value: i}, Arg{Ordinal: 2, Value: int64(1)}, Arg{Ordinal: 3, Value: "x"})
+		require.NoError(t, err)
+	}
+	require.Greater(t, ins.wr.directRuns, before)
+	db, err := d.s.Provider().Database(d.ctx, "mydb")
+	require.NoError(t, err)
+	tbl, ok, err := db.GetTableInsensitive(d.ctx, "t")
+	require.NoError(t, err)
+	require.True(t, ok)
+	id := tbl.(*Table).def.id
+	build := mdlOwner()
+	_, err = d.s.mdl.acquire(context.Background(), build, id, mdlSharedNoWrite, time.Hour)
+	require.NoError(t, err)
+	for _, q := range []string{"SET lock_wait_timeout = 1", "BEGIN"} {
+		_, err := c.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	_, err = ins.Exec(ctx, Arg{Ordinal: 1, Value: int64(301)}, Arg{Ordinal: 2, Value: int64(1)}, Arg{Ordinal: 3, Value: "x"})
+	require.ErrorAs(t, err, &me)
+	require.Equal(t, mysql.ERLockWaitTimeout, me.Num, err.Error())
+	d.s.mdl.release(build, id)
+	_, err = ins.Exec(ctx, Arg{Ordinal: 1, Value: int64(301)}, Arg{Ordinal: 2, Value: int64(1)}, Arg{Ordinal: 3, Value: "x"})
+	require.NoError(t, err)
+	_, err = c.Exec(ctx, "ROLLBACK")
+	require.NoError(t, err)
+	require.Empty(t, queryAll(t, c, "SELECT id FROM t WHERE id >= 300"))
+	require.Equal(t, []string{"[8]"}, queryAll(t, c, "SELECT COUNT(*) FROM t WHERE id >= 200"))
+}
+
+// TestInsertDirectAllocs: a kept single-row INSERT makes no GMS iterator
+// and allocates a bounded number of objects per execution (the statement's
+// context and arguments, the engine transaction, its batch and commit),
+// where GMS's path made about 170.
+func TestInsertDirectAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts do not hold in race builds")
+	}
+	ctx := context.Background()
+	d := newTestDB(t)
+	d.exec("CREATE TABLE sb (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k))")
+	e := d.s.OpenEngine()
+	t.Cleanup(func() { _ = e.Close() })
+	c := directConnOn(t, e, txnPessimistic)
+	st, err := c.Prepare(ctx, "INSERT INTO sb (id, k, c, pad) VALUES (?, ?, ?, ?)")
+	require.NoError(t, err)
+	c120, pad := strings.Repeat("c", 120), strings.Repeat("p", 60)
+	args := []Arg{{Ordinal: 1, Value: int64(0)}, {Ordinal: 2, Value: int64(5)}, {Ordinal: 3, Value: c120}, {Ordinal: 4, Value: pad}}
+	for range 3 {
+		_, err := st.Exec(ctx, args...)
+		require.NoError(t, err)
+	}
+	before := st.wr.directRuns
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := st.Exec(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Equal(t, 201, st.wr.directRuns-before)
+	t.Logf("%.0f allocations per INSERT", allocs)
+	require.LessOrEqual(t, allocs, 60.0)
+	require.Equal(t, []string{"[204]"}, queryAll(t, c, "SELECT MAX(id) FROM sb"))
+	res, err := st.Exec(ctx, args...)
+	require.NoError(t, err)
+	require.Equal(t, Result{RowsAffected: 1, LastInsertID: 205}, res)
 }
