@@ -283,6 +283,14 @@ func errorText(err error) string {
 	return fmt.Sprintf("%d %s: %s", se.Num, se.State, err.Error())
 }
 
+// insertCase is a prepared INSERT, whether it runs without GMS's iterators,
+// and the arguments of its executions.
+type insertCase struct {
+	q      string
+	direct bool
+	args   [][]any
+}
+
 // TestInsertDirectTaken: a kept single-row INSERT into a plain table runs
 // without GMS's iterators; into a table with a trigger, a CHECK
 // constraint, a foreign key or a generated column, or with IGNORE, it keeps
@@ -302,12 +310,10 @@ func TestInsertDirectTaken(t *testing.T) {
 		"CREATE TABLE fk (id INT AUTO_INCREMENT PRIMARY KEY, v INT, FOREIGN KEY (v) REFERENCES parent (id))",
 		"CREATE TABLE gen (id INT AUTO_INCREMENT PRIMARY KEY, v INT, g INT AS (v * 2) STORED)",
 		"CREATE TABLE expr (id INT AUTO_INCREMENT PRIMARY KEY, v INT, e INT DEFAULT (v + 1))",
+		"CREATE TABLE kinds (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, j JSON, s SET('x','y') DEFAULT 'x', " +
+			"tm TIME, ts TIMESTAMP NULL, b BLOB, de DECIMAL(6,3) NOT NULL DEFAULT 1.5, f FLOAT, u VARCHAR(3), UNIQUE KEY uu (u))",
 	}
-	cases := []struct {
-		q      string
-		direct bool
-		args   [][]any
-	}{
+	cases := []insertCase{
 		{"INSERT INTO plain (id, v) VALUES (?, ?)", true, [][]any{{int64(5), "a"}, {int64(6), "b"}, {int64(0), "c"}, {nil, "d"}, {int64(7), "e"}, {int64(0), "f"}, {int64(5), "dup"}, {int64(20), "toolongvalue"}}},
 		{"INSERT INTO plain (v) VALUES (?)", true, [][]any{{"g"}, {"h"}, {"i"}, {nil}}},
 		{"INSERT INTO plain VALUES (?, ?, ?)", true, [][]any{{int64(40), "j", "1.5"}, {int64(41), "k", "-0"}, {int64(0), "l", int64(3)}, {nil, "m", nil}}},
@@ -316,6 +322,23 @@ func TestInsertDirectTaken(t *testing.T) {
 		{"INSERT INTO fk (id, v) VALUES (?, ?)", false, [][]any{{int64(5), int64(1)}, {int64(6), int64(2)}, {int64(0), int64(3)}, {int64(0), int64(1)}}},
 		{"INSERT INTO gen (id, v) VALUES (?, ?)", false, [][]any{{int64(5), int64(1)}, {int64(6), int64(2)}, {int64(0), int64(3)}}},
 		{"INSERT INTO expr (id, v) VALUES (?, ?)", false, [][]any{{int64(5), int64(1)}, {int64(6), int64(2)}, {int64(0), int64(3)}}},
+		{"INSERT INTO kinds (id, j, s, tm, ts, b, de, f, u) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", true, [][]any{
+			{nil, `{"a": 1}`, "x,y", "10:11:12", "2024-01-02 03:04:05", []byte{0, 1, 2}, "12.3456", "1.5", "a"},
+			{int64(0), `[1, 2]`, "y", "25:00:00", nil, []byte("b"), int64(7), int64(3), "b"},
+			{int64(0), `not json`, "x", "10:11:12", nil, nil, "1", "2", "c"},
+			{int64(0), `{}`, "z", "10:11:12", nil, nil, "1", "2", "d"},
+			{int64(0), `{}`, "x", "bad", nil, nil, "1", "2", "e"},
+			{int64(0), `{}`, "x", "10:11:12", "2024-13-45", nil, "1", "2", "f"},
+			{int64(0), `{}`, "x", "10:11:12", nil, nil, "1000", "2", "g"},
+			{int64(0), `{}`, "x", "10:11:12", nil, nil, "abc", "2", "h"},
+			{int64(0), `{}`, "x", "10:11:12", nil, nil, "1", "1e39", "i"},
+			{int64(0), `{}`, "x", "10:11:12", nil, nil, nil, "2", "j"},
+			{int64(0), `{}`, "x", "10:11:12", nil, nil, "1", "2", "a"},
+			{int64(0), `{}`, "x", "10:11:12", nil, nil, "1", "2", "long"},
+			{int64(100), `{}`, "x", "10:11:12", nil, nil, "1", "2", "k"},
+			{int64(-1), `{}`, "x", "10:11:12", nil, nil, "1", "2", "l"},
+			{int64(0), `{}`, "x", "10:11:12", nil, nil, "1", "2", nil},
+		}},
 		{"INSERT IGNORE INTO plain (id, v) VALUES (?, ?)", false, [][]any{{int64(50), "a"}, {int64(51), "b"}, {int64(50), "c"}}},
 	}
 	ctx := context.Background()
@@ -334,21 +357,37 @@ func TestInsertDirectTaken(t *testing.T) {
 		}
 		return c
 	}
+	for _, mode := range []string{"STRICT_TRANS_TABLES", ""} {
+		t.Run("sql_mode="+mode, func(t *testing.T) { testInsertDirectTaken(t, open, cases, mode) })
+	}
+}
+
+func testInsertDirectTaken(t *testing.T, open func(bool) *Conn, cases []insertCase, mode string) {
+	ctx := context.Background()
 	fast, ref := open(true), open(false)
+	for _, c := range []*Conn{fast, ref} {
+		_, err := c.Exec(ctx, "SET sql_mode = '"+mode+"'")
+		require.NoError(t, err)
+	}
 	for _, tc := range cases {
 		a, err := fast.Prepare(ctx, tc.q)
 		require.NoError(t, err, tc.q)
 		b, err := ref.Prepare(ctx, tc.q)
 		require.NoError(t, err, tc.q)
-		for _, vals := range tc.args {
+		for i, vals := range tc.args {
 			args := make([]Arg, len(vals))
 			for k, v := range vals {
 				args[k] = Arg{Ordinal: k + 1, Value: v}
 			}
 			what := fmt.Sprintf("%s %s", tc.q, argsString(args))
 			got, want := stmtOutcome(a, args), stmtOutcome(b, args)
-			got.Warnings = connRows(t, fast, "SELECT ROW_COUNT(), LAST_INSERT_ID()")
-			want.Warnings = connRows(t, ref, "SELECT ROW_COUNT(), LAST_INSERT_ID()")
+			// ROW_COUNT() after one, the warnings after the next (a
+			// statement clears them).
+			after := "SELECT ROW_COUNT(), LAST_INSERT_ID()"
+			if i%2 == 1 {
+				after = "SHOW WARNINGS"
+			}
+			got.Warnings, want.Warnings = connRows(t, fast, after), connRows(t, ref, after)
 			require.Equal(t, want, got, what)
 		}
 		if a.wr != nil {
@@ -361,7 +400,7 @@ func TestInsertDirectTaken(t *testing.T) {
 			require.False(t, tc.direct, tc.q)
 		}
 	}
-	for _, tbl := range []string{"plain", "trg", "trglog", "chk", "fk", "gen", "expr"} {
+	for _, tbl := range []string{"plain", "trg", "trglog", "chk", "fk", "gen", "expr", "kinds"} {
 		q := "SELECT * FROM " + tbl + " ORDER BY 1"
 		require.Equal(t, queryAll(t, ref, q), queryAll(t, fast, q), tbl)
 	}
