@@ -572,3 +572,48 @@ func TestInsertDirectConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertDirectAfterAlter: a direct INSERT whose metadata lock waited
+// for an ALTER that changed the table is planned afresh, and writes the
+// row in the table's new definition (the new column's default).
+func TestInsertDirectAfterAlter(t *testing.T) {
+	ctx := context.Background()
+	d, e, c := directConn(t, txnPessimistic)
+	holder := directConnOn(t, e, txnPessimistic)
+	alter := directConnOn(t, e, txnPessimistic)
+	ins, err := c.Prepare(ctx, "INSERT INTO t (id, k, c) VALUES (?, ?, ?)")
+	require.NoError(t, err)
+	for i := int64(200); i < 204; i++ {
+		_, err := ins.Exec(ctx, Arg{Ordinal: 1, Value: i}, Arg{Ordinal: 2, Value: int64(1)}, Arg{Ordinal: 3, Value: "x"})
+		require.NoError(t, err)
+	}
+	require.Positive(t, ins.wr.directRuns)
+	for _, q := range []string{"BEGIN", "UPDATE t SET k = 5 WHERE id = 50"} {
+		_, err := holder.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	altered := make(chan error, 1)
+	go func() {
+		_, err := alter.Exec(ctx, "ALTER TABLE t ADD COLUMN extra INT NOT NULL DEFAULT 9")
+		altered <- err
+	}()
+	waitQueued(&d.s.mdl, 1)
+	inserted := make(chan error, 1)
+	go func() {
+		_, err := ins.Exec(ctx, Arg{Ordinal: 1, Value: int64(300)}, Arg{Ordinal: 2, Value: int64(2)}, Arg{Ordinal: 3, Value: "y"})
+		inserted <- err
+	}()
+	waitQueued(&d.s.mdl, 2)
+	_, err = holder.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-altered)
+	require.NoError(t, <-inserted)
+	require.Equal(t, []string{"[300 2 y 9]"}, queryAll(t, c, "SELECT id, k, c, extra FROM t WHERE id = 300"))
+	before := ins.wr.directRuns
+	for i := int64(301); i < 305; i++ {
+		_, err := ins.Exec(ctx, Arg{Ordinal: 1, Value: i}, Arg{Ordinal: 2, Value: int64(3)}, Arg{Ordinal: 3, Value: "z"})
+		require.NoError(t, err)
+	}
+	require.Greater(t, ins.wr.directRuns, before)
+	require.Equal(t, []string{"[4 9]"}, queryAll(t, c, "SELECT COUNT(*), MIN(extra) FROM t WHERE id > 300"))
+}
