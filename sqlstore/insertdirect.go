@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"io"
+	"unicode/utf8"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -9,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	sqltypes "github.com/dolthub/vitess/go/sqltypes"
 
 	"github.com/strata-db/strata/mysqlcompat"
 )
@@ -461,6 +463,9 @@ func (d *insertDirect) makeRow(ctx *sql.Context) (sql.Row, error) {
 		if row[i] == nil {
 			continue
 		}
+		if sameString(col.Type, row[i]) {
+			continue
+		}
 		conv, inRange, err := col.Type.Convert(ctx, row[i])
 		if err == nil && !inRange {
 			err = sql.ErrValueOutOfRange.New(row[i], col.Type)
@@ -479,6 +484,40 @@ func (d *insertDirect) makeRow(ctx *sql.Context) (sql.Row, error) {
 		return nil, sql.NewWrappedInsertError(d.copyRow(row), err)
 	}
 	return row, nil
+}
+
+// sameString reports whether v is a string that the character string type
+// typ converts to itself, without error: GMS's StringType.Convert copies
+// such a string twice (to bytes and back) and returns the same text, for
+// CHAR, VARCHAR and TEXT when the text is valid UTF-8 and within the
+// type's length (counted as ConvertToBytes counts it). Any other value, or
+// one that fails, is left to Convert.
+func sameString(typ sql.Type, v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	st, ok := typ.(types.StringType)
+	if !ok || types.IsBinaryType(st) {
+		return false
+	}
+	switch st.Type() {
+	case sqltypes.Char, sqltypes.VarChar, sqltypes.Text:
+	default:
+		return false
+	}
+	if !utf8.ValidString(s) {
+		return false
+	}
+	n := int64(len(s))
+	switch {
+	case st.Type() == sqltypes.Text:
+		return n <= st.MaxByteLength()
+	case st.CharacterSet().MaxLength() == 1:
+		// A character set of one byte a character: GMS counts bytes.
+		return n <= st.MaxCharacterLength()
+	}
+	return n <= st.MaxCharacterLength() || int64(utf8.RuneCountInString(s)) <= st.MaxCharacterLength()
 }
 
 // copyRow returns a copy of row for an error, which outlives the scratch.
