@@ -68,20 +68,6 @@ func applyValueRules(ctx *sql.Context, b sql.NodeExecBuilder, n sql.Node) (sql.N
 	}
 }
 
-// PlainExec reports whether b, an executor ApplyValueRules returned, is
-// GMS's own builder with nothing around it but what ApplyValueRules put
-// there: a caller that runs such a plan itself, without building it, skips
-// no check another wrapper of the engine's executor would make (a server's
-// privileges and read_only).
-func PlainExec(b sql.NodeExecBuilder) bool {
-	a, ok := b.(appliedExec)
-	if !ok {
-		return false
-	}
-	_, ok = a.NodeExecBuilder.(*rowexec.BaseBuilder)
-	return ok
-}
-
 // Prechecker is a Rewrapper whose Build checks a plan before building
 // the inner builder's (a server's privileges and read_only), and that can
 // hand those checks to a caller that runs a kept plan itself instead of
@@ -108,8 +94,7 @@ type Prechecker interface {
 // call first, at every execution, where b's Build would have checked the
 // plan (nil when nothing): b is GMS's own builder with nothing around it
 // but what ApplyValueRules put there and Precheckers that run n as it is.
-// It is asked once per kept plan. PlainExec is DirectExec without
-// Precheckers.
+// It is asked once per kept plan.
 func DirectExec(b sql.NodeExecBuilder, n sql.Node) (check func(*sql.Context) error, ok bool) {
 	var checks []func(*sql.Context) error
 	for x := b; ; {

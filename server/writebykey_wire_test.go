@@ -34,8 +34,9 @@ func byKeyConn(t *testing.T, db *sql.DB) *sql.Conn {
 	return c
 }
 
-// TestServerWritesByKey: prepared and text UPDATEs and DELETEs by key run
-// on kept plans without GMS's iterators under the server (the store's
+// TestServerWritesByKey: prepared and text UPDATEs and DELETEs by key, and
+// single-row INSERTs, run on kept plans without GMS's iterators under the
+// server (the store's
 // DirectWrites counts them), and give what the same statements planned in
 // full give: rows changed and, with CLIENT_FOUND_ROWS, rows matched,
 // ROW_COUNT() and FOUND_ROWS() after each, and the table's rows.
@@ -62,6 +63,8 @@ func TestServerWritesByKey(t *testing.T) {
 			stmt{"DELETE FROM t WHERE id = ?", []any{10 + i}},
 			stmt{"DELETE FROM t WHERE id = ?", []any{10 + i}}, // gone
 			stmt{fmt.Sprintf("DELETE FROM t WHERE id = %d", 20+i), nil},
+			stmt{"INSERT INTO t VALUES (?, ?, ?)", []any{100 + i, i, "ins"}},
+			stmt{fmt.Sprintf("INSERT INTO t (id, k, c) VALUES (%d, %d, 'text')", 200+i, i), nil},
 		)
 	}
 

@@ -153,7 +153,14 @@ func (k *errorKind) sqlError(msg string) *mysql.SQLError {
 // prefixed returns a message maker that puts MySQL's words before GMS's
 // message, which lacks them.
 func prefixed(words string) func(string) string {
-	return func(msg string) string { return words + " (" + msg + ")" }
+	return func(msg string) string {
+		if strings.HasPrefix(msg, words+" (") {
+			// Numbered already (an error that went through MySQLError
+			// before it reached ServerError): not worded twice.
+			return msg
+		}
+		return words + " (" + msg + ")"
+	}
 }
 
 // quotedRE finds the name GMS quotes in a message, with ” or "".

@@ -287,9 +287,9 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 	return types.OkResultSchema, rec, nil
 }
 
-// DirectWrites returns how many executions of kept UPDATEs and DELETEs the
-// store ran by key without GMS's iterators (writedirect.go), for tests of
-// its callers.
+// DirectWrites returns how many executions of kept UPDATEs and DELETEs by
+// key and single-row INSERTs the store ran without GMS's iterators
+// (writedirect.go, insertdirect.go), for tests of its callers.
 func (s *Store) DirectWrites() int64 { return s.directWrites.Load() }
 
 // directIter is the result of one execution: the write is made at the

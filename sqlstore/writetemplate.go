@@ -113,6 +113,16 @@ type writeTemplate struct {
 	// direct, when set, runs the template by key without GMS's
 	// iterators (writedirect.go).
 	direct *directWrite
+	// insert, when set, runs the INSERT template without GMS's iterators
+	// (insertdirect.go).
+	insert *insertDirect
+	// autoArg is the argument an INSERT's AUTO_INCREMENT column takes, -1
+	// when none: whether the statement generated the value (and so sets
+	// LAST_INSERT_ID) is decided by analysis from the literal, so each
+	// execution decides it again from its own (with), under
+	// NO_AUTO_VALUE_ON_ZERO as noAutoOnZero says.
+	autoArg      int
+	noAutoOnZero bool
 	// The table written and the privilege it takes, for allowed.
 	privDB, privTable string
 	priv              sql.PrivilegeType
@@ -275,6 +285,11 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 			err := errNotDirect
 			if t.direct != nil {
 				schema, iter, err = p.runDirect(ctx, e, t, query)
+				if err == nil {
+					p.directRuns++
+				}
+			} else if t.insert != nil {
+				schema, iter, err = p.runInsertDirect(ctx, e, t, query)
 				if err == nil {
 					p.directRuns++
 				}
@@ -599,6 +614,9 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		}
 		t.privOf(dest, sql.PrivilegeType_Insert)
 		t.markHot(n)
+		t.autoArg = autoIncArg(n.(*plan.InsertInto), lits)
+		t.noAutoOnZero = sql.LoadSqlMode(ctx).ModeEnabled(sql.NoAutoValueOnZero)
+		t.insert = p.newInsertDirect(ctx, t, n, lits)
 		return t
 	}
 	// UPDATE and DELETE: one static point lookup of WHERE c = ?, as built
@@ -766,7 +784,19 @@ func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, erro
 			return nil, err
 		}
 	}
-	return p.rebuild(t, t.root, ita)
+	n, err := p.rebuild(t, t.root, ita)
+	if err == nil && t.autoArg >= 0 {
+		if ii, ok := n.(*plan.InsertInto); ok {
+			first := -1
+			if generatesAutoInc(ctx, p.lits[t.autoArg], t.noAutoOnZero) {
+				first = 0
+			}
+			if ii.FirstGeneratedAutoIncRowIdx != first {
+				n = ii.WithAutoIncrementIdx(first)
+			}
+		}
+	}
+	return n, err
 }
 
 // rebuild returns plan n with ita in place of the template's lookup node
