@@ -713,10 +713,14 @@ func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
 	// The transaction's first statement began afresh after its wait
 	// (lockTable): a DDL statement waited for may have changed the table
 	// the plan reads, whose rows then are not where the plan looks (a
-	// copying ALTER moved them). A read is not run again (its rows stream
-	// to the client): it fails with MySQL's 1412 rather than read nothing.
+	// copying ALTER moved them). The read fails before it reads a row,
+	// rather than read nothing: with errPlanChanged, which the front ends
+	// run again planned afresh as MySQL prepares the statement again, when
+	// this is the transaction's first table (the read's iterator is made
+	// as the statement's first row is asked for, so no row of the
+	// statement has reached the client); with 1412 otherwise.
 	tx.mu.Lock()
-	ddl := tx.ddl
+	ddl, first := tx.ddl, len(tx.mdl.held) == 1 && tx.tx.Count() == 0
 	tx.mu.Unlock()
 	if ddl {
 		return nil
@@ -726,6 +730,9 @@ func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
 		return err
 	}
 	if !ok || !planServes(t.def, def) {
+		if first {
+			return errPlanChanged
+		}
 		return errTableDefChanged
 	}
 	return nil
@@ -775,6 +782,27 @@ func (t *txn) renewLocked() error {
 	t.stmt = t.markLocked()
 	_ = old.Rollback()
 	return nil
+}
+
+// renewStale begins t again on a fresh snapshot at a statement's start,
+// before GMS plans the statement, when a DDL statement committed after
+// t's snapshot and nothing of t depends on the snapshot yet: no table used
+// (a transaction's reads and writes hold metadata locks), nothing read or
+// written (renewLocked), not WITH CONSISTENT SNAPSHOT. InnoDB takes a
+// plain BEGIN's read view at its first read, so the statement sees the
+// table as the DDL left it; planned on the snapshot's catalog, it would
+// read the old definition's place and fail with 1412. In the common case,
+// no DDL since the snapshot, it costs the catalog version's atomic load.
+func (t *txn) renewStale() error {
+	if t.fixedSnapshot || t.sess == nil || t.tx.StartVersion() >= t.store.catalog.version.Load() {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.mdl.held) != 0 || t.ddl {
+		return nil
+	}
+	return t.renewLocked()
 }
 
 // lockForWrite takes the shared-write lock of the table the editor writes,
