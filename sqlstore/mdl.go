@@ -159,6 +159,10 @@ type txnMDL struct {
 	// victim is set when the transaction was rolled back as a deadlock's
 	// victim (rollbackVictim); t.mu guards it.
 	victim bool
+	// stale is set when the transaction, an autocommit statement's, was
+	// rolled back because a table it came to use changed after its
+	// snapshot (staleSnapshot); t.mu guards it.
+	stale bool
 	// last is the table the transaction locked last (0: none), so that a
 	// statement reading the table its transaction read before asks
 	// nothing more of the lock table or of held (lockForRead).
@@ -629,9 +633,57 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 			t.mdl.last.CompareAndSwap(id, 0)
 			s.mdl.release(t, id)
 		}
-		return waited, errTableDefChanged
+		return waited, t.staleSnapshot(ctx)
 	}
 	return waited, err
+}
+
+// staleSnapshot is the error of a statement of t that uses a table whose
+// definition changed after t's snapshot, which could not begin afresh (it
+// had written, as a statement whose trigger writes this table after the
+// table that fired it): MySQL's 1412; errPlanChanged when the statement
+// is its transaction (autocommitting, not in a procedure body), so that
+// the front ends run it again in a new transaction, planned afresh (its
+// failed transaction, with what it wrote, is rolled back), as MySQL opens
+// a statement's tables, the trigger's with them, before it runs.
+//
+// The failed transaction is rolled back here, and the statement's later
+// writes find it ended (Store.writer): GMS commits an autocommit
+// statement's transaction as its iterator closes, even after an error,
+// and what the statement wrote before this table (the row that fired the
+// trigger) must not be committed by the run that failed.
+func (t *txn) staleSnapshot(ctx *sql.Context) error {
+	sess, ok := ctx.Session.(*Session)
+	if !ok || sess != t.sess || !sess.Autocommitting(ctx) {
+		return errTableDefChanged
+	}
+	sess.mu.Lock()
+	inCall := len(sess.nested.calls) > 0
+	sess.mu.Unlock()
+	if inCall {
+		return errTableDefChanged
+	}
+	t.mu.Lock()
+	t.mdl.stale = true
+	t.mu.Unlock()
+	t.rollback()
+	return errPlanChanged
+}
+
+// endedErr is the error of a write in t, which ended while its statement
+// ran: the deadlock victim's 1213, errPlanChanged for a statement whose
+// table changed after its snapshot (staleSnapshot), nil otherwise (a
+// procedure called by a trigger committed, and the write begins anew).
+func (t *txn) endedErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.mdl.victim:
+		return lockSQLError(storage.ErrDeadlock)
+	case t.mdl.stale:
+		return errPlanChanged
+	}
+	return nil
 }
 
 // errTableDefChanged is MySQL's ER_TABLE_DEF_CHANGED.

@@ -172,6 +172,9 @@ func TestStalePlanAfterDDL(t *testing.T) {
 		prepared   = []string{"PREPARE p FROM 'UPDATE t SET v = 5'"}
 		prepared3  = []string{"PREPARE p FROM 'INSERT INTO t VALUES (9, 9, 9)'"}
 		procedure  = []string{"CREATE PROCEDURE pu() UPDATE t SET v = 5"}
+
+		insertTrigger = "CREATE TRIGGER tr AFTER INSERT ON other FOR EACH ROW INSERT INTO t (id, v) VALUES (new.id, 0)"
+		updateTrigger = "CREATE TRIGGER tr AFTER INSERT ON other FOR EACH ROW UPDATE t SET v = 6"
 	)
 	for _, tc := range []struct {
 		ddl    string
@@ -236,6 +239,17 @@ func TestStalePlanAfterDDL(t *testing.T) {
 		{ddl: addC, before: prepared3, waits: behind, write: "EXECUTE p", errNum: 1136, rows: added},
 		{ddl: addC, before: append(prepared, begin), waits: behind, write: "EXECUTE p", rows: "[1 5 1 7] [2 5 2 7]"},
 		{ddl: "RENAME TABLE t TO t_old, t2 TO t", before: []string{"PREPARE p FROM 'INSERT INTO t (id, v) VALUES (9, 9)'"}, waits: behind, write: "EXECUTE p", rows: "[9 9 <nil> <nil>]"},
+		// Writes to two tables: both locked before either is written, or,
+		// by a trigger, the fired table written first: an autocommit
+		// statement runs again as a new transaction; one in a transaction
+		// that wrote gets 1412.
+		{ddl: addC, before: []string{"INSERT INTO other VALUES (1), (2)"}, waits: behind, write: "UPDATE other o JOIN t ON t.id = o.id SET o.id = o.id + 10, t.v = 5", rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, before: []string{"INSERT INTO other VALUES (1)"}, waits: behind, write: "DELETE o, t FROM other o JOIN t ON t.id = o.id", rows: "[2 2 2 7]"},
+		{ddl: addC, before: []string{"INSERT INTO other VALUES (1), (2)"}, waits: behind, write: "INSERT INTO t (id, v) SELECT id + 10, 0 FROM other", rows: "[1 1 1 7] [2 2 2 7] [11 0 <nil> 7] [12 0 <nil> 7]"},
+		{ddl: addC, before: []string{insertTrigger}, waits: behind, write: "INSERT INTO other VALUES (5)", rows: "[1 1 1 7] [2 2 2 7] [5 0 <nil> 7]"},
+		{ddl: addC, before: []string{updateTrigger}, waits: behind, write: "INSERT INTO other VALUES (5)", rows: "[1 6 1 7] [2 6 2 7]"},
+		{ddl: addC, before: []string{insertTrigger, begin}, waits: behind, write: "INSERT INTO other VALUES (5)", errNum: 1412, rows: added},
+		{ddl: addC, before: []string{insertTrigger, begin}, waits: after, write: "INSERT INTO other VALUES (5)", rows: "[1 1 1 7] [2 2 2 7] [5 0 <nil> 7]"},
 		// A procedure's statements are planned as the CALL runs them.
 		{ddl: addC, before: procedure, waits: behind, write: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
 		{ddl: addC, before: procedure, waits: after, write: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
