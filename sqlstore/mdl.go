@@ -57,10 +57,13 @@ import (
 // it has read or written yet and it is the transaction's only statement
 // (an autocommit write, or DDL, which always runs alone after its implicit
 // commit) or its transaction's first use of a table: it then sees what the
-// holders it waited for committed. A transaction that cannot begin afresh
-// keeps its snapshot; a statement on a table whose definition changed
-// after it fails with MySQL's 1412, and a commit that wrote such a table
-// with 1213.
+// holders it waited for committed; such a transaction also begins afresh
+// at a statement's start, before the statement is planned, when a DDL
+// statement committed since its snapshot (renewStale). A transaction that
+// cannot begin afresh keeps its snapshot; a statement on a table whose
+// definition changed after it fails with MySQL's 1412 (an autocommit
+// statement runs again instead: staleSnapshot), and a commit that wrote
+// such a table with 1213.
 
 // mdlMode is a metadata lock's mode, weakest first.
 type mdlMode uint8
