@@ -34,8 +34,8 @@ type Rows struct {
 	ok     bool     // the statement returns an OK result, not rows
 	res    Result   // what the OK rows said
 	closed bool
-	// peeked holds the first row (or error) read by stalePlan, which
-	// advance returns first.
+	// peeked holds the first row (or error) read by peekStale, before
+	// Query returned (rerun.go), which advance returns first.
 	peeked    sql.Row
 	peekedErr error
 	hasPeeked bool
