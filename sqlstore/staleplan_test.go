@@ -364,3 +364,38 @@ func tableText(rows []sql.Row) string {
 	}
 	return s
 }
+
+// TestRunWriteReplansStale: Store.RunWrite runs again a statement that
+// failed because its plan went stale (errPlanChanged), a read or an
+// EXECUTE as a write, up to planReruns times, but not a CALL, whose body
+// may have committed or returned rows (its statements run again inside:
+// planRunner); other errors end it at once.
+func TestRunWriteReplansStale(t *testing.T) {
+	d := newTestDB(t)
+	no := func() bool { return false }
+	for _, tc := range []struct {
+		query string
+		fails int   // runs that fail with err before one succeeds
+		err   error // the failures' error
+		runs  int
+	}{
+		{"SELECT * FROM t", 2, errPlanChanged, 3},
+		{"EXECUTE p", 1, errPlanChanged, 2},
+		{"UPDATE t SET v = 1", 1, errPlanChanged, 2},
+		{"  /* c */ SELECT 1", planReruns + 5, errPlanChanged, planReruns + 1},
+		{"CALL p()", 1, errPlanChanged, 1},
+		{"call p()", 1, errPlanChanged, 1},
+		{"SELECT * FROM t", 1, errTableDefChanged, 1},
+	} {
+		runs := 0
+		err := d.s.RunWrite(context.Background(), tc.query, no, no, func() error {
+			runs++
+			if runs <= tc.fails {
+				return tc.err
+			}
+			return nil
+		})
+		require.Equal(t, tc.runs, runs, tc.query)
+		require.Equal(t, tc.runs <= tc.fails, err != nil, "%s: %v", tc.query, err)
+	}
+}
