@@ -180,87 +180,87 @@ func TestStalePlanAfterDDL(t *testing.T) {
 		ddl    string
 		before []string // the writer's statements before stmt
 		waits  bool     // stmt waits behind the DDL (else it follows it)
-		write  string   // stmt
+		stmt   string
 		errNum int
 		got    string // what stmt read, if it reads
 		rows   string // t afterwards
 	}{
-		{ddl: addC, waits: behind, write: update, rows: "[1 5 1 7] [2 5 2 7]"},
-		{ddl: addC, waits: behind, write: insert3, errNum: 1136, rows: added},
-		{ddl: addC, waits: behind, write: insertC, rows: "[1 1 1 7] [2 2 2 7] [9 9 <nil> 7]"},
-		{ddl: addC, waits: behind, write: del, rows: "[2 2 2 7]"},
-		{ddl: addC, waits: behind, write: replace, errNum: 1136, rows: added},
-		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, write: update, rows: "[1 5] [2 5]"},
-		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, write: insert3, errNum: 1136, rows: "[1 1] [2 2]"},
-		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, write: insertC, rows: "[1 1] [2 2] [9 9]"},
-		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, write: del, rows: "[2 2]"},
-		{ddl: "ALTER TABLE t MODIFY COLUMN v VARCHAR(10)", waits: behind, write: update, rows: "[1 5 1] [2 5 2]"},
-		{ddl: "ALTER TABLE t MODIFY COLUMN v VARCHAR(10)", waits: behind, write: insert3, rows: "[1 1 1] [2 2 2] [9 9 9]"},
-		{ddl: "ALTER TABLE t MODIFY COLUMN v VARCHAR(10)", waits: behind, write: del, rows: "[2 2 2]"},
-		{ddl: "ALTER TABLE t ADD INDEX iv (v)", waits: behind, write: update, rows: "[1 5 1] [2 5 2]"},
-		{ddl: "ALTER TABLE t ADD INDEX iv (v)", waits: behind, write: insert3, rows: "[1 1 1] [2 2 2] [9 9 9]"},
-		{ddl: "ALTER TABLE t ADD INDEX iv (v)", waits: behind, write: replace, rows: "[1 3 3] [2 2 2]"},
+		{ddl: addC, waits: behind, stmt: update, rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, waits: behind, stmt: insert3, errNum: 1136, rows: added},
+		{ddl: addC, waits: behind, stmt: insertC, rows: "[1 1 1 7] [2 2 2 7] [9 9 <nil> 7]"},
+		{ddl: addC, waits: behind, stmt: del, rows: "[2 2 2 7]"},
+		{ddl: addC, waits: behind, stmt: replace, errNum: 1136, rows: added},
+		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, stmt: update, rows: "[1 5] [2 5]"},
+		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, stmt: insert3, errNum: 1136, rows: "[1 1] [2 2]"},
+		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, stmt: insertC, rows: "[1 1] [2 2] [9 9]"},
+		{ddl: "ALTER TABLE t DROP COLUMN w", waits: behind, stmt: del, rows: "[2 2]"},
+		{ddl: "ALTER TABLE t MODIFY COLUMN v VARCHAR(10)", waits: behind, stmt: update, rows: "[1 5 1] [2 5 2]"},
+		{ddl: "ALTER TABLE t MODIFY COLUMN v VARCHAR(10)", waits: behind, stmt: insert3, rows: "[1 1 1] [2 2 2] [9 9 9]"},
+		{ddl: "ALTER TABLE t MODIFY COLUMN v VARCHAR(10)", waits: behind, stmt: del, rows: "[2 2 2]"},
+		{ddl: "ALTER TABLE t ADD INDEX iv (v)", waits: behind, stmt: update, rows: "[1 5 1] [2 5 2]"},
+		{ddl: "ALTER TABLE t ADD INDEX iv (v)", waits: behind, stmt: insert3, rows: "[1 1 1] [2 2 2] [9 9 9]"},
+		{ddl: "ALTER TABLE t ADD INDEX iv (v)", waits: behind, stmt: replace, rows: "[1 3 3] [2 2 2]"},
 		// The plan reads index kv, which is gone.
-		{ddl: "ALTER TABLE t DROP INDEX kv", waits: behind, write: "UPDATE t SET w = 0 WHERE v = 2", rows: "[1 1 1] [2 2 0]"},
-		{ddl: "ALTER TABLE t DROP INDEX kv", waits: behind, write: "DELETE FROM t WHERE v = 2", rows: "[1 1 1]"},
+		{ddl: "ALTER TABLE t DROP INDEX kv", waits: behind, stmt: "UPDATE t SET w = 0 WHERE v = 2", rows: "[1 1 1] [2 2 0]"},
+		{ddl: "ALTER TABLE t DROP INDEX kv", waits: behind, stmt: "DELETE FROM t WHERE v = 2", rows: "[1 1 1]"},
 		// t is now the former t2: the write goes there, and the former t
 		// keeps its rows.
-		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, write: update, rows: ""},
-		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, write: insert3, errNum: 1136, rows: ""},
-		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, write: insertC, rows: "[9 9 <nil> <nil>]"},
-		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, write: del, rows: ""},
-		{ddl: "DROP TABLE t", waits: behind, write: update, errNum: 1146, rows: "-"},
-		{ddl: "DROP TABLE t", waits: behind, write: insertC, errNum: 1146, rows: "-"},
-		{ddl: "DROP TABLE t", waits: behind, write: del, errNum: 1146, rows: "-"},
+		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, stmt: update, rows: ""},
+		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, stmt: insert3, errNum: 1136, rows: ""},
+		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, stmt: insertC, rows: "[9 9 <nil> <nil>]"},
+		{ddl: "RENAME TABLE t TO t_old, t2 TO t", waits: behind, stmt: del, rows: ""},
+		{ddl: "DROP TABLE t", waits: behind, stmt: update, errNum: 1146, rows: "-"},
+		{ddl: "DROP TABLE t", waits: behind, stmt: insertC, errNum: 1146, rows: "-"},
+		{ddl: "DROP TABLE t", waits: behind, stmt: del, errNum: 1146, rows: "-"},
 
 		// A transaction's first statement: its snapshot is taken after
 		// the wait (or at the statement's start after the DDL), as
 		// InnoDB takes it at the first read.
-		{ddl: addC, before: inTxn, waits: behind, write: update, rows: "[1 5 1 7] [2 5 2 7]"},
-		{ddl: addC, before: inTxn, waits: behind, write: read, got: added, rows: added},
-		{ddl: addC, before: inTxn, waits: after, write: read, got: added, rows: added},
-		{ddl: addC, before: inTxn, waits: after, write: update, rows: "[1 5 1 7] [2 5 2 7]"},
-		{ddl: "ALTER TABLE t DROP INDEX kv", before: inTxn, waits: behind, write: "SELECT * FROM t WHERE v = 2", got: "[2 2 2]", rows: "[1 1 1] [2 2 2]"},
-		{ddl: "RENAME TABLE t TO t_old, t2 TO t", before: inTxn, waits: behind, write: read, got: "", rows: ""},
-		{ddl: "DROP TABLE t", before: inTxn, waits: behind, write: read, errNum: 1146, rows: "-"},
-		{ddl: "DROP TABLE t", before: inTxn, waits: after, write: read, errNum: 1146, rows: "-"},
+		{ddl: addC, before: inTxn, waits: behind, stmt: update, rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, before: inTxn, waits: behind, stmt: read, got: added, rows: added},
+		{ddl: addC, before: inTxn, waits: after, stmt: read, got: added, rows: added},
+		{ddl: addC, before: inTxn, waits: after, stmt: update, rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: "ALTER TABLE t DROP INDEX kv", before: inTxn, waits: behind, stmt: "SELECT * FROM t WHERE v = 2", got: "[2 2 2]", rows: "[1 1 1] [2 2 2]"},
+		{ddl: "RENAME TABLE t TO t_old, t2 TO t", before: inTxn, waits: behind, stmt: read, got: "", rows: ""},
+		{ddl: "DROP TABLE t", before: inTxn, waits: behind, stmt: read, errNum: 1146, rows: "-"},
+		{ddl: "DROP TABLE t", before: inTxn, waits: after, stmt: read, errNum: 1146, rows: "-"},
 		// A transaction whose snapshot predates the DDL: MySQL's 1412.
-		{ddl: addC, before: readOther, waits: behind, write: read, errNum: 1412, rows: added},
-		{ddl: addC, before: readOther, waits: after, write: read, errNum: 1412, rows: added},
-		{ddl: addC, before: readOther, waits: behind, write: update, errNum: 1412, rows: added},
-		{ddl: addC, before: readOther, waits: after, write: update, errNum: 1412, rows: added},
-		{ddl: addC, before: []string{begin, "INSERT INTO other VALUES (1)"}, waits: behind, write: update, errNum: 1412, rows: added},
-		{ddl: addC, before: consistent, waits: behind, write: read, errNum: 1412, rows: added},
-		{ddl: addC, before: consistent, waits: after, write: read, errNum: 1412, rows: added},
+		{ddl: addC, before: readOther, waits: behind, stmt: read, errNum: 1412, rows: added},
+		{ddl: addC, before: readOther, waits: after, stmt: read, errNum: 1412, rows: added},
+		{ddl: addC, before: readOther, waits: behind, stmt: update, errNum: 1412, rows: added},
+		{ddl: addC, before: readOther, waits: after, stmt: update, errNum: 1412, rows: added},
+		{ddl: addC, before: []string{begin, "INSERT INTO other VALUES (1)"}, waits: behind, stmt: update, errNum: 1412, rows: added},
+		{ddl: addC, before: consistent, waits: behind, stmt: read, errNum: 1412, rows: added},
+		{ddl: addC, before: consistent, waits: after, stmt: read, errNum: 1412, rows: added},
 
 		// EXECUTE of a statement PREPAREd in SQL is bound again from its
 		// text, as MySQL prepares it again.
-		{ddl: addC, before: prepared, waits: behind, write: "EXECUTE p", rows: "[1 5 1 7] [2 5 2 7]"},
-		{ddl: addC, before: prepared3, waits: behind, write: "EXECUTE p", errNum: 1136, rows: added},
-		{ddl: addC, before: append(prepared, begin), waits: behind, write: "EXECUTE p", rows: "[1 5 1 7] [2 5 2 7]"},
-		{ddl: "RENAME TABLE t TO t_old, t2 TO t", before: []string{"PREPARE p FROM 'INSERT INTO t (id, v) VALUES (9, 9)'"}, waits: behind, write: "EXECUTE p", rows: "[9 9 <nil> <nil>]"},
+		{ddl: addC, before: prepared, waits: behind, stmt: "EXECUTE p", rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, before: prepared3, waits: behind, stmt: "EXECUTE p", errNum: 1136, rows: added},
+		{ddl: addC, before: append(prepared, begin), waits: behind, stmt: "EXECUTE p", rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: "RENAME TABLE t TO t_old, t2 TO t", before: []string{"PREPARE p FROM 'INSERT INTO t (id, v) VALUES (9, 9)'"}, waits: behind, stmt: "EXECUTE p", rows: "[9 9 <nil> <nil>]"},
 		// Writes to two tables: both locked before either is written, or,
 		// by a trigger, the fired table written first: an autocommit
 		// statement runs again as a new transaction; one in a transaction
 		// that wrote gets 1412.
-		{ddl: addC, before: []string{"INSERT INTO other VALUES (1), (2)"}, waits: behind, write: "UPDATE other o JOIN t ON t.id = o.id SET o.id = o.id + 10, t.v = 5", rows: "[1 5 1 7] [2 5 2 7]"},
-		{ddl: addC, before: []string{"INSERT INTO other VALUES (1)"}, waits: behind, write: "DELETE o, t FROM other o JOIN t ON t.id = o.id", rows: "[2 2 2 7]"},
-		{ddl: addC, before: []string{"INSERT INTO other VALUES (1), (2)"}, waits: behind, write: "INSERT INTO t (id, v) SELECT id + 10, 0 FROM other", rows: "[1 1 1 7] [2 2 2 7] [11 0 <nil> 7] [12 0 <nil> 7]"},
-		{ddl: addC, before: []string{insertTrigger}, waits: behind, write: "INSERT INTO other VALUES (5)", rows: "[1 1 1 7] [2 2 2 7] [5 0 <nil> 7]"},
-		{ddl: addC, before: []string{updateTrigger}, waits: behind, write: "INSERT INTO other VALUES (5)", rows: "[1 6 1 7] [2 6 2 7]"},
-		{ddl: addC, before: []string{insertTrigger, begin}, waits: behind, write: "INSERT INTO other VALUES (5)", errNum: 1412, rows: added},
-		{ddl: addC, before: []string{insertTrigger, begin}, waits: after, write: "INSERT INTO other VALUES (5)", rows: "[1 1 1 7] [2 2 2 7] [5 0 <nil> 7]"},
+		{ddl: addC, before: []string{"INSERT INTO other VALUES (1), (2)"}, waits: behind, stmt: "UPDATE other o JOIN t ON t.id = o.id SET o.id = o.id + 10, t.v = 5", rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, before: []string{"INSERT INTO other VALUES (1)"}, waits: behind, stmt: "DELETE o, t FROM other o JOIN t ON t.id = o.id", rows: "[2 2 2 7]"},
+		{ddl: addC, before: []string{"INSERT INTO other VALUES (1), (2)"}, waits: behind, stmt: "INSERT INTO t (id, v) SELECT id + 10, 0 FROM other", rows: "[1 1 1 7] [2 2 2 7] [11 0 <nil> 7] [12 0 <nil> 7]"},
+		{ddl: addC, before: []string{insertTrigger}, waits: behind, stmt: "INSERT INTO other VALUES (5)", rows: "[1 1 1 7] [2 2 2 7] [5 0 <nil> 7]"},
+		{ddl: addC, before: []string{updateTrigger}, waits: behind, stmt: "INSERT INTO other VALUES (5)", rows: "[1 6 1 7] [2 6 2 7]"},
+		{ddl: addC, before: []string{insertTrigger, begin}, waits: behind, stmt: "INSERT INTO other VALUES (5)", errNum: 1412, rows: added},
+		{ddl: addC, before: []string{insertTrigger, begin}, waits: after, stmt: "INSERT INTO other VALUES (5)", rows: "[1 1 1 7] [2 2 2 7] [5 0 <nil> 7]"},
 		// A procedure's statements are planned as the CALL runs them.
-		{ddl: addC, before: procedure, waits: behind, write: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
-		{ddl: addC, before: procedure, waits: after, write: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, before: procedure, waits: behind, stmt: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, before: procedure, waits: after, stmt: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
 	} {
-		name := tc.ddl + "/" + strings.Join(tc.before, "; ") + "/" + tc.write
+		name := tc.ddl + "/" + strings.Join(tc.before, "; ") + "/" + tc.stmt
 		if !tc.waits {
 			name += "/after"
 		}
 		t.Run(name, func(t *testing.T) {
 			d, cs := staleConns(t)
-			ddlErr, err, got := staleRun(t, d, cs, tc.ddl, tc.waits, tc.before, tc.write)
+			ddlErr, err, got := staleRun(t, d, cs, tc.ddl, tc.waits, tc.before, tc.stmt)
 			require.NoError(t, ddlErr)
 			require.Equal(t, tc.errNum, sqlErrNum(err), "%v", err)
 			require.Equal(t, tc.got, got)
