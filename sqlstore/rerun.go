@@ -164,12 +164,7 @@ func (c *Conn) replanned(ctx context.Context, query func() (*Rows, error)) (*Row
 // no metadata lock) that has taken no metadata lock yet and does not keep
 // a consistent snapshot.
 func (r *Rows) mayGoStale() bool {
-	if r.ok || r.ctx == nil {
-		return false
-	}
-	t := txnOf(r.ctx)
-	return t != nil && t.sess == r.conn.sess && !t.fixedSnapshot && t.mdl.epoch.Load() == 0 &&
-		!r.conn.sess.Autocommitting(r.ctx)
+	return !r.ok && r.ctx != nil && firstRead(r.ctx)
 }
 
 // peekStale reads r's first row, kept for Next, and reports whether it
@@ -189,20 +184,30 @@ func (r *Rows) peekStale() bool {
 // Runner): a write whose plan went stale waiting for its metadata lock
 // (errPlanChanged: nothing of its transaction written yet) runs again
 // planned afresh, as MySQL prepares a procedure's statement again when its
-// tables changed, where the CALL as a whole cannot run again. Its result,
-// an OK row, is read to the end here, as the interpreter reads it;
-// other statements go to the engine as they are.
+// tables changed, where the CALL as a whole cannot run again; so does a
+// read that is its transaction's first (lockForRead). The statement's
+// rows (a write's OK row) are read to the end here, as the interpreter
+// reads them, and as MySQL materializes a cursor's; other statements go to
+// the engine as they are.
 type planRunner struct{ sql.StatementRunner }
 
 // QueryWithBindings implements sql.StatementRunner.
 func (r planRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
+	write := false
 	switch parsed.(type) {
 	case *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
+		write = true
+	case sqlparser.SelectStatement:
 	default:
 		return r.StatementRunner.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
 	}
 	for n := 0; ; n++ {
 		schema, iter, flags, err := r.StatementRunner.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
+		if err == nil && !write && !firstRead(ctx) {
+			// The statement's transaction, in ctx once it started,
+			// holds a table already or takes no locks.
+			return schema, iter, flags, nil
+		}
 		var rows []sql.Row
 		if err == nil {
 			rows, err = readAll(ctx, iter)
@@ -214,6 +219,18 @@ func (r planRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sql
 			return nil, nil, nil, err
 		}
 	}
+}
+
+// firstRead reports whether a read run now in ctx may be its
+// transaction's first use of a table, whose plan may go stale as it waits
+// for its metadata lock (Rows.mayGoStale).
+func firstRead(ctx *sql.Context) bool {
+	t := txnOf(ctx)
+	if t == nil || t.sess == nil || t.fixedSnapshot || t.mdl.epoch.Load() != 0 {
+		return false
+	}
+	sess, ok := ctx.Session.(*Session)
+	return ok && !sess.Autocommitting(ctx)
 }
 
 // readAll reads iter to the end and closes it.

@@ -59,7 +59,7 @@ func staleRun(t *testing.T, d *testDB, cs [3]*Conn, ddl string, waits bool, befo
 		require.NoError(t, err, w)
 	}
 	run := func() (string, error) {
-		if first, _ := LeadingWords(stmt); !strings.EqualFold(first, "select") {
+		if first, _ := LeadingWords(stmt); !strings.EqualFold(first, "select") && !strings.EqualFold(first, "call") {
 			_, err := writer.Exec(ctx, stmt)
 			return "", err
 		}
@@ -253,6 +253,8 @@ func TestStalePlanAfterDDL(t *testing.T) {
 		// A procedure's statements are planned as the CALL runs them.
 		{ddl: addC, before: procedure, waits: behind, stmt: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
 		{ddl: addC, before: procedure, waits: after, stmt: "CALL pu()", rows: "[1 5 1 7] [2 5 2 7]"},
+		{ddl: addC, before: []string{"CREATE PROCEDURE ps() SELECT * FROM t ORDER BY id", begin}, waits: behind, stmt: "CALL ps()", got: added, rows: added},
+		{ddl: addC, before: []string{"CREATE PROCEDURE ps() SELECT * FROM t ORDER BY id", begin, "SELECT * FROM other"}, waits: behind, stmt: "CALL ps()", errNum: 1412, rows: added},
 	} {
 		name := tc.ddl + "/" + strings.Join(tc.before, "; ") + "/" + tc.stmt
 		if !tc.waits {
