@@ -210,7 +210,7 @@ func (r planRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sql
 		}
 		var rows []sql.Row
 		if err == nil {
-			rows, err = readAll(ctx, iter)
+			rows, err = drainIter(ctx, iter)
 		}
 		if err == nil {
 			return schema, sql.RowsToRowIter(rows...), flags, nil
@@ -233,8 +233,8 @@ func firstRead(ctx *sql.Context) bool {
 	return ok && !sess.Autocommitting(ctx)
 }
 
-// readAll reads iter to the end and closes it.
-func readAll(ctx *sql.Context, iter sql.RowIter) ([]sql.Row, error) {
+// drainIter reads iter to the end and closes it.
+func drainIter(ctx *sql.Context, iter sql.RowIter) ([]sql.Row, error) {
 	var rows []sql.Row
 	for {
 		row, err := iter.Next(ctx)
