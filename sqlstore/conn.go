@@ -327,6 +327,14 @@ func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, err
 	if c.closed {
 		return nil, ErrConnClosed
 	}
+	if len(args) == 0 {
+		return c.replanned(ctx, func() (*Rows, error) { return c.query(ctx, query) })
+	}
+	return c.query(ctx, query, args...)
+}
+
+// query is Query run once.
+func (c *Conn) query(ctx context.Context, query string, args ...Arg) (*Rows, error) {
 	if len(args) > 0 {
 		st, err := c.parseOne(ctx, query)
 		if err != nil {

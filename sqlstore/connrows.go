@@ -34,6 +34,11 @@ type Rows struct {
 	ok     bool     // the statement returns an OK result, not rows
 	res    Result   // what the OK rows said
 	closed bool
+	// peeked holds the first row (or error) read by peekStale, before
+	// Query returned (rerun.go), which advance returns first.
+	peeked    sql.Row
+	peekedErr error
+	hasPeeked bool
 }
 
 // Column describes a result column in MySQL's terms.
@@ -199,6 +204,12 @@ func (r *Rows) NextText() ([][]byte, error) {
 func (r *Rows) advance() (sql.Row, error) {
 	if r.closed {
 		return nil, io.EOF
+	}
+	if r.hasPeeked {
+		r.hasPeeked = false
+		row, err := r.peeked, r.peekedErr
+		r.peeked, r.peekedErr = nil, nil
+		return row, err
 	}
 	for {
 		row, err := r.iter.Next(r.ctx)

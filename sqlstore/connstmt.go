@@ -74,11 +74,13 @@ func (s *Stmt) Exec(ctx context.Context, args ...Arg) (Result, error) {
 // Query runs the statement with args; its result is read as Rows.Next is
 // called (Conn.Query).
 func (s *Stmt) Query(ctx context.Context, args ...Arg) (*Rows, error) {
-	sctx, schema, iter, err := s.start(ctx, args)
-	if err != nil {
-		return nil, err
-	}
-	return s.conn.newRows(sctx, schema, iter), nil
+	return s.conn.replanned(ctx, func() (*Rows, error) {
+		sctx, schema, iter, err := s.start(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return s.conn.newRows(sctx, schema, iter), nil
+	})
 }
 
 // start binds args and starts the statement.

@@ -57,10 +57,13 @@ import (
 // it has read or written yet and it is the transaction's only statement
 // (an autocommit write, or DDL, which always runs alone after its implicit
 // commit) or its transaction's first use of a table: it then sees what the
-// holders it waited for committed. A transaction that cannot begin afresh
-// keeps its snapshot; a statement on a table whose definition changed
-// after it fails with MySQL's 1412, and a commit that wrote such a table
-// with 1213.
+// holders it waited for committed; such a transaction also begins afresh
+// at a statement's start, before the statement is planned, when a DDL
+// statement committed since its snapshot (renewStale). A transaction that
+// cannot begin afresh keeps its snapshot; a statement on a table whose
+// definition changed after it fails with MySQL's 1412 (an autocommit
+// statement runs again instead: staleSnapshot), and a commit that wrote
+// such a table with 1213.
 
 // mdlMode is a metadata lock's mode, weakest first.
 type mdlMode uint8
@@ -159,6 +162,10 @@ type txnMDL struct {
 	// victim is set when the transaction was rolled back as a deadlock's
 	// victim (rollbackVictim); t.mu guards it.
 	victim bool
+	// stale is set when the transaction, an autocommit statement's, was
+	// rolled back because a table it came to use changed after its
+	// snapshot (staleSnapshot); t.mu guards it.
+	stale bool
 	// last is the table the transaction locked last (0: none), so that a
 	// statement reading the table its transaction read before asks
 	// nothing more of the lock table or of held (lockForRead).
@@ -629,9 +636,57 @@ func (t *txn) lockTable(ctx *sql.Context, def *tableDef, mode mdlMode, fresh boo
 			t.mdl.last.CompareAndSwap(id, 0)
 			s.mdl.release(t, id)
 		}
-		return waited, errTableDefChanged
+		return waited, t.staleSnapshot(ctx)
 	}
 	return waited, err
+}
+
+// staleSnapshot is the error of a statement of t that uses a table whose
+// definition changed after t's snapshot, which could not begin afresh (it
+// had written, as a statement whose trigger writes this table after the
+// table that fired it): MySQL's 1412; errPlanChanged when the statement
+// is its transaction (autocommitting, not in a procedure body), so that
+// the front ends run it again in a new transaction, planned afresh (its
+// failed transaction, with what it wrote, is rolled back), as MySQL opens
+// a statement's tables, the trigger's with them, before it runs.
+//
+// The failed transaction is rolled back here, and the statement's later
+// writes find it ended (Store.writer): GMS commits an autocommit
+// statement's transaction as its iterator closes, even after an error,
+// and what the statement wrote before this table (the row that fired the
+// trigger) must not be committed by the run that failed.
+func (t *txn) staleSnapshot(ctx *sql.Context) error {
+	sess, ok := ctx.Session.(*Session)
+	if !ok || sess != t.sess || !sess.Autocommitting(ctx) {
+		return errTableDefChanged
+	}
+	sess.mu.Lock()
+	inCall := len(sess.nested.calls) > 0
+	sess.mu.Unlock()
+	if inCall {
+		return errTableDefChanged
+	}
+	t.mu.Lock()
+	t.mdl.stale = true
+	t.mu.Unlock()
+	t.rollback()
+	return errPlanChanged
+}
+
+// endedErr is the error of a write in t, which ended while its statement
+// ran: the deadlock victim's 1213, errPlanChanged for a statement whose
+// table changed after its snapshot (staleSnapshot), nil otherwise (a
+// procedure called by a trigger committed, and the write begins anew).
+func (t *txn) endedErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.mdl.victim:
+		return lockSQLError(storage.ErrDeadlock)
+	case t.mdl.stale:
+		return errPlanChanged
+	}
+	return nil
 }
 
 // errTableDefChanged is MySQL's ER_TABLE_DEF_CHANGED.
@@ -713,10 +768,14 @@ func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
 	// The transaction's first statement began afresh after its wait
 	// (lockTable): a DDL statement waited for may have changed the table
 	// the plan reads, whose rows then are not where the plan looks (a
-	// copying ALTER moved them). A read is not run again (its rows stream
-	// to the client): it fails with MySQL's 1412 rather than read nothing.
+	// copying ALTER moved them). The read fails before it reads a row,
+	// rather than read nothing: with errPlanChanged, which the front ends
+	// run again planned afresh as MySQL prepares the statement again, when
+	// this is the transaction's first table (the read's iterator is made
+	// as the statement's first row is asked for, so no row of the
+	// statement has reached the client); with 1412 otherwise.
 	tx.mu.Lock()
-	ddl := tx.ddl
+	ddl, first := tx.ddl, len(tx.mdl.held) == 1 && tx.tx.Count() == 0
 	tx.mu.Unlock()
 	if ddl {
 		return nil
@@ -726,6 +785,9 @@ func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
 		return err
 	}
 	if !ok || !planServes(t.def, def) {
+		if first {
+			return errPlanChanged
+		}
 		return errTableDefChanged
 	}
 	return nil
@@ -775,6 +837,27 @@ func (t *txn) renewLocked() error {
 	t.stmt = t.markLocked()
 	_ = old.Rollback()
 	return nil
+}
+
+// renewStale begins t again on a fresh snapshot at a statement's start,
+// before GMS plans the statement, when a DDL statement committed after
+// t's snapshot and nothing of t depends on the snapshot yet: no table used
+// (a transaction's reads and writes hold metadata locks), nothing read or
+// written (renewLocked), not WITH CONSISTENT SNAPSHOT. InnoDB takes a
+// plain BEGIN's read view at its first read, so the statement sees the
+// table as the DDL left it; planned on the snapshot's catalog, it would
+// read the old definition's place and fail with 1412. In the common case,
+// no DDL since the snapshot, it costs the catalog version's atomic load.
+func (t *txn) renewStale() error {
+	if t.fixedSnapshot || t.sess == nil || t.tx.StartVersion() >= t.store.catalog.version.Load() {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.mdl.held) != 0 || t.ddl {
+		return nil
+	}
+	return t.renewLocked()
 }
 
 // lockForWrite takes the shared-write lock of the table the editor writes,

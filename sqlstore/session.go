@@ -374,6 +374,11 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 		ctx.SetTransaction(nil)
 		return toSQLError(t.commit())
 	}
+	// A transaction that has used nothing yet takes its snapshot now
+	// if a DDL statement committed since (mdl.go).
+	if err := t.renewStale(); err != nil {
+		return err
+	}
 	t.beginStatement()
 	if t.locker != nil {
 		t.lockWait = sessionLockWait(ctx)

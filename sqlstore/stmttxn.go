@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-
-	"github.com/strata-db/strata/storage"
 )
 
 // The transaction a statement reads and writes through: the one GMS put in
@@ -53,10 +51,13 @@ func (s *Store) writer(ctx *sql.Context) (*txn, error) {
 	}
 	t := txnOf(ctx)
 	if t == nil || t.isDone() {
-		if t != nil && t.mdlVictim() {
-			// Rolled back by its statement's deadlock (mdl.go): the
-			// statement ends with it.
-			return nil, lockSQLError(storage.ErrDeadlock)
+		if t != nil {
+			// Rolled back by its statement's deadlock, or for a table
+			// changed after its snapshot (mdl.go): the statement ends
+			// with it.
+			if err := t.endedErr(); err != nil {
+				return nil, err
+			}
 		}
 		sess, ok := ctx.Session.(*Session)
 		if !ok || sess.store != s {

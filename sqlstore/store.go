@@ -265,6 +265,8 @@ func (s *Store) Configure(e *sqle.Engine) {
 	// Multi-row INSERTs of literals, their tuples read without the parser
 	// (insertvalues.go).
 	e.Parser = insertValuesParser{e.Parser}
+	// A procedure's write whose plan went stale runs again (rerun.go).
+	a.Runner = planRunner{a.Runner}
 }
 
 // CloseEngine stops e, an engine over the store, and closes the store. The
