@@ -40,13 +40,15 @@ import (
 // error before the first row, a closed connection for one after it.
 //
 // Anything else goes to the protocol layer as before, untouched: a
-// command that is not COM_STMT_EXECUTE or does not begin its read, a
+// command that is not COM_STMT_EXECUTE (COM_QUERY: server_text.go) or
+// does not begin its read, a
 // cursor, floating-point, date and time arguments, data sent with
 // COM_STMT_SEND_LONG_DATA, a statement the plan cache does not run, and
 // every command once the client asked for a cursor or switched to TLS.
 
-// fastExec answers the COM_STMT_EXECUTE commands of one connection that
-// its plan cache runs; it is used by the connection's reader only.
+// fastExec answers the COM_STMT_EXECUTE and COM_QUERY commands of one
+// connection that its plan cache runs; it is used by the connection's
+// reader only.
 type fastExec struct {
 	h  *handler
 	mc *mysql.Conn

@@ -185,8 +185,9 @@ type limitConn struct {
 	loginBy time.Time
 	authed  bool // the client has authenticated (admit)
 
-	// exec answers the prepared statements the plan cache runs as they
-	// are read (server_exec.go); nil: the protocol layer answers all.
+	// exec answers the prepared statements and the texts the plan cache
+	// runs as they are read (server_exec.go, server_text.go); nil: the
+	// protocol layer answers all.
 	exec *fastExec
 }
 
