@@ -129,6 +129,20 @@ func TestFastTextMatchesProtocolLayer(t *testing.T) {
 				out = append(out, fmt.Sprintf("%d.%d %s: %x", i, k, text, b))
 			}
 		}
+		// Two texts in one write: the second follows the first's
+		// answer, read behind it.
+		c.out = c.out[:0]
+		for _, text := range []string{"SELECT k FROM w WHERE id = 1", "BEGIN", "COMMIT"} {
+			n := len(text) + 1
+			c.out = append(append(c.out, byte(n), byte(n>>8), byte(n>>16), 0, 0x03), text...)
+		}
+		_, err := c.conn.Write(c.out)
+		require.NoError(t, err)
+		for k := 0; k < 3; k++ {
+			b, err := c.rawResponse()
+			require.NoError(t, err)
+			out = append(out, fmt.Sprintf("pipelined %d: %x", k, b))
+		}
 		// go-sql-driver: no CLIENT_DEPRECATE_EOF (EOF packets after
 		// the columns and at the end), with and without
 		// CLIENT_MULTI_STATEMENTS.
