@@ -40,13 +40,15 @@ import (
 // error before the first row, a closed connection for one after it.
 //
 // Anything else goes to the protocol layer as before, untouched: a
-// command that is not COM_STMT_EXECUTE or does not begin its read, a
+// command that is not COM_STMT_EXECUTE (COM_QUERY: server_text.go) or
+// does not begin its read, a
 // cursor, floating-point, date and time arguments, data sent with
 // COM_STMT_SEND_LONG_DATA, a statement the plan cache does not run, and
 // every command once the client asked for a cursor or switched to TLS.
 
-// fastExec answers the COM_STMT_EXECUTE commands of one connection that
-// its plan cache runs; it is used by the connection's reader only.
+// fastExec answers the COM_STMT_EXECUTE and COM_QUERY commands of one
+// connection that its plan cache runs; it is used by the connection's
+// reader only.
 type fastExec struct {
 	h  *handler
 	mc *mysql.Conn
@@ -58,15 +60,18 @@ type fastExec struct {
 	// The result's state, as the protocol layer keeps it per command.
 	fieldSent, finished bool
 
-	// result, made once: the callback runDirect gives results to.
-	result func(*sqltypes.Result, bool) error
+	// result and textResult, made once: the callbacks runDirect gives
+	// the results of COM_STMT_EXECUTE and of COM_QUERY to.
+	result, textResult func(*sqltypes.Result, bool) error
 
-	served atomic.Int64 // commands answered, for tests
+	served atomic.Int64 // COM_STMT_EXECUTE commands answered, for tests
+	texts  atomic.Int64 // COM_QUERY commands answered (server_text.go), for tests
 }
 
 func newFastExec(h *handler, mc *mysql.Conn) *fastExec {
 	f := &fastExec{h: h, mc: mc}
 	f.result = f.write
+	f.textResult = f.writeText
 	return f
 }
 
@@ -107,6 +112,14 @@ func (f *fastExec) exec(p []byte) (served bool, err error) {
 		return false, nil
 	}
 	f.served.Add(1)
+	return true, f.end(err)
+}
+
+// end ends the response of a command that ran, with err its error, as
+// the protocol layer ends it (an error packet when nothing was written,
+// else the end of the result's rows), and writes it; the error returned
+// ends the connection.
+func (f *fastExec) end(err error) error {
 	c := f.mc
 	if !f.fieldSent {
 		if err == nil || err == io.EOF {
@@ -116,16 +129,13 @@ func (f *fastExec) exec(p []byte) (served bool, err error) {
 	} else {
 		if err != nil {
 			// As the protocol layer does: no error can follow rows.
-			return true, fmt.Errorf("error in the middle of a result: %w", err)
+			return fmt.Errorf("error in the middle of a result: %w", err)
 		}
 		if !f.finished {
 			f.endResult(c.StatusFlags, f.h.WarningCount(c))
 		}
 	}
-	if err := f.flush(); err != nil {
-		return true, err
-	}
-	return true, nil
+	return f.flush()
 }
 
 // run runs the statement on its kept plan as ComStmtExecute would; served

@@ -43,8 +43,9 @@ type handler struct {
 	// is watched.
 	watch *peerWatcher
 
-	// noFastExec leaves every COM_STMT_EXECUTE of the connections made
-	// from now on to the protocol layer (server_exec.go), for tests.
+	// noFastExec leaves every COM_STMT_EXECUTE and COM_QUERY of the
+	// connections made from now on to the protocol layer (server_exec.go,
+	// server_text.go), for tests.
 	noFastExec atomic.Bool
 
 	running atomic.Int64  // commands being executed

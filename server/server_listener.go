@@ -185,8 +185,9 @@ type limitConn struct {
 	loginBy time.Time
 	authed  bool // the client has authenticated (admit)
 
-	// exec answers the prepared statements the plan cache runs as they
-	// are read (server_exec.go); nil: the protocol layer answers all.
+	// exec answers the prepared statements and the texts the plan cache
+	// runs as they are read (server_exec.go, server_text.go); nil: the
+	// protocol layer answers all.
 	exec *fastExec
 }
 
@@ -284,19 +285,26 @@ func (c *limitConn) Read(b []byte) (int, error) {
 }
 
 // serve answers the command b[:n] begins with when it is a
-// COM_STMT_EXECUTE the connection's fastExec answers, whole in b[:n], and
+// COM_STMT_EXECUTE or a COM_QUERY the connection's fastExec answers, whole
+// in b[:n], and
 // returns what the protocol layer reads instead: the bytes after it,
 // moved to the front of b, none when there are none (the protocol layer
 // then reads again, its read deadline set afresh).
 func (c *limitConn) serve(b []byte, n int) (int, error) {
-	if n < 5 || b[3] != 0 || b[4] != comStmtExecute || c.resultsKept.Load() || !c.loggedIn() {
+	if n < 5 || b[3] != 0 || b[4] != comStmtExecute && b[4] != comQueryByte || c.resultsKept.Load() || !c.loggedIn() {
 		return n, nil
 	}
 	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
 	if size >= maxChunk || 4+size > n {
 		return n, nil
 	}
-	served, err := c.exec.exec(b[4 : 4+size])
+	var served bool
+	var err error
+	if b[4] == comQueryByte {
+		served, err = c.exec.query(b[4 : 4+size])
+	} else {
+		served, err = c.exec.exec(b[4 : 4+size])
+	}
 	if err != nil {
 		return 0, err
 	}
