@@ -320,7 +320,9 @@ func (f *fastExec) write(qr *sqltypes.Result, _ bool) error {
 		f.fieldSent = true
 		if len(qr.Fields) == 0 {
 			f.finished = true
-			f.okPacket(0x00, qr.RowsAffected, qr.InsertID, c.StatusFlags, 0)
+			// The statement's warnings counted, as MySQL counts them
+			// (the protocol layer's COM_STMT_EXECUTE sends 0).
+			f.okPacket(0x00, qr.RowsAffected, qr.InsertID, c.StatusFlags, f.h.WarningCount(c))
 			return nil
 		}
 		f.packet(appendLenEncInt(f.start(), uint64(len(qr.Fields))))

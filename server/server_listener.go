@@ -294,6 +294,12 @@ func (c *limitConn) serve(b []byte, n int) (int, error) {
 	if n < 5 || b[3] != 0 || b[4] != comStmtExecute && b[4] != comQueryByte || c.resultsKept.Load() || !c.loggedIn() {
 		return n, nil
 	}
+	if st := c.state; st == nil || st.stmt.Load()&1 == 1 {
+		// A command is running: what it reads is its own (LOAD DATA
+		// LOCAL's file), never a command to answer beside it on the same
+		// session; the protocol layer refuses what does not belong.
+		return n, nil
+	}
 	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
 	if size >= maxChunk || 4+size > n {
 		return n, nil
