@@ -240,10 +240,12 @@ func (t *timeIntervalExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		ctx.Warn(erDatetimeFunctionOverflow, "Datetime function: time field overflow")
 		return nil, nil
 	}
-	// Each part is bounded by what an INTERVAL's number holds; a sum past
-	// the TIME range is refused before it could wrap.
-	const limit = 1 << 40
-	if abs(d.Days) > limit || abs(d.Hours) > limit || abs(d.Minutes) > limit || abs(d.Seconds) > limit || abs(d.Microseconds) > limit*1_000_000 {
+	// A part past a million days is past any TIME (838:59:59 from one
+	// past -838:59:59 is under 70 days): refused before the sum, which
+	// within these bounds cannot overflow, could wrap into the range.
+	const days = 1_000_000
+	if !within(d.Days, days) || !within(d.Hours, days*24) || !within(d.Minutes, days*24*60) ||
+		!within(d.Seconds, days*24*3600) || !within(d.Microseconds, days*24*3600*1_000_000) {
 		ctx.Warn(erDatetimeFunctionOverflow, "Datetime function: time field overflow")
 		return nil, nil
 	}
@@ -259,12 +261,8 @@ func (t *timeIntervalExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return types.Timespan(res), nil
 }
 
-func abs(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
+// within reports whether -limit <= n <= limit.
+func within(n, limit int64) bool { return n >= -limit && n <= limit }
 
 // erTruncatedWrongValue is MySQL's warning 1292, "Incorrect datetime
 // value" here.

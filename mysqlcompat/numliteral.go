@@ -98,7 +98,8 @@ func wrapDecimalLiterals(query string, st ast.Statement, err error) (ast.Stateme
 // as a fixed-point literal, which the binder rounded to the column's
 // scale (d > ? with @v = 3.499 was d > 3.50). A value of another type is
 // its literal again before index planning. The text is written back by
-// vitess only when it changed and parses again.
+// vitess only when it changed and parses again, its typed literals as
+// their CASTs.
 func keepPreparedPlaceholders(p *ast.Prepare) {
 	if !strings.Contains(p.Expr, "?") {
 		return // no placeholder, or the text of a user variable (@name)
@@ -107,6 +108,9 @@ func keepPreparedPlaceholders(p *ast.Prepare) {
 	if err != nil {
 		return
 	}
+	// vitess writes DATE '...', TIME '...' and TIMESTAMP '...' back as
+	// plain strings: their CASTs, given first, keep their types.
+	typeLiterals(p.Expr, st)
 	before := ast.String(st)
 	if _, err := wrapExactOperands(p.Expr, st, nil, true); err != nil {
 		return

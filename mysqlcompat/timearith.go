@@ -152,10 +152,14 @@ func (a *addTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 func timeValue(ctx *sql.Context, v any) (int64, bool) {
 	if s, ok := v.(string); ok {
 		// 'D hh:mm:ss', days before the time, which GMS does not read.
-		if days, rest, ok := dayPrefix(s); ok {
+		if days, rest, neg, ok := dayPrefix(s); ok {
 			ts, err := types.Time.ConvertToTimespan(rest)
 			if err == nil && ts >= 0 && days <= 34 {
-				return days*24*3_600_000_000 + int64(ts), true
+				v := days*24*3_600_000_000 + int64(ts)
+				if neg {
+					v = -v
+				}
+				return v, true
 			}
 		}
 	}
@@ -167,19 +171,23 @@ func timeValue(ctx *sql.Context, v any) (int64, bool) {
 	return int64(ts), true
 }
 
-// dayPrefix splits s, 'D rest', into its days and the rest; false if s
-// does not begin with a number of days and a space.
-func dayPrefix(s string) (days int64, rest string, ok bool) {
+// dayPrefix splits s, '[-]D rest', into its days, the rest, and whether
+// the whole is negative (its sign applies to the days and the time);
+// false if s does not begin with a number of days and a space.
+func dayPrefix(s string) (days int64, rest string, neg, ok bool) {
 	s = strings.TrimLeft(s, " ")
+	if neg = strings.HasPrefix(s, "-"); neg {
+		s = s[1:]
+	}
 	i := 0
 	for i < len(s) && i < 3 && s[i] >= '0' && s[i] <= '9' {
 		days = days*10 + int64(s[i]-'0')
 		i++
 	}
 	if i == 0 || i >= len(s) || s[i] != ' ' {
-		return 0, "", false
+		return 0, "", false, false
 	}
-	return days, strings.TrimLeft(s[i:], " "), true
+	return days, strings.TrimLeft(s[i:], " "), neg, true
 }
 
 // addToDatetime returns t plus delta microseconds, nil past the DATETIME
@@ -209,9 +217,10 @@ func addToTime(ctx *sql.Context, base, delta int64) any {
 }
 
 // hasDatePart reports whether s, an operand of ADDTIME, is a date and
-// time rather than a time: a '-' or '/' before its first space.
+// time rather than a time: a '-' or '/' before its first space, after
+// the sign of a negative time.
 func hasDatePart(s string) bool {
-	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(strings.TrimSpace(s), "-")
 	if i := strings.IndexByte(s, ' '); i >= 0 {
 		s = s[:i]
 	}
