@@ -140,6 +140,15 @@ func FuzzNormalizeInsert(f *testing.F) {
 			}
 			return true, nil
 		}, param)
+		// An integer argument carries the value, not its digits: 007 is 7.
+		_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			if v, isVal := node.(*sqlparser.SQLVal); isVal && v.Type == sqlparser.IntVal {
+				if x, err := parseDigits(string(v.Val)); err == nil {
+					v.Val = []byte(strconv.FormatInt(x, 10))
+				}
+			}
+			return true, nil
+		}, orig)
 		if got, want := sqlparser.String(param), sqlparser.String(orig); squeeze(got) != squeeze(want) {
 			t.Fatalf("%q normalized to %q reads %q, the text reads %q", q, out, got, want)
 		}
