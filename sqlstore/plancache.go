@@ -361,12 +361,14 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	// An INSERT's string values are parameterized too: its VALUES row is
 	// a prepared write's (writetemplate.go) only when every value is. So
 	// are an UPDATE's, where the template takes them as values assigned
-	// to columns (setStrings); anywhere else in it, the text is looked at
-	// again with its integers alone as arguments.
+	// to columns (setStrings), and a SELECT's compared with a column by
+	// one equality (stringtemplate.go); anywhere else in them, the text
+	// is looked at again with its integers alone as arguments.
 	first, _ := LeadingWords(query)
 	strs := strings.EqualFold(first, "insert")
 	updating := !strs && strings.EqualFold(first, "update")
-	strs = strs || updating
+	selecting := !strs && !updating && strings.EqualFold(first, "select")
+	strs = strs || updating || selecting
 	var ok bool
 	pc.norm, pc.ints, pc.vals, ok = normalizeValues(pc.norm[:0], pc.ints[:0], pc.vals[:0], query, strs)
 	if !ok {
@@ -386,7 +388,8 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 			return false
 		}
 	}
-	if updating && len(pc.vals) > len(pc.ints) && (st == nil || !setStrings(st.wr, pc.vals)) {
+	if (updating || selecting) && len(pc.vals) > len(pc.ints) &&
+		(st == nil || updating && !setStrings(st.wr, pc.vals) || selecting && (st.sel == nil || !st.sel.stringArgs())) {
 		strs, st = false, nil
 		if pc.norm, pc.ints, ok = normalize(pc.norm[:0], pc.ints[:0], query); !ok {
 			return false

@@ -84,8 +84,8 @@ func TestPlanCacheUpdateStringsSameResults(t *testing.T) {
 		for range 30 {
 			q := randomUpdate(r, cols, shapes[r.IntN(len(shapes))])
 			total++
-			got := execOutcome(t, fast, q)
-			want := execOutcome(t, ref, q)
+			got := writeOutcome(t, fast, q)
+			want := writeOutcome(t, ref, q)
 			require.Equal(t, want, got, "round %d (sql_mode '%s', names %s), %s\n%s", round, mode, names, setup[1], q)
 			if got.Err != "" {
 				failed++
@@ -100,6 +100,16 @@ func TestPlanCacheUpdateStringsSameResults(t *testing.T) {
 	require.Greater(t, hits, int64(total/10), "too few statements ran on kept plans")
 	require.Greater(t, failed, total/20, "too few statements failed")
 	require.Greater(t, warned, total/20, "too few statements warned")
+}
+
+// writeOutcome is execOutcome without the warnings of a statement that
+// failed (see selectOutcome).
+func writeOutcome(t *testing.T, c *Conn, q string) outcome {
+	o := execOutcome(t, c, q)
+	if o.Err != "" {
+		o.Warnings = nil
+	}
+	return o
 }
 
 // randomUpdate returns an UPDATE of t assigning the columns set, mostly
@@ -188,4 +198,204 @@ func TestPlanCacheUpdateStringsHit(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, entries+1+5, PlanCacheLen(c))
+}
+
+// keyLiterals are strings compared with character keys: case and accent
+// variants, trailing and leading spaces (PAD SPACE and NO PAD), strings
+// longer than the column, characters outside latin1, and literals the
+// plan cache leaves in the text.
+var keyLiterals = []string{
+	"'ab'", "'AB'", "'ab  '", "'ab\t'", "' ab'", "''", "'abcdefghijklmnopqrstuvwxyzabcdefghijklmnop'", "'ab" + strings.Repeat(" ", 40) + "'",
+	"'é'", "'E'", "'e'", "'\u20ac'", "'it''s'", "'a\\\\b'", "_latin1'ab'", "'a' 'b'", "N'ab'", "'ab' COLLATE utf8mb4_bin",
+	"'5'", "'5abc'", "'x'", "5", "NULL",
+}
+
+// keyShapes are SELECTs by a key; %[1]s is a string column with an index,
+// %[2]s a literal, %[3]s another.
+var keyShapes = []string{
+	"SELECT id FROM t WHERE %[1]s = %[2]s ORDER BY id",
+	"SELECT id, %[1]s FROM t WHERE %[1]s = %[2]s",
+	"SELECT COUNT(*), MAX(id) FROM t WHERE %[1]s = %[2]s",
+	"SELECT id FROM t WHERE %[2]s = %[1]s ORDER BY id DESC",
+	"SELECT id FROM t WHERE %[1]s IN (%[2]s, %[3]s) ORDER BY id",
+	"SELECT id FROM t WHERE %[1]s BETWEEN %[2]s AND %[3]s ORDER BY id",
+	"SELECT id FROM t WHERE %[1]s < %[2]s ORDER BY id",
+	"SELECT id FROM t WHERE %[1]s LIKE %[2]s ORDER BY id",
+	"SELECT id FROM t WHERE k = %[2]s ORDER BY id",
+	"SELECT id FROM t WHERE id = %[2]s",
+	"SELECT id, %[3]s FROM t WHERE %[1]s = %[2]s ORDER BY id",
+	"SELECT %[1]s FROM t WHERE %[1]s = %[2]s AND k = 1",
+}
+
+// TestPlanCacheSelectStringsSameResults runs text SELECTs comparing
+// columns with literals, strings among them, on a connection with the
+// plan cache (which makes a string an argument of a kept template where
+// the predicate is one equality on a character column) and one with plan
+// reuse off: rows, errors and warnings are the same, under several
+// collations of the columns and of the connection, changed between
+// executions.
+func TestPlanCacheSelectStringsSameResults(t *testing.T) {
+	d := newTestDB(t)
+	e := d.s.OpenEngine()
+	fast, ref := e.NewConn(), e.NewConn()
+	t.Cleanup(func() { _ = fast.Close(); _ = ref.Close(); _ = e.Close() })
+	ctx := context.Background()
+	require.NoError(t, fast.UseDatabase(ctx, "fs"))
+	require.NoError(t, ref.UseDatabase(ctx, "rs"))
+	_, err := ref.Exec(ctx, "SET strata_plan_reuse = OFF")
+	require.NoError(t, err)
+
+	r := rand.New(rand.NewPCG(32, 9))
+	rounds := 30
+	if testing.Short() {
+		rounds = 6
+	}
+	kinds := append([]string{"VARCHAR(12) COLLATE utf8mb4_0900_bin", "TEXT"}, func() (out []string) {
+		for _, k := range stringColumnKinds {
+			out = append(out, k.def)
+		}
+		return out
+	}()...)
+	exec := func(q string) {
+		for _, c := range []*Conn{fast, ref} {
+			_, err := c.Exec(ctx, q)
+			require.NoError(t, err, q)
+		}
+	}
+	total, warned := 0, 0
+	reused := fast.sess.plansReused.Load()
+	for round := range rounds {
+		kind := kinds[r.IntN(len(kinds))]
+		key := "s1"
+		if strings.HasPrefix(kind, "TEXT") {
+			key = "s1(8)"
+		}
+		ddl := fmt.Sprintf("CREATE TABLE t (id INT PRIMARY KEY, k INT, s1 %s, s2 VARCHAR(10), KEY k_1 (k), %s s_1 (%s))",
+			strings.Replace(kind, " NOT NULL", "", 1), []string{"KEY", "UNIQUE KEY"}[r.IntN(2)], key)
+		exec("DROP TABLE IF EXISTS t")
+		exec(ddl)
+		exec("SET sql_mode = ''")
+		exec("SET NAMES utf8mb4")
+		for id := 1; id <= 24; id++ {
+			lit := keyLiterals[r.IntN(len(keyLiterals))]
+			q := fmt.Sprintf("INSERT IGNORE INTO t VALUES (%d, %d, %s, %s)", id, id%3, lit, lit)
+			require.Equal(t, execOutcome(t, ref, q), execOutcome(t, fast, q), q)
+		}
+		mode := []string{"", "STRICT_TRANS_TABLES", "PAD_CHAR_TO_FULL_LENGTH"}[r.IntN(3)]
+		exec(fmt.Sprintf("SET sql_mode = '%s'", mode))
+		for half := range 2 {
+			names := []string{"utf8mb4", "latin1", "utf8mb4 COLLATE utf8mb4_bin", "utf8mb4 COLLATE utf8mb4_general_ci"}[r.IntN(4)]
+			exec("SET NAMES " + names)
+			shapes := []string{keyShapes[r.IntN(len(keyShapes))], keyShapes[r.IntN(len(keyShapes))], keyShapes[0]}
+			for range 30 {
+				col := []string{"s1", "s1", "s2"}[r.IntN(3)]
+				q := fmt.Sprintf(shapes[r.IntN(len(shapes))], col, keyLiterals[r.IntN(len(keyLiterals))], keyLiterals[r.IntN(len(keyLiterals))])
+				total++
+				got, want := selectOutcome(fast, q), selectOutcome(ref, q)
+				require.Equal(t, want, got, "round %d (%s, sql_mode '%s', names %s, half %d)\n%s", round, ddl, mode, names, half, q)
+				for _, w := range got.Warnings {
+					if w[0] == "warning" {
+						warned++
+						break
+					}
+				}
+			}
+		}
+	}
+	hits := fast.sess.plansReused.Load() - reused
+	t.Logf("%d statements: %d run on kept plans, %d with warnings", total, hits, warned)
+	require.Greater(t, hits, int64(total/10), "too few statements ran on kept plans")
+	require.Greater(t, warned, total/50, "too few statements warned")
+}
+
+// selectOutcome is what a query returned: its rows or error, and the
+// warnings of a query that ran (after an error, SHOW WARNINGS of a
+// statement run on a kept plan and of one planned differ, with or without
+// string arguments).
+func selectOutcome(c *Conn, q string) outcome {
+	var o outcome
+	rows, err := c.Query(context.Background(), q)
+	if err == nil {
+		var out [][]any
+		for {
+			vals, err := rows.Next()
+			if err != nil {
+				if err.Error() != "EOF" {
+					o.Err = err.Error()
+				}
+				break
+			}
+			out = append(out, append([]any(nil), vals...))
+		}
+		if err := rows.Close(); err != nil && o.Err == "" {
+			o.Err = err.Error()
+		}
+		o.Result.RowsAffected = int64(len(out))
+		o.Warnings = append(o.Warnings, out...)
+	} else {
+		o.Err = err.Error()
+	}
+	if o.Err != "" {
+		return o
+	}
+	w, err := c.Query(context.Background(), "SHOW WARNINGS")
+	if err == nil {
+		for {
+			vals, err := w.Next()
+			if err != nil {
+				break
+			}
+			o.Warnings = append(o.Warnings, append([]any{"warning"}, vals...))
+		}
+		_ = w.Close()
+	}
+	return o
+}
+
+// TestPlanCacheSelectStringsHit: a text SELECT by one equality on a
+// character key runs on one kept template whatever the string; a LIKE, a
+// string compared with an integer column, and a string ending in a space
+// do not.
+func TestPlanCacheSelectStringsHit(t *testing.T) {
+	d := newTestDB(t)
+	e := d.s.OpenEngine()
+	c := e.NewConn()
+	t.Cleanup(func() { _ = c.Close(); _ = e.Close() })
+	ctx := context.Background()
+	require.NoError(t, c.UseDatabase(ctx, "mydb"))
+	for _, q := range []string{
+		"CREATE TABLE t (id INT PRIMARY KEY, k INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, UNIQUE KEY name_1 (name), KEY k_1 (k))",
+		"INSERT INTO t VALUES (1, 1, 'bob'), (2, 2, 'Alice'), (3, 3, 'carol')",
+	} {
+		_, err := c.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	reused := func(q string) int64 {
+		t.Helper()
+		before := c.sess.plansReused.Load()
+		connRows(t, c, q)
+		return c.sess.plansReused.Load() - before
+	}
+	for _, q := range []string{"SELECT id FROM t WHERE name = 'warm'", "SELECT id FROM t WHERE name = 'up'"} {
+		connRows(t, c, q)
+	}
+	entries := PlanCacheLen(c)
+	for i, name := range []string{"bob", "ALICE", "carol", "dave", "it's", "é", ""} {
+		q := fmt.Sprintf("SELECT id FROM t WHERE name = '%s'", strings.ReplaceAll(name, "'", "''"))
+		require.Equal(t, int64(1), reused(q), "%d: %s", i, q)
+	}
+	require.Equal(t, [][]any{{int64(2)}}, connRows(t, c, "SELECT id FROM t WHERE name = 'alice'"))
+	require.Equal(t, entries, PlanCacheLen(c))
+
+	for _, q := range []string{
+		"SELECT id FROM t WHERE name LIKE 'b%'",
+		"SELECT id FROM t WHERE name = 'bob '",
+		"SELECT id FROM t WHERE k = '2'",
+		"SELECT id FROM t WHERE name = 'bob' COLLATE utf8mb4_bin",
+		"SELECT id FROM t WHERE name IN ('bob', 'carol')",
+	} {
+		for range 3 {
+			require.Zero(t, reused(q), q)
+		}
+	}
 }
