@@ -104,6 +104,7 @@ func FuzzNormalizeInsert(f *testing.F) {
 		"UPDATE sbtest1 SET c='12345-67890 abc' WHERE id=42",
 		"UPDATE t SET c = 'x', pad = 'it''s', k = -3 WHERE id = '7'",
 		"update t set c = 'a' COLLATE utf8mb4_bin, d = _latin1'b' where c = 'q' and c like 'a%'",
+		"SELECT id, k FROM t WHERE name = 'bob' AND c IN ('x', 'y''z') OR d LIKE 'p%' -- 'q'\n",
 	} {
 		f.Add(s)
 	}

@@ -210,6 +210,9 @@ var keyLiterals = []string{
 	"'5'", "'5abc'", "'x'", "5", "NULL",
 }
 
+// keyArgs are string arguments of prepared equalities on character keys.
+var keyArgs = []string{"ab", "AB", "ab  ", "ab\t", " ab", "", "é", "E", "\u20ac", "it's", "a\\b", "5", strings.Repeat("ab", 30)}
+
 // keyShapes are SELECTs by a key; %[1]s is a string column with an index,
 // %[2]s a literal, %[3]s another.
 var keyShapes = []string{
@@ -299,6 +302,12 @@ func TestPlanCacheSelectStringsSameResults(t *testing.T) {
 						break
 					}
 				}
+				// The same equality prepared, with a string argument.
+				arg := keyArgs[r.IntN(len(keyArgs))]
+				pq := fmt.Sprintf("SELECT id, k FROM t WHERE %s = ? ORDER BY id", col)
+				got, want = selectOutcome(fast, pq, Arg{Ordinal: 1, Value: arg}), selectOutcome(ref, pq, Arg{Ordinal: 1, Value: arg})
+				require.Equal(t, want, got, "round %d (%s, sql_mode '%s', names %s, half %d)\n%s with %q", round, ddl, mode, names, half, pq, arg)
+				total++
 			}
 		}
 	}
@@ -312,9 +321,9 @@ func TestPlanCacheSelectStringsSameResults(t *testing.T) {
 // warnings of a query that ran (after an error, SHOW WARNINGS of a
 // statement run on a kept plan and of one planned differ, with or without
 // string arguments).
-func selectOutcome(c *Conn, q string) outcome {
+func selectOutcome(c *Conn, q string, args ...Arg) outcome {
 	var o outcome
-	rows, err := c.Query(context.Background(), q)
+	rows, err := c.Query(context.Background(), q, args...)
 	if err == nil {
 		var out [][]any
 		for {
