@@ -34,7 +34,7 @@ import (
 //     UPDATE's where SET assigns them (setStrings).
 //   - A SELECT's plain string compared by one equality with a character
 //     key is an argument too (stringtemplate.go). Text UPDATEs by key of a
-//     changing string and SELECTs by a string key so cost 7-10x and 15-17x
+//     changing string and SELECTs by a string key so cost 6-9x and 10-17x
 //     less CPU than planned (docs/benchmarks.md, 2026-12-07).
 //   - Texts whose analyzed plan reads no table and keeps nothing between
 //     executions (cacheablePlan: constants and system variables selected

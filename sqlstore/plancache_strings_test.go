@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/stretchr/testify/require"
 )
 
@@ -405,6 +408,28 @@ func TestPlanCacheSelectStringsHit(t *testing.T) {
 	} {
 		for range 3 {
 			require.Zero(t, reused(q), q)
+		}
+	}
+}
+
+// TestConvertKey: convertKey answers as the promoted type's Convert for
+// strings of every kind, into character keys of several character sets.
+func TestConvertKey(t *testing.T) {
+	ctx := sql.NewEmptyContext()
+	for _, typ := range []sql.Type{
+		types.MustCreateString(sqltypes.VarChar, 4, sql.Collation_utf8mb4_0900_bin),
+		types.MustCreateString(sqltypes.Char, 2, sql.Collation_utf8mb4_general_ci),
+		types.MustCreateString(sqltypes.VarChar, 3, sql.Collation_latin1_swedish_ci),
+		types.CreateText(sql.Collation_utf8mb4_0900_ai_ci),
+	} {
+		typ := typ.Promote()
+		for _, s := range append([]string{"", "a", "\xff", "a\x80b", "caf\u00e9", "\u20ac", strings.Repeat("x", 300), "\x00"}, keyArgs...) {
+			want, _, err := typ.Convert(ctx, s)
+			got, ok := convertKey(ctx, typ, s)
+			require.Equal(t, err == nil && want != nil, ok, "%s: %q", typ, s)
+			if ok {
+				require.Equal(t, want, got, "%s: %q", typ, s)
+			}
 		}
 	}
 }

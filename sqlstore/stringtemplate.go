@@ -1,9 +1,12 @@
 package sqlstore
 
 import (
+	"unicode/utf8"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // String keys of plan templates. A PreparedSelect whose predicate is one
@@ -51,8 +54,8 @@ func (p *PreparedSelect) stringLookup(ctx *sql.Context, t *planTemplate, s strin
 	if len(s) > 0 && s[len(s)-1] == ' ' {
 		return sql.IndexLookup{}, false
 	}
-	k, _, err := t.typ.Convert(ctx, s)
-	if err != nil || k == nil {
+	k, ok := convertKey(ctx, t.typ, s)
+	if !ok {
 		return sql.IndexLookup{}, false
 	}
 	ranges := sql.MySQLRangeCollection{{sql.ClosedRangeColumnExpr(k, k, t.typ)}}
@@ -84,4 +87,18 @@ func (p *PreparedSelect) textColumn(n sql.Node) bool {
 		return false
 	}
 	return true
+}
+
+// convertKey returns s converted to typ, the promoted (TEXT) type of a
+// character key, as typ.Convert returns it: false when Convert fails.
+// A valid UTF-8 string no longer than the type converts to itself (GMS's
+// ConvertToBytes copies it, and checks the character set only of invalid
+// UTF-8); that is answered without Convert's four allocations.
+func convertKey(ctx *sql.Context, typ sql.Type, s string) (any, bool) {
+	if st, ok := typ.(sql.StringType); ok && st.Type() == sqltypes.Text &&
+		int64(len(s)) <= st.MaxByteLength() && utf8.ValidString(s) {
+		return s, true
+	}
+	k, _, err := typ.Convert(ctx, s)
+	return k, err == nil && k != nil
 }
