@@ -30,7 +30,12 @@ import (
 //     checks (catalog version, sql_mode, current database, arguments that
 //     fit the column).
 //   - So do texts of the shapes PreparedWrite reuses, an INSERT's plain
-//     single-quoted strings made arguments as well (valueString).
+//     single-quoted strings made arguments as well (valueString), and an
+//     UPDATE's where SET assigns them (setStrings).
+//   - A SELECT's plain string compared by one equality with a character
+//     key is an argument too (stringtemplate.go). Text UPDATEs by key of a
+//     changing string and SELECTs by a string key so cost 6-9x and 10-17x
+//     less CPU than planned (docs/benchmarks.md, 2026-12-07).
 //   - Texts whose analyzed plan reads no table and keeps nothing between
 //     executions (cacheablePlan: constants and system variables selected
 //     from no table, SET of session and user variables to constants,
@@ -359,11 +364,18 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 		return true
 	}
 	// An INSERT's string values are parameterized too: its VALUES row is
-	// a prepared write's (writetemplate.go) only when every value is.
+	// a prepared write's (writetemplate.go) only when every value is. So
+	// are an UPDATE's, where the template takes them as values assigned
+	// to columns (setStrings), and a SELECT's compared with a column by
+	// one equality (stringtemplate.go); anywhere else in them, the text
+	// is looked at again with its integers alone as arguments.
 	first, _ := LeadingWords(query)
-	inserting := strings.EqualFold(first, "insert")
+	strs := strings.EqualFold(first, "insert")
+	updating := !strs && strings.EqualFold(first, "update")
+	selecting := !strs && !updating && strings.EqualFold(first, "select")
+	strs = strs || updating || selecting
 	var ok bool
-	pc.norm, pc.ints, pc.vals, ok = normalizeValues(pc.norm[:0], pc.ints[:0], pc.vals[:0], query, inserting)
+	pc.norm, pc.ints, pc.vals, ok = normalizeValues(pc.norm[:0], pc.ints[:0], pc.vals[:0], query, strs)
 	if !ok {
 		return false
 	}
@@ -374,13 +386,35 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 			return false
 		}
 	}
+	var st *Stmt
 	if e != nil && e.kind == cacheTemplate {
-		st, err := c.parseOne(ctx, e.param)
-		if err != nil || st.sel == nil && st.wr == nil {
+		var err error
+		if st, err = c.parseOne(ctx, e.param); err != nil || st.sel == nil && st.wr == nil {
 			return false
 		}
+	}
+	if (updating || selecting) && len(pc.vals) > len(pc.ints) &&
+		(st == nil || updating && !setStrings(st.wr, pc.vals) || selecting && (st.sel == nil || !st.sel.stringArgs())) {
+		strs, st = false, nil
+		if pc.norm, pc.ints, ok = normalize(pc.norm[:0], pc.ints[:0], query); !ok {
+			return false
+		}
+		hasInts = len(pc.ints) > 0
+		if e = pc.get(pc.norm); e == nil && hasInts {
+			if e = c.learnTemplate(ctx, string(pc.norm)); e == nil {
+				return false
+			}
+		}
+		if e != nil && e.kind == cacheTemplate {
+			var err error
+			if st, err = c.parseOne(ctx, e.param); err != nil || st.sel == nil && st.wr == nil {
+				return false
+			}
+		}
+	}
+	if st != nil {
 		pc.args = pc.args[:0]
-		if inserting {
+		if strs {
 			for i, v := range pc.vals {
 				pc.args = append(pc.args, Arg{Ordinal: i + 1, Value: v})
 			}
@@ -416,6 +450,27 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 		return false
 	}
 	pc.found = resolved{fixed: e}
+	return true
+}
+
+// setStrings reports whether p, the prepared write of an UPDATE text
+// with its literals made arguments (vals, in order), takes every string
+// among them as a value it assigns to a column. A value assigned converts
+// to the column's type at execution, as INSERT's values do, whatever its
+// text; the WHERE key is the template's integer lookup, and a string
+// there is left in the text.
+func setStrings(p *PreparedWrite, vals []any) bool {
+	if p == nil || p.kind != writeUpdate {
+		return false
+	}
+	for i, v := range vals {
+		if _, isStr := v.(string); isStr {
+			a := Arg{Ordinal: i + 1}
+			if a.name() == p.where {
+				return false
+			}
+		}
+	}
 	return true
 }
 

@@ -35,6 +35,11 @@ type planTemplate struct {
 	db       string
 	sqlMode  any
 	selLimit any
+
+	// str: the lookup's argument is a string (stringtemplate.go), coll
+	// the connection's collation it was learned under.
+	str  bool
+	coll sql.CollationID
 }
 
 // learn returns n as a template, or nil when it is not one (see the top of
@@ -46,7 +51,11 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 	// Odd arguments (NULL, a string, a value outside the column's type,
 	// an empty interval) make GMS plan otherwise; they say nothing of the
 	// plan for the others.
-	if !p.argsFit(ctx, n, args) {
+	str, isStr := p.stringPoint(args)
+	if isStr && !p.textColumn(n) {
+		return nil, false
+	}
+	if !isStr && !p.argsFit(ctx, n, args) {
 		return nil, false
 	}
 	var ita *plan.IndexedTableAccess
@@ -77,18 +86,25 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 	if !isRanges || len(ranges) == 0 || !isOurs || !isTable || tbl.planPinned {
 		return nil, true
 	}
-	// The index begins with the predicate's column, an integer.
+	// The index begins with the predicate's column, an integer (or a
+	// character column, for a string argument).
 	col := index.t.schema[index.ix.cols[0]]
 	if !strings.EqualFold(col.Name, p.col) || (p.qual != "" && p.qual != strings.ToLower(ita.Name())) {
 		return nil, true
 	}
 	typ := ranges[0][0].Typ
-	if typ == nil || !types.IsInteger(typ) || typ.Type() != col.Type.Type() {
+	// GMS's ranges of a string column are of its promoted type (LONGTEXT
+	// of its collation).
+	if typ == nil || !(!isStr && types.IsInteger(typ) && typ.Type() == col.Type.Type() ||
+		isStr && textKey(col.Type) && sameLiteralType(typ, col.Type.Promote())) {
 		return nil, true
 	}
 	t = &planTemplate{
 		index: lookup.Index, typ: typ, reverse: lookup.IsReverse,
-		db: ctx.GetCurrentDatabase(),
+		db: ctx.GetCurrentDatabase(), str: isStr,
+	}
+	if isStr {
+		t.coll = ctx.GetCollation()
 	}
 	t.sqlMode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
 	t.selLimit, _ = ctx.GetSessionVariable(ctx, "sql_select_limit")
@@ -97,7 +113,12 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 	if !built {
 		return nil, false
 	}
-	myRanges, built := mine.Ranges.(*intervalRanges).mysql()
+	var myRanges sql.MySQLRangeCollection
+	if isStr {
+		myRanges = mine.Ranges.(sql.MySQLRangeCollection)
+	} else {
+		myRanges, built = mine.Ranges.(*intervalRanges).mysql()
+	}
 	if !built || !sameRanges(ctx, typ, myRanges, ranges) {
 		return nil, true
 	}
@@ -106,7 +127,7 @@ func (p *PreparedSelect) learn(ctx *sql.Context, exec sql.NodeExecBuilder, n sql
 		case *expression.GetField, *expression.Alias, *expression.Star,
 			*aggregation.Sum, *aggregation.Count, *aggregation.Min, *aggregation.Max, *aggregation.Avg, *quotaAgg:
 		case *expression.Literal:
-			ok = ok && !equalsArg(x.Value(), args)
+			ok = ok && !equalsArg(x.Value(), args) && (!isStr || x.Value() != any(str))
 		default:
 			_, keyed := mysqlcompat.KeyedColumn(x)
 			ok = ok && (keyed || mysqlcompat.IsExactAggregate(x))
@@ -267,7 +288,7 @@ func (t *planTemplate) fits(ctx *sql.Context) bool {
 		mode, _ = ctx.GetSessionVariable(ctx, "sql_mode")
 		limit, _ = ctx.GetSessionVariable(ctx, "sql_select_limit")
 	}
-	return mode == t.sqlMode && limit == t.selLimit
+	return mode == t.sqlMode && limit == t.selLimit && (!t.str || ctx.GetCollation() == t.coll)
 }
 
 // with returns the template's plan reading lookup.
@@ -330,6 +351,13 @@ func (p *PreparedSelect) intervals(args map[string]any) (set intervalSet, ok boo
 // lookup builds the lookup of one execution; ok is false when the
 // arguments leave no intervals the column's type holds (see intervals).
 func (p *PreparedSelect) lookup(ctx *sql.Context, t *planTemplate, args map[string]any) (sql.IndexLookup, bool) {
+	if t.str {
+		s, ok := p.stringPoint(args)
+		if !ok {
+			return sql.IndexLookup{}, false
+		}
+		return p.stringLookup(ctx, t, s)
+	}
 	set, ok := p.intervals(args)
 	if !ok {
 		return sql.IndexLookup{}, false

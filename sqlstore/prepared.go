@@ -75,6 +75,9 @@ type PreparedSelect struct {
 	tmpl  *planTemplate
 	tries int // executions planned in full without a template resulting
 	skips int // executions planned by GMS since the last look, past maxLearn
+	// notText: a string argument met a column that is no character
+	// column, whose string keys convert (stringtemplate.go).
+	notText bool
 
 	set  intervalSet // reused per execution
 	iter *tableIter  // the last direct execution's, when closed

@@ -1,0 +1,104 @@
+package sqlstore
+
+import (
+	"unicode/utf8"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+)
+
+// String keys of plan templates. A PreparedSelect whose predicate is one
+// equality, c = ?, and whose argument is a string, keeps a template when c
+// is a character column (CHAR, VARCHAR, TEXT: not binary, ENUM or SET)
+// that begins an index: the plan GMS made for one string, with the lookup
+// of the next execution built from its own string as GMS's index builder
+// builds it (the string converted to the column's type, one closed range
+// of that value). GMS's choice of plan depends on the string only through
+// that conversion: a string the column's type refuses (longer than the
+// column, not in its character set) makes no range and a scan, and is
+// left to GMS here too. Comparison and conversion follow the literal's
+// collation, the connection's: the template is used only under the
+// collation it was learned with. A LIKE is no such predicate: its range
+// is planned from the pattern.
+
+// stringPoint returns the argument of a predicate that is one equality
+// with a string argument.
+func (p *PreparedSelect) stringPoint(args map[string]any) (string, bool) {
+	if len(p.terms) != 1 || len(p.terms[0]) != 2 || p.nargs != 1 {
+		return "", false
+	}
+	lo, hi := p.terms[0][0], p.terms[0][1]
+	if lo.op != ">=" || hi.op != "<=" || lo.arg != hi.arg {
+		return "", false
+	}
+	s, ok := args[lo.arg].(string)
+	return s, ok
+}
+
+// stringArgs reports whether the plan cache may run texts of p's shape
+// with a string as the argument: p is a single equality, and no execution
+// found its column not to be a character column.
+func (p *PreparedSelect) stringArgs() bool {
+	return !p.notText && len(p.terms) == 1 && len(p.terms[0]) == 2 && p.nargs == 1 &&
+		p.terms[0][0].op == ">=" && p.terms[0][1].op == "<=" && p.terms[0][0].arg == p.terms[0][1].arg
+}
+
+// stringLookup returns the lookup of c = s on template t; false when the
+// column's type refuses s (GMS then plans no lookup on it), or s ends in a
+// space, which the comparison under a PAD SPACE collation drops before
+// GMS plans (mysqlcompat's trimPaddedLiterals): a plan made from another
+// literal than the text's.
+func (p *PreparedSelect) stringLookup(ctx *sql.Context, t *planTemplate, s string) (sql.IndexLookup, bool) {
+	if len(s) > 0 && s[len(s)-1] == ' ' {
+		return sql.IndexLookup{}, false
+	}
+	k, ok := convertKey(ctx, t.typ, s)
+	if !ok {
+		return sql.IndexLookup{}, false
+	}
+	ranges := sql.MySQLRangeCollection{{sql.ClosedRangeColumnExpr(k, k, t.typ)}}
+	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsReverse: t.reverse}, true
+}
+
+// textKey reports whether typ, the type of a template's lookup column, is
+// a character type whose string keys a template may take.
+func textKey(typ sql.Type) bool {
+	return types.IsTextOnly(typ)
+}
+
+// textColumn reports whether the predicate's column in the table plan n
+// reads is a character column, and remembers when it is not.
+func (p *PreparedSelect) textColumn(n sql.Node) bool {
+	var tbl *Table
+	transform.Inspect(n, func(c sql.Node) bool {
+		if tn, ok := c.(sql.TableNode); ok && tbl == nil {
+			tbl, _ = tn.UnderlyingTable().(*Table)
+		}
+		return tbl == nil
+	})
+	o := -1
+	if tbl != nil {
+		o = tbl.def.schema.IndexOfColName(p.col)
+	}
+	if o < 0 || !textKey(tbl.def.schema[o].Type) {
+		p.notText = true
+		return false
+	}
+	return true
+}
+
+// convertKey returns s converted to typ, the promoted (TEXT) type of a
+// character key, as typ.Convert returns it: false when Convert fails.
+// A valid UTF-8 string no longer than the type converts to itself (GMS's
+// ConvertToBytes copies it, and checks the character set only of invalid
+// UTF-8); that is answered without Convert's four allocations.
+func convertKey(ctx *sql.Context, typ sql.Type, s string) (any, bool) {
+	if st, ok := typ.(sql.StringType); ok && st.Type() == sqltypes.Text &&
+		int64(len(s)) <= st.MaxByteLength() && utf8.ValidString(s) {
+		return s, true
+	}
+	k, _, err := typ.Convert(ctx, s)
+	return k, err == nil && k != nil
+}
