@@ -742,7 +742,7 @@ func (t *txn) mdlVictim() bool {
 
 // lockForRead takes a shared-read lock on the table for a statement that
 // reads it inside a transaction, held to the transaction's end, as MySQL
-// takes SHARED_READ: a DDL statement on a table a transaction has read
+// takes SHARED_READ (SHARED_WRITE for FOR UPDATE): a DDL statement on a table a transaction has read
 // waits for the transaction. Without it the DDL ran under the
 // transaction, whose later UPDATE of the table then matched nothing (the
 // rows it had read were rewritten under another table ID) or whose commit
@@ -755,13 +755,23 @@ func (t *txn) mdlVictim() bool {
 // transaction locked last costs one atomic load; others in a transaction
 // a look at the transaction's locks.
 func (t *Table) lockForRead(ctx *sql.Context, tx *txn) error {
-	if tx.sess == nil || tx.mdl.last.Load() == t.def.id {
+	if tx.sess == nil {
 		return nil
 	}
 	if sess, ok := ctx.Session.(*Session); !ok || sess.Autocommitting(ctx) {
 		return nil
 	}
-	waited, err := tx.lockTable(ctx, t.def, mdlSharedRead, false)
+	// SELECT ... FOR UPDATE takes SHARED_WRITE, as MySQL's does: it is to
+	// write what it read, so an index build (SHARED_NO_WRITE) waits for it
+	// as for a writer. The last table's shortcut holds only for a plain
+	// read, whose SHARED_READ every lock covers.
+	mode := mdlSharedRead
+	if sl := stmtLockingOf(ctx); sl.locking && sl.lock.opts.Mode == storage.LockExclusive {
+		mode = mdlSharedWrite
+	} else if tx.mdl.last.Load() == t.def.id {
+		return nil
+	}
+	waited, err := tx.lockTable(ctx, t.def, mode, false)
 	if err != nil || !waited {
 		return err
 	}

@@ -878,3 +878,35 @@ func TestConsistentSnapshotKeptAcrossDDL(t *testing.T) {
 	_, err = lq(d, b, "ROLLBACK")
 	require.NoError(t, err)
 }
+
+// TestForUpdateTakesSharedWrite: SELECT ... FOR UPDATE in a transaction
+// takes SHARED_WRITE on its table, as MySQL's does (a plain read
+// SHARED_READ, which FOR UPDATE raises on a table already read): an index
+// build, which keeps writers out, then waits for the transaction.
+func TestForUpdateTakesSharedWrite(t *testing.T) {
+	d, a, b := twoSessions(t)
+	locks := func() string {
+		return fmt.Sprint(d.exec("SELECT OBJECT_NAME, LOCK_TYPE, LOCK_STATUS FROM performance_schema.metadata_locks"))
+	}
+	mustRun := func(ctx *sql.Context, q string) {
+		_, err := lq(d, ctx, q)
+		require.NoError(t, err, q)
+	}
+	mustRun(a, "START TRANSACTION")
+	mustRun(a, "SELECT * FROM t WHERE id = 1")
+	require.Equal(t, "[[t SHARED_READ GRANTED]]", locks())
+	mustRun(a, "SELECT * FROM t WHERE id = 1 FOR SHARE")
+	require.Equal(t, "[[t SHARED_READ GRANTED]]", locks())
+	mustRun(a, "SELECT * FROM t WHERE id = 1 FOR UPDATE")
+	require.Equal(t, "[[t SHARED_WRITE GRANTED]]", locks())
+	mustRun(b, "SET lock_wait_timeout = 1")
+	_, err := lq(d, b, "CREATE INDEX ix ON t (v, id)")
+	require.Equal(t, mysql.ERLockWaitTimeout, sqlErrNum(err), "%v", err)
+	mustRun(a, "COMMIT")
+
+	mustRun(a, "START TRANSACTION")
+	mustRun(a, "SELECT * FROM t WHERE id = 2 FOR UPDATE")
+	require.Equal(t, "[[t SHARED_WRITE GRANTED]]", locks())
+	mustRun(a, "ROLLBACK")
+	require.Equal(t, "[]", locks())
+}
