@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
 // The transaction a statement reads and writes through: the one GMS put in
@@ -83,4 +85,35 @@ func (t *txn) isDone() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.done
+}
+
+// triggerFlags returns the query flags for rowexec.FinalizeIters of a
+// plan run without GMS's QueryWithBindings (kept plans and templates):
+// QFlagTrigger when the plan fires triggers, else none. Under it GMS puts
+// a savepoint before the statement and rolls back to it when the
+// statement fails, which is what undoes the writes of a failed statement
+// made outside the table editor whose iterator saw the error: an AFTER
+// trigger's failure is seen above the triggering statement's editor,
+// which would otherwise complete its statement with its row written.
+// Binding sets the flag as it applies the triggers; a kept plan does not
+// keep the flags, so they are read again from the plan.
+func triggerFlags(n sql.Node) *sql.QueryFlags {
+	if !firesTriggers(n) {
+		return nil
+	}
+	flags := new(sql.QueryFlags)
+	flags.Set(sql.QFlagTrigger)
+	return flags
+}
+
+// firesTriggers reports whether the plan n runs a trigger.
+func firesTriggers(n sql.Node) bool {
+	found := false
+	transform.Inspect(n, func(n sql.Node) bool {
+		if _, ok := n.(*plan.TriggerExecutor); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
