@@ -121,6 +121,25 @@ func TestFailedStatementUndone(t *testing.T) {
 			errNum: 1452,
 		},
 		{
+			name: "insert, foreign key in a trigger block",
+			setup: []string{tables, "CREATE TABLE parent (id INT PRIMARY KEY)", "INSERT INTO parent VALUES (1)",
+				"CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))",
+				"CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW BEGIN INSERT INTO log VALUES (NEW.id); IF NEW.k > 0 THEN INSERT INTO child VALUES (NEW.id, NEW.k); END IF; END"},
+			earlier: "INSERT INTO t VALUES (1#, 1)",
+			stmt:    "INSERT INTO t VALUES (5, 99)", prep: "INSERT INTO t VALUES (?, ?)", args: []any{int64(5), int64(99)},
+			errNum: 1452,
+		},
+		{
+			name: "delete, foreign key action in a trigger block",
+			setup: []string{tables, "CREATE TABLE parent (id INT PRIMARY KEY)", "INSERT INTO parent VALUES (1), (2), (3), (4), (5)",
+				"CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id) ON DELETE CASCADE)",
+				"INSERT INTO child VALUES (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)", deleteRows,
+				"CREATE TRIGGER tr AFTER DELETE ON t FOR EACH ROW BEGIN DELETE FROM parent WHERE id = OLD.id - 99; INSERT INTO log VALUES (OLD.k); END"},
+			earlier: "DELETE FROM t WHERE id = 10#",
+			stmt:    "DELETE FROM t WHERE id = 1", prep: "DELETE FROM t WHERE id = ?", args: []any{int64(1)},
+			errNum: dupEntry,
+		},
+		{
 			name: "insert, signal in the trigger",
 			setup: []string{tables,
 				"CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW BEGIN INSERT INTO log VALUES (NEW.id); IF NEW.k < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'; END IF; END"},
@@ -171,7 +190,7 @@ func TestFailedStatementUndone(t *testing.T) {
 						state := func(cn *Conn) string {
 							t.Helper()
 							var b strings.Builder
-							for _, tbl := range []string{"t", "log", "log2", "child"} {
+							for _, tbl := range []string{"t", "log", "log2", "parent", "child"} {
 								r, err := cn.Query(ctx, "SELECT * FROM "+tbl+" ORDER BY id")
 								if err != nil {
 									continue // the case has no such table
