@@ -247,3 +247,39 @@ func TestFailedStatementUndone(t *testing.T) {
 		}
 	}
 }
+
+// TestFiresTriggers: triggerFlags finds the trigger executors of a plan,
+// above the statement (AFTER) and in its source (BEFORE), and looks at a
+// kept write's or read's plan without allocating: it runs for every
+// execution of a kept plan.
+func TestFiresTriggers(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT)")
+	d.exec("CREATE TABLE u (id INT PRIMARY KEY, k INT)")
+	d.exec("CREATE TABLE log (id INT PRIMARY KEY)")
+	d.exec("CREATE TRIGGER ua AFTER INSERT ON u FOR EACH ROW INSERT INTO log VALUES (NEW.k)")
+	d.exec("CREATE TRIGGER ub BEFORE UPDATE ON u FOR EACH ROW INSERT INTO log VALUES (NEW.k)")
+	d.exec("CREATE TRIGGER uc BEFORE DELETE ON u FOR EACH ROW INSERT INTO log VALUES (OLD.k)")
+	d.exec("CREATE TABLE v (id INT PRIMARY KEY, k INT)")
+	d.exec("CREATE TRIGGER vb BEFORE INSERT ON v FOR EACH ROW SET NEW.k = NEW.k + 1")
+	for _, c := range []struct {
+		q        string
+		triggers bool
+	}{
+		{"INSERT INTO t VALUES (1, 2)", false},
+		{"UPDATE t SET k = 1 WHERE id = 1", false},
+		{"DELETE FROM t WHERE id = 1", false},
+		{"SELECT t.k FROM t JOIN log ON t.id = log.id WHERE t.k > 1 ORDER BY t.k LIMIT 3", false},
+		{"INSERT INTO u VALUES (1, 2)", true},
+		{"UPDATE u SET k = 1 WHERE id = 1", true},
+		{"DELETE FROM u WHERE id = 1", true},
+		{"INSERT INTO v VALUES (1, 2)", true},
+	} {
+		n, err := d.e.AnalyzeQuery(d.ctx, c.q)
+		require.NoError(t, err, c.q)
+		require.Equal(t, c.triggers, triggerFlags(n) != nil, c.q)
+		if !c.triggers {
+			require.Zero(t, testing.AllocsPerRun(10, func() { triggerFlags(n) }), c.q)
+		}
+	}
+}

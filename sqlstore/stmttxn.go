@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
 // The transaction a statement reads and writes through: the one GMS put in
@@ -106,14 +105,71 @@ func triggerFlags(n sql.Node) *sql.QueryFlags {
 	return flags
 }
 
-// firesTriggers reports whether the plan n runs a trigger.
+// firesTriggers reports whether the plan n runs a trigger: an AFTER
+// trigger's executor is above the statement, a BEFORE trigger's in its
+// source (an INSERT's, which is not among its children) or child. It
+// follows the single child of the nodes of a kept write's plan by their
+// fields and sql.UnaryNode, which allocates nothing (Children makes a
+// slice), and other nodes through Children.
 func firesTriggers(n sql.Node) bool {
-	found := false
-	transform.Inspect(n, func(n sql.Node) bool {
-		if _, ok := n.(*plan.TriggerExecutor); ok {
-			found = true
+	for n != nil {
+		switch x := n.(type) {
+		case *plan.TriggerExecutor:
+			return true
+		case *plan.InsertInto:
+			n = x.Source
+			continue
+		case *plan.Update:
+			n = x.Child
+			continue
+		case *plan.DeleteFrom:
+			if x.HasExplicitTargets() {
+				break
+			}
+			n = x.Child
+			continue
+		case *plan.UpdateSource:
+			n = x.Child
+			continue
+		case *plan.Project:
+			n = x.Child
+			continue
+		case *plan.Filter:
+			n = x.Child
+			continue
+		case *plan.Limit:
+			n = x.Child
+			continue
+		case *plan.Sort:
+			n = x.Child
+			continue
+		case *plan.TopN:
+			n = x.Child
+			continue
+		case *plan.GroupBy:
+			n = x.Child
+			continue
+		case *plan.TableAlias:
+			n = x.Child
+			continue
+		case *plan.JoinNode:
+			if firesTriggers(x.Left()) {
+				return true
+			}
+			n = x.Right()
+			continue
+		case *plan.ResolvedTable, *plan.IndexedTableAccess, *plan.Values:
+			return false
+		case sql.UnaryNode:
+			n = x.Child()
+			continue
 		}
-		return !found
-	})
-	return found
+		for _, c := range n.Children() {
+			if firesTriggers(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
