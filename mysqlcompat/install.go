@@ -43,6 +43,9 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.QuoteDefaultColumnValueNamesId }, func(quote analyzer.RuleFunc) analyzer.RuleFunc {
 		return ChainRules(slices.Concat([]analyzer.RuleFunc{quote}, rules, []analyzer.RuleFunc{refuseSetDefault})...)
 	})
+	// The statements of a BEGIN ... END trigger body get their foreign
+	// keys (triggerfks.go).
+	WrapRule(a, func(id analyzer.RuleId) bool { return id.String() == "applyForeignKeys" }, triggerBlockForeignKeys)
 	// MIN and MAX of a primary key answer one row over no rows
 	// (minmaxkey.go): before GMS's replaceAgg, in the once-before batch,
 	// inside a rule GMS knows; and LIKE over PAD SPACE strings kept from

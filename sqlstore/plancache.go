@@ -654,7 +654,7 @@ func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reus
 	}
 	iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
 	if err == nil {
-		iter, schema, err = rowexec.FinalizeIters(ctx, n, nil, iter)
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, triggerFlags(n), iter)
 	}
 	if err != nil {
 		clearAutocommit(ctx)

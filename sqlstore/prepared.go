@@ -359,7 +359,7 @@ func (p *PreparedSelect) run(ctx *sql.Context, e *sqle.Engine, query string, bui
 		iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
 	}
 	if err == nil {
-		iter, schema, err = rowexec.FinalizeIters(ctx, n, nil, iter)
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, triggerFlags(n), iter)
 	}
 	if err != nil {
 		clearAutocommit(ctx)

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 )
 
 // The transaction a statement reads and writes through: the one GMS put in
@@ -83,4 +84,92 @@ func (t *txn) isDone() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.done
+}
+
+// triggerFlags returns the query flags for rowexec.FinalizeIters of a
+// plan run without GMS's QueryWithBindings (kept plans and templates):
+// QFlagTrigger when the plan fires triggers, else none. Under it GMS puts
+// a savepoint before the statement and rolls back to it when the
+// statement fails, which is what undoes the writes of a failed statement
+// made outside the table editor whose iterator saw the error: an AFTER
+// trigger's failure is seen above the triggering statement's editor,
+// which would otherwise complete its statement with its row written.
+// Binding sets the flag as it applies the triggers; a kept plan does not
+// keep the flags, so they are read again from the plan.
+func triggerFlags(n sql.Node) *sql.QueryFlags {
+	if !firesTriggers(n) {
+		return nil
+	}
+	flags := new(sql.QueryFlags)
+	flags.Set(sql.QFlagTrigger)
+	return flags
+}
+
+// firesTriggers reports whether the plan n runs a trigger: an AFTER
+// trigger's executor is above the statement, a BEFORE trigger's in its
+// source (an INSERT's, which is not among its children) or child. It
+// follows the single child of the nodes of a kept write's plan by their
+// fields and sql.UnaryNode, which allocates nothing (Children makes a
+// slice), and other nodes through Children.
+func firesTriggers(n sql.Node) bool {
+	for n != nil {
+		switch x := n.(type) {
+		case *plan.TriggerExecutor:
+			return true
+		case *plan.InsertInto:
+			n = x.Source
+			continue
+		case *plan.Update:
+			n = x.Child
+			continue
+		case *plan.DeleteFrom:
+			if x.HasExplicitTargets() {
+				break
+			}
+			n = x.Child
+			continue
+		case *plan.UpdateSource:
+			n = x.Child
+			continue
+		case *plan.Project:
+			n = x.Child
+			continue
+		case *plan.Filter:
+			n = x.Child
+			continue
+		case *plan.Limit:
+			n = x.Child
+			continue
+		case *plan.Sort:
+			n = x.Child
+			continue
+		case *plan.TopN:
+			n = x.Child
+			continue
+		case *plan.GroupBy:
+			n = x.Child
+			continue
+		case *plan.TableAlias:
+			n = x.Child
+			continue
+		case *plan.JoinNode:
+			if firesTriggers(x.Left()) {
+				return true
+			}
+			n = x.Right()
+			continue
+		case *plan.ResolvedTable, *plan.IndexedTableAccess, *plan.Values:
+			return false
+		case sql.UnaryNode:
+			n = x.Child()
+			continue
+		}
+		for _, c := range n.Children() {
+			if firesTriggers(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }

@@ -30,9 +30,11 @@ var _ sql.Transaction = (*txn)(nil)
 // Statement atomicity: the session marks the writes at the start of every
 // statement (beginStatement) and every table editor marks them again at
 // StatementBegin; a failed statement, or a failed row of INSERT IGNORE, rolls
-// the writes back to the mark (storage.Txn.RollbackTo). Row-count deltas,
-// table creations and drops and post-commit work are logged in slices that
-// roll back with the writes.
+// the writes back to the mark (storage.Txn.RollbackTo). A statement that
+// fires triggers also runs under GMS's savepoint (triggerFlags), since a
+// trigger's failure reaches no editor of the statement's own table.
+// Row-count deltas, table creations and drops and post-commit work are
+// logged in slices that roll back with the writes.
 type txn struct {
 	store    *Store
 	sess     *Session // nil for internal read-only views

@@ -953,7 +953,7 @@ func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, exec sql.NodeExecB
 		iter, err = exec.Build(ctx, n, nil)
 	}
 	if err == nil {
-		iter, schema, err = rowexec.FinalizeIters(ctx, n, nil, iter)
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, triggerFlags(n), iter)
 	}
 	if err != nil {
 		clearAutocommit(ctx)
