@@ -256,37 +256,8 @@ func normalizeNegativeZero(v any) any {
 func (p *PreparedWrite) runInsertDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemplate, query string) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	d := t.insert
-	if err := startStatement(ctx); err != nil {
+	if err := startDirect(ctx, e, t.version, d.check, d.ed, d.def, query); err != nil {
 		return nil, nil, err
-	}
-	tx := txnOf(ctx)
-	if tx == nil {
-		return nil, nil, errStalePlan
-	}
-	if v, current := tx.catalogVersion(); !current || v != t.version {
-		return nil, nil, errStalePlan
-	}
-	if e.IsReadOnly() || e.IsServerLocked {
-		clearAutocommit(ctx)
-		return nil, nil, StatementError(query, sql.ErrReadOnly.New())
-	}
-	if d.check != nil {
-		if err := d.check(ctx); err != nil {
-			clearAutocommit(ctx)
-			return nil, nil, StatementError(query, err)
-		}
-	}
-	// The editor bound to the transaction, as GMS's editor binds it when
-	// the plan is built: a READ ONLY transaction's error first, then the
-	// table's SHARED_WRITE metadata lock (mdl.go).
-	d.ed.retryLock()
-	if err := d.ed.bind(ctx); err != nil {
-		clearAutocommit(ctx)
-		return nil, nil, StatementError(query, err)
-	}
-	if d.ed.def != d.def {
-		// The definition changed while its lock was waited for.
-		return nil, nil, errStalePlan
 	}
 	it := &d.iter
 	if it.busy() {

@@ -234,43 +234,12 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 		// A statement text read otherwise than as an UPDATE or DELETE.
 		return nil, nil, errNotDirect
 	}
-	if err := startStatement(ctx); err != nil {
-		return nil, nil, err
-	}
-	tx := txnOf(ctx)
-	if tx == nil {
-		return nil, nil, errStalePlan
-	}
-	if v, current := tx.catalogVersion(); !current || v != t.version {
-		return nil, nil, errStalePlan
-	}
 	v, ok := literalInt(p.lits[len(p.lits)-1].Value())
 	if !ok || !intFits(ctx, t.typ, v) {
 		return nil, nil, errStalePlan
 	}
-	if e.IsReadOnly() || e.IsServerLocked {
-		clearAutocommit(ctx)
-		return nil, nil, StatementError(query, sql.ErrReadOnly.New())
-	}
-	if d.check != nil {
-		// The executor's checks, as building the plan makes them (the
-		// server's read_only), before any row is touched.
-		if err := d.check(ctx); err != nil {
-			clearAutocommit(ctx)
-			return nil, nil, StatementError(query, err)
-		}
-	}
-	// The editor bound to the transaction, as planning and GMS's editor
-	// would bind it before any row is read: a READ ONLY transaction's
-	// error first, then the table's SHARED_WRITE metadata lock (mdl.go).
-	d.ed.retryLock()
-	if err := d.ed.bind(ctx); err != nil {
-		clearAutocommit(ctx)
-		return nil, nil, StatementError(query, err)
-	}
-	if d.ed.def != d.def {
-		// The definition changed while its lock was waited for.
-		return nil, nil, errStalePlan
+	if err := startDirect(ctx, e, t.version, d.check, d.ed, d.def, query); err != nil {
+		return nil, nil, err
 	}
 	it := &d.iter
 	if it.busy() {
@@ -285,6 +254,47 @@ func (p *PreparedWrite) runDirect(ctx *sql.Context, e *sqle.Engine, t *writeTemp
 	*rec = recoveringIter{RowIter: it, query: query}
 	d.tbl.store.directWrites.Add(1)
 	return types.OkResultSchema, rec, nil
+}
+
+// startDirect begins a direct write's statement (this file's, and
+// insertdirect.go's) as building its plan would: the statement started,
+// the plan checked to serve the transaction's catalog (errStalePlan: the
+// execution is planned afresh), the engine's read-only state and the
+// executor's checks (the server's read_only) before any row is touched,
+// then the table's editor bound as planning and GMS's editor bind it: a
+// READ ONLY transaction's error first, then the table's SHARED_WRITE
+// metadata lock (mdl.go), after which the definition locked must be the
+// one the plan was made for.
+func startDirect(ctx *sql.Context, e *sqle.Engine, version uint64, check func(*sql.Context) error, ed *editor, def *tableDef, query string) error {
+	if err := startStatement(ctx); err != nil {
+		return err
+	}
+	tx := txnOf(ctx)
+	if tx == nil {
+		return errStalePlan
+	}
+	if v, current := tx.catalogVersion(); !current || v != version {
+		return errStalePlan
+	}
+	if e.IsReadOnly() || e.IsServerLocked {
+		clearAutocommit(ctx)
+		return StatementError(query, sql.ErrReadOnly.New())
+	}
+	if check != nil {
+		if err := check(ctx); err != nil {
+			clearAutocommit(ctx)
+			return StatementError(query, err)
+		}
+	}
+	ed.retryLock()
+	if err := ed.bind(ctx); err != nil {
+		clearAutocommit(ctx)
+		return StatementError(query, err)
+	}
+	if ed.def != def {
+		return errStalePlan // changed while its lock was waited for
+	}
+	return nil
 }
 
 // DirectWrites returns how many executions of kept UPDATEs and DELETEs by
