@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -317,4 +319,53 @@ func BenchmarkWireServer(b *testing.B) {
 		}
 		return c.execute(ins, id, id*7919%rows, id, id)
 	}, 0)
+}
+
+// BenchmarkWireServerInsertClients runs sysbench's oltp_insert statement
+// (text, autocommit, 0 for the auto-increment key, a secondary index) from
+// -wire.clients raw clients at once (8 when the flag is left at 1), as
+// sysbench's --threads: where concurrent inserts wait shows in its block
+// and mutex profiles:
+//
+//	go test ./server -run '^$' -bench WireServerInsertClients -blockprofile block.prof -mutexprofile mu.prof
+func BenchmarkWireServerInsertClients(b *testing.B) {
+	ctx := context.Background()
+	s, err := Start(Config{Data: b.TempDir(), Listen: "127.0.0.1:0", User: "root", Password: "pw", NoSync: true})
+	require.NoError(b, err)
+	defer func() { require.NoError(b, s.Shutdown(ctx)) }()
+	n := *wireClients
+	if n <= 1 {
+		n = 8
+	}
+	// RunParallel runs parallelism*GOMAXPROCS goroutines, each with its
+	// own client.
+	par := (n + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0)
+	n = par * runtime.GOMAXPROCS(0)
+	clients := make([]*rawClient, n)
+	for i := range clients {
+		clients[i] = newRawClient(b, s.Addr())
+		defer clients[i].close()
+	}
+	_, err = clients[0].query([]byte("CREATE TABLE sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k))"))
+	require.NoError(b, err)
+	cval := strings.Repeat("1234567890-", 10)
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(par)
+	var taken atomic.Int64
+	defer reportCPU(b)()
+	b.RunParallel(func(pb *testing.PB) {
+		c := clients[taken.Add(1)-1]
+		var q []byte
+		for pb.Next() {
+			i := next.Add(1)
+			q = append(q[:0], "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, "...)
+			q = strconv.AppendInt(q, i*7919%100000, 10)
+			q = append(append(append(q, ", '"...), cval...), "', 'pad')"...)
+			if _, err := c.query(q); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
