@@ -137,3 +137,54 @@ func TestTxnStmtOpenResult(t *testing.T) {
 		require.Len(t, queryResult(t, c, "SELECT id FROM t").rows, 2)
 	}
 }
+
+// TestTxnStmtFailedCommit: a COMMIT on a kept plan that loses an
+// optimistic transaction's conflict fails as a planned one does (1213),
+// and leaves the session outside any transaction, its writes not applied
+// and its next write committed on its own.
+func TestTxnStmtFailedCommit(t *testing.T) {
+	ctx := context.Background()
+	st, _, err := kvstore.Open(t.TempDir(), &kvstore.Options{NoSync: true})
+	require.NoError(t, err)
+	e := st.OpenEngine()
+	cached, planned, other := e.NewConn(), e.NewConn(), e.NewConn()
+	t.Cleanup(func() {
+		require.NoError(t, cached.Close())
+		require.NoError(t, planned.Close())
+		require.NoError(t, other.Close())
+		require.NoError(t, e.Close())
+	})
+	for _, c := range []*sqlstore.Conn{cached, planned, other} {
+		require.NoError(t, c.UseDatabase(ctx, "f"))
+		_, err := c.Exec(ctx, "SET strata_txn_mode = 'optimistic'")
+		require.NoError(t, err)
+	}
+	_, err = other.Exec(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	require.NoError(t, err)
+	_, err = other.Exec(ctx, "INSERT INTO t VALUES (1, 0), (2, 0)")
+	require.NoError(t, err)
+	_, err = planned.Exec(ctx, "SET strata_plan_reuse = OFF")
+	require.NoError(t, err)
+	var errs []string
+	for i, c := range []*sqlstore.Conn{cached, planned, cached, planned} {
+		id := 1 + i/2 // each row once on each connection
+		for _, q := range []string{"BEGIN", fmt.Sprintf("UPDATE t SET v = v + 1 WHERE id = %d", id)} {
+			_, err := c.Exec(ctx, q)
+			require.NoError(t, err, q)
+		}
+		_, err := other.Exec(ctx, fmt.Sprintf("UPDATE t SET v = v + 100 WHERE id = %d", id))
+		require.NoError(t, err)
+		_, err = c.Exec(ctx, "COMMIT")
+		require.Error(t, err)
+		errs = append(errs, err.Error())
+		require.False(t, c.HoldsTransaction())
+		_, err = c.Exec(ctx, fmt.Sprintf("UPDATE t SET v = v + 10000 WHERE id = %d", id))
+		require.NoError(t, err)
+	}
+	require.Equal(t, errs[0], errs[1])
+	require.Equal(t, errs[2], errs[3])
+	require.Contains(t, errs[0], "1213")
+	// Two conflicts lost and two autocommit writes applied on each row.
+	require.Equal(t, [][]any{{int64(1), int64(20200)}, {int64(2), int64(20200)}},
+		queryResult(t, other, "SELECT id, v FROM t ORDER BY id").rows)
+}
