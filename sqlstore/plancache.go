@@ -40,7 +40,8 @@ import (
 //     executions (cacheablePlan: constants and system variables selected
 //     from no table, SET of session and user variables to constants,
 //     BEGIN, COMMIT, ROLLBACK) keep that plan, and later executions only
-//     build its iterators (a SELECT not even those: constselect.go). The
+//     build its iterators (a SELECT not even those: constselect.go;
+//     BEGIN, COMMIT and ROLLBACK neither: txnstmt.go). The
 //     plan holds the literals as bound under the session's variables
 //     (sql_mode, the connection's collation), so it is used only while
 //     they are unchanged (Session.varsGen) and in the same current
@@ -80,6 +81,7 @@ type cachedPlan struct {
 	node     sql.Node
 	isSelect bool
 	consts   *constSelect // a SELECT of constants from no table, or nil
+	txn      *txnStmt     // BEGIN, COMMIT or ROLLBACK, or nil
 	db       string
 	varsGen  uint64
 	// Of a cacheTemplate entry: the parameterized text.
@@ -483,6 +485,8 @@ func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.Row
 		return f.stmt.startIn(sctx, f.args)
 	case f.fixed != nil && f.fixed.consts != nil:
 		return f.fixed.consts.run(sctx, c, query, !f.planned)
+	case f.fixed != nil && f.fixed.txn != nil:
+		return f.fixed.txn.run(sctx, c, query, !f.planned)
 	case f.fixed != nil:
 		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect, !f.planned)
 	}
@@ -533,6 +537,8 @@ func (c *Conn) learnFixed(sctx *sql.Context, query string) *cachedPlan {
 	e.isSelect = plan.NodeRepresentsSelect(n)
 	if e.isSelect {
 		e.consts = newConstSelect(n)
+	} else {
+		e.txn = newTxnStmt(n)
 	}
 	return e
 }

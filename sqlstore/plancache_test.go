@@ -304,7 +304,7 @@ func TestStatementFloorAllocs(t *testing.T) {
 			return rows.Close()
 		}},
 		{"set", 19, func() error { _, err := c.Exec(ctx, "SET @floor = 1"); return err }},
-		{"begin_commit", 32, func() error {
+		{"begin_commit", 4, func() error {
 			if _, err := c.Exec(ctx, "BEGIN"); err != nil {
 				return err
 			}

@@ -1,0 +1,163 @@
+package sqlstore
+
+import (
+	"io"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+)
+
+// BEGIN (START TRANSACTION, with READ ONLY, READ WRITE or WITH CONSISTENT
+// SNAPSHOT), COMMIT and ROLLBACK are kept by the plan cache with their
+// analyzed plan, one node. Building GMS's iterators for it at every
+// execution (the node's, then the commit, process-list and
+// expression-closer wrappers, and the walks of the plan they make) cost
+// about twice what the transaction's own work does, and the planned path
+// begins a transaction for the statement before it runs, which BEGIN then
+// commits, empty, and COMMIT or ROLLBACK ends at once. A txnStmt does the
+// node's work itself.
+//
+// What the planned path does that a reader could see is done here too, in
+// its order: Questions counted, the session validated (a parked or idle
+// transaction taken up or rolled back), the warnings cleared; BEGIN
+// commits the open transaction and begins one that autocommit leaves
+// open; COMMIT and ROLLBACK end the open one and leave the session in
+// autocommit mode; at Close ROW_COUNT is set to -1 and FOUND_ROWS to 0
+// (GMS counts these statements as selects of no rows), the statement is
+// ended in the process list. The one thing skipped is the statement's own
+// transaction, begun when none is open and ended, with nothing read or
+// written in it, by the statement itself. GMS counts no Com_begin,
+// Com_commit or Com_rollback, and neither does this.
+// TestTxnStmtMatchesPlanned compares the two.
+
+// txnOp is what a transaction statement does.
+type txnOp uint8
+
+const (
+	txnBegin txnOp = iota + 1
+	txnCommit
+	txnRollback
+)
+
+// txnStmt is the kept plan of BEGIN, COMMIT or ROLLBACK. It belongs to one
+// connection's plan cache: not safe for concurrent use.
+type txnStmt struct {
+	op   txnOp
+	char sql.TransactionCharacteristic // BEGIN's
+	iter *txnStmtIter                  // the last execution's, when closed
+}
+
+// newTxnStmt returns the txnStmt of an analyzed plan that is a
+// StartTransaction, Commit or Rollback node, or nil.
+func newTxnStmt(n sql.Node) *txnStmt {
+	switch n := n.(type) {
+	case *plan.StartTransaction:
+		return &txnStmt{op: txnBegin, char: n.TransChar}
+	case *plan.Commit:
+		return &txnStmt{op: txnCommit}
+	case *plan.Rollback:
+		return &txnStmt{op: txnRollback}
+	}
+	return nil
+}
+
+// run executes the statement, as runPlan would execute the kept plan;
+// reused counts it in Strata_plans_reused. The work is done here; the
+// iterator returns no rows and ends the statement at Close.
+func (ts *txnStmt) run(ctx *sql.Context, c *Conn, query string, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
+	defer recoverInto(&err, query)
+	countStatus(ctx, statusQuestions)
+	if err := ctx.Session.ValidateSession(ctx); err != nil {
+		return nil, nil, StatementError(query, err)
+	}
+	ctx.ClearWarnings()
+	if err := ts.apply(ctx); err != nil {
+		clearAutocommit(ctx)
+		return nil, nil, StatementError(query, err)
+	}
+	ti := ts.iter
+	if ti == nil || !ti.closed {
+		ti = &txnStmtIter{} // the kept one is still open
+	}
+	ts.iter = nil
+	*ti = txnStmtIter{owner: ts, query: query}
+	if reused {
+		c.sess.plansReused.Add(1)
+	}
+	return nil, ti, nil
+}
+
+// apply does the statement's work on the session's transaction, as GMS's
+// iterators of StartTransaction, Commit and Rollback do. Where the
+// context holds no transaction, the planned path begins one for the
+// statement first; BEGIN commits it, COMMIT and ROLLBACK end it, with
+// nothing in it, so here it is not begun.
+func (ts *txnStmt) apply(ctx *sql.Context) error {
+	tsess, ok := ctx.Session.(sql.TransactionSession)
+	if !ok {
+		return nil
+	}
+	cur := ctx.GetTransaction()
+	switch ts.op {
+	case txnBegin:
+		if cur != nil {
+			if err := tsess.CommitTransaction(ctx, cur); err != nil {
+				return err
+			}
+		}
+		tx, err := tsess.StartTransaction(ctx, ts.char)
+		if err != nil {
+			return err
+		}
+		ctx.SetTransaction(tx)
+		ctx.SetIgnoreAutoCommit(true)
+		return nil
+	case txnCommit:
+		if cur != nil {
+			if err := tsess.CommitTransaction(ctx, cur); err != nil {
+				return err
+			}
+		}
+	case txnRollback:
+		if cur != nil {
+			if err := tsess.Rollback(ctx, cur); err != nil {
+				return err
+			}
+		}
+	}
+	ctx.SetIgnoreAutoCommit(false)
+	ctx.SetTransaction(nil)
+	return nil
+}
+
+// txnStmtIter is the result of a transaction statement: no rows.
+type txnStmtIter struct {
+	owner  *txnStmt // gets the iterator back at Close
+	query  string
+	closed bool
+}
+
+var _ sql.RowIter = (*txnStmtIter)(nil)
+
+// Next implements sql.RowIter.
+func (ti *txnStmtIter) Next(*sql.Context) (sql.Row, error) { return nil, io.EOF }
+
+// Close implements sql.RowIter: what GMS's wrappers do at the end of the
+// statement (its transaction is neither committed nor begun there).
+func (ti *txnStmtIter) Close(ctx *sql.Context) (err error) {
+	if ti.closed {
+		return nil
+	}
+	defer recoverInto(&err, ti.query)
+	defer ti.release()
+	return endReadStatement(ctx, false, 0, nil)
+}
+
+// release marks the iterator closed and gives it back to its txnStmt.
+func (ti *txnStmtIter) release() {
+	ts := ti.owner
+	*ti = txnStmtIter{owner: ts, closed: true}
+	if ts != nil && ts.iter == nil {
+		ts.iter = ti
+	}
+}
