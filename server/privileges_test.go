@@ -347,3 +347,35 @@ func TestServerMaxConnectionsGlobal(t *testing.T) {
 	err := accountClient(t, s.Addr(), "u", "upw").Ping()
 	require.Equal(t, uint16(1040), mysqlNumber(err), "%v", err)
 }
+
+// TestServerTableDeniedMessage: a statement refused for a privilege on a
+// table fails with MySQL's 1142, naming the privilege, the account's user
+// with the host the client connected from, and the first table the
+// privilege is missing on; also for a table of a database where the
+// account holds nothing (not 1044, which MySQL gives USE).
+func TestServerTableDeniedMessage(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	root := client(t, s.Addr(), "root", "pw", "")
+	execAll(t, root,
+		"CREATE TABLE td (id INT PRIMARY KEY, v INT)",
+		"CREATE TABLE tsrc (id INT PRIMARY KEY, v INT)",
+		"CREATE DATABASE closed",
+		"CREATE TABLE closed.secret (id INT PRIMARY KEY)",
+		"CREATE USER 'u'@'%' IDENTIFIED BY 'upw'",
+		"GRANT SELECT ON main.td TO 'u'@'%'",
+	)
+	u := client(t, s.Addr(), "u", "upw", "")
+	for _, tc := range []struct{ q, msg string }{
+		{"UPDATE td SET v = 1", "UPDATE command denied to user 'u'@'127.0.0.1' for table 'td'"},
+		{"DELETE FROM td", "DELETE command denied to user 'u'@'127.0.0.1' for table 'td'"},
+		{"INSERT INTO td VALUES (1, 1)", "INSERT command denied to user 'u'@'127.0.0.1' for table 'td'"},
+		{"SELECT * FROM tsrc", "SELECT command denied to user 'u'@'127.0.0.1' for table 'tsrc'"},
+		{"SELECT * FROM td JOIN tsrc ON td.id = tsrc.id", "SELECT command denied to user 'u'@'127.0.0.1' for table 'tsrc'"},
+		{"SELECT * FROM closed.secret", "SELECT command denied to user 'u'@'127.0.0.1' for table 'secret'"},
+		{"DROP TABLE td", "DROP command denied to user 'u'@'127.0.0.1' for table 'td'"},
+	} {
+		_, err := u.Exec(tc.q)
+		require.Equal(t, uint16(1142), mysqlNumber(err), "%s: %v", tc.q, err)
+		require.Equal(t, "Error 1142 (42000): "+tc.msg, err.Error(), tc.q)
+	}
+}

@@ -52,6 +52,19 @@ func capped(err error) error {
 	return mysql.NewSQLError(se.Num, se.State, "%s", se.Message[:cut])
 }
 
+// worded returns err as the session of c words it where the words need
+// the catalog (a foreign key violation names the constraint's columns):
+// before wireErr, whose message rewrites lose what the lookup needs.
+func (h *handler) worded(c *mysql.Conn, err error) error {
+	if err == nil {
+		return nil
+	}
+	if sess := h.sessionOf(c); sess != nil {
+		return sess.ForeignKeyError(err)
+	}
+	return err
+}
+
 // queryErr is wireErr for the error of the statement text query, or of its
 // first statement when first is set (COM_QUERY with multi-statements: the
 // engine runs one statement per call). A syntax error also comes
@@ -63,7 +76,7 @@ func (h *handler) queryErr(c *mysql.Conn, query string, first bool, err error) e
 	if err == nil {
 		return nil // no error to wrap: before errors.As, whose target escapes
 	}
-	werr := capped(sqlstore.StatementError(query, wireErr(err)))
+	werr := capped(sqlstore.StatementError(query, wireErr(h.worded(c, err))))
 	var se *mysql.SQLError
 	if werr == nil || !errors.As(werr, &se) || se.Num != mysql.ERUnknownError || h.parser == nil {
 		return werr

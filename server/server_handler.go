@@ -390,7 +390,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	if !kept && (len(prepare.BindVars) == 0 || args != nil) {
 		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
 		if handled {
-			err = wireErr(derr)
+			err = wireErr(h.worded(c, derr))
 			releaseMemory(err)
 			return err
 		}
@@ -399,7 +399,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	})
 	h.prepared.after(c)
-	err = wireErr(err)
+	err = wireErr(h.worded(c, err))
 	releaseMemory(err)
 	return err
 }

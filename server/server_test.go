@@ -830,3 +830,49 @@ func TestServerIdentity(t *testing.T) {
 	require.Equal(t, sqlstore.ServerVersion, globalVersion)
 	require.Equal(t, sqlstore.VersionComment, comment)
 }
+
+// TestServerForeignKeyMessages: a foreign key violation names the
+// constraint as MySQL 8 does, its database and columns, over the text
+// protocol and prepared statements alike, repeated (kept plans).
+func TestServerForeignKeyMessages(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	const child = "Cannot add or update a child row: a foreign key constraint fails (`main`.`fkc`, CONSTRAINT `fkc_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `fkp` (`id`))"
+	const parent = "Cannot delete or update a parent row: a foreign key constraint fails (`main`.`fkc`, CONSTRAINT `fkc_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `fkp` (`id`))"
+	for _, params := range []string{"", "interpolateParams=true"} {
+		t.Run(params, func(t *testing.T) {
+			db := client(t, s.Addr(), "root", "pw", params)
+			_, _ = db.Exec("DROP TABLE IF EXISTS fkc")
+			_, _ = db.Exec("DROP TABLE IF EXISTS fkp")
+			for _, q := range []string{
+				"CREATE TABLE fkp (id INT PRIMARY KEY)",
+				"CREATE TABLE fkc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES fkp (id))",
+				"INSERT INTO fkp VALUES (1)",
+				"INSERT INTO fkc VALUES (1, 1)",
+			} {
+				_, err := db.Exec(q)
+				require.NoError(t, err, q)
+			}
+			for i := 0; i < 3; i++ {
+				for _, tc := range []struct {
+					q    string
+					args []any
+					num  uint16
+					msg  string
+				}{
+					{"INSERT INTO fkc VALUES (2, 5)", nil, 1452, child},
+					{"INSERT INTO fkc VALUES (?, ?)", []any{2, 5}, 1452, child},
+					{"DELETE FROM fkp WHERE id = 1", nil, 1451, parent},
+					{"DELETE FROM fkp WHERE id = ?", []any{1}, 1451, parent},
+					{"UPDATE fkc SET pid = 9 WHERE id = 1", nil, 1452, child},
+				} {
+					_, err := db.Exec(tc.q, tc.args...)
+					var me *mysql.MySQLError
+					require.True(t, errors.As(err, &me), "%s: %v", tc.q, err)
+					require.Equal(t, tc.num, me.Number, "%s: %v", tc.q, err)
+					require.Equal(t, "23000", string(me.SQLState[:]), tc.q)
+					require.Equal(t, tc.msg, me.Message, tc.q)
+				}
+			}
+		})
+	}
+}

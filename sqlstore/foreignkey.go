@@ -1,10 +1,13 @@
 package sqlstore
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 var (
@@ -175,3 +178,123 @@ func (e *editor) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 
 // PreciseMatch implements sql.IndexAddressable.
 func (e *editor) PreciseMatch() bool { return true }
+
+// GMS's messages for a foreign key violation name the constraint, the
+// child and the parent table only; MySQL's name the child's database and
+// give the constraint as SHOW CREATE TABLE would. So the constraint is
+// looked up by those names and the message made from its definition.
+var (
+	fkChildRE  = kindCaptureRE(sql.ErrForeignKeyChildViolation)
+	fkParentRE = kindCaptureRE(sql.ErrForeignKeyParentViolation)
+)
+
+// foreignKeyError returns err as MySQL's 1452 (a child row without
+// parent) or 1451 (a parent row with children) when it is GMS's foreign
+// key violation, raw or already numbered by the protocol handler; ok is
+// false for any other error. db is the session's current database, which
+// decides between constraints of the same names in two databases.
+func (s *Store) foreignKeyError(ctx *sql.Context, db string, err error) (*mysql.SQLError, bool) {
+	msg := err.Error()
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		if se.Num != mysql.ErNoReferencedRow2 && se.Num != mysql.ERRowIsReferenced2 && se.Num != mysql.ERUnknownError {
+			return nil, false
+		}
+		msg = se.Message
+	}
+	num, m := mysql.ErNoReferencedRow2, fkChildRE.FindStringSubmatch(msg)
+	if m == nil {
+		num, m = mysql.ERRowIsReferenced2, fkParentRE.FindStringSubmatch(msg)
+	}
+	if m == nil {
+		return nil, false
+	}
+	name, table, parent := m[1], m[2], m[3]
+	var found *sql.ForeignKeyConstraint
+	tx, release := s.view(ctx)
+	defer release()
+	_ = s.forEachTable(tx, func(def *tableDef) error {
+		for i := range def.rec.ForeignKeys {
+			fk := &def.rec.ForeignKeys[i]
+			if fk.Name == name && fk.Table == table && fk.ParentTable == parent &&
+				(found == nil || strings.EqualFold(fk.Database, db)) {
+				found = fk
+			}
+		}
+		return nil
+	})
+	if found == nil {
+		return nil, false // dropped since: GMS's words, numbered
+	}
+	return mysql.NewSQLError(num, "23000", "%s", foreignKeyMessage(found, num == mysql.ERRowIsReferenced2)), true
+}
+
+// wordForeignKeyError returns err as foreignKeyError words it, for a
+// statement of ctx's session.
+func wordForeignKeyError(ctx *sql.Context, err error) error {
+	s, ok := ctx.Session.(*Session)
+	if !ok || err == nil {
+		return err
+	}
+	if se, ok := s.store.foreignKeyError(ctx, ctx.GetCurrentDatabase(), err); ok {
+		return se
+	}
+	return err
+}
+
+// ForeignKeyError returns err as MySQL words it when it is a foreign key
+// violation of a statement of the session, for callers that get the
+// error without the statement's context (the protocol handler's).
+func (s *Session) ForeignKeyError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if se, ok := s.store.foreignKeyError(sql.NewEmptyContext(), s.GetCurrentDatabase(), err); ok {
+		return se
+	}
+	return err
+}
+
+// foreignKeyMessage is MySQL's message for a violation of fk (InnoDB's):
+// the constraint as SHOW CREATE TABLE shows it, the parent's database
+// only when it is not the child's, RESTRICT (the default) unsaid.
+func foreignKeyMessage(fk *sql.ForeignKeyConstraint, parentRow bool) string {
+	var b strings.Builder
+	if parentRow {
+		b.WriteString("Cannot delete or update a parent row")
+	} else {
+		b.WriteString("Cannot add or update a child row")
+	}
+	fmt.Fprintf(&b, ": a foreign key constraint fails (%s.%s, CONSTRAINT %s FOREIGN KEY (",
+		QuoteIdent(fk.Database), QuoteIdent(fk.Table), QuoteIdent(fk.Name))
+	identList(&b, fk.Columns)
+	b.WriteString(") REFERENCES ")
+	if !strings.EqualFold(fk.ParentDatabase, fk.Database) {
+		b.WriteString(QuoteIdent(fk.ParentDatabase))
+		b.WriteByte('.')
+	}
+	b.WriteString(QuoteIdent(fk.ParentTable))
+	b.WriteString(" (")
+	identList(&b, fk.ParentColumns)
+	b.WriteByte(')')
+	for _, a := range [...]struct {
+		on     string
+		action sql.ForeignKeyReferentialAction
+	}{{"DELETE", fk.OnDelete}, {"UPDATE", fk.OnUpdate}} {
+		switch a.action {
+		case sql.ForeignKeyReferentialAction_Cascade, sql.ForeignKeyReferentialAction_SetNull, sql.ForeignKeyReferentialAction_NoAction:
+			fmt.Fprintf(&b, " ON %s %s", a.on, a.action)
+		}
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func identList(b *strings.Builder, names []string) {
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteIdent(n))
+	}
+}

@@ -352,25 +352,18 @@ func (d *insertDirect) insert(ctx *sql.Context) (any, error) {
 }
 
 // generated reports whether the statement's AUTO_INCREMENT value is one it
-// generated (no value, NULL, or 0 without NO_AUTO_VALUE_ON_ZERO), as the
+// generated (no value, NULL, or zero without NO_AUTO_VALUE_ON_ZERO), as the
 // analysis decides it from the statement's literal.
 func (d *insertDirect) generated(ctx *sql.Context) bool {
-	return d.autoArg < 0 || generatesAutoInc(ctx, d.p.lits[d.autoArg], d.noAutoOnZero)
+	return d.autoArg < 0 || generatesAutoInc(ctx, d.sch[d.auto].Type, d.p.lits[d.autoArg], d.noAutoOnZero)
 }
 
-// generatesAutoInc reports whether l, given for an AUTO_INCREMENT column,
-// makes the INSERT generate the value, as GMS's analysis reads a literal
-// for LAST_INSERT_ID (wrapRowSource): NULL, or a number equal to 0 unless
-// NO_AUTO_VALUE_ON_ZERO.
-func generatesAutoInc(ctx *sql.Context, l *expression.Literal, noAutoOnZero bool) bool {
-	if types.Null.Equals(l.Type()) {
-		return true
-	}
-	if noAutoOnZero || !types.IsNumber(l.Type()) {
-		return false
-	}
-	v, inRange, err := types.Int8.Convert(ctx, l.Value())
-	return err == nil && bool(inRange) && v == int8(0)
+// generatesAutoInc reports whether l, given for an AUTO_INCREMENT column
+// of type typ, makes the column take its next value (and so sets
+// LAST_INSERT_ID): decided from the value, a string '0' too, as the
+// generation and the planned path decide it (mysqlcompat.GeneratesAutoInc).
+func generatesAutoInc(ctx *sql.Context, typ sql.Type, l *expression.Literal, noAutoOnZero bool) bool {
+	return mysqlcompat.GeneratesAutoInc(ctx, typ, l.Value(), noAutoOnZero)
 }
 
 // autoIncArg returns the argument (by its literal among lits) that gives

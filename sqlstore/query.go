@@ -55,7 +55,7 @@ func Query(ctx *sql.Context, e *sqle.Engine, query string, parsed sqlparser.Stat
 	defer recoverInto(&err, query)
 	schema, iter, _, err = e.QueryWithBindings(ctx, query, parsed, bindings, nil)
 	if err != nil {
-		return nil, nil, StatementError(query, err)
+		return nil, nil, StatementError(query, wordForeignKeyError(ctx, err))
 	}
 	return schema, &recoveringIter{RowIter: iter, query: query}, nil
 }
@@ -80,7 +80,7 @@ func (g *recoveringIter) Next(ctx *sql.Context) (row sql.Row, err error) {
 	defer recoverInto(&err, g.query)
 	row, err = g.RowIter.Next(ctx)
 	if err != nil && err != io.EOF {
-		err = StatementError(g.query, err)
+		err = StatementError(g.query, wordForeignKeyError(ctx, err))
 	}
 	return row, err
 }

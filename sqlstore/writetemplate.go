@@ -122,6 +122,7 @@ type writeTemplate struct {
 	// execution decides it again from its own (with), under
 	// NO_AUTO_VALUE_ON_ZERO as noAutoOnZero says.
 	autoArg      int
+	autoType     sql.Type // the AUTO_INCREMENT column's, when autoArg >= 0
 	noAutoOnZero bool
 	// The table written and the privilege it takes, for allowed.
 	privDB, privTable string
@@ -615,6 +616,11 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		t.privOf(dest, sql.PrivilegeType_Insert)
 		t.markHot(n)
 		t.autoArg = autoIncArg(n.(*plan.InsertInto), lits)
+		if ai, _, _, ok := mysqlcompat.AutoIncValue(n.(*plan.InsertInto)); ok {
+			t.autoType = ai.Type()
+		} else {
+			t.autoArg = -1
+		}
 		t.noAutoOnZero = sql.LoadSqlMode(ctx).ModeEnabled(sql.NoAutoValueOnZero)
 		t.insert = p.newInsertDirect(ctx, t, n, lits)
 		return t
@@ -788,7 +794,7 @@ func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, erro
 	if err == nil && t.autoArg >= 0 {
 		if ii, ok := n.(*plan.InsertInto); ok {
 			first := -1
-			if generatesAutoInc(ctx, p.lits[t.autoArg], t.noAutoOnZero) {
+			if generatesAutoInc(ctx, t.autoType, p.lits[t.autoArg], t.noAutoOnZero) {
 				first = 0
 			}
 			if ii.FirstGeneratedAutoIncRowIdx != first {
