@@ -191,9 +191,8 @@ var (
 // foreignKeyError returns err as MySQL's 1452 (a child row without
 // parent) or 1451 (a parent row with children) when it is GMS's foreign
 // key violation, raw or already numbered by the protocol handler; ok is
-// false for any other error. db is the session's current database, which
-// decides between constraints of the same names in two databases.
-func (s *Store) foreignKeyError(ctx *sql.Context, db string, err error) (*mysql.SQLError, bool) {
+// false for any other error.
+func (s *Store) foreignKeyError(ctx *sql.Context, err error) (*mysql.SQLError, bool) {
 	msg := err.Error()
 	var se *mysql.SQLError
 	if errors.As(err, &se) {
@@ -211,20 +210,24 @@ func (s *Store) foreignKeyError(ctx *sql.Context, db string, err error) (*mysql.
 	}
 	name, table, parent := m[1], m[2], m[3]
 	var found *sql.ForeignKeyConstraint
+	matches := 0
 	tx, release := s.view(ctx)
 	defer release()
 	_ = s.forEachTable(tx, func(def *tableDef) error {
 		for i := range def.rec.ForeignKeys {
 			fk := &def.rec.ForeignKeys[i]
-			if fk.Name == name && fk.Table == table && fk.ParentTable == parent &&
-				(found == nil || strings.EqualFold(fk.Database, db)) {
+			if fk.Name == name && fk.Table == table && fk.ParentTable == parent {
 				found = fk
+				matches++
 			}
 		}
 		return nil
 	})
-	if found == nil {
-		return nil, false // dropped since: GMS's words, numbered
+	if matches != 1 {
+		// Dropped since, or the same names in two databases, where the
+		// message cannot tell which one failed (the statement may write
+		// either, whatever the current database): GMS's words, numbered.
+		return nil, false
 	}
 	return mysql.NewSQLError(num, "23000", "%s", foreignKeyMessage(found, num == mysql.ERRowIsReferenced2)), true
 }
@@ -236,7 +239,7 @@ func wordForeignKeyError(ctx *sql.Context, err error) error {
 	if !ok || err == nil {
 		return err
 	}
-	if se, ok := s.store.foreignKeyError(ctx, ctx.GetCurrentDatabase(), err); ok {
+	if se, ok := s.store.foreignKeyError(ctx, err); ok {
 		return se
 	}
 	return err
@@ -249,7 +252,7 @@ func (s *Session) ForeignKeyError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if se, ok := s.store.foreignKeyError(sql.NewEmptyContext(), s.GetCurrentDatabase(), err); ok {
+	if se, ok := s.store.foreignKeyError(sql.NewEmptyContext(), err); ok {
 		return se
 	}
 	return err
