@@ -113,8 +113,10 @@ var tableCommands = map[string]string{
 // account's user with the host the client connected from (MySQL's
 // priv_user and host_or_ip). GMS says "command denied to user 'u'@'%'",
 // or, for an account with no privilege at all in the database or on the
-// table, 1044 or "Access denied ... to table", which MySQL says only of
-// USE and the like. Other refusals keep GMS's words.
+// table, 1044 or "Access denied ... to table". Refusals of other targets
+// keep GMS's words: CREATE TABLE in a database the account holds nothing
+// on, and SHOW COLUMNS or SHOW CREATE TABLE of such a table, still give
+// 1044 where MySQL gives 1142.
 func (g grantsAuth) tableDenied(ctx *gsql.Context, aqs gsql.AuthorizationQueryState, auth ast.AuthInformation, err error) error {
 	cmd, ok := tableCommands[auth.AuthType]
 	if !ok || !(gsql.ErrPrivilegeCheckFailed.Is(err) || gsql.ErrTableAccessDeniedForUser.Is(err) || gsql.ErrDatabaseAccessDeniedForUser.Is(err)) {
