@@ -160,9 +160,9 @@ func wrapExactOperands(query string, st ast.Statement, err error, placeholders b
 		_, colL := c.Left.(*ast.ColName)
 		_, colR := c.Right.(*ast.ColName)
 		if colL && (fixedPoint(c.Right) || placeholders && placeholder(c.Right)) {
-			c.Right = exactLiteralCall(c.Right)
+			c.Right = ExactLiteralArg(c.Right)
 		} else if colR && (fixedPoint(c.Left) || placeholders && placeholder(c.Left)) {
-			c.Left = exactLiteralCall(c.Left)
+			c.Left = ExactLiteralArg(c.Left)
 		}
 		return true, nil
 	}, roots...)
@@ -222,7 +222,10 @@ func fixedPoint(e ast.Expr) bool {
 	return true
 }
 
-func exactLiteralCall(e ast.Expr) ast.Expr {
+// ExactLiteralArg returns e, a fixed-point literal of the text or one given
+// for a placeholder, as it must be bound: kept from GMS's binder, which would
+// round it to the scale of a DECIMAL column it is compared with.
+func ExactLiteralArg(e ast.Expr) ast.Expr {
 	return &ast.FuncExpr{Name: ast.NewColIdent(exactLiteralName), Exprs: ast.SelectExprs{&ast.AliasedExpr{Expr: e}}}
 }
 
@@ -255,11 +258,4 @@ func literalOf(e sql.Expression) sql.Expression {
 		}
 	}
 	return e
-}
-
-// ExactLiteralArg returns the argument e, a fixed-point literal given for
-// a placeholder, as it must be bound: kept from GMS's binder, which would
-// round it to the scale of a DECIMAL column it is compared with.
-func ExactLiteralArg(e ast.Expr) ast.Expr {
-	return exactLiteralCall(e)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -379,17 +380,10 @@ type fieldsCache struct {
 func (fc *fieldsCache) of(ctx *gsql.Context, s gsql.Schema) []*querypb.Field {
 	results := ctx.GetCharacterSetResults()
 	if fc.fields != nil && results == fc.results && len(s) == len(fc.fields) && len(s) > 0 {
-		same := true
-		for i := range s {
-			if i >= len(fc.schema) || s[i] != fc.schema[i] {
-				same = false
-				break
-			}
-		}
-		if same {
+		if slices.Equal(s, fc.schema) { // the very same columns
 			return fc.fields
 		}
-		same = true
+		same := true
 		for i, col := range s {
 			if !describeColumn(ctx, col, results).is(fc.fields[i]) {
 				same = false

@@ -547,9 +547,8 @@ func appendBinaryValue(b []byte, v sqltypes.Value) ([]byte, error) {
 		return appendBinaryDatetime(b, raw)
 	case sqltypes.Time:
 		return appendBinaryTime(b, raw)
-	case sqltypes.Decimal, sqltypes.Text, sqltypes.Blob, sqltypes.VarChar,
-		sqltypes.VarBinary, sqltypes.Char, sqltypes.Bit, sqltypes.Enum,
-		sqltypes.Set, sqltypes.Geometry, sqltypes.Binary, sqltypes.TypeJSON:
+	}
+	if bytesArg(v.Type()) {
 		return append(appendLenEncInt(b, uint64(len(raw))), raw...), nil
 	}
 	return append(b, raw...), nil

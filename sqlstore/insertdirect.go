@@ -300,37 +300,7 @@ func (it *insertResult) Next(ctx *sql.Context) (sql.Row, error) {
 // exec makes the insert in a statement bracket of the editor, as GMS's
 // table-editor iterator brackets it, and returns its OK result.
 func (d *insertDirect) exec(ctx *sql.Context) (any, error) {
-	ed := d.ed
-	if tx := txnOf(ctx); tx != ed.tx || tx.isDone() {
-		// Another statement ended the transaction runInsertDirect bound
-		// the editor to before this result was read.
-		if err := ed.bind(ctx); err != nil {
-			return nil, err
-		}
-	}
-	ed.err = nil
-	ed.openStatement()
-	res, err := d.insert(ctx)
-	if err == nil {
-		select {
-		case <-ctx.Done():
-			err = ctx.Err()
-		default:
-		}
-	}
-	if err != nil {
-		_ = ed.DiscardChanges(ctx, err)
-		_ = ed.Close(ctx)
-		return nil, err
-	}
-	err = ed.StatementComplete(ctx)
-	if cerr := ed.Close(ctx); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return d.ed.runStatement(ctx, func() (any, error) { return d.insert(ctx) })
 }
 
 // insert evaluates, checks and writes the row, with the errors of GMS's

@@ -382,18 +382,9 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 		return false
 	}
 	hasInts := len(pc.ints) > 0 || len(pc.vals) > 0
-	e := pc.get(pc.norm)
-	if e == nil && hasInts {
-		if e = c.learnTemplate(ctx, string(pc.norm)); e == nil {
-			return false
-		}
-	}
-	var st *Stmt
-	if e != nil && e.kind == cacheTemplate {
-		var err error
-		if st, err = c.parseOne(ctx, e.param); err != nil || st.sel == nil && st.wr == nil {
-			return false
-		}
+	e, st, ok := c.templateOf(ctx, pc, hasInts)
+	if !ok {
+		return false
 	}
 	if (updating || selecting) && len(pc.vals) > len(pc.ints) &&
 		(st == nil || updating && !setStrings(st.wr, pc.vals) || selecting && (st.sel == nil || !st.sel.stringArgs())) {
@@ -402,16 +393,8 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 			return false
 		}
 		hasInts = len(pc.ints) > 0
-		if e = pc.get(pc.norm); e == nil && hasInts {
-			if e = c.learnTemplate(ctx, string(pc.norm)); e == nil {
-				return false
-			}
-		}
-		if e != nil && e.kind == cacheTemplate {
-			var err error
-			if st, err = c.parseOne(ctx, e.param); err != nil || st.sel == nil && st.wr == nil {
-				return false
-			}
+		if e, st, ok = c.templateOf(ctx, pc, hasInts); !ok {
+			return false
 		}
 	}
 	if st != nil {
@@ -495,6 +478,26 @@ func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.Row
 
 // unsafeBytes returns s's bytes, for a map lookup that does not keep them.
 func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// templateOf returns the cache's entry for the normalized text pc.norm,
+// learning a template for it when it has arguments (learn), and the
+// template's parsed statement when the entry is one; ok is false when
+// the text cannot run as a template it should be.
+func (c *Conn) templateOf(ctx context.Context, pc *planCache, learn bool) (e *cachedPlan, st *Stmt, ok bool) {
+	e = pc.get(pc.norm)
+	if e == nil && learn {
+		if e = c.learnTemplate(ctx, string(pc.norm)); e == nil {
+			return nil, nil, false
+		}
+	}
+	if e != nil && e.kind == cacheTemplate {
+		var err error
+		if st, err = c.parseOne(ctx, e.param); err != nil || st.sel == nil && st.wr == nil {
+			return nil, nil, false
+		}
+	}
+	return e, st, true
+}
 
 // learnTemplate looks at a text with integer literals replaced by
 // placeholders (param) and caches whether it runs as a prepared statement

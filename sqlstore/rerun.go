@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -210,7 +208,7 @@ func (r planRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sql
 		}
 		var rows []sql.Row
 		if err == nil {
-			rows, err = drainIter(ctx, iter)
+			rows, err = sql.RowIterToRows(ctx, iter)
 		}
 		if err == nil {
 			return schema, sql.RowsToRowIter(rows...), flags, nil
@@ -231,21 +229,4 @@ func firstRead(ctx *sql.Context) bool {
 	}
 	sess, ok := ctx.Session.(*Session)
 	return ok && !sess.Autocommitting(ctx)
-}
-
-// drainIter reads iter to the end and closes it.
-func drainIter(ctx *sql.Context, iter sql.RowIter) ([]sql.Row, error) {
-	var rows []sql.Row
-	for {
-		row, err := iter.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			_ = iter.Close(ctx)
-			return nil, err
-		}
-		rows = append(rows, row)
-	}
-	return rows, iter.Close(ctx)
 }

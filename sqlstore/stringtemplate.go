@@ -1,12 +1,9 @@
 package sqlstore
 
 import (
-	"unicode/utf8"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // String keys of plan templates. A PreparedSelect whose predicate is one
@@ -95,8 +92,7 @@ func (p *PreparedSelect) textColumn(n sql.Node) bool {
 // ConvertToBytes copies it, and checks the character set only of invalid
 // UTF-8); that is answered without Convert's four allocations.
 func convertKey(ctx *sql.Context, typ sql.Type, s string) (any, bool) {
-	if st, ok := typ.(sql.StringType); ok && st.Type() == sqltypes.Text &&
-		int64(len(s)) <= st.MaxByteLength() && utf8.ValidString(s) {
+	if sameString(typ, s) { // insertdirect.go
 		return s, true
 	}
 	k, _, err := typ.Convert(ctx, s)

@@ -375,17 +375,23 @@ func (it *directIter) Close(ctx *sql.Context) error {
 // exec makes the write of key v in a statement bracket of the editor, as
 // GMS's table-editor iterator brackets it, and returns its OK result.
 func (d *directWrite) exec(ctx *sql.Context, v int64) (any, error) {
-	ed := d.ed
+	return d.ed.runStatement(ctx, func() (any, error) { return d.write(ctx, v) })
+}
+
+// runStatement makes do's writes in a statement bracket of the editor, as
+// GMS's table-editor iterator brackets them, binding the editor again
+// first when another statement ended the transaction it was bound to
+// before the result was read; a failed or cancelled statement's writes
+// are undone. It returns do's result (the direct paths' OK result).
+func (ed *editor) runStatement(ctx *sql.Context, do func() (any, error)) (any, error) {
 	if tx := txnOf(ctx); tx != ed.tx || tx.isDone() {
-		// Another statement ended the transaction runDirect bound the
-		// editor to before this result was read.
 		if err := ed.bind(ctx); err != nil {
 			return nil, err
 		}
 	}
 	ed.err = nil
 	ed.openStatement()
-	res, err := d.write(ctx, v)
+	res, err := do()
 	if err == nil {
 		select {
 		case <-ctx.Done():
