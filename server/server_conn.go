@@ -44,11 +44,6 @@ type connState struct {
 	stmtCancel context.CancelFunc
 	stmtParent context.Context
 
-	// What answers the connection's COM_STMT_EXECUTE and COM_QUERY
-	// commands below the protocol layer (server_exec.go, server_text.go);
-	// nil: the protocol layer.
-	exec *fastExec
-
 	// The prepared statements' arguments for the plan cache (bindArgs).
 	args []sqlstore.Arg
 

@@ -57,12 +57,17 @@ type fastExec struct {
 	out  []byte // the response being built, packets with their headers
 	seq  byte   // the sequence number of the next packet
 
+	// The command's mode: text for COM_QUERY (rows as text, the OK
+	// packet's info kept, the error mapped as queryErr maps it, with
+	// multi its flag), else COM_STMT_EXECUTE (rows in binary).
+	text, multi bool
+
 	// The result's state, as the protocol layer keeps it per command.
 	fieldSent, finished bool
 
-	// result and textResult, made once: the callbacks runDirect gives
-	// the results of COM_STMT_EXECUTE and of COM_QUERY to.
-	result, textResult func(*sqltypes.Result, bool) error
+	// result is f.write, made once: the callback runDirect gives the
+	// results to, whatever the mode.
+	result func(*sqltypes.Result, bool) error
 
 	served atomic.Int64 // COM_STMT_EXECUTE commands answered, for tests
 	texts  atomic.Int64 // COM_QUERY commands answered (server_text.go), for tests
@@ -71,7 +76,6 @@ type fastExec struct {
 func newFastExec(h *handler, mc *mysql.Conn) *fastExec {
 	f := &fastExec{h: h, mc: mc}
 	f.result = f.write
-	f.textResult = f.writeText
 	return f
 }
 
@@ -105,7 +109,7 @@ func (f *fastExec) exec(p []byte) (served bool, err error) {
 	if !ok {
 		return false, nil
 	}
-	f.out, f.seq, f.fieldSent, f.finished = f.out[:0], 1, false, false
+	f.begin(false, false)
 	served, err = f.run(prepare.PrepareStmt, args)
 	clear(args) // no value kept past the statement
 	if !served {
@@ -138,8 +142,16 @@ func (f *fastExec) end(err error) error {
 	return f.flush()
 }
 
-// run runs the statement on its kept plan as ComStmtExecute would; served
-// is false when the plan cache does not run it (nothing was run).
+// begin readies f for a command of the mode text (COM_QUERY, with multi
+// queryErr's flag) or not (COM_STMT_EXECUTE).
+func (f *fastExec) begin(text, multi bool) {
+	f.out, f.seq, f.fieldSent, f.finished = f.out[:0], 1, false, false
+	f.text, f.multi = text, multi
+}
+
+// run runs the statement on its kept plan as ComStmtExecute (ComQuery or
+// ComMultiQuery in text mode) would; served is false when the plan cache
+// does not run it (nothing was run).
 func (f *fastExec) run(query string, args []sqlstore.Arg) (served bool, err error) {
 	h, c := f.h, f.mc
 	st := h.statementBegin(c)
@@ -149,12 +161,20 @@ func (f *fastExec) run(query string, args []sqlstore.Arg) (served bool, err erro
 			served = true // a panic survive answered: it ran
 		}
 	}()
-	defer h.survive(c, "COM_STMT_EXECUTE", &err)
+	what := "COM_STMT_EXECUTE"
+	if f.text {
+		what = "a query"
+	}
+	defer h.survive(c, what, &err)
 	handled, derr := h.runDirect(context.Background(), c, query, args, f.result)
 	if !handled {
 		return false, nil
 	}
-	err = wireErr(h.worded(c, derr))
+	if f.text {
+		err = h.queryErr(c, query, f.multi, derr)
+	} else {
+		err = wireErr(h.worded(c, derr))
+	}
 	releaseMemory(err)
 	return true, err
 }
@@ -308,10 +328,13 @@ func intSize(t querypb.Type) int {
 	return 0
 }
 
-// write takes a result as the protocol layer's COM_STMT_EXECUTE callback
+// write takes a result as the protocol layer's callback of the command
 // does: the first with no columns is the OK packet, else the columns
-// once, then the rows in binary.
-func (f *fastExec) write(qr *sqltypes.Result, _ bool) error {
+// once, then the rows, in binary for COM_STMT_EXECUTE, as text for
+// COM_QUERY. In text mode it does what the handler's dropShortInfo does
+// first, and the OK packet keeps the result's info and says when more
+// results follow.
+func (f *fastExec) write(qr *sqltypes.Result, more bool) error {
 	if f.finished {
 		return io.EOF
 	}
@@ -322,7 +345,16 @@ func (f *fastExec) write(qr *sqltypes.Result, _ bool) error {
 			f.finished = true
 			// The statement's warnings counted, as MySQL counts them
 			// (the protocol layer's COM_STMT_EXECUTE sends 0).
-			f.okPacket(0x00, qr.RowsAffected, qr.InsertID, c.StatusFlags, f.h.WarningCount(c))
+			flags, info := c.StatusFlags, ""
+			if f.text {
+				if more {
+					flags |= mysql.ServerMoreResultsExists
+				}
+				if len(qr.Info) >= '#' {
+					info = qr.Info // else dropShortInfo's
+				}
+			}
+			f.okPacket(0x00, qr.RowsAffected, qr.InsertID, flags, f.h.WarningCount(c), info)
 			return nil
 		}
 		f.packet(appendLenEncInt(f.start(), uint64(len(qr.Fields))))
@@ -334,11 +366,15 @@ func (f *fastExec) write(qr *sqltypes.Result, _ bool) error {
 		}
 	}
 	for _, row := range qr.Rows {
-		b, err := appendBinaryRow(f.start(), row)
-		if err != nil {
-			return err
+		if f.text {
+			f.packet(appendTextRow(f.start(), row))
+		} else {
+			b, err := appendBinaryRow(f.start(), row)
+			if err != nil {
+				return err
+			}
+			f.packet(b)
 		}
-		f.packet(b)
 		if len(f.out) >= maxBuffered {
 			if err := f.flush(); err != nil {
 				return err
@@ -381,12 +417,17 @@ func (f *fastExec) packet(b []byte) {
 	f.out = out
 }
 
-func (f *fastExec) okPacket(header byte, affected, insertID uint64, flags, warnings uint16) {
+// okPacket appends an OK packet, with info after a '#' byte when there
+// is any, as the protocol layer writes a text command's.
+func (f *fastExec) okPacket(header byte, affected, insertID uint64, flags, warnings uint16, info string) {
 	b := append(f.start(), header)
 	b = appendLenEncInt(b, affected)
 	b = appendLenEncInt(b, insertID)
 	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint16(b, warnings)
+	if info != "" {
+		b = append(append(b, '#'), info...)
+	}
 	f.packet(b)
 }
 
@@ -403,7 +444,7 @@ func (f *fastExec) endResult(flags, warnings uint16) {
 	if f.mc.Capabilities&mysql.CapabilityClientDeprecateEOF == 0 {
 		f.eofPacket(flags, warnings)
 	} else {
-		f.okPacket(0xfe, 0, 0, flags, warnings)
+		f.okPacket(0xfe, 0, 0, flags, warnings, "")
 	}
 }
 

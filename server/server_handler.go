@@ -197,7 +197,6 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 		st.raw = rawConnOf(lc)
 		if h.direct != nil && h.sm != nil && !h.noFastExec.Load() {
 			lc.exec = newFastExec(h, c)
-			st.exec = lc.exec
 		}
 	}
 	h.mu.Lock()

@@ -2,9 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
-	"encoding/binary"
-	"io"
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -62,91 +59,13 @@ func (f *fastExec) query(p []byte) (served bool, err error) {
 	// A copy, as the protocol layer's: the text may be kept (the plan
 	// cache, an error's message).
 	text := string(p[1:])
-	f.out, f.seq, f.fieldSent, f.finished = f.out[:0], 1, false, false
-	served, err = f.runText(text, multi)
+	f.begin(true, multi)
+	served, err = f.run(text, nil)
 	if !served {
 		return false, nil
 	}
 	f.texts.Add(1)
 	return true, f.end(err)
-}
-
-// runText runs text on its kept plan as ComQuery (or ComMultiQuery, when
-// multi) would; served is false when the plan cache does not run it
-// (nothing was run).
-func (f *fastExec) runText(text string, multi bool) (served bool, err error) {
-	h, c := f.h, f.mc
-	st := h.statementBegin(c)
-	defer h.statementEnd(st)
-	defer func() {
-		if err != nil && !served {
-			served = true // a panic survive answered: it ran
-		}
-	}()
-	defer h.survive(c, "a query", &err)
-	handled, derr := h.runDirect(context.Background(), c, text, nil, f.textResult)
-	if !handled {
-		return false, nil
-	}
-	err = h.queryErr(c, text, multi, derr)
-	releaseMemory(err)
-	return true, err
-}
-
-// writeText takes a result as the protocol layer's COM_QUERY callback
-// does, after the handler's dropShortInfo: the first with no columns is
-// the OK packet (with its info text, when it has one, and the warning
-// count), else the columns once, then the rows as text.
-func (f *fastExec) writeText(qr *sqltypes.Result, more bool) error {
-	if len(qr.Fields) == 0 && len(qr.Info) < '#' {
-		qr.Info = "" // dropShortInfo
-	}
-	c := f.mc
-	flags := c.StatusFlags
-	if more {
-		flags |= mysql.ServerMoreResultsExists
-	}
-	if f.finished {
-		return io.EOF
-	}
-	if !f.fieldSent {
-		f.fieldSent = true
-		if len(qr.Fields) == 0 {
-			f.finished = true
-			f.okPacketInfo(qr.RowsAffected, qr.InsertID, flags, f.h.WarningCount(c), qr.Info)
-			return nil
-		}
-		f.packet(appendLenEncInt(f.start(), uint64(len(qr.Fields))))
-		for _, fd := range qr.Fields {
-			f.packet(appendColumnDefinition(f.start(), fd))
-		}
-		if c.Capabilities&mysql.CapabilityClientDeprecateEOF == 0 {
-			f.eofPacket(c.StatusFlags, 0)
-		}
-	}
-	for _, row := range qr.Rows {
-		f.packet(appendTextRow(f.start(), row))
-		if len(f.out) >= maxBuffered {
-			if err := f.flush(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// okPacketInfo appends an OK packet, with info after a '#' byte when
-// there is any, as the protocol layer writes a text command's.
-func (f *fastExec) okPacketInfo(affected, insertID uint64, flags, warnings uint16, info string) {
-	b := append(f.start(), 0x00)
-	b = appendLenEncInt(b, affected)
-	b = appendLenEncInt(b, insertID)
-	b = binary.LittleEndian.AppendUint16(b, flags)
-	b = binary.LittleEndian.AppendUint16(b, warnings)
-	if info != "" {
-		b = append(append(b, '#'), info...)
-	}
-	f.packet(b)
 }
 
 // appendTextRow appends the text result row packet's payload of row:

@@ -171,13 +171,7 @@ func TestFastTextMatchesProtocolLayer(t *testing.T) {
 				}
 			}
 		}
-		s.h.mu.Lock()
-		defer s.h.mu.Unlock()
-		for _, st := range s.h.states {
-			if st.exec != nil {
-				served += st.exec.texts.Load()
-			}
-		}
+		served = fastServed(s, func(f *fastExec) int64 { return f.texts.Load() })
 		return out, served
 	}
 	want, none := run(false)
