@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 
 	gsql "github.com/dolthub/go-mysql-server/sql"
@@ -58,6 +59,34 @@ func TestFieldsCache(t *testing.T) {
 	require.NotEqual(t, f2[0].Charset, f3[0].Charset)
 
 	require.Len(t, fc.of(ctx, s1[:0]), 0)
+
+	// A transaction's results in turn, each with a schema made per
+	// execution (two sets of the same columns, alternated): all kept,
+	// none described afresh.
+	var kept fieldsCache
+	dec := types.MustCreateDecimalType(32, 0)
+	results := func() []gsql.Schema {
+		return []gsql.Schema{
+			{{Name: "c", Source: "t", Type: text, Nullable: true}},
+			{{Name: "SUM(k)", Type: dec, Nullable: true}},
+			{{Name: "id", Source: "t", Type: types.Int32, PrimaryKey: true}, {Name: "c", Source: "t", Type: text}},
+		}
+	}
+	sets := [2][]gsql.Schema{results(), results()}
+	n := 0
+	turn := func() {
+		n++
+		for _, s := range sets[n%2] {
+			kept.of(ctx, s)
+		}
+	}
+	turn()
+	require.Zero(t, testing.AllocsPerRun(100, turn))
+	for i := range fieldsKept + 1 {
+		kept.of(ctx, gsql.Schema{{Name: fmt.Sprint("x", i), Type: types.Int64}})
+	}
+	f4 := kept.of(ctx, s1)
+	require.Equal(t, fieldsOf(ctx, s1), f4, "evicted, then described again")
 }
 
 // TestServerDirectFieldsFollowSession: the column descriptions of results

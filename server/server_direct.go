@@ -362,41 +362,64 @@ func setStatusFlags(ctx *gsql.Context, c *mysql.Conn) {
 }
 
 // fieldsCache keeps the column descriptions of a connection's latest
-// result on a kept plan: the next statement of the same plan describes
-// the same columns, and describing them afresh cost two allocations (the
-// list and one per column). The protocol layer only reads the
-// descriptions, and writes them before the statement returns.
+// results on kept plans: the next statement of one of those plans
+// describes the same columns, and describing them afresh cost two
+// allocations (the list and one per column). A few results are kept, not
+// one, because a client's transaction cycles through several (sysbench's
+// read-only transaction: a range of c, a SUM, then c again). The protocol
+// layer only reads the descriptions, and writes them before the
+// statement returns.
 type fieldsCache struct {
+	entries [fieldsKept]fieldsEntry
+	next    int // the entry the next miss replaces
+}
+
+// fieldsKept is how many results' descriptions a connection keeps.
+const fieldsKept = 4
+
+type fieldsEntry struct {
 	schema  gsql.Schema // held: its columns' addresses cannot be reused while cached
 	results gsql.CharacterSetID
 	fields  []*querypb.Field
 }
 
-// of returns fieldsOf(ctx, s): the cached descriptions when s has the
-// very same columns as the cached schema and the character set of
-// results is the same, or when each column is described as the cached
-// one (a plan that makes its schema per execution, as a sort's or an
-// aggregate's).
+// of returns fieldsOf(ctx, s): the descriptions of a kept result when s
+// has its very same columns and the character set of results is the
+// same, or when each column is described as the kept one (a plan that
+// makes its schema per execution, as a sort's or an aggregate's).
 func (fc *fieldsCache) of(ctx *gsql.Context, s gsql.Schema) []*querypb.Field {
 	results := ctx.GetCharacterSetResults()
-	if fc.fields != nil && results == fc.results && len(s) == len(fc.fields) && len(s) > 0 {
-		if slices.Equal(s, fc.schema) { // the very same columns
-			return fc.fields
-		}
-		same := true
-		for i, col := range s {
-			if !describeColumn(ctx, col, results).is(fc.fields[i]) {
-				same = false
-				break
+	if len(s) > 0 {
+		for i := range fc.entries {
+			e := &fc.entries[i]
+			if e.fields != nil && e.results == results && slices.Equal(s, e.schema) { // the very same columns
+				return e.fields
 			}
 		}
-		if same {
-			fc.schema = s
-			return fc.fields
+		for i := range fc.entries {
+			if e := &fc.entries[i]; e.results == results && e.describes(ctx, s) {
+				e.schema = s
+				return e.fields
+			}
 		}
 	}
-	fc.schema, fc.results, fc.fields = s, results, fieldsOf(ctx, s)
-	return fc.fields
+	e := &fc.entries[fc.next]
+	fc.next = (fc.next + 1) % fieldsKept
+	e.schema, e.results, e.fields = s, results, fieldsOf(ctx, s)
+	return e.fields
+}
+
+// describes reports whether e's descriptions are those of s's columns.
+func (e *fieldsEntry) describes(ctx *gsql.Context, s gsql.Schema) bool {
+	if e.fields == nil || len(s) != len(e.fields) {
+		return false
+	}
+	for i, col := range s {
+		if !describeColumn(ctx, col, e.results).is(e.fields[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // columnDesc is what a column definition packet says of a column.
