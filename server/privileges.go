@@ -207,21 +207,22 @@ func (e policyExec) RewrapFor(inner gsql.NodeExecBuilder, n gsql.Node) gsql.Node
 }
 
 // Precheck implements mysqlcompat.Prechecker: the checks Build makes, for
-// a kept plan that is run without being built (sqlstore's writes by key).
-// A plan check would change, or whose rows Build wraps, is not offered.
+// a kept plan that is run without being built (sqlstore's writes by key),
+// from the same steps Build follows. A plan the walk would change, or
+// whose rows Build makes, is not offered.
 func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
+	s := e.steps(n, true) // read_only may be on by the time n runs
+	if s.rows {
+		return nil, false
+	}
 	checks := false
-	switch n.(type) {
-	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
+	if s.walk {
 		var changes bool
 		if changes, checks = e.p.inspect(n); changes {
 			return nil, false
 		}
-	case *plan.ShowProcessList:
-		return nil, false
 	}
-	writes := !n.IsReadOnly()
-	if !checks && !writes {
+	if !checks && !s.writes {
 		return nil, true
 	}
 	p := e.p
@@ -231,7 +232,7 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 				return err
 			}
 		}
-		if writes && p.readOnly.Load() {
+		if s.writes && p.readOnly.Load() {
 			return p.checkWritable(ctx)
 		}
 		return nil
@@ -242,62 +243,169 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 // every row of the outer query: what is not a statement costs a type
 // switch.
 func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowIter, error) {
-	switch n.(type) {
-	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
-		if e.unchecked {
-			break
-		}
+	s := e.steps(n, e.p.readOnly.Load())
+	if s.walk {
 		checked, _, err := e.p.check(ctx, n)
 		if err != nil {
 			return nil, err
 		}
 		n = checked
-	case *plan.ShowProcessList:
-		iter, err := e.NodeExecBuilder.Build(ctx, n, r)
-		if err != nil {
-			return nil, err
-		}
-		return showProcessList(ctx, e.p.s.store, iter) // processstate.go
 	}
-	if e.p.readOnly.Load() && !n.IsReadOnly() {
+	if s.writes {
 		if err := e.p.checkWritable(ctx); err != nil {
 			return nil, err
 		}
 	}
-	return e.NodeExecBuilder.Build(ctx, n, r)
+	iter, err := e.NodeExecBuilder.Build(ctx, n, r)
+	if err != nil || !s.rows {
+		return iter, err
+	}
+	return showProcessList(ctx, e.p.s.store, iter) // processstate.go
 }
 
-// check refuses what the session's account may not do in n and confines
-// its file access to the files folder. inspect tells what it does with a
-// plan without doing it: the two change together.
-func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
-	return transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
-		switch n := n.(type) {
-		case *plan.Set:
+// buildSteps is what Build does with a plan besides having the inner
+// builder build it, decided by the plan alone (steps): Build follows it,
+// and Precheck hands the same steps to a caller that runs a kept plan
+// itself, so the two cannot differ.
+type buildSteps struct {
+	walk   bool // the policy's walk (check) of a write the analyzer planned without the policy's rule
+	writes bool // the plan writes, which read_only may refuse
+	rows   bool // the server makes the rows (SHOW PROCESSLIST: processstate.go)
+}
+
+// steps returns what Build does with plan n. The analyzer plans simple
+// INSERT, UPDATE and DELETE statements with fixed rule batches of its own
+// (so without the policy's rule): those are walked here, unless the
+// builder was made for kept plans the walk finds nothing in (unchecked).
+// writes is asked only when readOnly (read_only is on, or may be by the
+// time a kept plan runs): whether a plan writes costs a walk of it.
+func (e policyExec) steps(n gsql.Node, readOnly bool) buildSteps {
+	var s buildSteps
+	switch n.(type) {
+	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
+		s.walk = !e.unchecked
+	case *plan.ShowProcessList:
+		s.rows = true
+	}
+	s.writes = readOnly && !n.IsReadOnly()
+	return s
+}
+
+// The policy's list and its walk. What the policy does with a plan is
+// listed once, by the kind of node (guard) and of expression
+// (rewriteExpr), and one walk follows the list in two modes: with a
+// session it checks and rewrites the session's plan (check: the
+// analyzer's rule, Build), and without one it is a dry run that tells what
+// the first mode would do with the plan in any session (inspect:
+// RewrapFor, Precheck, which let a kept plan skip the walk or run without
+// being built). A case added to the list is seen by both modes. A guard
+// is chosen from the node alone, so the dry run's answer holds for every
+// session; only a rewrite changes the plan, and a check, which sees the
+// session, cannot; so a plan the dry run finds nothing in is returned as
+// it is by every session's walk, and one it finds only checks in is
+// changed by none.
+
+// guard is the policy's part in one node of a plan: a check of what the
+// session's account may do with it, or a rewrite, which returns the node
+// the session runs in its place (and may check the session too).
+type guard struct {
+	check   func(ctx *gsql.Context) error
+	rewrite func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error)
+}
+
+// guard returns the policy's part in node n, the zero guard when it has
+// none.
+func (p *policy) guard(n gsql.Node) guard {
+	switch n := n.(type) {
+	case *plan.Set:
+		return guard{rewrite: func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error) {
 			return p.checkSet(ctx, n)
-		case *plan.Into:
-			return p.checkInto(ctx, n)
-		case *plan.LoadData:
-			return p.checkLoadData(ctx, n)
-		case *plan.InsertInto:
-			return n, transform.SameTree, p.checkLoadDataInsert(ctx, n)
-		case *plan.Kill:
-			return n, transform.SameTree, p.checkKill(ctx, n)
-		case *plan.ShowGrants:
-			return n, transform.SameTree, p.checkShowGrants(ctx, n)
+		}}
+	case *plan.Into:
+		if n.Outfile != "" || n.Dumpfile != "" {
+			return guard{rewrite: func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error) {
+				return p.checkInto(ctx, n) // serverfiles.go
+			}}
+		}
+	case *plan.LoadData:
+		if !n.Local {
+			return guard{rewrite: func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error) {
+				return p.checkLoadData(ctx, n) // serverfiles.go
+			}}
+		}
+	case *plan.InsertInto:
+		if _, load := n.Source.(*plan.LoadData); load {
+			return guard{check: func(ctx *gsql.Context) error { return p.checkLoadDataInsert(ctx, n) }}
+		}
+	case *plan.Kill:
+		return guard{check: func(ctx *gsql.Context) error { return p.checkKill(ctx, n) }}
+	case *plan.ShowGrants:
+		return guard{check: func(ctx *gsql.Context) error { return p.checkShowGrants(ctx, n) }}
+	}
+	return guard{}
+}
+
+// rewriteExpr returns the expression that stands for e, in node n, in
+// every session: the server's LOAD_FILE, which checks the session's
+// account when it is evaluated, and a read of a global-only variable's
+// global value. Neither needs the session to be made.
+func (p *policy) rewriteExpr(n gsql.Node, e gsql.Expression) (gsql.Expression, transform.TreeIdentity) {
+	switch e := e.(type) {
+	case *function.LoadFile:
+		return &loadFile{arg: e.Children()[0], p: p}, transform.NewTree
+	case *expression.SystemVar:
+		if _, set := n.(*plan.Set); !set {
+			return globalRead(e)
+		}
+	}
+	return e, transform.SameTree
+}
+
+// walkFinds is what a walk of a plan met: a rewrite (changes: the plan
+// is, or may be, another one), or a check of the session (checks).
+type walkFinds struct {
+	changes, checks bool
+}
+
+// walk follows the policy's list through plan n, subqueries included.
+// With ctx it runs every guard in that session and returns the plan to
+// run; with ctx nil it runs none, returns n and reports what it found.
+func (p *policy) walk(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.TreeIdentity, walkFinds, error) {
+	var found walkFinds
+	out, same, err := transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
+		g := p.guard(n)
+		switch {
+		case g.rewrite != nil:
+			found.changes = true
+			if ctx != nil {
+				return g.rewrite(ctx)
+			}
+		case g.check != nil:
+			found.checks = true
+			if ctx != nil {
+				return n, transform.SameTree, g.check(ctx)
+			}
 		}
 		return n, transform.SameTree, nil
 	}, func(n gsql.Node, e gsql.Expression) (gsql.Expression, transform.TreeIdentity, error) {
-		switch e := e.(type) {
-		case *function.LoadFile:
-			return &loadFile{arg: e.Children()[0], p: p}, transform.NewTree, nil
-		case *expression.SystemVar:
-			if _, set := n.(*plan.Set); !set {
-				return globalRead(e)
-			}
+		r, same := p.rewriteExpr(n, e)
+		if same == transform.SameTree {
+			return e, transform.SameTree, nil
 		}
-		return e, transform.SameTree, nil
+		found.changes = true
+		if ctx == nil {
+			return e, transform.SameTree, nil
+		}
+		return r, transform.NewTree, nil
 	})
+	return out, same, found, err
+}
+
+// check refuses what the session's account may not do in n and confines
+// its file access to the files folder: the walk in the session.
+func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
+	out, same, _, err := p.walk(ctx, n)
+	return out, same, err
 }
 
 // inspect reports what check would do with plan n, in any session:
@@ -306,53 +414,26 @@ func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.Tre
 // privileges for LOAD DATA, the connections it may kill, the grants it
 // may see). Neither: check returns n as it is, for every session.
 func (p *policy) inspect(n gsql.Node) (changes, checks bool) {
-	_, _, _ = transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
-		switch n := n.(type) {
-		case *plan.Set:
-			changes = true
-		case *plan.Into:
-			changes = changes || n.Outfile != "" || n.Dumpfile != ""
-		case *plan.LoadData:
-			changes = changes || !n.Local
-		case *plan.InsertInto:
-			_, load := n.Source.(*plan.LoadData)
-			checks = checks || load
-		case *plan.Kill, *plan.ShowGrants:
-			checks = true
-		}
-		return n, transform.SameTree, nil
-	}, func(n gsql.Node, e gsql.Expression) (gsql.Expression, transform.TreeIdentity, error) {
-		switch e := e.(type) {
-		case *function.LoadFile:
-			changes = true
-		case *expression.SystemVar:
-			if _, set := n.(*plan.Set); !set {
-				if _, same, _ := globalRead(e); same == transform.NewTree {
-					changes = true
-				}
-			}
-		}
-		return e, transform.SameTree, nil
-	})
-	return changes, checks
+	_, _, found, _ := p.walk(nil, n)
+	return found.changes, found.checks
 }
 
 // globalRead makes @@name read the global value when the variable has no
 // session value in MySQL (max_connections, read_only, ...): a session
 // holds a copy of every variable, taken when it started, and showed that
 // copy after SET GLOBAL.
-func globalRead(sv *expression.SystemVar) (gsql.Expression, transform.TreeIdentity, error) {
+func globalRead(sv *expression.SystemVar) (gsql.Expression, transform.TreeIdentity) {
 	scope, ok := sv.Scope.(*gsql.MysqlScope)
 	if !ok || scope.Type != gsql.SystemVariableScope_Session {
-		return sv, transform.SameTree, nil
+		return sv, transform.SameTree
 	}
 	def, _, ok := gsql.SystemVariables.GetGlobal(sv.Name)
 	if !ok || !def.IsGlobalOnly() {
-		return sv, transform.SameTree, nil
+		return sv, transform.SameTree
 	}
 	c := *sv
 	c.Scope = gsql.GetMysqlScope(gsql.SystemVariableScope_Global)
-	return &c, transform.NewTree, nil
+	return &c, transform.NewTree
 }
 
 // transformDeep applies fn to every node of n and ex to every expression
