@@ -52,7 +52,7 @@ func (s *Server) setupPolicy(files string) {
 			b.Rules = append([]analyzer.Rule{{Id: policyRuleID, Apply: p.rule}}, b.Rules...)
 		}
 	}
-	a.Catalog.AuthHandler = grantsAuth{AuthorizationHandler: a.Catalog.AuthHandler}
+	a.Catalog.AuthHandler = grantsAuth{AuthorizationHandler: a.Catalog.AuthHandler, db: p.db}
 	a.ExecBuilder = policyExec{NodeExecBuilder: a.ExecBuilder, p: p}
 }
 
@@ -66,8 +66,13 @@ func (s *Server) setupPolicy(files string) {
 //     fails with 1142 where MySQL says 1045 (policy.checkLoadData).
 //   - KILL asks for SUPER, while every account may kill its own
 //     connections (policy.checkKill).
+//
+// It also refuses, as MySQL does, what the engine refuses only while it
+// resolves a table, in other words (showDenied), and words the refusals
+// of checks on tables as MySQL does (tableDenied).
 type grantsAuth struct {
 	gsql.AuthorizationHandler
+	db *mysql_db.MySQLDb // the accounts
 }
 
 // HandleAuth implements sql.AuthorizationHandler.
@@ -81,6 +86,11 @@ func (g grantsAuth) HandleAuth(ctx *gsql.Context, aqs gsql.AuthorizationQuerySta
 	}
 	if auth.AuthType == ast.AuthType_SUPER && isKill(ctx.Query()) {
 		return nil
+	}
+	if auth.AuthType == ast.AuthType_SHOW {
+		if err := g.showDenied(ctx); err != nil {
+			return err
+		}
 	}
 	err := g.AuthorizationHandler.HandleAuth(ctx, aqs, auth)
 	if err == nil {
@@ -108,15 +118,13 @@ var tableCommands = map[string]string{
 }
 
 // tableDenied returns a refusal err of a check on tables as MySQL words
-// it: 1142 "UPDATE command denied to user 'u'@'host' for table 't'",
-// naming the privilege and the first table it is missing on, and the
-// account's user with the host the client connected from (MySQL's
-// priv_user and host_or_ip). GMS says "command denied to user 'u'@'%'",
-// or, for an account with no privilege at all in the database or on the
-// table, 1044 or "Access denied ... to table". Refusals of other targets
-// keep GMS's words: CREATE TABLE in a database the account holds nothing
-// on, and SHOW COLUMNS or SHOW CREATE TABLE of such a table, still give
-// 1044 where MySQL gives 1142.
+// it (deniedOnTable): 1142 naming the privilege and the first table it is
+// missing on. GMS says "command denied to user 'u'@'%'", or, for an
+// account with no privilege at all in the database or on the table, 1044
+// or "Access denied ... to table"; and it checks CREATE TABLE and CREATE
+// VIEW on the database, where MySQL names the table the statement would
+// create (createdTable). CREATE TEMPORARY TABLE, whose privilege is the
+// database's, keeps 1044.
 func (g grantsAuth) tableDenied(ctx *gsql.Context, aqs gsql.AuthorizationQueryState, auth ast.AuthInformation, err error) error {
 	cmd, ok := tableCommands[auth.AuthType]
 	if !ok || !(gsql.ErrPrivilegeCheckFailed.Is(err) || gsql.ErrTableAccessDeniedForUser.Is(err) || gsql.ErrDatabaseAccessDeniedForUser.Is(err)) {
@@ -143,26 +151,117 @@ func (g grantsAuth) tableDenied(ctx *gsql.Context, aqs gsql.AuthorizationQuerySt
 		if table == "" {
 			return err
 		}
+	case ast.AuthTargetType_DatabaseIdentifiers:
+		if auth.AuthType != ast.AuthType_CREATE && auth.AuthType != ast.AuthType_CREATE_VIEW {
+			return err
+		}
+		if table = createdTable(ctx); table == "" {
+			return err
+		}
 	default:
 		return err
 	}
-	return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s command denied to user '%s'@'%s' for table '%s'",
-		cmd, ctx.Session.Client().User, clientHost(ctx), table)
+	return deniedOnTable(ctx, cmd, table)
+}
+
+// createdTable returns the table or view the session's statement creates
+// (CREATE TABLE, CREATE VIEW), "" for any other statement, a temporary
+// table among them. The statement is parsed again: the check that refuses
+// it is told only the database.
+func createdTable(ctx *gsql.Context) string {
+	stmt, _, err := ast.ParseOneWithOptions(ctx, ctx.Query(), gsql.LoadSqlMode(ctx).ParserOptions())
+	ddl, ok := stmt.(*ast.DDL)
+	if err != nil || !ok || ddl.Action != ast.CreateStr || ddl.Temporary {
+		return ""
+	}
+	if ddl.ViewSpec != nil {
+		return ddl.ViewSpec.ViewName.Name.String()
+	}
+	return ddl.Table.Name.String()
+}
+
+// showCommands are the privileges MySQL's 1142 names for a SHOW of a
+// table, by the parser's type of SHOW: SHOW COLUMNS (DESCRIBE) and SHOW
+// INDEX need some privilege on the table and name SELECT, SHOW CREATE
+// TABLE names SHOW, and SHOW CREATE VIEW needs SELECT.
+var showCommands = map[string]string{
+	"columns":      "SELECT",
+	"fields":       "SELECT",
+	"index":        "SELECT",
+	"indexes":      "SELECT",
+	"keys":         "SELECT",
+	"create table": "SHOW",
+	"create view":  "SELECT",
+}
+
+// showDenied refuses a SHOW of a table the session's account holds no
+// privilege on (showCommands) as MySQL does: 1142 naming the table. GMS
+// has no check for them but the one it makes while it resolves the table,
+// refusing with 1044 when the account holds nothing in the database (as
+// MySQL does for SHOW TABLES and SHOW TABLE STATUS, which are not among
+// these) and "Access denied ... to table" otherwise. The refusal is the
+// same GMS makes (no global privilege, none in the database, none on the
+// table); only an account without global privileges pays for parsing the
+// statement again.
+func (g grantsAuth) showDenied(ctx *gsql.Context) error {
+	if g.db == nil || !g.db.Enabled() {
+		return nil
+	}
+	ps := g.db.UserActivePrivilegeSet(ctx)
+	if ps.Count() > 0 {
+		return nil
+	}
+	stmt, _, err := ast.ParseOneWithOptions(ctx, ctx.Query(), gsql.LoadSqlMode(ctx).ParserOptions())
+	show, ok := stmt.(*ast.Show)
+	if err != nil || !ok || !show.HasTable() {
+		return nil
+	}
+	cmd, ok := showCommands[strings.ToLower(show.Type)]
+	if !ok {
+		return nil
+	}
+	db, table := show.Table.DbQualifier.String(), show.Table.Name.String()
+	if db == "" {
+		db = ctx.GetCurrentDatabase()
+	}
+	if db == "" || strings.EqualFold(db, "information_schema") {
+		return nil
+	}
+	dbSet := ps.Database(db)
+	if dbSet.Count() > 0 || dbSet.Table(table).HasPrivileges() {
+		return nil
+	}
+	return deniedOnTable(ctx, cmd, table)
+}
+
+// deniedOnTable is MySQL's 1142 "UPDATE command denied to user
+// 'u'@'host' for table 't'": the privilege cmd the session's account
+// lacks on table, the user it logged in as and the host its client
+// connected from (MySQL's priv_user and host_or_ip). Every 1142 of the
+// server is worded here (tableDenied, showDenied, the log tables'
+// no-ops, LOAD DATA).
+func deniedOnTable(ctx *gsql.Context, cmd, table string) error {
+	return mysql.NewSQLError(erTableAccessDenied, mysql.SSClientError, "%s", deniedOnTableMessage(ctx, cmd, table))
+}
+
+// deniedOnTableMessage is deniedOnTable's message.
+func deniedOnTableMessage(ctx *gsql.Context, cmd, table string) string {
+	return cmd + " command denied to user '" + ctx.Session.Client().User + "'@'" + clientHost(ctx) + "' for table '" + table + "'"
 }
 
 // clientHost is the host the session's client connected from, as the
-// process list has it (processhost.go): the session's own client address
-// is its account's host, by which the account is found.
+// server's process list has it (processhost.go: the session's own client
+// address is its account's host, by which the account is found).
 func clientHost(ctx *gsql.Context) string {
-	if ctx.ProcessList != nil {
-		id := ctx.Session.ID()
-		for _, p := range ctx.ProcessList.Processes() {
-			if p.Connection == id {
-				if host, _, err := net.SplitHostPort(p.Host); err == nil {
-					return host
-				}
-				return p.Host
+	if pl, ok := ctx.ProcessList.(*processList); ok {
+		if e := pl.entry(ctx.Session.ID()); e != nil {
+			e.mu.Lock()
+			host := e.p.Host
+			e.mu.Unlock()
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				return h
 			}
+			return host
 		}
 	}
 	return ctx.Session.Client().Address

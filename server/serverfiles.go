@@ -143,8 +143,7 @@ func (p *policy) checkLoadDataInsert(ctx *gsql.Context, n *plan.InsertInto) erro
 	if p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(gsql.PrivilegeCheckSubject{Database: db, Table: table}, privs...)) {
 		return nil
 	}
-	return mysql.NewSQLError(erTableAccessDenied, mysql.SSClientError,
-		"%s command denied to user %s for table '%s'", what, p.accountName(ctx), table)
+	return deniedOnTable(ctx, what, table)
 }
 
 // loadFile is LOAD_FILE as MySQL has it, in place of the engine's: NULL
