@@ -670,8 +670,8 @@ func (p *policy) checkKill(ctx *gsql.Context, n *plan.Kill) error {
 }
 
 // checkShowGrants lets every account see its own grants; the grants of
-// another account need SELECT on the mysql database (1044 otherwise), as
-// in MySQL.
+// another account need SELECT on mysql.user (on the table, its database or
+// globally), as in MySQL 8, which refuses them with 1142 naming that table.
 func (p *policy) checkShowGrants(ctx *gsql.Context, n *plan.ShowGrants) error {
 	if p.db == nil || !p.db.Enabled() || n.CurrentUser || n.For == nil {
 		return nil
@@ -679,11 +679,10 @@ func (p *policy) checkShowGrants(ctx *gsql.Context, n *plan.ShowGrants) error {
 	if u := p.account(ctx); u != nil && n.For.Name == u.User && (n.For.Host == u.Host || n.For.AnyHost && u.Host == "%") {
 		return nil
 	}
-	if p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(gsql.PrivilegeCheckSubject{Database: "mysql"}, gsql.PrivilegeType_Select)) {
+	if p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(gsql.PrivilegeCheckSubject{Database: "mysql", Table: "user"}, gsql.PrivilegeType_Select)) {
 		return nil
 	}
-	return mysql.NewSQLError(mysql.ERDBAccessDenied, mysql.SSClientError,
-		"Access denied for user %s to database 'mysql'", p.accountName(ctx))
+	return deniedOnTable(ctx, "SELECT", "user")
 }
 
 // fileDenied is MySQL's error for file access without the FILE
