@@ -208,7 +208,7 @@ func (g grantsAuth) showDenied(ctx *gsql.Context) error {
 		return nil
 	}
 	ps := g.db.UserActivePrivilegeSet(ctx)
-	if ps.Count() > 0 {
+	if ps.Count() > 0 || !showsTable(ctx.Query()) {
 		return nil
 	}
 	stmt, _, err := ast.ParseOneWithOptions(ctx, ctx.Query(), gsql.LoadSqlMode(ctx).ParserOptions())
@@ -232,6 +232,26 @@ func (g grantsAuth) showDenied(ctx *gsql.Context) error {
 		return nil
 	}
 	return deniedOnTable(ctx, cmd, table)
+}
+
+// showsTable reports whether the statement text q may be one of the SHOWs
+// of a table showDenied words (DESCRIBE, SHOW COLUMNS, SHOW CREATE TABLE,
+// ...), so that SHOW VARIABLES, SHOW WARNINGS and the like are not parsed
+// again. A text it misses keeps GMS's refusal, in GMS's words.
+func showsTable(q string) bool {
+	first, second := sqlstore.LeadingWords(q)
+	if strings.EqualFold(first, "desc") || strings.EqualFold(first, "describe") || strings.EqualFold(first, "explain") {
+		return true
+	}
+	if !strings.EqualFold(first, "show") {
+		return false
+	}
+	for _, w := range [...]string{"columns", "fields", "index", "indexes", "keys", "create", "full", "extended"} {
+		if strings.EqualFold(second, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // deniedOnTable is MySQL's 1142 "UPDATE command denied to user
