@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +17,8 @@ import (
 
 // TestServerRefusalsSpec runs testdata/refusals: each statement refused
 // to an account fails with the number, SQLSTATE and message MySQL 8 gives,
-// the same as text and prepared. Commands:
+// the same as text and prepared. The files folder holds in.txt, one row
+// of two columns. Commands:
 //
 //	exec [as=user]
 //	  statements, one a line, each of which must succeed (as root unless
@@ -26,7 +29,9 @@ import (
 //	  own, which must fail alike (at PREPARE or at EXECUTE).
 func TestServerRefusalsSpec(t *testing.T) {
 	ctx := context.Background()
-	s := testServer(t, Config{Password: "pw"})
+	data := t.TempDir()
+	s := testServer(t, Config{Data: data, Password: "pw"})
+	require.NoError(t, os.WriteFile(filepath.Join(data, filesDir, "in.txt"), []byte("1\t1\n"), 0o600))
 	conns := map[string]*sql.Conn{}
 	conn := func(user string) *sql.Conn {
 		if c, ok := conns[user]; ok {
