@@ -209,7 +209,8 @@ func (p logTablesParser) logTableStatement(ctx context.Context, query string, de
 
 // denied returns, unless the session's account holds priv on table of the
 // mysql database (or on the database, or globally), the statement that
-// fails as MySQL does without it: error 1142, what naming priv. The
+// fails as MySQL does without it: error 1142 worded as the server words
+// every refusal on a table (deniedOnTable), what naming priv. The
 // statement is a SIGNAL, since the engine turns every error of its parser
 // into a syntax error; SIGNAL's message holds at most 128 characters,
 // which only an account with a very long host name could exceed.
@@ -221,7 +222,7 @@ func (p logTablesParser) denied(ctx *gsql.Context, priv gsql.PrivilegeType, what
 	if p.db.UserHasPrivileges(ctx, op) {
 		return ""
 	}
-	msg := what + " command denied to user " + (&policy{db: p.db}).accountName(ctx) + " for table '" + table + "'"
+	msg := deniedOnTableMessage(ctx, what, table)
 	if len(msg) > 128 {
 		msg = strings.ToValidUTF8(msg[:128], "")
 	}

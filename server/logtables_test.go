@@ -168,9 +168,9 @@ func TestServerOwnTablesPrivileges(t *testing.T) {
 	}
 	bob := client(t, s.Addr(), "bob", "bpw", "")
 	for q, want := range map[string]string{
-		"DROP TABLE IF EXISTS mysql.user":                      "DROP command denied to user 'bob'@'%' for table 'user'",
-		"CREATE TABLE mysql.user (x INT)":                      "CREATE command denied to user 'bob'@'%' for table 'user'",
-		"CREATE TABLE IF NOT EXISTS mysql.general_log (x INT)": "CREATE command denied to user 'bob'@'%' for table 'general_log'",
+		"DROP TABLE IF EXISTS mysql.user":                      "DROP command denied to user 'bob'@'127.0.0.1' for table 'user'",
+		"CREATE TABLE mysql.user (x INT)":                      "CREATE command denied to user 'bob'@'127.0.0.1' for table 'user'",
+		"CREATE TABLE IF NOT EXISTS mysql.general_log (x INT)": "CREATE command denied to user 'bob'@'127.0.0.1' for table 'general_log'",
 	} {
 		_, err := bob.Exec(q)
 		require.Error(t, err, q)

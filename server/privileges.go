@@ -52,7 +52,7 @@ func (s *Server) setupPolicy(files string) {
 			b.Rules = append([]analyzer.Rule{{Id: policyRuleID, Apply: p.rule}}, b.Rules...)
 		}
 	}
-	a.Catalog.AuthHandler = grantsAuth{AuthorizationHandler: a.Catalog.AuthHandler}
+	a.Catalog.AuthHandler = grantsAuth{AuthorizationHandler: a.Catalog.AuthHandler, db: p.db}
 	a.ExecBuilder = policyExec{NodeExecBuilder: a.ExecBuilder, p: p}
 }
 
@@ -66,8 +66,13 @@ func (s *Server) setupPolicy(files string) {
 //     fails with 1142 where MySQL says 1045 (policy.checkLoadData).
 //   - KILL asks for SUPER, while every account may kill its own
 //     connections (policy.checkKill).
+//
+// It also refuses, as MySQL does, what the engine refuses only while it
+// resolves a table, in other words (showDenied), and words the refusals
+// of checks on tables as MySQL does (tableDenied).
 type grantsAuth struct {
 	gsql.AuthorizationHandler
+	db *mysql_db.MySQLDb // the accounts
 }
 
 // HandleAuth implements sql.AuthorizationHandler.
@@ -81,6 +86,11 @@ func (g grantsAuth) HandleAuth(ctx *gsql.Context, aqs gsql.AuthorizationQuerySta
 	}
 	if auth.AuthType == ast.AuthType_SUPER && isKill(ctx.Query()) {
 		return nil
+	}
+	if auth.AuthType == ast.AuthType_SHOW {
+		if err := g.showDenied(ctx); err != nil {
+			return err
+		}
 	}
 	err := g.AuthorizationHandler.HandleAuth(ctx, aqs, auth)
 	if err == nil {
@@ -108,15 +118,13 @@ var tableCommands = map[string]string{
 }
 
 // tableDenied returns a refusal err of a check on tables as MySQL words
-// it: 1142 "UPDATE command denied to user 'u'@'host' for table 't'",
-// naming the privilege and the first table it is missing on, and the
-// account's user with the host the client connected from (MySQL's
-// priv_user and host_or_ip). GMS says "command denied to user 'u'@'%'",
-// or, for an account with no privilege at all in the database or on the
-// table, 1044 or "Access denied ... to table". Refusals of other targets
-// keep GMS's words: CREATE TABLE in a database the account holds nothing
-// on, and SHOW COLUMNS or SHOW CREATE TABLE of such a table, still give
-// 1044 where MySQL gives 1142.
+// it (deniedOnTable): 1142 naming the privilege and the first table it is
+// missing on. GMS says "command denied to user 'u'@'%'", or, for an
+// account with no privilege at all in the database or on the table, 1044
+// or "Access denied ... to table"; and it checks CREATE TABLE and CREATE
+// VIEW on the database, where MySQL names the table the statement would
+// create (createdTable). CREATE TEMPORARY TABLE, whose privilege is the
+// database's, keeps 1044.
 func (g grantsAuth) tableDenied(ctx *gsql.Context, aqs gsql.AuthorizationQueryState, auth ast.AuthInformation, err error) error {
 	cmd, ok := tableCommands[auth.AuthType]
 	if !ok || !(gsql.ErrPrivilegeCheckFailed.Is(err) || gsql.ErrTableAccessDeniedForUser.Is(err) || gsql.ErrDatabaseAccessDeniedForUser.Is(err)) {
@@ -143,26 +151,137 @@ func (g grantsAuth) tableDenied(ctx *gsql.Context, aqs gsql.AuthorizationQuerySt
 		if table == "" {
 			return err
 		}
+	case ast.AuthTargetType_DatabaseIdentifiers:
+		if auth.AuthType != ast.AuthType_CREATE && auth.AuthType != ast.AuthType_CREATE_VIEW {
+			return err
+		}
+		if table = createdTable(ctx); table == "" {
+			return err
+		}
 	default:
 		return err
 	}
-	return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s command denied to user '%s'@'%s' for table '%s'",
-		cmd, ctx.Session.Client().User, clientHost(ctx), table)
+	return deniedOnTable(ctx, cmd, table)
+}
+
+// createdTable returns the table or view the session's statement creates
+// (CREATE TABLE, CREATE VIEW), "" for any other statement, a temporary
+// table among them. The statement is parsed again: the check that refuses
+// it is told only the database.
+func createdTable(ctx *gsql.Context) string {
+	stmt, _, err := ast.ParseOneWithOptions(ctx, ctx.Query(), gsql.LoadSqlMode(ctx).ParserOptions())
+	ddl, ok := stmt.(*ast.DDL)
+	if err != nil || !ok || ddl.Action != ast.CreateStr || ddl.Temporary {
+		return ""
+	}
+	if ddl.ViewSpec != nil {
+		return ddl.ViewSpec.ViewName.Name.String()
+	}
+	return ddl.Table.Name.String()
+}
+
+// showCommands are the privileges MySQL's 1142 names for a SHOW of a
+// table, by the parser's type of SHOW: SHOW COLUMNS (DESCRIBE) and SHOW
+// INDEX need some privilege on the table and name SELECT, SHOW CREATE
+// TABLE names SHOW, and SHOW CREATE VIEW needs SELECT.
+var showCommands = map[string]string{
+	"columns":      "SELECT",
+	"fields":       "SELECT",
+	"index":        "SELECT",
+	"indexes":      "SELECT",
+	"keys":         "SELECT",
+	"create table": "SHOW",
+	"create view":  "SELECT",
+}
+
+// showDenied refuses a SHOW of a table the session's account holds no
+// privilege on (showCommands) as MySQL does: 1142 naming the table. GMS
+// has no check for them but the one it makes while it resolves the table,
+// refusing with 1044 when the account holds nothing in the database (as
+// MySQL does for SHOW TABLES and SHOW TABLE STATUS, which are not among
+// these) and "Access denied ... to table" otherwise. The refusal is the
+// same GMS makes (no global privilege, none in the database, none on the
+// table); only an account without global privileges pays for parsing the
+// statement again.
+func (g grantsAuth) showDenied(ctx *gsql.Context) error {
+	if g.db == nil || !g.db.Enabled() {
+		return nil
+	}
+	ps := g.db.UserActivePrivilegeSet(ctx)
+	if ps.Count() > 0 || !showsTable(ctx.Query()) {
+		return nil
+	}
+	stmt, _, err := ast.ParseOneWithOptions(ctx, ctx.Query(), gsql.LoadSqlMode(ctx).ParserOptions())
+	show, ok := stmt.(*ast.Show)
+	if err != nil || !ok || !show.HasTable() {
+		return nil
+	}
+	cmd, ok := showCommands[strings.ToLower(show.Type)]
+	if !ok {
+		return nil
+	}
+	db, table := show.Table.DbQualifier.String(), show.Table.Name.String()
+	if db == "" {
+		db = ctx.GetCurrentDatabase()
+	}
+	if db == "" || strings.EqualFold(db, "information_schema") {
+		return nil
+	}
+	dbSet := ps.Database(db)
+	if dbSet.Count() > 0 || dbSet.Table(table).HasPrivileges() {
+		return nil
+	}
+	return deniedOnTable(ctx, cmd, table)
+}
+
+// showsTable reports whether the statement text q may be one of the SHOWs
+// of a table showDenied words (DESCRIBE, SHOW COLUMNS, SHOW CREATE TABLE,
+// ...), so that SHOW VARIABLES, SHOW WARNINGS and the like are not parsed
+// again. A text it misses keeps GMS's refusal, in GMS's words.
+func showsTable(q string) bool {
+	first, second := sqlstore.LeadingWords(q)
+	if strings.EqualFold(first, "desc") || strings.EqualFold(first, "describe") || strings.EqualFold(first, "explain") {
+		return true
+	}
+	if !strings.EqualFold(first, "show") {
+		return false
+	}
+	for _, w := range [...]string{"columns", "fields", "index", "indexes", "keys", "create", "full", "extended"} {
+		if strings.EqualFold(second, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedOnTable is MySQL's 1142 "UPDATE command denied to user
+// 'u'@'host' for table 't'": the privilege cmd the session's account
+// lacks on table, the user it logged in as and the host its client
+// connected from (MySQL's priv_user and host_or_ip). Every 1142 of the
+// server is worded here (tableDenied, showDenied, the log tables'
+// no-ops, LOAD DATA).
+func deniedOnTable(ctx *gsql.Context, cmd, table string) error {
+	return mysql.NewSQLError(erTableAccessDenied, mysql.SSClientError, "%s", deniedOnTableMessage(ctx, cmd, table))
+}
+
+// deniedOnTableMessage is deniedOnTable's message.
+func deniedOnTableMessage(ctx *gsql.Context, cmd, table string) string {
+	return cmd + " command denied to user '" + ctx.Session.Client().User + "'@'" + clientHost(ctx) + "' for table '" + table + "'"
 }
 
 // clientHost is the host the session's client connected from, as the
-// process list has it (processhost.go): the session's own client address
-// is its account's host, by which the account is found.
+// server's process list has it (processhost.go: the session's own client
+// address is its account's host, by which the account is found).
 func clientHost(ctx *gsql.Context) string {
-	if ctx.ProcessList != nil {
-		id := ctx.Session.ID()
-		for _, p := range ctx.ProcessList.Processes() {
-			if p.Connection == id {
-				if host, _, err := net.SplitHostPort(p.Host); err == nil {
-					return host
-				}
-				return p.Host
+	if pl, ok := ctx.ProcessList.(*processList); ok {
+		if e := pl.entry(ctx.Session.ID()); e != nil {
+			e.mu.Lock()
+			host := e.p.Host
+			e.mu.Unlock()
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				return h
 			}
+			return host
 		}
 	}
 	return ctx.Session.Client().Address
@@ -207,21 +326,22 @@ func (e policyExec) RewrapFor(inner gsql.NodeExecBuilder, n gsql.Node) gsql.Node
 }
 
 // Precheck implements mysqlcompat.Prechecker: the checks Build makes, for
-// a kept plan that is run without being built (sqlstore's writes by key).
-// A plan check would change, or whose rows Build wraps, is not offered.
+// a kept plan that is run without being built (sqlstore's writes by key),
+// from the same steps Build follows. A plan the walk would change, or
+// whose rows Build makes, is not offered.
 func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
+	s := e.steps(n, true) // read_only may be on by the time n runs
+	if s.rows {
+		return nil, false
+	}
 	checks := false
-	switch n.(type) {
-	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
+	if s.walk {
 		var changes bool
 		if changes, checks = e.p.inspect(n); changes {
 			return nil, false
 		}
-	case *plan.ShowProcessList:
-		return nil, false
 	}
-	writes := !n.IsReadOnly()
-	if !checks && !writes {
+	if !checks && !s.writes {
 		return nil, true
 	}
 	p := e.p
@@ -231,7 +351,7 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 				return err
 			}
 		}
-		if writes && p.readOnly.Load() {
+		if s.writes && p.readOnly.Load() {
 			return p.checkWritable(ctx)
 		}
 		return nil
@@ -242,62 +362,169 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 // every row of the outer query: what is not a statement costs a type
 // switch.
 func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowIter, error) {
-	switch n.(type) {
-	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
-		if e.unchecked {
-			break
-		}
+	s := e.steps(n, e.p.readOnly.Load())
+	if s.walk {
 		checked, _, err := e.p.check(ctx, n)
 		if err != nil {
 			return nil, err
 		}
 		n = checked
-	case *plan.ShowProcessList:
-		iter, err := e.NodeExecBuilder.Build(ctx, n, r)
-		if err != nil {
-			return nil, err
-		}
-		return showProcessList(ctx, e.p.s.store, iter) // processstate.go
 	}
-	if e.p.readOnly.Load() && !n.IsReadOnly() {
+	if s.writes {
 		if err := e.p.checkWritable(ctx); err != nil {
 			return nil, err
 		}
 	}
-	return e.NodeExecBuilder.Build(ctx, n, r)
+	iter, err := e.NodeExecBuilder.Build(ctx, n, r)
+	if err != nil || !s.rows {
+		return iter, err
+	}
+	return showProcessList(ctx, e.p.s.store, iter) // processstate.go
 }
 
-// check refuses what the session's account may not do in n and confines
-// its file access to the files folder. inspect tells what it does with a
-// plan without doing it: the two change together.
-func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
-	return transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
-		switch n := n.(type) {
-		case *plan.Set:
+// buildSteps is what Build does with a plan besides having the inner
+// builder build it, decided by the plan alone (steps): Build follows it,
+// and Precheck hands the same steps to a caller that runs a kept plan
+// itself, so the two cannot differ.
+type buildSteps struct {
+	walk   bool // the policy's walk (check) of a write the analyzer planned without the policy's rule
+	writes bool // the plan writes, which read_only may refuse
+	rows   bool // the server makes the rows (SHOW PROCESSLIST: processstate.go)
+}
+
+// steps returns what Build does with plan n. The analyzer plans simple
+// INSERT, UPDATE and DELETE statements with fixed rule batches of its own
+// (so without the policy's rule): those are walked here, unless the
+// builder was made for kept plans the walk finds nothing in (unchecked).
+// writes is asked only when readOnly (read_only is on, or may be by the
+// time a kept plan runs): whether a plan writes costs a walk of it.
+func (e policyExec) steps(n gsql.Node, readOnly bool) buildSteps {
+	var s buildSteps
+	switch n.(type) {
+	case *plan.InsertInto, *plan.Update, *plan.DeleteFrom:
+		s.walk = !e.unchecked
+	case *plan.ShowProcessList:
+		s.rows = true
+	}
+	s.writes = readOnly && !n.IsReadOnly()
+	return s
+}
+
+// The policy's list and its walk. What the policy does with a plan is
+// listed once, by the kind of node (guard) and of expression
+// (rewriteExpr), and one walk follows the list in two modes: with a
+// session it checks and rewrites the session's plan (check: the
+// analyzer's rule, Build), and without one it is a dry run that tells what
+// the first mode would do with the plan in any session (inspect:
+// RewrapFor, Precheck, which let a kept plan skip the walk or run without
+// being built). A case added to the list is seen by both modes. A guard
+// is chosen from the node alone, so the dry run's answer holds for every
+// session; only a rewrite changes the plan, and a check, which sees the
+// session, cannot; so a plan the dry run finds nothing in is returned as
+// it is by every session's walk, and one it finds only checks in is
+// changed by none.
+
+// guard is the policy's part in one node of a plan: a check of what the
+// session's account may do with it, or a rewrite, which returns the node
+// the session runs in its place (and may check the session too).
+type guard struct {
+	check   func(ctx *gsql.Context) error
+	rewrite func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error)
+}
+
+// guard returns the policy's part in node n, the zero guard when it has
+// none.
+func (p *policy) guard(n gsql.Node) guard {
+	switch n := n.(type) {
+	case *plan.Set:
+		return guard{rewrite: func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error) {
 			return p.checkSet(ctx, n)
-		case *plan.Into:
-			return p.checkInto(ctx, n)
-		case *plan.LoadData:
-			return p.checkLoadData(ctx, n)
-		case *plan.InsertInto:
-			return n, transform.SameTree, p.checkLoadDataInsert(ctx, n)
-		case *plan.Kill:
-			return n, transform.SameTree, p.checkKill(ctx, n)
-		case *plan.ShowGrants:
-			return n, transform.SameTree, p.checkShowGrants(ctx, n)
+		}}
+	case *plan.Into:
+		if n.Outfile != "" || n.Dumpfile != "" {
+			return guard{rewrite: func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error) {
+				return p.checkInto(ctx, n) // serverfiles.go
+			}}
+		}
+	case *plan.LoadData:
+		if !n.Local {
+			return guard{rewrite: func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error) {
+				return p.checkLoadData(ctx, n) // serverfiles.go
+			}}
+		}
+	case *plan.InsertInto:
+		if _, load := n.Source.(*plan.LoadData); load {
+			return guard{check: func(ctx *gsql.Context) error { return p.checkLoadDataInsert(ctx, n) }}
+		}
+	case *plan.Kill:
+		return guard{check: func(ctx *gsql.Context) error { return p.checkKill(ctx, n) }}
+	case *plan.ShowGrants:
+		return guard{check: func(ctx *gsql.Context) error { return p.checkShowGrants(ctx, n) }}
+	}
+	return guard{}
+}
+
+// rewriteExpr returns the expression that stands for e, in node n, in
+// every session: the server's LOAD_FILE, which checks the session's
+// account when it is evaluated, and a read of a global-only variable's
+// global value. Neither needs the session to be made.
+func (p *policy) rewriteExpr(n gsql.Node, e gsql.Expression) (gsql.Expression, transform.TreeIdentity) {
+	switch e := e.(type) {
+	case *function.LoadFile:
+		return &loadFile{arg: e.Children()[0], p: p}, transform.NewTree
+	case *expression.SystemVar:
+		if _, set := n.(*plan.Set); !set {
+			return globalRead(e)
+		}
+	}
+	return e, transform.SameTree
+}
+
+// walkFinds is what a walk of a plan met: a rewrite (changes: the plan
+// is, or may be, another one), or a check of the session (checks).
+type walkFinds struct {
+	changes, checks bool
+}
+
+// walk follows the policy's list through plan n, subqueries included.
+// With ctx it runs every guard in that session and returns the plan to
+// run; with ctx nil it runs none, returns n and reports what it found.
+func (p *policy) walk(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.TreeIdentity, walkFinds, error) {
+	var found walkFinds
+	out, same, err := transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
+		g := p.guard(n)
+		switch {
+		case g.rewrite != nil:
+			found.changes = true
+			if ctx != nil {
+				return g.rewrite(ctx)
+			}
+		case g.check != nil:
+			found.checks = true
+			if ctx != nil {
+				return n, transform.SameTree, g.check(ctx)
+			}
 		}
 		return n, transform.SameTree, nil
 	}, func(n gsql.Node, e gsql.Expression) (gsql.Expression, transform.TreeIdentity, error) {
-		switch e := e.(type) {
-		case *function.LoadFile:
-			return &loadFile{arg: e.Children()[0], p: p}, transform.NewTree, nil
-		case *expression.SystemVar:
-			if _, set := n.(*plan.Set); !set {
-				return globalRead(e)
-			}
+		r, same := p.rewriteExpr(n, e)
+		if same == transform.SameTree {
+			return e, transform.SameTree, nil
 		}
-		return e, transform.SameTree, nil
+		found.changes = true
+		if ctx == nil {
+			return e, transform.SameTree, nil
+		}
+		return r, transform.NewTree, nil
 	})
+	return out, same, found, err
+}
+
+// check refuses what the session's account may not do in n and confines
+// its file access to the files folder: the walk in the session.
+func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
+	out, same, _, err := p.walk(ctx, n)
+	return out, same, err
 }
 
 // inspect reports what check would do with plan n, in any session:
@@ -306,53 +533,26 @@ func (p *policy) check(ctx *gsql.Context, n gsql.Node) (gsql.Node, transform.Tre
 // privileges for LOAD DATA, the connections it may kill, the grants it
 // may see). Neither: check returns n as it is, for every session.
 func (p *policy) inspect(n gsql.Node) (changes, checks bool) {
-	_, _, _ = transformDeep(n, func(n gsql.Node) (gsql.Node, transform.TreeIdentity, error) {
-		switch n := n.(type) {
-		case *plan.Set:
-			changes = true
-		case *plan.Into:
-			changes = changes || n.Outfile != "" || n.Dumpfile != ""
-		case *plan.LoadData:
-			changes = changes || !n.Local
-		case *plan.InsertInto:
-			_, load := n.Source.(*plan.LoadData)
-			checks = checks || load
-		case *plan.Kill, *plan.ShowGrants:
-			checks = true
-		}
-		return n, transform.SameTree, nil
-	}, func(n gsql.Node, e gsql.Expression) (gsql.Expression, transform.TreeIdentity, error) {
-		switch e := e.(type) {
-		case *function.LoadFile:
-			changes = true
-		case *expression.SystemVar:
-			if _, set := n.(*plan.Set); !set {
-				if _, same, _ := globalRead(e); same == transform.NewTree {
-					changes = true
-				}
-			}
-		}
-		return e, transform.SameTree, nil
-	})
-	return changes, checks
+	_, _, found, _ := p.walk(nil, n)
+	return found.changes, found.checks
 }
 
 // globalRead makes @@name read the global value when the variable has no
 // session value in MySQL (max_connections, read_only, ...): a session
 // holds a copy of every variable, taken when it started, and showed that
 // copy after SET GLOBAL.
-func globalRead(sv *expression.SystemVar) (gsql.Expression, transform.TreeIdentity, error) {
+func globalRead(sv *expression.SystemVar) (gsql.Expression, transform.TreeIdentity) {
 	scope, ok := sv.Scope.(*gsql.MysqlScope)
 	if !ok || scope.Type != gsql.SystemVariableScope_Session {
-		return sv, transform.SameTree, nil
+		return sv, transform.SameTree
 	}
 	def, _, ok := gsql.SystemVariables.GetGlobal(sv.Name)
 	if !ok || !def.IsGlobalOnly() {
-		return sv, transform.SameTree, nil
+		return sv, transform.SameTree
 	}
 	c := *sv
 	c.Scope = gsql.GetMysqlScope(gsql.SystemVariableScope_Global)
-	return &c, transform.NewTree, nil
+	return &c, transform.NewTree
 }
 
 // transformDeep applies fn to every node of n and ex to every expression
@@ -490,8 +690,8 @@ func (p *policy) checkKill(ctx *gsql.Context, n *plan.Kill) error {
 }
 
 // checkShowGrants lets every account see its own grants; the grants of
-// another account need SELECT on the mysql database (1044 otherwise), as
-// in MySQL.
+// another account need SELECT on mysql.user (on the table, its database or
+// globally), as in MySQL 8, which refuses them with 1142 naming that table.
 func (p *policy) checkShowGrants(ctx *gsql.Context, n *plan.ShowGrants) error {
 	if p.db == nil || !p.db.Enabled() || n.CurrentUser || n.For == nil {
 		return nil
@@ -499,11 +699,10 @@ func (p *policy) checkShowGrants(ctx *gsql.Context, n *plan.ShowGrants) error {
 	if u := p.account(ctx); u != nil && n.For.Name == u.User && (n.For.Host == u.Host || n.For.AnyHost && u.Host == "%") {
 		return nil
 	}
-	if p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(gsql.PrivilegeCheckSubject{Database: "mysql"}, gsql.PrivilegeType_Select)) {
+	if p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(gsql.PrivilegeCheckSubject{Database: "mysql", Table: "user"}, gsql.PrivilegeType_Select)) {
 		return nil
 	}
-	return mysql.NewSQLError(mysql.ERDBAccessDenied, mysql.SSClientError,
-		"Access denied for user %s to database 'mysql'", p.accountName(ctx))
+	return deniedOnTable(ctx, "SELECT", "user")
 }
 
 // fileDenied is MySQL's error for file access without the FILE

@@ -123,8 +123,10 @@ func (p *policy) checkLoadData(ctx *gsql.Context, n *plan.LoadData) (gsql.Node, 
 }
 
 // checkLoadDataInsert checks that the account may insert into the table
-// LOAD DATA loads: the engine requires FILE only, and grantsAuth leaves
-// even that to checkLoadData.
+// LOAD DATA loads, and delete from it for REPLACE: the engine requires
+// FILE only, and grantsAuth leaves even that to checkLoadData. The
+// refusal names the privileges missing, as MySQL's does ("DELETE" for an
+// account holding INSERT, "INSERT, DELETE" for one holding neither).
 func (p *policy) checkLoadDataInsert(ctx *gsql.Context, n *plan.InsertInto) error {
 	ld, ok := n.Source.(*plan.LoadData)
 	if !ok || len(ld.DestSch) == 0 || p.db == nil || !p.db.Enabled() {
@@ -134,17 +136,18 @@ func (p *policy) checkLoadDataInsert(ctx *gsql.Context, n *plan.InsertInto) erro
 	if n.Database() != nil {
 		db = n.Database().Name()
 	}
-	privs := []gsql.PrivilegeType{gsql.PrivilegeType_Insert}
-	what := "INSERT"
-	if ld.IsReplace {
-		privs = append(privs, gsql.PrivilegeType_Delete)
-		what = "INSERT, DELETE"
+	subject := gsql.PrivilegeCheckSubject{Database: db, Table: table}
+	var missing []string
+	if !p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(subject, gsql.PrivilegeType_Insert)) {
+		missing = append(missing, "INSERT")
 	}
-	if p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(gsql.PrivilegeCheckSubject{Database: db, Table: table}, privs...)) {
+	if ld.IsReplace && !p.db.UserHasPrivileges(ctx, gsql.NewPrivilegedOperation(subject, gsql.PrivilegeType_Delete)) {
+		missing = append(missing, "DELETE")
+	}
+	if len(missing) == 0 {
 		return nil
 	}
-	return mysql.NewSQLError(erTableAccessDenied, mysql.SSClientError,
-		"%s command denied to user %s for table '%s'", what, p.accountName(ctx), table)
+	return deniedOnTable(ctx, strings.Join(missing, ", "), table)
 }
 
 // loadFile is LOAD_FILE as MySQL has it, in place of the engine's: NULL
