@@ -66,8 +66,14 @@ type Batch struct {
 	seq       base.SeqNum
 	// precondition, if set, runs in the commit pipeline before the batch
 	// gets its sequence numbers, with no commit in between: a transaction's
-	// conflict check.
-	precondition func() error
+	// conflict check. earlier are the batches of the batch's commit group
+	// that come before it and are to be committed: logged and applied with
+	// it, after the check, and so not yet visible to it.
+	precondition func(earlier []*Batch) error
+	// groupable says that precondition checks the earlier batches of its
+	// group too, as if they were committed, so that the batch may join a
+	// group behind others instead of leading one of its own.
+	groupable bool
 	// rotate marks a flush request (DB.Flush): the leader rotates the
 	// memtable and records in rotated the memtable that became immutable.
 	rotate  bool
@@ -279,6 +285,7 @@ func (b *Batch) Reset() {
 	b.sync = false
 	b.seq = 0
 	b.precondition = nil
+	b.groupable = false
 	b.guards = b.guards[:0]
 	if b.index != nil {
 		b.index = newBatchIndex(b)

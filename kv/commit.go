@@ -34,6 +34,7 @@ type commitPipeline struct {
 	cond  sync.Cond
 	queue []*Batch
 	group []*Batch // scratch for the leader; REQUIRES: being the leader
+	live  []*Batch // scratch for writeGroup; REQUIRES: being the leader
 	// lastSeq is the last sequence number assigned. REQUIRES: being the
 	// leader (or Open, before any commit).
 	lastSeq base.SeqNum
@@ -41,11 +42,20 @@ type commitPipeline struct {
 	// on the monotonic clock (commitClock), for logUnsynced's choice.
 	// REQUIRES: being the leader.
 	lastUnsynced time.Duration
+	// groups counts the groups committed, for tests. Guarded by mu.
+	groups uint64
 }
 
 // maxGroupBytes bounds one commit group, so that a burst of large batches
 // does not hold every committer behind one huge write.
 const maxGroupBytes = 4 << 20
+
+// maxCheckedGroupEntries bounds the entries of a commit group that a batch
+// with a conflict check may join, and that batch's own: its check compares
+// each key it writes with every entry of the batches before it in the group
+// (see checkGroup), which stays cheap only while both are few. Autocommit
+// transactions, a few entries each, are what gains from sharing a group.
+const maxCheckedGroupEntries = 64
 
 // maxUnflushedLog bounds the log bytes buffered for the flusher; past it the
 // commit leader writes them itself.
@@ -132,16 +142,24 @@ func (d *DB) enqueueCommit(b *Batch) error {
 	}
 	// b leads: take the group.
 	group := c.group[:0]
-	size := 0
+	size, entries := 0, 0
 	for _, q := range c.queue {
-		if len(group) > 0 && (size+len(q.data) > maxGroupBytes || q.precondition != nil) {
-			// A batch with a precondition (a conflict check) leads its own
-			// group, so that its check sees every batch committed before it.
+		if len(group) > 0 && size+len(q.data) > maxGroupBytes {
+			break
+		}
+		if len(group) > 0 && q.precondition != nil &&
+			(!q.groupable || entries > maxCheckedGroupEntries || q.count > maxCheckedGroupEntries) {
+			// Any other batch with a precondition leads its own group, so
+			// that its check sees every batch before it committed; a
+			// conflict check that also checks the group's earlier batches
+			// joins while they are few enough to compare with.
 			break
 		}
 		group = append(group, q)
 		size += len(q.data)
+		entries += int(q.count)
 	}
+	c.groups++
 	c.mu.Unlock()
 
 	err := d.commitGroup(group)
@@ -166,8 +184,10 @@ func (d *DB) enqueueCommit(b *Batch) error {
 }
 
 // commitGroup writes and applies a group. Batches whose precondition fails
-// get that error and are skipped; an error returned applies to every other
-// batch of the group. REQUIRES: being the leader.
+// get that error and are skipped, in the group's order: a batch's
+// precondition sees the batches before it that passed theirs; an error
+// returned applies to every other batch of the group. REQUIRES: being the
+// leader.
 func (d *DB) commitGroup(group []*Batch) error {
 	for _, b := range group {
 		if b.resume {
@@ -206,13 +226,19 @@ func (d *DB) commitGroup(group []*Batch) error {
 // leader.
 func (d *DB) writeGroup(group []*Batch) error {
 	memSize, sync := 0, false
-	live := 0
+	// live collects the batches to be committed, in order: a
+	// precondition is given those before its batch.
+	live := d.commit.live[:0]
+	defer func() {
+		clear(live)
+		d.commit.live = live[:0]
+	}()
 	for _, b := range group {
 		if b.resume {
 			continue
 		}
 		if b.precondition != nil {
-			if err := b.precondition(); err != nil {
+			if err := b.precondition(live); err != nil {
 				b.commitErr = err
 				continue
 			}
@@ -220,11 +246,11 @@ func (d *DB) writeGroup(group []*Batch) error {
 		if b.count == 0 {
 			continue
 		}
-		live++
+		live = append(live, b)
 		memSize += b.memSize
 		sync = sync || b.sync
 	}
-	if live == 0 {
+	if len(live) == 0 {
 		return nil
 	}
 
@@ -299,7 +325,7 @@ func (d *DB) writeGroup(group []*Batch) error {
 	}
 	d.commit.lastSeq = last
 	d.visibleSeq.Store(uint64(last))
-	d.stats.Add(stats.Commits, int64(live))
+	d.stats.Add(stats.Commits, int64(len(live)))
 	d.stats.Add(stats.BytesWritten, userBytes)
 	return nil
 }

@@ -35,9 +35,13 @@ func (b *Batch) CommitIfNoConflict(snap *Snapshot, wo *WriteOptions) error {
 // its written keys after the version it last took a lock at.
 func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, unchecked func(key []byte) bool, wo *WriteOptions) error {
 	d := b.db
-	b.precondition = func() error {
+	b.groupable = true
+	b.precondition = func(earlier []*Batch) error {
 		if d.closed.Load() {
 			return ErrClosed
+		}
+		if err := b.checkGroup(earlier, keysAfter, unchecked); err != nil {
+			return err
 		}
 		// Every committed entry is at or below the visible sequence number
 		// (the leader runs this, so every commit before it is published):
@@ -74,8 +78,93 @@ func (b *Batch) commitChecked(snap *Snapshot, keysAfter base.SeqNum, unchecked f
 			return nil
 		})
 	}
-	defer func() { b.precondition = nil }()
+	defer func() { b.precondition, b.groupable = nil, false }()
 	return d.Apply(b, wo)
+}
+
+// checkGroup is the part of a conflict check that concerns the batches of
+// b's commit group that come before it (earlier): they will be committed
+// before b, after b's snapshot, but are not yet visible to the lookups of
+// the rest of the check. Every key they write is newer than any snapshot
+// b can have, so b conflicts with them exactly when one of its checked
+// keys, or one of its guarded ranges, is among the keys they write (a set,
+// a deletion, or a range deletion over it). A key unchecked reports is
+// checked against range deletions only, as newestSeq does. The commit
+// pipeline keeps earlier and b small (maxCheckedGroupEntries), so each pair
+// is simply compared. It allocates nothing unless it finds a conflict.
+func (b *Batch) checkGroup(earlier []*Batch, keysAfter base.SeqNum, unchecked func(key []byte) bool) error {
+	if len(earlier) == 0 {
+		return nil
+	}
+	for _, g := range b.guards {
+		for _, e := range earlier {
+			if e.writesIn(g.start, g.end) {
+				return &storage.ConflictError{Key: g.start, End: g.end,
+					Err: fmt.Errorf("%w: a key in [%q, %q) is written by a commit before this one", ErrConflict, g.start, g.end)}
+			}
+		}
+	}
+	body := b.data[batchHeaderLen:]
+	for off := 0; off < len(body); {
+		kind, key, _, n, err := decodeEntry(body[off:])
+		if err != nil {
+			return fmt.Errorf("entry at byte %d: %w", off+batchHeaderLen, err)
+		}
+		off += n
+		if kind == base.KindRangeDelete {
+			continue
+		}
+		rangeOnly := unchecked != nil && unchecked(key)
+		for _, e := range earlier {
+			if e.writesKey(key, rangeOnly) {
+				return &storage.ConflictError{Key: bytes.Clone(key),
+					Err: fmt.Errorf("%w: key %q is written by a commit before this one, after version %d", ErrConflict, key, keysAfter)}
+			}
+		}
+	}
+	return nil
+}
+
+// writesKey reports whether b writes key: sets or deletes it, or deletes a
+// range that holds it; with rangeOnly, only the last.
+func (b *Batch) writesKey(key []byte, rangeOnly bool) bool {
+	body := b.data[batchHeaderLen:]
+	for off := 0; off < len(body); {
+		kind, k, v, n, err := decodeEntry(body[off:])
+		if err != nil {
+			return true // unreadable: assume the worst; the commit is retried
+		}
+		off += n
+		if kind == base.KindRangeDelete {
+			if bytes.Compare(k, key) <= 0 && bytes.Compare(key, v) < 0 {
+				return true
+			}
+		} else if !rangeOnly && bytes.Equal(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// writesIn reports whether b writes a key in [start, end): sets or deletes
+// one, or deletes a range that overlaps it.
+func (b *Batch) writesIn(start, end []byte) bool {
+	body := b.data[batchHeaderLen:]
+	for off := 0; off < len(body); {
+		kind, k, v, n, err := decodeEntry(body[off:])
+		if err != nil {
+			return true
+		}
+		off += n
+		if kind == base.KindRangeDelete {
+			if bytes.Compare(k, end) < 0 && bytes.Compare(start, v) < 0 {
+				return true
+			}
+		} else if bytes.Compare(start, k) <= 0 && bytes.Compare(k, end) < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // newestSeq returns the sequence number of the newest committed entry of

@@ -91,7 +91,7 @@ func (d *DB) readOnlyErr() error {
 func (d *DB) asLeader(fn func() error) error {
 	var ferr error
 	b := &Batch{db: d, data: make([]byte, batchHeaderLen)}
-	b.precondition = func() error {
+	b.precondition = func([]*Batch) error {
 		ferr = fn()
 		return nil
 	}

@@ -62,6 +62,150 @@ func txnCommit(t *testing.T, d *DB, ops ...string) {
 	require.NoError(t, b.Commit(NoSync))
 }
 
+// txnConflictCases are the conflict checks TestTxnConflict and
+// TestCommitGroupConflict run: the transaction commits after the other
+// writes, in a later group or later in the same group.
+var txnConflictCases = []struct {
+	name   string
+	before []string // committed before the snapshot
+	other  []string // committed by someone else after the snapshot
+	txn    []string // the transaction's writes
+	// conflict says whether the commit must fail.
+	conflict bool
+	want     []string // the final state
+}{
+	{
+		name:  "no other writes",
+		txn:   []string{"set a 1", "set b 1"},
+		want:  []string{"a=1", "b=1"},
+		other: nil,
+	},
+	{
+		name:     "same key",
+		other:    []string{"set a other"},
+		txn:      []string{"set a txn", "set b txn"},
+		conflict: true,
+		want:     []string{"a=other"},
+	},
+	{
+		name:  "different keys",
+		other: []string{"set a other"},
+		txn:   []string{"set b txn"},
+		want:  []string{"a=other", "b=txn"},
+	},
+	{
+		name:   "write before the snapshot",
+		before: []string{"set a old"},
+		txn:    []string{"set a txn"},
+		want:   []string{"a=txn"},
+	},
+	{
+		name:     "other deleted the key",
+		before:   []string{"set a old", "set c old"},
+		other:    []string{"del a"},
+		txn:      []string{"set c txn", "set a txn"},
+		conflict: true,
+		want:     []string{"c=old"},
+	},
+	{
+		name:     "transaction deletes a key the other set",
+		before:   []string{"set a old"},
+		other:    []string{"set a other"},
+		txn:      []string{"del a"},
+		conflict: true,
+		want:     []string{"a=other"},
+	},
+	{
+		name:     "other range-deleted over the key",
+		before:   []string{"set a old", "set b old", "set z old"},
+		other:    []string{"delrange a c"},
+		txn:      []string{"set b txn"},
+		conflict: true,
+		want:     []string{"z=old"},
+	},
+	{
+		name:   "other range-deleted next to the key",
+		before: []string{"set a old", "set c old"},
+		other:  []string{"delrange a b"},
+		txn:    []string{"set c txn"},
+		want:   []string{"c=txn"},
+	},
+	{
+		name:   "range deletions of the transaction are not checked",
+		before: []string{"set a old"},
+		other:  []string{"set b other"},
+		txn:    []string{"delrange a c", "set a txn"},
+		want:   []string{"a=txn"},
+	},
+	{
+		name:     "guarded range deleted, other set a key in it",
+		before:   []string{"set a old", "set b old", "set z old"},
+		other:    []string{"set bb other"},
+		txn:      []string{"delrange a c", "guard a c"},
+		conflict: true,
+		want:     []string{"a=old", "b=old", "bb=other", "z=old"},
+	},
+	{
+		name:   "guarded range, other wrote at its end",
+		before: []string{"set a old"},
+		other:  []string{"set c other"},
+		txn:    []string{"guard a c", "set z txn"},
+		want:   []string{"a=old", "c=other", "z=txn"},
+	},
+	{
+		name:     "guarded range, other deleted a key in it",
+		before:   []string{"set a old", "set b old"},
+		other:    []string{"del b"},
+		txn:      []string{"guard b c", "set z txn"},
+		conflict: true,
+		want:     []string{"a=old"},
+	},
+	{
+		name:     "guarded range, other range-deleted across its start",
+		before:   []string{"set a old", "set m old"},
+		other:    []string{"delrange a f"},
+		txn:      []string{"guard e g", "set z txn"},
+		conflict: true,
+		want:     []string{"m=old"},
+	},
+	{
+		name:   "guarded range written only before the snapshot",
+		before: []string{"set b old"},
+		txn:    []string{"guard a c", "set z txn"},
+		want:   []string{"b=old", "z=txn"},
+	},
+	{
+		name:     "guarded key, other set it",
+		before:   []string{"set p old"},
+		other:    []string{"set p other"},
+		txn:      []string{"guardkey p", "set c txn"},
+		conflict: true,
+		want:     []string{"p=other"},
+	},
+	{
+		name:   "guarded key, other set the next key",
+		before: []string{"set p old"},
+		other:  []string{"set p0 other"},
+		txn:    []string{"guardkey p", "set c txn"},
+		want:   []string{"c=txn", "p=old", "p0=other"},
+	},
+	{
+		name:     "guard alone, nothing written",
+		other:    []string{"set b other"},
+		txn:      []string{"guard a c"},
+		conflict: true,
+		want:     []string{"b=other"},
+	},
+	{
+		name:     "one conflicting key among many",
+		before:   []string{"set k5 old"},
+		other:    []string{"set k5 other"},
+		txn:      []string{"set k1 txn", "set k2 txn", "set k3 txn", "set k4 txn", "set k5 txn", "set k6 txn"},
+		conflict: true,
+		want:     []string{"k5=other"},
+	},
+}
+
 // TestTxnConflict checks CommitIfNoConflict: a transaction reads at a
 // snapshot and writes through an indexed batch; its commit fails with
 // ErrConflict, applying nothing, exactly when a key it writes (set or
@@ -74,147 +218,7 @@ func TestTxnConflict(t *testing.T) {
 		flushed
 		compacted
 	)
-	cases := []struct {
-		name   string
-		before []string // committed before the snapshot
-		other  []string // committed by someone else after the snapshot
-		txn    []string // the transaction's writes
-		// conflict says whether the commit must fail.
-		conflict bool
-		want     []string // the final state
-	}{
-		{
-			name:  "no other writes",
-			txn:   []string{"set a 1", "set b 1"},
-			want:  []string{"a=1", "b=1"},
-			other: nil,
-		},
-		{
-			name:     "same key",
-			other:    []string{"set a other"},
-			txn:      []string{"set a txn", "set b txn"},
-			conflict: true,
-			want:     []string{"a=other"},
-		},
-		{
-			name:  "different keys",
-			other: []string{"set a other"},
-			txn:   []string{"set b txn"},
-			want:  []string{"a=other", "b=txn"},
-		},
-		{
-			name:   "write before the snapshot",
-			before: []string{"set a old"},
-			txn:    []string{"set a txn"},
-			want:   []string{"a=txn"},
-		},
-		{
-			name:     "other deleted the key",
-			before:   []string{"set a old", "set c old"},
-			other:    []string{"del a"},
-			txn:      []string{"set c txn", "set a txn"},
-			conflict: true,
-			want:     []string{"c=old"},
-		},
-		{
-			name:     "transaction deletes a key the other set",
-			before:   []string{"set a old"},
-			other:    []string{"set a other"},
-			txn:      []string{"del a"},
-			conflict: true,
-			want:     []string{"a=other"},
-		},
-		{
-			name:     "other range-deleted over the key",
-			before:   []string{"set a old", "set b old", "set z old"},
-			other:    []string{"delrange a c"},
-			txn:      []string{"set b txn"},
-			conflict: true,
-			want:     []string{"z=old"},
-		},
-		{
-			name:   "other range-deleted next to the key",
-			before: []string{"set a old", "set c old"},
-			other:  []string{"delrange a b"},
-			txn:    []string{"set c txn"},
-			want:   []string{"c=txn"},
-		},
-		{
-			name:   "range deletions of the transaction are not checked",
-			before: []string{"set a old"},
-			other:  []string{"set b other"},
-			txn:    []string{"delrange a c", "set a txn"},
-			want:   []string{"a=txn"},
-		},
-		{
-			name:     "guarded range deleted, other set a key in it",
-			before:   []string{"set a old", "set b old", "set z old"},
-			other:    []string{"set bb other"},
-			txn:      []string{"delrange a c", "guard a c"},
-			conflict: true,
-			want:     []string{"a=old", "b=old", "bb=other", "z=old"},
-		},
-		{
-			name:   "guarded range, other wrote at its end",
-			before: []string{"set a old"},
-			other:  []string{"set c other"},
-			txn:    []string{"guard a c", "set z txn"},
-			want:   []string{"a=old", "c=other", "z=txn"},
-		},
-		{
-			name:     "guarded range, other deleted a key in it",
-			before:   []string{"set a old", "set b old"},
-			other:    []string{"del b"},
-			txn:      []string{"guard b c", "set z txn"},
-			conflict: true,
-			want:     []string{"a=old"},
-		},
-		{
-			name:     "guarded range, other range-deleted across its start",
-			before:   []string{"set a old", "set m old"},
-			other:    []string{"delrange a f"},
-			txn:      []string{"guard e g", "set z txn"},
-			conflict: true,
-			want:     []string{"m=old"},
-		},
-		{
-			name:   "guarded range written only before the snapshot",
-			before: []string{"set b old"},
-			txn:    []string{"guard a c", "set z txn"},
-			want:   []string{"b=old", "z=txn"},
-		},
-		{
-			name:     "guarded key, other set it",
-			before:   []string{"set p old"},
-			other:    []string{"set p other"},
-			txn:      []string{"guardkey p", "set c txn"},
-			conflict: true,
-			want:     []string{"p=other"},
-		},
-		{
-			name:   "guarded key, other set the next key",
-			before: []string{"set p old"},
-			other:  []string{"set p0 other"},
-			txn:    []string{"guardkey p", "set c txn"},
-			want:   []string{"c=txn", "p=old", "p0=other"},
-		},
-		{
-			name:     "guard alone, nothing written",
-			other:    []string{"set b other"},
-			txn:      []string{"guard a c"},
-			conflict: true,
-			want:     []string{"b=other"},
-		},
-		{
-			name:     "one conflicting key among many",
-			before:   []string{"set k5 old"},
-			other:    []string{"set k5 other"},
-			txn:      []string{"set k1 txn", "set k2 txn", "set k3 txn", "set k4 txn", "set k5 txn", "set k6 txn"},
-			conflict: true,
-			want:     []string{"k5=other"},
-		},
-	}
-	for _, tc := range cases {
+	for _, tc := range txnConflictCases {
 		for _, w := range []where{inMemtable, flushed, compacted} {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, w), func(t *testing.T) {
 				fs := vfs.NewMem()

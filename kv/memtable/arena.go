@@ -14,11 +14,22 @@ import (
 // freed or reused while the memtable lives, so an offset, once published,
 // names the same bytes forever and readers need no locks to follow it.
 //
-// Node layout. A node is one allocation, aligned to nodeAlign bytes:
+// Node layout. A node is one allocation, aligned to nodeAlign bytes. Its
+// offset names its header, which the tower precedes and the key follows:
 //
-//	+-----------+-----------+-----------+-----------+------------------------+----------------+-------+
-//	| prev (4)  | keyLen(4) | valLen(4) | height(4) | next[0..height) (4 ea) | internal key   | value |
-//	+-----------+-----------+-----------+-----------+------------------------+----------------+-------+
+//	+--------------------------+----------+-----------+-----------+-----------+--------------+-------+
+//	| next[height-1..0] (4 ea) | prev (4) | keyLen(4) | valLen(4) | height(4) | internal key | value |
+//	+--------------------------+----------+-----------+-----------+-----------+--------------+-------+
+//	                           ^ node offset
+//
+// A search compares its key with a node's key far more often than it follows
+// the node's upper links: every step of a search compares, only steps that
+// move right read a link, and mostly a low one. So the header and the key sit
+// together, where one cache line usually holds both, and the tower grows
+// downwards from the header, next[0] (the link read most) next to it. With
+// the tower between header and key, as before, a tall node's key began a
+// tower's length (up to 48 bytes) past its header, on another cache line, and
+// the tall nodes are the ones a search from the head compares with first.
 //
 // Fields:
 //
@@ -29,8 +40,9 @@ import (
 //   - keyLen, valLen, height: written once before the node is published and
 //     never changed; read with plain loads.
 //   - next[i]: offset of the successor at level i, read and written
-//     atomically. Only the first height links exist; the tower is cut to the
-//     node's height so short nodes cost little.
+//     atomically, at (i+1)*linkSize bytes before the header. Only the first
+//     height links exist; the tower is cut to the node's height so short
+//     nodes cost little.
 //   - internal key: the user key followed by the 8-byte little-endian trailer
 //     (base.AppendKey layout); keyLen counts both.
 //   - value: valLen bytes.
@@ -151,11 +163,12 @@ func (a *arena) newNode(height int, ukey []byte, trailer uint64, value []byte) (
 	if !ok {
 		return 0, false
 	}
+	nd += uint32(height) * linkSize // the tower comes first
 	h := a.header(nd)
 	h.keyLen = uint32(keyLen)
 	h.valLen = uint32(len(value))
 	h.height = uint32(height)
-	koff := int(nd) + nodeHeaderSize + height*linkSize
+	koff := int(nd) + nodeHeaderSize
 	n := copy(a.buf[koff:], ukey)
 	binary.LittleEndian.PutUint64(a.buf[koff+n:koff+n+base.TrailerLen], trailer)
 	copy(a.buf[koff+int(keyLen):], value)
@@ -170,7 +183,7 @@ func (a *arena) header(nd uint32) *nodeHeader {
 // next returns the level-i successor link of node nd.
 // REQUIRES: i < the node's height.
 func (a *arena) next(nd uint32, i int) *atomic.Uint32 {
-	return (*atomic.Uint32)(unsafe.Add(a.base, uintptr(nd)+nodeHeaderSize+uintptr(i)*linkSize))
+	return (*atomic.Uint32)(unsafe.Add(a.base, uintptr(nd)-uintptr(i+1)*linkSize))
 }
 
 // prev returns the level-0 back link of node nd.
@@ -180,9 +193,8 @@ func (a *arena) prev(nd uint32) *atomic.Uint32 { return &a.header(nd).prev }
 // is cut to its length so that an append by the caller copies rather than
 // writing over the arena.
 func (a *arena) key(nd uint32) []byte {
-	h := a.header(nd)
-	off := int(nd) + nodeHeaderSize + int(h.height)*linkSize
-	end := off + int(h.keyLen)
+	off := int(nd) + nodeHeaderSize
+	end := off + int(a.header(nd).keyLen)
 	return a.buf[off:end:end]
 }
 
@@ -190,7 +202,7 @@ func (a *arena) key(nd uint32) []byte {
 // cut to its length.
 func (a *arena) value(nd uint32) []byte {
 	h := a.header(nd)
-	off := int(nd) + nodeHeaderSize + int(h.height)*linkSize + int(h.keyLen)
+	off := int(nd) + nodeHeaderSize + int(h.keyLen)
 	end := off + int(h.valLen)
 	return a.buf[off:end:end]
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/kv/internal/base"
 )
@@ -28,6 +30,32 @@ func scramble(i uint64) uint64 {
 func benchKey(dst []byte, n uint64) []byte {
 	dst = append(dst[:0], "userkey:"...)
 	return binary.BigEndian.AppendUint64(dst, n)
+}
+
+// cpuMeter sums the process's CPU time over the timed parts of a benchmark
+// and reports it per operation (cpu-ns/op): on a shared machine the wall time
+// also counts the time the benchmark waited for a CPU, which the CPU time
+// leaves out.
+type cpuMeter struct {
+	start, sum time.Duration
+}
+
+func (c *cpuMeter) resume() { c.start = processCPU() }
+func (c *cpuMeter) pause()  { c.sum += processCPU() - c.start }
+
+func (c *cpuMeter) report(b *testing.B) {
+	if b.N > 0 {
+		b.ReportMetric(float64(c.sum.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// processCPU is the CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkAdd inserts 16-byte keys with 64-byte values, in key order
@@ -54,11 +82,14 @@ func benchmarkAdd(b *testing.B, random bool, goroutines int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var seq uint64
+	var cpu cpuMeter
+	defer cpu.report(b)
 	for done := 0; done < b.N; {
 		n := min(b.N-done, perMemtable)
 		b.StopTimer()
 		m := New(benchArena)
 		b.StartTimer()
+		cpu.resume()
 		var wg sync.WaitGroup
 		for g := range goroutines {
 			wg.Go(func() {
@@ -78,6 +109,7 @@ func benchmarkAdd(b *testing.B, random bool, goroutines int) {
 			})
 		}
 		wg.Wait()
+		cpu.pause()
 		done += n
 		seq += uint64(n)
 	}
@@ -114,9 +146,13 @@ func BenchmarkSeekGE(b *testing.B) {
 			it := m.NewIter()
 			b.ReportAllocs()
 			b.ResetTimer()
+			var cpu cpuMeter
+			cpu.resume()
 			for i := 0; i < b.N; i++ {
 				it.SeekGE(search[i%n])
 			}
+			cpu.pause()
+			cpu.report(b)
 		})
 	}
 }
@@ -127,9 +163,13 @@ func BenchmarkGet(b *testing.B) {
 			m, search := benchMemtable(b, n)
 			b.ReportAllocs()
 			b.ResetTimer()
+			var cpu cpuMeter
+			cpu.resume()
 			for i := 0; i < b.N; i++ {
 				m.Get(base.UserKey(search[i%n]), base.SeqNumMax)
 			}
+			cpu.pause()
+			cpu.report(b)
 		})
 	}
 }
@@ -184,6 +224,8 @@ func BenchmarkSortedBatches(b *testing.B) {
 			b.ReportAllocs()
 			var m *Memtable
 			var seq uint64
+			var cpu cpuMeter
+			defer cpu.report(b)
 			filled := perMemtable
 			for done := 0; done < b.N; done += batch {
 				b.StopTimer()
@@ -195,6 +237,7 @@ func BenchmarkSortedBatches(b *testing.B) {
 				}
 				slices.SortFunc(keys, bytes.Compare)
 				b.StartTimer()
+				cpu.resume()
 				var ins Inserter
 				ins.Init(m)
 				for i, k := range keys {
@@ -209,6 +252,7 @@ func BenchmarkSortedBatches(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				cpu.pause()
 				seq += batch
 				filled += batch
 			}
