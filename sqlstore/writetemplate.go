@@ -119,7 +119,7 @@ type writeTemplate struct {
 	// autoArg is the argument an INSERT's AUTO_INCREMENT column takes, -1
 	// when none: whether the statement generated the value (and so sets
 	// LAST_INSERT_ID) is decided by analysis from the literal, so each
-	// execution decides it again from its own (with), under
+	// execution decides it again from its own (generates), under
 	// NO_AUTO_VALUE_ON_ZERO as noAutoOnZero says.
 	autoArg      int
 	autoType     sql.Type // the AUTO_INCREMENT column's, when autoArg >= 0
@@ -794,7 +794,7 @@ func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, erro
 	if err == nil && t.autoArg >= 0 {
 		if ii, ok := n.(*plan.InsertInto); ok {
 			first := -1
-			if generatesAutoInc(ctx, t.autoType, p.lits[t.autoArg], t.noAutoOnZero) {
+			if t.generates(ctx, p.lits) {
 				first = 0
 			}
 			if ii.FirstGeneratedAutoIncRowIdx != first {
@@ -803,6 +803,16 @@ func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, erro
 		}
 	}
 	return n, err
+}
+
+// generates reports whether an execution of INSERT template t with
+// literals lits generates its AUTO_INCREMENT value (and so sets
+// LAST_INSERT_ID): always when no argument gives the value, else as the
+// analysis decides it from the argument's literal (NULL, or zero, a string
+// '0' too, without NO_AUTO_VALUE_ON_ZERO; mysqlcompat.GeneratesAutoInc).
+// The kept plan (with) and insertDirect both ask it.
+func (t *writeTemplate) generates(ctx *sql.Context, lits []*expression.Literal) bool {
+	return t.autoArg < 0 || mysqlcompat.GeneratesAutoInc(ctx, t.autoType, lits[t.autoArg].Value(), t.noAutoOnZero)
 }
 
 // rebuild returns plan n with ita in place of the template's lookup node
