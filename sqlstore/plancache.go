@@ -79,6 +79,7 @@ type cachedPlan struct {
 	kind cacheKind
 	// Of a cacheFixed entry: the plan, and what it was made under.
 	node     sql.Node
+	flags    *sql.QueryFlags // node's, for rowexec.FinalizeIters (triggerFlags)
 	isSelect bool
 	consts   *constSelect // a SELECT of constants from no table, or nil
 	txn      *txnStmt     // BEGIN, COMMIT or ROLLBACK, or nil
@@ -471,7 +472,7 @@ func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.Row
 	case f.fixed != nil && f.fixed.txn != nil:
 		return f.fixed.txn.run(sctx, c, query, !f.planned)
 	case f.fixed != nil:
-		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect, !f.planned)
+		return runPlan(sctx, c, query, f.fixed, !f.planned)
 	}
 	return nil, nil, fmt.Errorf("sqlstore: no cached plan for %q", truncate(query, 200))
 }
@@ -537,6 +538,7 @@ func (c *Conn) learnFixed(sctx *sql.Context, query string) *cachedPlan {
 		return e
 	}
 	e.kind, e.node, e.varsGen, e.db = cacheFixed, n, gen, sctx.GetCurrentDatabase()
+	e.flags = triggerFlags(n)
 	e.isSelect = plan.NodeRepresentsSelect(n)
 	if e.isSelect {
 		e.consts = newConstSelect(n)
@@ -646,14 +648,15 @@ func keptProjection(x sql.Expression) bool {
 	return false
 }
 
-// runPlan executes a kept plan as GMS's QueryWithBindings would after
-// analysis: the statement counted, the session validated, the
+// runPlan executes the kept plan of entry f as GMS's QueryWithBindings
+// would after analysis: the statement counted, the session validated, the
 // transaction begun, warnings cleared, then the iterators built and
 // wrapped (commit of autocommit statements). reused counts the execution
 // in Strata_plans_reused.
-func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
+func runPlan(ctx *sql.Context, c *Conn, query string, f *cachedPlan, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	e := c.eng.gms
+	n, isSelect := f.node, f.isSelect
 	countStatus(ctx, statusQuestions)
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, StatementError(query, err)
@@ -663,7 +666,7 @@ func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reus
 	}
 	iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
 	if err == nil {
-		iter, schema, err = rowexec.FinalizeIters(ctx, n, triggerFlags(n), iter)
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, f.flags, iter)
 	}
 	if err != nil {
 		clearAutocommit(ctx)

@@ -97,6 +97,7 @@ type PreparedWrite struct {
 type writeTemplate struct {
 	root    sql.Node
 	exec    sql.NodeExecBuilder   // builds root (its value rules applied)
+	flags   *sql.QueryFlags       // root's for FinalizeIters (triggerFlags): see version
 	hot     []sql.Node            // the nodes rebuild makes anew (markHot)
 	sig     []sql.Type            // each argument's literal type, by names
 	slots   []*expression.Literal // the literals bound when it was learned
@@ -109,7 +110,10 @@ type writeTemplate struct {
 	// fkChecks is foreign_key_checks: the analysis leaves foreign keys
 	// out of the plan while it is off.
 	fkChecks any
-	version  uint64
+	// version is the catalog version the plan was made at: any DDL, a
+	// trigger created or dropped too, makes it stale, so what was read
+	// from the plan at learning (flags, the lookup) holds while it serves.
+	version uint64
 	// direct, when set, runs the template by key without GMS's
 	// iterators (writedirect.go).
 	direct *directWrite
@@ -296,7 +300,7 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 				}
 			}
 			if errors.Is(err, errNotDirect) {
-				schema, iter, err = p.run(ctx, e, t.exec, query, func() (sql.Node, error) { return p.with(ctx, t) })
+				schema, iter, err = p.run(ctx, e, t, query, func() (sql.Node, error) { return p.with(ctx, t) })
 			}
 			if !errors.Is(err, errStalePlan) {
 				if sess, ok := ctx.Session.(*Session); ok && err == nil {
@@ -332,7 +336,7 @@ func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string,
 		}
 		return e.BoundQueryPlan(ctx, query, parsed, bindings)
 	}
-	return p.run(ctx, e, e.Analyzer.ExecBuilder, query, func() (sql.Node, error) {
+	return p.run(ctx, e, nil, query, func() (sql.Node, error) {
 		// The template is learned from a plan of sentinel arguments, of
 		// the same literal types as the execution's and values no other
 		// literal is likely to hold (an argument of 1 in SET k = k + 1
@@ -578,7 +582,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	if !ok {
 		return nil
 	}
-	t := &writeTemplate{root: n, exec: exec, slots: lits, db: ctx.GetCurrentDatabase()}
+	t := &writeTemplate{root: n, exec: exec, flags: triggerFlags(n), slots: lits, db: ctx.GetCurrentDatabase()}
 	t.sig = make([]sql.Type, len(lits))
 	for i, l := range lits {
 		t.sig[i] = l.Type()
@@ -955,8 +959,9 @@ func inspectWriteExprs(n sql.Node, f func(sql.Expression) bool) {
 // (the caller counts the statement in Questions): the session validated,
 // the transaction begun, then the plan built, the read-only check, its
 // iterators made and wrapped (commit of autocommit statements, process
-// list).
-func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, exec sql.NodeExecBuilder, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
+// list). The plan is template t's with the execution's arguments, or with
+// t nil one planned for this execution.
+func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, t *writeTemplate, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
@@ -965,11 +970,17 @@ func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, exec sql.NodeExecB
 	if err == nil && (e.IsReadOnly() || e.IsServerLocked) && !plan.IsReadOnly(n) {
 		err = sql.ErrReadOnly.New()
 	}
+	exec, flags := e.Analyzer.ExecBuilder, (*sql.QueryFlags)(nil)
+	if t != nil {
+		exec, flags = t.exec, t.flags
+	} else if err == nil {
+		flags = triggerFlags(n)
+	}
 	if err == nil {
 		iter, err = exec.Build(ctx, n, nil)
 	}
 	if err == nil {
-		iter, schema, err = rowexec.FinalizeIters(ctx, n, triggerFlags(n), iter)
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, flags, iter)
 	}
 	if err != nil {
 		clearAutocommit(ctx)
