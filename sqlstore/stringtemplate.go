@@ -23,14 +23,11 @@ import (
 // stringPoint returns the argument of a predicate that is one equality
 // with a string argument.
 func (p *PreparedSelect) stringPoint(args map[string]any) (string, bool) {
-	if len(p.terms) != 1 || len(p.terms[0]) != 2 || p.nargs != 1 {
+	arg, ok := p.equality()
+	if !ok {
 		return "", false
 	}
-	lo, hi := p.terms[0][0], p.terms[0][1]
-	if lo.op != ">=" || hi.op != "<=" || lo.arg != hi.arg {
-		return "", false
-	}
-	s, ok := args[lo.arg].(string)
+	s, ok := args[arg].(string)
 	return s, ok
 }
 
@@ -38,8 +35,21 @@ func (p *PreparedSelect) stringPoint(args map[string]any) (string, bool) {
 // with a string as the argument: p is a single equality, and no execution
 // found its column not to be a character column.
 func (p *PreparedSelect) stringArgs() bool {
-	return !p.notText && len(p.terms) == 1 && len(p.terms[0]) == 2 && p.nargs == 1 &&
-		p.terms[0][0].op == ">=" && p.terms[0][1].op == "<=" && p.terms[0][0].arg == p.terms[0][1].arg
+	_, ok := p.equality()
+	return ok && !p.notText
+}
+
+// equality returns the placeholder of a predicate that is one equality,
+// c = ? (a >= and a <= of one argument), false for any other.
+func (p *PreparedSelect) equality() (arg string, ok bool) {
+	if len(p.terms) != 1 || len(p.terms[0]) != 2 || p.nargs != 1 {
+		return "", false
+	}
+	lo, hi := p.terms[0][0], p.terms[0][1]
+	if lo.op != ">=" || hi.op != "<=" || lo.arg != hi.arg {
+		return "", false
+	}
+	return lo.arg, true
 }
 
 // stringLookup returns the lookup of c = s on template t; false when the
