@@ -191,7 +191,8 @@ var (
 // foreignKeyError returns err as MySQL's 1452 (a child row without
 // parent) or 1451 (a parent row with children) when it is GMS's foreign
 // key violation, raw or already numbered by the protocol handler; ok is
-// false for any other error.
+// false for any other error. The constraint is read in ctx's transaction,
+// or with ctx nil in a read view of the latest catalog.
 func (s *Store) foreignKeyError(ctx *sql.Context, err error) (*mysql.SQLError, bool) {
 	msg := err.Error()
 	var se *mysql.SQLError
@@ -201,14 +202,49 @@ func (s *Store) foreignKeyError(ctx *sql.Context, err error) (*mysql.SQLError, b
 		}
 		msg = se.Message
 	}
+	v, ok := parseFKViolation(msg)
+	if !ok {
+		return nil, false
+	}
+	return v.error(s.findForeignKey(ctx, v.name, v.table, v.parent))
+}
+
+// fkViolation is what GMS's message of a foreign key violation names.
+type fkViolation struct {
+	num                 int // MySQL's: 1452 or 1451
+	name, table, parent string
+}
+
+// parseFKViolation reads GMS's message of a foreign key violation.
+func parseFKViolation(msg string) (fkViolation, bool) {
 	num, m := mysql.ErNoReferencedRow2, fkChildRE.FindStringSubmatch(msg)
 	if m == nil {
 		num, m = mysql.ERRowIsReferenced2, fkParentRE.FindStringSubmatch(msg)
 	}
 	if m == nil {
+		return fkViolation{}, false
+	}
+	return fkViolation{num: num, name: m[1], table: m[2], parent: m[3]}, true
+}
+
+// error is MySQL's error of violation v of fk; false when fk is nil.
+func (v fkViolation) error(fk *sql.ForeignKeyConstraint) (*mysql.SQLError, bool) {
+	if fk == nil {
 		return nil, false
 	}
-	name, table, parent := m[1], m[2], m[3]
+	return mysql.NewSQLError(v.num, "23000", "%s", foreignKeyMessage(fk, v.num == mysql.ERRowIsReferenced2)), true
+}
+
+// findForeignKey returns the foreign key of that name, child and parent
+// table, read in ctx's transaction (with ctx nil, a read view of the
+// latest catalog); nil when there is none, or several: the same names in
+// two databases, where the message cannot tell which one failed (the
+// statement may write either, whatever the current database), and GMS's
+// words are kept.
+func (s *Store) findForeignKey(ctx *sql.Context, name, table, parent string) *sql.ForeignKeyConstraint {
+	if ctx == nil {
+		ctx = sql.NewEmptyContext()
+	}
 	var found *sql.ForeignKeyConstraint
 	matches := 0
 	tx, release := s.view(ctx)
@@ -224,23 +260,16 @@ func (s *Store) foreignKeyError(ctx *sql.Context, err error) (*mysql.SQLError, b
 		return nil
 	})
 	if matches != 1 {
-		// Dropped since, or the same names in two databases, where the
-		// message cannot tell which one failed (the statement may write
-		// either, whatever the current database): GMS's words, numbered.
-		return nil, false
+		return nil
 	}
-	return mysql.NewSQLError(num, "23000", "%s", foreignKeyMessage(found, num == mysql.ERRowIsReferenced2)), true
+	return found
 }
 
 // wordForeignKeyError returns err as foreignKeyError words it, for a
 // statement of ctx's session.
 func wordForeignKeyError(ctx *sql.Context, err error) error {
-	s, ok := ctx.Session.(*Session)
-	if !ok || err == nil {
-		return err
-	}
-	if se, ok := s.store.foreignKeyError(ctx, err); ok {
-		return se
+	if s, ok := ctx.Session.(*Session); ok {
+		return s.wordForeignKey(ctx, err)
 	}
 	return err
 }
@@ -249,13 +278,32 @@ func wordForeignKeyError(ctx *sql.Context, err error) error {
 // violation of a statement of the session, for callers that get the
 // error without the statement's context (the protocol handler's).
 func (s *Session) ForeignKeyError(err error) error {
+	return s.wordForeignKey(nil, err)
+}
+
+// wordForeignKey returns err as foreignKeyError words it, the constraint
+// read in ctx (nil: the latest catalog).
+func (s *Session) wordForeignKey(ctx *sql.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if se, ok := s.store.foreignKeyError(sql.NewEmptyContext(), err); ok {
+	if se, ok := s.store.foreignKeyError(ctx, err); ok {
 		return se
 	}
 	return err
+}
+
+// foreignKeyWarning is foreignKeyError for the warning of code and msg
+// that IGNORE made of a violation of the running statement (Session.Warn).
+func (s *Session) foreignKeyWarning(code int, msg string) (*mysql.SQLError, bool) {
+	if code != mysql.ErNoReferencedRow2 && code != mysql.ERRowIsReferenced2 && code != mysql.ERUnknownError {
+		return nil, false
+	}
+	v, ok := parseFKViolation(msg)
+	if !ok {
+		return nil, false
+	}
+	return v.error(s.store.findForeignKey(nil, v.name, v.table, v.parent))
 }
 
 // foreignKeyMessage is MySQL's message for a violation of fk (InnoDB's):

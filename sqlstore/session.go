@@ -165,7 +165,7 @@ func (s *Session) Warn(w *sql.Warning) {
 	}
 	if w != nil && w.Level == "Note" && ignoredErrors[w.Code] {
 		c := *w
-		if se, ok := s.store.foreignKeyError(sql.NewEmptyContext(), mysql.NewSQLError(c.Code, "", "%s", c.Message)); ok {
+		if se, ok := s.foreignKeyWarning(c.Code, c.Message); ok {
 			c.Message = se.Message // as the error would say it (foreignkey.go)
 		} else if se, ok := numberMessage(c.Code, c.Message); ok {
 			c.Message = se.Message
