@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -294,7 +296,8 @@ func (s *Session) wordForeignKey(ctx *sql.Context, err error) error {
 }
 
 // foreignKeyWarning is foreignKeyError for the warning of code and msg
-// that IGNORE made of a violation of the running statement (Session.Warn).
+// that IGNORE made of a violation of the running statement (Session.Warn),
+// each constraint looked up once per statement (fkWords).
 func (s *Session) foreignKeyWarning(code int, msg string) (*mysql.SQLError, bool) {
 	if code != mysql.ErNoReferencedRow2 && code != mysql.ERRowIsReferenced2 && code != mysql.ERUnknownError {
 		return nil, false
@@ -303,7 +306,56 @@ func (s *Session) foreignKeyWarning(code int, msg string) (*mysql.SQLError, bool
 	if !ok {
 		return nil, false
 	}
-	return v.error(s.store.findForeignKey(nil, v.name, v.table, v.parent))
+	return v.error(s.fkWords.find(s.store, v))
+}
+
+// fkWords keeps, for the running statement, the foreign keys its ignored
+// violations were worded from: an INSERT IGNORE warns once for each row it
+// skips, and each lookup is a scan of the catalog in a read view of its
+// own (on a remote store, a round trip). The statement's catalog is the
+// one its first lookup read, as its plan's is the one it was planned
+// with; the next statement starts empty (reset, from
+// Session.ValidateSession).
+type fkWords struct {
+	used    atomic.Bool // entries may be non-empty: reset has work
+	mu      sync.Mutex
+	entries []fkWord
+	lookups int // catalog lookups made (tests)
+}
+
+// fkWord is a lookup's answer: fk nil when no single constraint matched.
+type fkWord struct {
+	name, table, parent string
+	fk                  *sql.ForeignKeyConstraint
+}
+
+// find returns the foreign key of violation v, looked up in store once
+// per statement.
+func (w *fkWords) find(store *Store, v fkViolation) *sql.ForeignKeyConstraint {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.entries {
+		if e.name == v.name && e.table == v.table && e.parent == v.parent {
+			return e.fk
+		}
+	}
+	fk := store.findForeignKey(nil, v.name, v.table, v.parent)
+	w.lookups++
+	w.entries = append(w.entries, fkWord{name: v.name, table: v.table, parent: v.parent, fk: fk})
+	w.used.Store(true)
+	return fk
+}
+
+// reset empties the cache for a new statement; a load when it is empty.
+func (w *fkWords) reset() {
+	if !w.used.Load() {
+		return
+	}
+	w.mu.Lock()
+	clear(w.entries)
+	w.entries = w.entries[:0]
+	w.used.Store(false)
+	w.mu.Unlock()
 }
 
 // foreignKeyMessage is MySQL's message for a violation of fk (InnoDB's):

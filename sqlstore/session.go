@@ -93,6 +93,9 @@ type Session struct {
 	// holds any more, which the session's next transaction begins in
 	// (keepForReuse): an autocommit read then allocates no transaction.
 	spare atomic.Pointer[txn]
+	// fkWords keeps the foreign keys the statement's IGNORE warnings were
+	// worded from (foreignkey.go).
+	fkWords fkWords
 }
 
 // SetSessionVariable implements sql.Session, counting changes in varsGen.
@@ -346,6 +349,7 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 	if t == nil || t.idle() {
 		s.stmt.begin()
 		s.mem.begin()
+		s.fkWords.reset()
 	}
 	if t == nil {
 		return nil
