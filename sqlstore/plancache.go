@@ -31,7 +31,8 @@ import (
 //     fit the column).
 //   - So do texts of the shapes PreparedWrite reuses, an INSERT's plain
 //     single-quoted strings made arguments as well (valueString), and an
-//     UPDATE's where SET assigns them (setStrings).
+//     UPDATE's or DELETE's where SET assigns them or WHERE compares them
+//     with a character key (setStrings).
 //   - A SELECT's plain string compared by one equality with a character
 //     key is an argument too (stringtemplate.go). Text UPDATEs by key of a
 //     changing string and SELECTs by a string key so cost 6-9x and 10-17x
@@ -368,13 +369,14 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	}
 	// An INSERT's string values are parameterized too: its VALUES row is
 	// a prepared write's (writetemplate.go) only when every value is. So
-	// are an UPDATE's, where the template takes them as values assigned
-	// to columns (setStrings), and a SELECT's compared with a column by
-	// one equality (stringtemplate.go); anywhere else in them, the text
-	// is looked at again with its integers alone as arguments.
+	// are an UPDATE's or DELETE's, where the template takes them as values
+	// assigned to columns or as its character key (setStrings), and a
+	// SELECT's compared with a column by one equality
+	// (stringtemplate.go); anywhere else in them, the text is looked at
+	// again with its integers alone as arguments.
 	first, _ := LeadingWords(query)
 	strs := strings.EqualFold(first, "insert")
-	updating := !strs && strings.EqualFold(first, "update")
+	updating := !strs && (strings.EqualFold(first, "update") || strings.EqualFold(first, "delete"))
 	selecting := !strs && !updating && strings.EqualFold(first, "select")
 	strs = strs || updating || selecting
 	var ok bool
@@ -439,18 +441,19 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	return true
 }
 
-// setStrings reports whether p, the prepared write of an UPDATE text
-// with its literals made arguments (vals, in order), takes every string
-// among them as a value it assigns to a column. A value assigned converts
-// to the column's type at execution, as INSERT's values do, whatever its
-// text; the WHERE key is the template's integer lookup, and a string
-// there is left in the text.
+// setStrings reports whether p, the prepared write of an UPDATE or
+// DELETE text with its literals made arguments (vals, in order), takes
+// every string among them as a value it assigns to a column or as its
+// WHERE key. A value assigned converts to the column's type at
+// execution, as INSERT's values do, whatever its text; a string WHERE key
+// is the template's lookup of a character key (stringtemplate.go), left
+// in the text once a string met a column of another type (notText).
 func setStrings(p *PreparedWrite, vals []any) bool {
-	if p == nil || p.kind != writeUpdate {
+	if p == nil || p.kind != writeUpdate && p.kind != writeDelete {
 		return false
 	}
 	for i, v := range vals {
-		if _, isStr := v.(string); isStr {
+		if _, isStr := v.(string); isStr && p.notText {
 			a := Arg{Ordinal: i + 1}
 			if a.name() == p.where {
 				return false

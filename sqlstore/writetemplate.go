@@ -44,7 +44,8 @@ import (
 //     other literal in the plan equals an argument (a copy the analysis
 //     made would keep the first execution's value);
 //   - for UPDATE and DELETE the plan reads one static index lookup of a
-//     table of ours, a single point of an integer column that is the
+//     table of ours, a single point of an integer column (or, for a
+//     string argument, a character column: stringtemplate.go) that is the
 //     whole of a unique index, and equal to the lookup built here from
 //     the same argument;
 //   - a template is kept per kind of argument literals (the type GMS gives
@@ -87,6 +88,9 @@ type PreparedWrite struct {
 	tmpls []*writeTemplate
 	tries int // executions planned in full without a template resulting
 	skips int // executions planned by GMS since the last look, past maxLearn
+	// notText: a string WHERE argument met a column that is no character
+	// column (the plan cache leaves such strings in the text).
+	notText bool
 
 	directRuns int // executions run by key without GMS's iterators (tests)
 
@@ -105,6 +109,7 @@ type writeTemplate struct {
 	index   sql.Index
 	typ     sql.Type // the lookup column's type
 	point   bool     // GMS's IsPointLookup of the lookup
+	str     bool     // the lookup's argument is a string (stringtemplate.go)
 	db      string
 	sqlMode any
 	// fkChecks is foreign_key_checks: the analysis leaves foreign keys
@@ -630,7 +635,11 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		return t
 	}
 	// UPDATE and DELETE: one static point lookup of WHERE c = ?, as built
-	// here.
+	// here. A string key is taken only on a character column.
+	if _, isStr := lits[len(lits)-1].Value().(string); isStr && !textColumnOf(n, p.col) {
+		p.notText = true
+		return nil
+	}
 	var ita *plan.IndexedTableAccess
 	transform.Inspect(n, func(c sql.Node) bool {
 		if x, isITA := c.(*plan.IndexedTableAccess); isITA {
@@ -662,10 +671,14 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	}
 	col := index.t.schema[index.ix.cols[0]]
 	typ := ranges[0][0].Typ
-	if !strings.EqualFold(col.Name, p.col) || typ == nil || !types.IsInteger(typ) || typ.Type() != col.Type.Type() {
+	// GMS's ranges of a character column are of its promoted type.
+	_, isStr := lits[len(lits)-1].Value().(string)
+	if !strings.EqualFold(col.Name, p.col) || typ == nil ||
+		!(!isStr && types.IsInteger(typ) && typ.Type() == col.Type.Type() ||
+			isStr && textKey(col.Type) && sameLiteralType(typ, col.Type.Promote())) {
 		return nil
 	}
-	t.ita, t.index, t.typ, t.point = ita, lookup.Index, typ, lookup.IsPointLookup
+	t.ita, t.index, t.typ, t.point, t.str = ita, lookup.Index, typ, lookup.IsPointLookup, isStr
 	if p.kind == writeUpdate {
 		t.privOf(rt, sql.PrivilegeType_Update)
 	} else {
@@ -675,12 +688,20 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	if !built {
 		return nil
 	}
-	myRanges, built := mine.Ranges.(*intervalRanges).mysql()
+	var myRanges sql.MySQLRangeCollection
+	if isStr {
+		myRanges = mine.Ranges.(sql.MySQLRangeCollection)
+	} else {
+		myRanges, built = mine.Ranges.(*intervalRanges).mysql()
+	}
 	if !built || !sameRanges(ctx, typ, myRanges, ranges) {
 		return nil
 	}
 	t.markHot(n)
-	t.direct = p.newDirect(ctx, t, n, lits)
+	if !isStr {
+		// writedirect.go encodes integer keys only.
+		t.direct = p.newDirect(ctx, t, n, lits)
+	}
 	return t
 }
 
@@ -717,8 +738,17 @@ func literalsEqual(a, b *expression.Literal) bool {
 }
 
 // lookup builds the point lookup of WHERE c = arg; false when arg is not
-// an integer the column's type holds.
+// an integer the column's type holds or, for a string key, a string the
+// column takes as it is (stringRanges).
 func (t *writeTemplate) lookup(ctx *sql.Context, arg *expression.Literal) (sql.IndexLookup, bool) {
+	if t.str {
+		s, ok := arg.Value().(string)
+		if !ok {
+			return sql.IndexLookup{}, false
+		}
+		ranges, ok := stringRanges(ctx, t.typ, s)
+		return sql.IndexLookup{Index: t.index, Ranges: ranges, IsPointLookup: t.point}, ok
+	}
 	v, ok := literalInt(arg.Value())
 	if !ok || !intFits(ctx, t.typ, v) {
 		return sql.IndexLookup{}, false
