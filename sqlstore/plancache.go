@@ -376,9 +376,9 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	// again with its integers alone as arguments.
 	first, _ := LeadingWords(query)
 	strs := strings.EqualFold(first, "insert")
-	updating := !strs && (strings.EqualFold(first, "update") || strings.EqualFold(first, "delete"))
-	selecting := !strs && !updating && strings.EqualFold(first, "select")
-	strs = strs || updating || selecting
+	writing := !strs && (strings.EqualFold(first, "update") || strings.EqualFold(first, "delete"))
+	selecting := !strs && !writing && strings.EqualFold(first, "select")
+	strs = strs || writing || selecting
 	var ok bool
 	pc.norm, pc.ints, pc.vals, ok = normalizeValues(pc.norm[:0], pc.ints[:0], pc.vals[:0], query, strs)
 	if !ok {
@@ -389,8 +389,8 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	if !ok {
 		return false
 	}
-	if (updating || selecting) && len(pc.vals) > len(pc.ints) &&
-		(st == nil || updating && !setStrings(st.wr, pc.vals) || selecting && (st.sel == nil || !st.sel.stringArgs())) {
+	if (writing || selecting) && len(pc.vals) > len(pc.ints) &&
+		(st == nil || writing && !setStrings(st.wr, pc.vals) || selecting && (st.sel == nil || !st.sel.stringArgs())) {
 		strs, st = false, nil
 		if pc.norm, pc.ints, ok = normalize(pc.norm[:0], pc.ints[:0], query); !ok {
 			return false

@@ -636,7 +636,8 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	}
 	// UPDATE and DELETE: one static point lookup of WHERE c = ?, as built
 	// here. A string key is taken only on a character column.
-	if _, isStr := lits[len(lits)-1].Value().(string); isStr && !textColumnOf(n, p.col) {
+	_, isStr := lits[len(lits)-1].Value().(string)
+	if isStr && !textColumnOf(n, p.col) {
 		p.notText = true
 		return nil
 	}
@@ -672,7 +673,6 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	col := index.t.schema[index.ix.cols[0]]
 	typ := ranges[0][0].Typ
 	// GMS's ranges of a character column are of its promoted type.
-	_, isStr := lits[len(lits)-1].Value().(string)
 	if !strings.EqualFold(col.Name, p.col) || typ == nil ||
 		!(!isStr && types.IsInteger(typ) && typ.Type() == col.Type.Type() ||
 			isStr && textKey(col.Type) && sameLiteralType(typ, col.Type.Promote())) {
