@@ -72,14 +72,20 @@ func (p *PreparedSelect) stringLookup(ctx *sql.Context, t *planTemplate, s strin
 // character key of promoted type typ: false where stringLookup says.
 // Write templates take it too (writetemplate.go).
 func stringRanges(ctx *sql.Context, typ sql.Type, s string) (sql.MySQLRangeCollection, bool) {
-	if len(s) > 0 && s[len(s)-1] == ' ' {
-		return nil, false
-	}
-	k, ok := convertKey(ctx, typ, s)
+	k, ok := stringKey(ctx, typ, s)
 	if !ok {
 		return nil, false
 	}
 	return sql.MySQLRangeCollection{{sql.ClosedRangeColumnExpr(k, k, typ)}}, true
+}
+
+// stringKey returns s as the key of stringRanges' range, false where
+// stringLookup says.
+func stringKey(ctx *sql.Context, typ sql.Type, s string) (any, bool) {
+	if len(s) > 0 && s[len(s)-1] == ' ' {
+		return nil, false
+	}
+	return convertKey(ctx, typ, s)
 }
 
 // textKey reports whether typ, the type of a template's lookup column, is

@@ -164,6 +164,20 @@ func TestPlanCacheStringKeyWritesHit(t *testing.T) {
 	require.Equal(t, [][]any{{int64(1), int64(10)}, {int64(2), int64(11)}, {int64(3), int64(12)}}, connRows(t, c, "SELECT id, k FROM t ORDER BY id"))
 	require.Equal(t, int64(1), reused("DELETE FROM t WHERE name = 'ALICE'"))
 	require.Equal(t, [][]any{{int64(1)}, {int64(3)}}, connRows(t, c, "SELECT id FROM t ORDER BY id"))
+	// A string ending in a space is planned, and the template stays for
+	// the others.
+	tmpl := func() *writeTemplate {
+		t.Helper()
+		st, err := c.parseOne(ctx, "UPDATE t SET k = ? WHERE name = ?")
+		require.NoError(t, err)
+		require.Len(t, st.wr.tmpls, 1)
+		return st.wr.tmpls[0]
+	}
+	kept := tmpl()
+	require.Zero(t, reused("UPDATE t SET k = 20 WHERE name = 'bob '"))
+	require.Same(t, kept, tmpl())
+	require.Equal(t, int64(1), reused("UPDATE t SET k = 21 WHERE name = 'bob'"))
+	require.Equal(t, [][]any{{int64(21)}}, connRows(t, c, "SELECT k FROM t WHERE id = 1"))
 	for _, q := range []string{
 		"UPDATE t SET k = 1 WHERE name LIKE 'b%'",
 		"UPDATE t SET k = 1 WHERE name = 'bob '",

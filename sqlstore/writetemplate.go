@@ -286,6 +286,11 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 			// Planning refuses it with the error binding gives.
 			return planned()
 		}
+		if !t.takes(ctx, p.lits) {
+			// A string key GMS plans otherwise: planned, the template
+			// kept for the others.
+			return planned()
+		}
 		if !t.fits(ctx) {
 			p.drop(t)
 		} else {
@@ -755,6 +760,20 @@ func (t *writeTemplate) lookup(ctx *sql.Context, arg *expression.Literal) (sql.I
 	}
 	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: intervalSet{{v, v}}}
 	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsPointLookup: t.point}, true
+}
+
+// takes reports whether t's lookup takes the WHERE argument of lits: a
+// string key the column converts as it is (stringKey); any integer,
+// which the lookup checks.
+func (t *writeTemplate) takes(ctx *sql.Context, lits []*expression.Literal) bool {
+	if !t.str {
+		return true
+	}
+	s, ok := lits[len(lits)-1].Value().(string)
+	if ok {
+		_, ok = stringKey(ctx, t.typ, s)
+	}
+	return ok
 }
 
 // literalInt returns an integer literal's value.
