@@ -251,7 +251,7 @@ func TestFailedStatementUndone(t *testing.T) {
 // TestFiresTriggers: triggerFlags finds the trigger executors of a plan,
 // above the statement (AFTER) and in its source (BEFORE), and looks at a
 // kept write's or read's plan without allocating: it runs for every
-// execution of a kept plan.
+// execution of a prepared select's kept plan.
 func TestFiresTriggers(t *testing.T) {
 	d := newTestDB(t)
 	d.exec("CREATE TABLE t (id INT PRIMARY KEY, k INT)")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -191,7 +193,8 @@ var (
 // foreignKeyError returns err as MySQL's 1452 (a child row without
 // parent) or 1451 (a parent row with children) when it is GMS's foreign
 // key violation, raw or already numbered by the protocol handler; ok is
-// false for any other error.
+// false for any other error. The constraint is read in ctx's transaction,
+// or with ctx nil in a read view of the latest catalog.
 func (s *Store) foreignKeyError(ctx *sql.Context, err error) (*mysql.SQLError, bool) {
 	msg := err.Error()
 	var se *mysql.SQLError
@@ -201,14 +204,49 @@ func (s *Store) foreignKeyError(ctx *sql.Context, err error) (*mysql.SQLError, b
 		}
 		msg = se.Message
 	}
+	v, ok := parseFKViolation(msg)
+	if !ok {
+		return nil, false
+	}
+	return v.error(s.findForeignKey(ctx, v.name, v.table, v.parent))
+}
+
+// fkViolation is what GMS's message of a foreign key violation names.
+type fkViolation struct {
+	num                 int // MySQL's: 1452 or 1451
+	name, table, parent string
+}
+
+// parseFKViolation reads GMS's message of a foreign key violation.
+func parseFKViolation(msg string) (fkViolation, bool) {
 	num, m := mysql.ErNoReferencedRow2, fkChildRE.FindStringSubmatch(msg)
 	if m == nil {
 		num, m = mysql.ERRowIsReferenced2, fkParentRE.FindStringSubmatch(msg)
 	}
 	if m == nil {
+		return fkViolation{}, false
+	}
+	return fkViolation{num: num, name: m[1], table: m[2], parent: m[3]}, true
+}
+
+// error is MySQL's error of violation v of fk; false when fk is nil.
+func (v fkViolation) error(fk *sql.ForeignKeyConstraint) (*mysql.SQLError, bool) {
+	if fk == nil {
 		return nil, false
 	}
-	name, table, parent := m[1], m[2], m[3]
+	return mysql.NewSQLError(v.num, "23000", "%s", foreignKeyMessage(fk, v.num == mysql.ERRowIsReferenced2)), true
+}
+
+// findForeignKey returns the foreign key of that name, child and parent
+// table, read in ctx's transaction (with ctx nil, a read view of the
+// latest catalog); nil when there is none, or several: the same names in
+// two databases, where the message cannot tell which one failed (the
+// statement may write either, whatever the current database), and GMS's
+// words are kept.
+func (s *Store) findForeignKey(ctx *sql.Context, name, table, parent string) *sql.ForeignKeyConstraint {
+	if ctx == nil {
+		ctx = sql.NewEmptyContext()
+	}
 	var found *sql.ForeignKeyConstraint
 	matches := 0
 	tx, release := s.view(ctx)
@@ -224,23 +262,16 @@ func (s *Store) foreignKeyError(ctx *sql.Context, err error) (*mysql.SQLError, b
 		return nil
 	})
 	if matches != 1 {
-		// Dropped since, or the same names in two databases, where the
-		// message cannot tell which one failed (the statement may write
-		// either, whatever the current database): GMS's words, numbered.
-		return nil, false
+		return nil
 	}
-	return mysql.NewSQLError(num, "23000", "%s", foreignKeyMessage(found, num == mysql.ERRowIsReferenced2)), true
+	return found
 }
 
 // wordForeignKeyError returns err as foreignKeyError words it, for a
 // statement of ctx's session.
 func wordForeignKeyError(ctx *sql.Context, err error) error {
-	s, ok := ctx.Session.(*Session)
-	if !ok || err == nil {
-		return err
-	}
-	if se, ok := s.store.foreignKeyError(ctx, err); ok {
-		return se
+	if s, ok := ctx.Session.(*Session); ok {
+		return s.wordForeignKey(ctx, err)
 	}
 	return err
 }
@@ -249,13 +280,82 @@ func wordForeignKeyError(ctx *sql.Context, err error) error {
 // violation of a statement of the session, for callers that get the
 // error without the statement's context (the protocol handler's).
 func (s *Session) ForeignKeyError(err error) error {
+	return s.wordForeignKey(nil, err)
+}
+
+// wordForeignKey returns err as foreignKeyError words it, the constraint
+// read in ctx (nil: the latest catalog).
+func (s *Session) wordForeignKey(ctx *sql.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if se, ok := s.store.foreignKeyError(sql.NewEmptyContext(), err); ok {
+	if se, ok := s.store.foreignKeyError(ctx, err); ok {
 		return se
 	}
 	return err
+}
+
+// foreignKeyWarning is foreignKeyError for the warning of code and msg
+// that IGNORE made of a violation of the running statement (Session.Warn),
+// each constraint looked up once per statement (fkWords).
+func (s *Session) foreignKeyWarning(code int, msg string) (*mysql.SQLError, bool) {
+	if code != mysql.ErNoReferencedRow2 && code != mysql.ERRowIsReferenced2 && code != mysql.ERUnknownError {
+		return nil, false
+	}
+	v, ok := parseFKViolation(msg)
+	if !ok {
+		return nil, false
+	}
+	return v.error(s.fkWords.find(s.store, v))
+}
+
+// fkWords keeps, for the running statement, the foreign keys its ignored
+// violations were worded from: an INSERT IGNORE warns once for each row it
+// skips, and each lookup is a scan of the catalog in a read view of its
+// own (on a remote store, a round trip). The statement's catalog is the
+// one its first lookup read, as its plan's is the one it was planned
+// with; the next statement starts empty (reset, from
+// Session.ValidateSession).
+type fkWords struct {
+	used    atomic.Bool // entries may be non-empty: reset has work
+	mu      sync.Mutex
+	entries []fkWord
+	lookups int // catalog lookups made (tests)
+}
+
+// fkWord is a lookup's answer: fk nil when no single constraint matched.
+type fkWord struct {
+	name, table, parent string
+	fk                  *sql.ForeignKeyConstraint
+}
+
+// find returns the foreign key of violation v, looked up in store once
+// per statement.
+func (w *fkWords) find(store *Store, v fkViolation) *sql.ForeignKeyConstraint {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range w.entries {
+		if e.name == v.name && e.table == v.table && e.parent == v.parent {
+			return e.fk
+		}
+	}
+	fk := store.findForeignKey(nil, v.name, v.table, v.parent)
+	w.lookups++
+	w.entries = append(w.entries, fkWord{name: v.name, table: v.table, parent: v.parent, fk: fk})
+	w.used.Store(true)
+	return fk
+}
+
+// reset empties the cache for a new statement; a load when it is empty.
+func (w *fkWords) reset() {
+	if !w.used.Load() {
+		return
+	}
+	w.mu.Lock()
+	clear(w.entries)
+	w.entries = w.entries[:0]
+	w.used.Store(false)
+	w.mu.Unlock()
 }
 
 // foreignKeyMessage is MySQL's message for a violation of fk (InnoDB's):

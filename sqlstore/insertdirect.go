@@ -69,13 +69,11 @@ type insertDirect struct {
 	sch  sql.Schema       // the destination's columns
 	vals []sql.Expression // the VALUES row, argRefs where the arguments are
 	cols []insertColumn   // the projection onto the table's columns
-	// auto is the column of the AUTO_INCREMENT expression, -1 when none;
-	// autoArg the argument that gives its value, -1 when the statement
-	// gives none (a value is always generated).
-	auto, autoArg int
-	// noAutoOnZero is NO_AUTO_VALUE_ON_ZERO of the sql_mode the template
-	// was made under (templates are kept per sql_mode).
-	noAutoOnZero bool
+	// auto is the column of the AUTO_INCREMENT expression, -1 when none.
+	// Whether an execution generates its value is the template's decision
+	// (writeTemplate.generates), from the argument it learned gives it.
+	auto int
+	t    *writeTemplate
 	// check is what the engine's executor would check building the plan
 	// (mysqlcompat.DirectExec), nil when nothing.
 	check func(*sql.Context) error
@@ -138,7 +136,7 @@ func (p *PreparedWrite) newInsertDirect(ctx *sql.Context, t *writeTemplate, n sq
 	if !ok || len(values.ExpressionTuples) != 1 || len(values.ExpressionTuples[0]) != len(lits) {
 		return nil
 	}
-	d := &insertDirect{ins: ins, def: def, sch: sch, auto: -1, autoArg: -1, p: p, check: check}
+	d := &insertDirect{ins: ins, def: def, sch: sch, auto: -1, t: t, p: p, check: check}
 	// The VALUES row is the arguments, in order, each once and nowhere
 	// else in the plan, as they are or under what the value rules put
 	// around them (mysqlcompat's BIGINT checks).
@@ -183,14 +181,15 @@ func (p *PreparedWrite) newInsertDirect(ctx *sql.Context, t *writeTemplate, n sq
 			if d.auto >= 0 || !sch[i].AutoIncrement {
 				return nil
 			}
+			// The argument giving the value is the one the template
+			// learned (t.autoArg), none when the statement gives none.
 			switch given := x.Child.(type) {
 			case *expression.GetField:
-				if given.Index() < 0 || given.Index() >= len(d.vals) {
+				if given.Index() < 0 || given.Index() >= len(d.vals) || given.Index() != t.autoArg {
 					return nil
 				}
-				d.autoArg = given.Index()
 			case *sql.ColumnDefaultValue:
-				if given != nil {
+				if given != nil || t.autoArg >= 0 {
 					return nil
 				}
 			default:
@@ -229,7 +228,6 @@ func (p *PreparedWrite) newInsertDirect(ctx *sql.Context, t *writeTemplate, n sq
 	if d.auto < 0 && ins.FirstGeneratedAutoIncRowIdx >= 0 {
 		return nil
 	}
-	d.noAutoOnZero = sql.LoadSqlMode(ctx).ModeEnabled(sql.NoAutoValueOnZero)
 	// The prefetch of duplicate-key reads serves statements of many rows:
 	// never started for this editor's single ones.
 	d.ed = &editor{t: tbl.full(), def: def, pfStarted: true}
@@ -314,26 +312,11 @@ func (d *insertDirect) insert(ctx *sql.Context) (any, error) {
 	var id uint64
 	if d.auto >= 0 {
 		id = uint64(autoIncInt64(row[d.auto]))
-		if d.generated(ctx) {
+		if d.t.generates(ctx, d.p.lits) {
 			ctx.SetLastQueryInfoInt(sql.LastInsertId, int64(id))
 		}
 	}
 	return types.OkResult{RowsAffected: 1, InsertID: id}, nil
-}
-
-// generated reports whether the statement's AUTO_INCREMENT value is one it
-// generated (no value, NULL, or zero without NO_AUTO_VALUE_ON_ZERO), as the
-// analysis decides it from the statement's literal.
-func (d *insertDirect) generated(ctx *sql.Context) bool {
-	return d.autoArg < 0 || generatesAutoInc(ctx, d.sch[d.auto].Type, d.p.lits[d.autoArg], d.noAutoOnZero)
-}
-
-// generatesAutoInc reports whether l, given for an AUTO_INCREMENT column
-// of type typ, makes the column take its next value (and so sets
-// LAST_INSERT_ID): decided from the value, a string '0' too, as the
-// generation and the planned path decide it (mysqlcompat.GeneratesAutoInc).
-func generatesAutoInc(ctx *sql.Context, typ sql.Type, l *expression.Literal, noAutoOnZero bool) bool {
-	return mysqlcompat.GeneratesAutoInc(ctx, typ, l.Value(), noAutoOnZero)
 }
 
 // autoIncArg returns the argument (by its literal among lits) that gives
@@ -397,9 +380,9 @@ func (d *insertDirect) makeRow(ctx *sql.Context) (sql.Row, error) {
 	for i, col := range d.sch {
 		if !col.Nullable && row[i] == nil {
 			if d.ins.DeferredDefaults.Contains(i) {
-				return nil, sql.NewWrappedInsertError(d.copyRow(row), sql.ErrInsertIntoNonNullableDefaultNullColumn.New(col.Name))
+				return nil, sql.NewWrappedInsertError(copyRow(row), sql.ErrInsertIntoNonNullableDefaultNullColumn.New(col.Name))
 			}
-			return nil, sql.NewWrappedInsertError(d.copyRow(row), sql.ErrInsertIntoNonNullableProvidedNull.New(col.Name))
+			return nil, sql.NewWrappedInsertError(copyRow(row), sql.ErrInsertIntoNonNullableProvidedNull.New(col.Name))
 		}
 	}
 	copy(d.orig, row)
@@ -420,12 +403,12 @@ func (d *insertDirect) makeRow(ctx *sql.Context) (sql.Row, error) {
 			} else if sql.ErrNotMatchingSRID.Is(err) {
 				err = sql.ErrNotMatchingSRIDWithColName.New(col.Name, err)
 			}
-			return nil, sql.NewWrappedInsertError(d.copyRow(d.orig), err)
+			return nil, sql.NewWrappedInsertError(copyRow(d.orig), err)
 		}
 		row[i] = conv
 	}
 	if err := d.ed.Insert(ctx, row); err != nil {
-		return nil, sql.NewWrappedInsertError(d.copyRow(row), err)
+		return nil, sql.NewWrappedInsertError(copyRow(row), err)
 	}
 	return row, nil
 }
@@ -465,7 +448,7 @@ func sameString(typ sql.Type, v any) bool {
 }
 
 // copyRow returns a copy of row for an error, which outlives the scratch.
-func (d *insertDirect) copyRow(row sql.Row) sql.Row {
+func copyRow(row sql.Row) sql.Row {
 	return append(sql.Row(nil), row...)
 }
 

@@ -31,7 +31,8 @@ import (
 //     fit the column).
 //   - So do texts of the shapes PreparedWrite reuses, an INSERT's plain
 //     single-quoted strings made arguments as well (valueString), and an
-//     UPDATE's where SET assigns them (setStrings).
+//     UPDATE's or DELETE's where SET assigns them or WHERE compares them
+//     with a character key (setStrings).
 //   - A SELECT's plain string compared by one equality with a character
 //     key is an argument too (stringtemplate.go). Text UPDATEs by key of a
 //     changing string and SELECTs by a string key so cost 6-9x and 10-17x
@@ -79,6 +80,7 @@ type cachedPlan struct {
 	kind cacheKind
 	// Of a cacheFixed entry: the plan, and what it was made under.
 	node     sql.Node
+	flags    *sql.QueryFlags // node's, for rowexec.FinalizeIters (triggerFlags)
 	isSelect bool
 	consts   *constSelect // a SELECT of constants from no table, or nil
 	txn      *txnStmt     // BEGIN, COMMIT or ROLLBACK, or nil
@@ -367,15 +369,16 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	}
 	// An INSERT's string values are parameterized too: its VALUES row is
 	// a prepared write's (writetemplate.go) only when every value is. So
-	// are an UPDATE's, where the template takes them as values assigned
-	// to columns (setStrings), and a SELECT's compared with a column by
-	// one equality (stringtemplate.go); anywhere else in them, the text
-	// is looked at again with its integers alone as arguments.
+	// are an UPDATE's or DELETE's, where the template takes them as values
+	// assigned to columns or as its character key (setStrings), and a
+	// SELECT's compared with a column by one equality
+	// (stringtemplate.go); anywhere else in them, the text is looked at
+	// again with its integers alone as arguments.
 	first, _ := LeadingWords(query)
 	strs := strings.EqualFold(first, "insert")
-	updating := !strs && strings.EqualFold(first, "update")
-	selecting := !strs && !updating && strings.EqualFold(first, "select")
-	strs = strs || updating || selecting
+	writing := !strs && (strings.EqualFold(first, "update") || strings.EqualFold(first, "delete"))
+	selecting := !strs && !writing && strings.EqualFold(first, "select")
+	strs = strs || writing || selecting
 	var ok bool
 	pc.norm, pc.ints, pc.vals, ok = normalizeValues(pc.norm[:0], pc.ints[:0], pc.vals[:0], query, strs)
 	if !ok {
@@ -386,8 +389,8 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	if !ok {
 		return false
 	}
-	if (updating || selecting) && len(pc.vals) > len(pc.ints) &&
-		(st == nil || updating && !setStrings(st.wr, pc.vals) || selecting && (st.sel == nil || !st.sel.stringArgs())) {
+	if (writing || selecting) && len(pc.vals) > len(pc.ints) &&
+		(st == nil || writing && !setStrings(st.wr, pc.vals) || selecting && (st.sel == nil || !st.sel.stringArgs())) {
 		strs, st = false, nil
 		if pc.norm, pc.ints, ok = normalize(pc.norm[:0], pc.ints[:0], query); !ok {
 			return false
@@ -438,18 +441,19 @@ func (c *Conn) resolve(ctx context.Context, query string, args []Arg) bool {
 	return true
 }
 
-// setStrings reports whether p, the prepared write of an UPDATE text
-// with its literals made arguments (vals, in order), takes every string
-// among them as a value it assigns to a column. A value assigned converts
-// to the column's type at execution, as INSERT's values do, whatever its
-// text; the WHERE key is the template's integer lookup, and a string
-// there is left in the text.
+// setStrings reports whether p, the prepared write of an UPDATE or
+// DELETE text with its literals made arguments (vals, in order), takes
+// every string among them as a value it assigns to a column or as its
+// WHERE key. A value assigned converts to the column's type at
+// execution, as INSERT's values do, whatever its text; a string WHERE key
+// is the template's lookup of a character key (stringtemplate.go), left
+// in the text once a string met a column of another type (notText).
 func setStrings(p *PreparedWrite, vals []any) bool {
-	if p == nil || p.kind != writeUpdate {
+	if p == nil || p.kind != writeUpdate && p.kind != writeDelete {
 		return false
 	}
 	for i, v := range vals {
-		if _, isStr := v.(string); isStr {
+		if _, isStr := v.(string); isStr && p.notText {
 			a := Arg{Ordinal: i + 1}
 			if a.name() == p.where {
 				return false
@@ -471,7 +475,7 @@ func (c *Conn) runResolved(sctx *sql.Context, query string) (sql.Schema, sql.Row
 	case f.fixed != nil && f.fixed.txn != nil:
 		return f.fixed.txn.run(sctx, c, query, !f.planned)
 	case f.fixed != nil:
-		return runPlan(sctx, c, query, f.fixed.node, f.fixed.isSelect, !f.planned)
+		return runPlan(sctx, c, query, f.fixed, !f.planned)
 	}
 	return nil, nil, fmt.Errorf("sqlstore: no cached plan for %q", truncate(query, 200))
 }
@@ -537,6 +541,7 @@ func (c *Conn) learnFixed(sctx *sql.Context, query string) *cachedPlan {
 		return e
 	}
 	e.kind, e.node, e.varsGen, e.db = cacheFixed, n, gen, sctx.GetCurrentDatabase()
+	e.flags = triggerFlags(n)
 	e.isSelect = plan.NodeRepresentsSelect(n)
 	if e.isSelect {
 		e.consts = newConstSelect(n)
@@ -646,14 +651,15 @@ func keptProjection(x sql.Expression) bool {
 	return false
 }
 
-// runPlan executes a kept plan as GMS's QueryWithBindings would after
-// analysis: the statement counted, the session validated, the
+// runPlan executes the kept plan of entry f as GMS's QueryWithBindings
+// would after analysis: the statement counted, the session validated, the
 // transaction begun, warnings cleared, then the iterators built and
 // wrapped (commit of autocommit statements). reused counts the execution
 // in Strata_plans_reused.
-func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
+func runPlan(ctx *sql.Context, c *Conn, query string, f *cachedPlan, reused bool) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	e := c.eng.gms
+	n, isSelect := f.node, f.isSelect
 	countStatus(ctx, statusQuestions)
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, StatementError(query, err)
@@ -663,7 +669,7 @@ func runPlan(ctx *sql.Context, c *Conn, query string, n sql.Node, isSelect, reus
 	}
 	iter, err = e.Analyzer.ExecBuilder.Build(ctx, n, nil)
 	if err == nil {
-		iter, schema, err = rowexec.FinalizeIters(ctx, n, triggerFlags(n), iter)
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, f.flags, iter)
 	}
 	if err != nil {
 		clearAutocommit(ctx)

@@ -15,8 +15,8 @@ import (
 
 // BenchmarkPlanCacheStrings runs text statements with string literals that
 // change at every execution through a Conn: sysbench's update_non_index as
-// text (a 120-character string assigned by key) and a point select by a
-// string key.
+// text (a 120-character string assigned by key), an UPDATE by a string
+// key and a point select by one.
 //
 //	go test ./sqlstore -run '^$' -bench PlanCacheStrings -benchmem
 func BenchmarkPlanCacheStrings(b *testing.B) {
@@ -57,6 +57,17 @@ func BenchmarkPlanCacheStrings(b *testing.B) {
 		for b.Loop() {
 			n++
 			q := "UPDATE sbtest1 SET c='" + cval(n) + "' WHERE id=" + strconv.Itoa(n%rows+1)
+			if _, err := c.Exec(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("update_by_string_text", func(b *testing.B) {
+		b.ReportAllocs()
+		defer cpuPerOp(b)()
+		for b.Loop() {
+			n++
+			q := "UPDATE sbtest1 SET k=" + strconv.Itoa(n%97) + " WHERE name='name-" + strconv.Itoa(n%rows) + "'"
 			if _, err := c.Exec(ctx, q); err != nil {
 				b.Fatal(err)
 			}

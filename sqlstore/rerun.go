@@ -72,27 +72,18 @@ const conflictReruns = 8
 // autocommitting is asked only after a conflict; optimistic, whether the
 // statement runs in an optimistic transaction, before the first run.
 func (s *Store) RunWrite(ctx context.Context, query string, autocommitting, optimistic func() bool, run func() error) error {
-	if !IsWrite(query) {
-		err := run()
-		if err == nil || !IsPlanChanged(err) || isCall(query) {
-			return err
-		}
-		for range planReruns {
-			if err = run(); !IsPlanChanged(err) || ctx.Err() != nil {
-				break
-			}
-		}
-		return err
-	}
-	turns := optimistic()
+	write := IsWrite(query)
+	turns := write && optimistic()
 	if turns {
 		s.turns.RLock()
 	}
 	err := run()
 	// A run again for a stale plan is a first run too: it holds the turn
 	// shared, so that a conflict's rerun meets no other autocommit write.
+	// A CALL is not run again whole (planRunner runs its statements
+	// again), asked only when it failed so.
 	for range planReruns {
-		if !IsPlanChanged(err) || ctx.Err() != nil {
+		if !IsPlanChanged(err) || ctx.Err() != nil || !write && isCall(query) {
 			break
 		}
 		err = run()
@@ -100,7 +91,7 @@ func (s *Store) RunWrite(ctx context.Context, query string, autocommitting, opti
 	if turns {
 		s.turns.RUnlock()
 	}
-	if !IsConflict(err) || !autocommitting() {
+	if !write || !IsConflict(err) || !autocommitting() {
 		return err
 	}
 	if turns {

@@ -93,6 +93,9 @@ type Session struct {
 	// holds any more, which the session's next transaction begins in
 	// (keepForReuse): an autocommit read then allocates no transaction.
 	spare atomic.Pointer[txn]
+	// fkWords keeps the foreign keys the statement's IGNORE warnings were
+	// worded from (foreignkey.go).
+	fkWords fkWords
 }
 
 // SetSessionVariable implements sql.Session, counting changes in varsGen.
@@ -165,7 +168,7 @@ func (s *Session) Warn(w *sql.Warning) {
 	}
 	if w != nil && w.Level == "Note" && ignoredErrors[w.Code] {
 		c := *w
-		if se, ok := s.store.foreignKeyError(sql.NewEmptyContext(), mysql.NewSQLError(c.Code, "", "%s", c.Message)); ok {
+		if se, ok := s.foreignKeyWarning(c.Code, c.Message); ok {
 			c.Message = se.Message // as the error would say it (foreignkey.go)
 		} else if se, ok := numberMessage(c.Code, c.Message); ok {
 			c.Message = se.Message
@@ -346,6 +349,7 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 	if t == nil || t.idle() {
 		s.stmt.begin()
 		s.mem.begin()
+		s.fkWords.reset()
 	}
 	if t == nil {
 		return nil

@@ -94,8 +94,9 @@ func (t *txn) isDone() bool {
 // made outside the table editor whose iterator saw the error: an AFTER
 // trigger's failure is seen above the triggering statement's editor,
 // which would otherwise complete its statement with its row written.
-// Binding sets the flag as it applies the triggers; a kept plan does not
-// keep the flags, so they are read again from the plan.
+// Binding sets the flag as it applies the triggers; a kept plan reads them
+// from its plan once, when it is kept (a trigger created or dropped later
+// is DDL, which makes the plan stale).
 func triggerFlags(n sql.Node) *sql.QueryFlags {
 	if !firesTriggers(n) {
 		return nil

@@ -18,19 +18,19 @@ import (
 // left to GMS here too. Comparison and conversion follow the literal's
 // collation, the connection's: the template is used only under the
 // collation it was learned with. A LIKE is no such predicate: its range
-// is planned from the pattern.
+// is planned from the pattern. A PreparedWrite's UPDATE or DELETE by
+// WHERE c = ? keeps its template for a string argument likewise, when c
+// is a character column that is the whole of a unique index
+// (writetemplate.go).
 
 // stringPoint returns the argument of a predicate that is one equality
 // with a string argument.
 func (p *PreparedSelect) stringPoint(args map[string]any) (string, bool) {
-	if len(p.terms) != 1 || len(p.terms[0]) != 2 || p.nargs != 1 {
+	arg, ok := p.equality()
+	if !ok {
 		return "", false
 	}
-	lo, hi := p.terms[0][0], p.terms[0][1]
-	if lo.op != ">=" || hi.op != "<=" || lo.arg != hi.arg {
-		return "", false
-	}
-	s, ok := args[lo.arg].(string)
+	s, ok := args[arg].(string)
 	return s, ok
 }
 
@@ -38,8 +38,21 @@ func (p *PreparedSelect) stringPoint(args map[string]any) (string, bool) {
 // with a string as the argument: p is a single equality, and no execution
 // found its column not to be a character column.
 func (p *PreparedSelect) stringArgs() bool {
-	return !p.notText && len(p.terms) == 1 && len(p.terms[0]) == 2 && p.nargs == 1 &&
-		p.terms[0][0].op == ">=" && p.terms[0][1].op == "<=" && p.terms[0][0].arg == p.terms[0][1].arg
+	_, ok := p.equality()
+	return ok && !p.notText
+}
+
+// equality returns the placeholder of a predicate that is one equality,
+// c = ? (a >= and a <= of one argument), false for any other.
+func (p *PreparedSelect) equality() (arg string, ok bool) {
+	if len(p.terms) != 1 || len(p.terms[0]) != 2 || p.nargs != 1 {
+		return "", false
+	}
+	lo, hi := p.terms[0][0], p.terms[0][1]
+	if lo.op != ">=" || hi.op != "<=" || lo.arg != hi.arg {
+		return "", false
+	}
+	return lo.arg, true
 }
 
 // stringLookup returns the lookup of c = s on template t; false when the
@@ -48,15 +61,31 @@ func (p *PreparedSelect) stringArgs() bool {
 // GMS plans (mysqlcompat's trimPaddedLiterals): a plan made from another
 // literal than the text's.
 func (p *PreparedSelect) stringLookup(ctx *sql.Context, t *planTemplate, s string) (sql.IndexLookup, bool) {
-	if len(s) > 0 && s[len(s)-1] == ' ' {
-		return sql.IndexLookup{}, false
-	}
-	k, ok := convertKey(ctx, t.typ, s)
+	ranges, ok := stringRanges(ctx, t.typ, s)
 	if !ok {
 		return sql.IndexLookup{}, false
 	}
-	ranges := sql.MySQLRangeCollection{{sql.ClosedRangeColumnExpr(k, k, t.typ)}}
 	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsReverse: t.reverse}, true
+}
+
+// stringRanges returns the range GMS's index builder makes of c = s for a
+// character key of promoted type typ: false where stringLookup says.
+// Write templates take it too (writetemplate.go).
+func stringRanges(ctx *sql.Context, typ sql.Type, s string) (sql.MySQLRangeCollection, bool) {
+	k, ok := stringKey(ctx, typ, s)
+	if !ok {
+		return nil, false
+	}
+	return sql.MySQLRangeCollection{{sql.ClosedRangeColumnExpr(k, k, typ)}}, true
+}
+
+// stringKey returns s as the key of stringRanges' range, false where
+// stringLookup says.
+func stringKey(ctx *sql.Context, typ sql.Type, s string) (any, bool) {
+	if len(s) > 0 && s[len(s)-1] == ' ' {
+		return nil, false
+	}
+	return convertKey(ctx, typ, s)
 }
 
 // textKey reports whether typ, the type of a template's lookup column, is
@@ -68,6 +97,16 @@ func textKey(typ sql.Type) bool {
 // textColumn reports whether the predicate's column in the table plan n
 // reads is a character column, and remembers when it is not.
 func (p *PreparedSelect) textColumn(n sql.Node) bool {
+	if !textColumnOf(n, p.col) {
+		p.notText = true
+		return false
+	}
+	return true
+}
+
+// textColumnOf reports whether column col of the first table plan n reads
+// is a character column.
+func textColumnOf(n sql.Node, col string) bool {
 	var tbl *Table
 	transform.Inspect(n, func(c sql.Node) bool {
 		if tn, ok := c.(sql.TableNode); ok && tbl == nil {
@@ -77,13 +116,9 @@ func (p *PreparedSelect) textColumn(n sql.Node) bool {
 	})
 	o := -1
 	if tbl != nil {
-		o = tbl.def.schema.IndexOfColName(p.col)
+		o = tbl.def.schema.IndexOfColName(col)
 	}
-	if o < 0 || !textKey(tbl.def.schema[o].Type) {
-		p.notText = true
-		return false
-	}
-	return true
+	return o >= 0 && textKey(tbl.def.schema[o].Type)
 }
 
 // convertKey returns s converted to typ, the promoted (TEXT) type of a

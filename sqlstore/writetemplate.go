@@ -44,7 +44,8 @@ import (
 //     other literal in the plan equals an argument (a copy the analysis
 //     made would keep the first execution's value);
 //   - for UPDATE and DELETE the plan reads one static index lookup of a
-//     table of ours, a single point of an integer column that is the
+//     table of ours, a single point of an integer column (or, for a
+//     string argument, a character column: stringtemplate.go) that is the
 //     whole of a unique index, and equal to the lookup built here from
 //     the same argument;
 //   - a template is kept per kind of argument literals (the type GMS gives
@@ -87,6 +88,9 @@ type PreparedWrite struct {
 	tmpls []*writeTemplate
 	tries int // executions planned in full without a template resulting
 	skips int // executions planned by GMS since the last look, past maxLearn
+	// notText: a string WHERE argument met a column that is no character
+	// column (the plan cache leaves such strings in the text).
+	notText bool
 
 	directRuns int // executions run by key without GMS's iterators (tests)
 
@@ -97,6 +101,7 @@ type PreparedWrite struct {
 type writeTemplate struct {
 	root    sql.Node
 	exec    sql.NodeExecBuilder   // builds root (its value rules applied)
+	flags   *sql.QueryFlags       // root's for FinalizeIters (triggerFlags): see version
 	hot     []sql.Node            // the nodes rebuild makes anew (markHot)
 	sig     []sql.Type            // each argument's literal type, by names
 	slots   []*expression.Literal // the literals bound when it was learned
@@ -104,12 +109,16 @@ type writeTemplate struct {
 	index   sql.Index
 	typ     sql.Type // the lookup column's type
 	point   bool     // GMS's IsPointLookup of the lookup
+	str     bool     // the lookup's argument is a string (stringtemplate.go)
 	db      string
 	sqlMode any
 	// fkChecks is foreign_key_checks: the analysis leaves foreign keys
 	// out of the plan while it is off.
 	fkChecks any
-	version  uint64
+	// version is the catalog version the plan was made at: any DDL, a
+	// trigger created or dropped too, makes it stale, so what was read
+	// from the plan at learning (flags, the lookup) holds while it serves.
+	version uint64
 	// direct, when set, runs the template by key without GMS's
 	// iterators (writedirect.go).
 	direct *directWrite
@@ -119,7 +128,7 @@ type writeTemplate struct {
 	// autoArg is the argument an INSERT's AUTO_INCREMENT column takes, -1
 	// when none: whether the statement generated the value (and so sets
 	// LAST_INSERT_ID) is decided by analysis from the literal, so each
-	// execution decides it again from its own (with), under
+	// execution decides it again from its own (generates), under
 	// NO_AUTO_VALUE_ON_ZERO as noAutoOnZero says.
 	autoArg      int
 	autoType     sql.Type // the AUTO_INCREMENT column's, when autoArg >= 0
@@ -277,6 +286,11 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 			// Planning refuses it with the error binding gives.
 			return planned()
 		}
+		if !t.takes(ctx, p.lits) {
+			// A string key GMS plans otherwise: planned, the template
+			// kept for the others.
+			return planned()
+		}
 		if !t.fits(ctx) {
 			p.drop(t)
 		} else {
@@ -296,7 +310,7 @@ func (p *PreparedWrite) Query(ctx *sql.Context, e *sqle.Engine, query string, pa
 				}
 			}
 			if errors.Is(err, errNotDirect) {
-				schema, iter, err = p.run(ctx, e, t.exec, query, func() (sql.Node, error) { return p.with(ctx, t) })
+				schema, iter, err = p.run(ctx, e, t, query, func() (sql.Node, error) { return p.with(ctx, t) })
 			}
 			if !errors.Is(err, errStalePlan) {
 				if sess, ok := ctx.Session.(*Session); ok && err == nil {
@@ -332,7 +346,7 @@ func (p *PreparedWrite) learnRun(ctx *sql.Context, e *sqle.Engine, query string,
 		}
 		return e.BoundQueryPlan(ctx, query, parsed, bindings)
 	}
-	return p.run(ctx, e, e.Analyzer.ExecBuilder, query, func() (sql.Node, error) {
+	return p.run(ctx, e, nil, query, func() (sql.Node, error) {
 		// The template is learned from a plan of sentinel arguments, of
 		// the same literal types as the execution's and values no other
 		// literal is likely to hold (an argument of 1 in SET k = k + 1
@@ -578,7 +592,7 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	if !ok {
 		return nil
 	}
-	t := &writeTemplate{root: n, exec: exec, slots: lits, db: ctx.GetCurrentDatabase()}
+	t := &writeTemplate{root: n, exec: exec, flags: triggerFlags(n), slots: lits, db: ctx.GetCurrentDatabase()}
 	t.sig = make([]sql.Type, len(lits))
 	for i, l := range lits {
 		t.sig[i] = l.Type()
@@ -626,7 +640,12 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 		return t
 	}
 	// UPDATE and DELETE: one static point lookup of WHERE c = ?, as built
-	// here.
+	// here. A string key is taken only on a character column.
+	_, isStr := lits[len(lits)-1].Value().(string)
+	if isStr && !textColumnOf(n, p.col) {
+		p.notText = true
+		return nil
+	}
 	var ita *plan.IndexedTableAccess
 	transform.Inspect(n, func(c sql.Node) bool {
 		if x, isITA := c.(*plan.IndexedTableAccess); isITA {
@@ -658,10 +677,13 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	}
 	col := index.t.schema[index.ix.cols[0]]
 	typ := ranges[0][0].Typ
-	if !strings.EqualFold(col.Name, p.col) || typ == nil || !types.IsInteger(typ) || typ.Type() != col.Type.Type() {
+	// GMS's ranges of a character column are of its promoted type.
+	if !strings.EqualFold(col.Name, p.col) || typ == nil ||
+		!(!isStr && types.IsInteger(typ) && typ.Type() == col.Type.Type() ||
+			isStr && textKey(col.Type) && sameLiteralType(typ, col.Type.Promote())) {
 		return nil
 	}
-	t.ita, t.index, t.typ, t.point = ita, lookup.Index, typ, lookup.IsPointLookup
+	t.ita, t.index, t.typ, t.point, t.str = ita, lookup.Index, typ, lookup.IsPointLookup, isStr
 	if p.kind == writeUpdate {
 		t.privOf(rt, sql.PrivilegeType_Update)
 	} else {
@@ -671,12 +693,20 @@ func (p *PreparedWrite) learn(ctx *sql.Context, e *sqle.Engine, n sql.Node, lits
 	if !built {
 		return nil
 	}
-	myRanges, built := mine.Ranges.(*intervalRanges).mysql()
+	var myRanges sql.MySQLRangeCollection
+	if isStr {
+		myRanges = mine.Ranges.(sql.MySQLRangeCollection)
+	} else {
+		myRanges, built = mine.Ranges.(*intervalRanges).mysql()
+	}
 	if !built || !sameRanges(ctx, typ, myRanges, ranges) {
 		return nil
 	}
 	t.markHot(n)
-	t.direct = p.newDirect(ctx, t, n, lits)
+	if !isStr {
+		// writedirect.go encodes integer keys only.
+		t.direct = p.newDirect(ctx, t, n, lits)
+	}
 	return t
 }
 
@@ -713,14 +743,37 @@ func literalsEqual(a, b *expression.Literal) bool {
 }
 
 // lookup builds the point lookup of WHERE c = arg; false when arg is not
-// an integer the column's type holds.
+// an integer the column's type holds or, for a string key, a string the
+// column takes as it is (stringRanges).
 func (t *writeTemplate) lookup(ctx *sql.Context, arg *expression.Literal) (sql.IndexLookup, bool) {
+	if t.str {
+		s, ok := arg.Value().(string)
+		if !ok {
+			return sql.IndexLookup{}, false
+		}
+		ranges, ok := stringRanges(ctx, t.typ, s)
+		return sql.IndexLookup{Index: t.index, Ranges: ranges, IsPointLookup: t.point}, ok
+	}
 	v, ok := literalInt(arg.Value())
 	if !ok || !intFits(ctx, t.typ, v) {
 		return sql.IndexLookup{}, false
 	}
 	ranges := &intervalRanges{ctx: ctx, typ: t.typ, set: intervalSet{{v, v}}}
 	return sql.IndexLookup{Index: t.index, Ranges: ranges, IsPointLookup: t.point}, true
+}
+
+// takes reports whether t's lookup takes the WHERE argument of lits: a
+// string key the column converts as it is (stringKey); any integer,
+// which the lookup checks.
+func (t *writeTemplate) takes(ctx *sql.Context, lits []*expression.Literal) bool {
+	if !t.str {
+		return true
+	}
+	s, ok := lits[len(lits)-1].Value().(string)
+	if ok {
+		_, ok = stringKey(ctx, t.typ, s)
+	}
+	return ok
 }
 
 // literalInt returns an integer literal's value.
@@ -794,7 +847,7 @@ func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, erro
 	if err == nil && t.autoArg >= 0 {
 		if ii, ok := n.(*plan.InsertInto); ok {
 			first := -1
-			if generatesAutoInc(ctx, t.autoType, p.lits[t.autoArg], t.noAutoOnZero) {
+			if t.generates(ctx, p.lits) {
 				first = 0
 			}
 			if ii.FirstGeneratedAutoIncRowIdx != first {
@@ -803,6 +856,16 @@ func (p *PreparedWrite) with(ctx *sql.Context, t *writeTemplate) (sql.Node, erro
 		}
 	}
 	return n, err
+}
+
+// generates reports whether an execution of INSERT template t with
+// literals lits generates its AUTO_INCREMENT value (and so sets
+// LAST_INSERT_ID): always when no argument gives the value, else as the
+// analysis decides it from the argument's literal (NULL, or zero, a string
+// '0' too, without NO_AUTO_VALUE_ON_ZERO; mysqlcompat.GeneratesAutoInc).
+// The kept plan (with) and insertDirect both ask it.
+func (t *writeTemplate) generates(ctx *sql.Context, lits []*expression.Literal) bool {
+	return t.autoArg < 0 || mysqlcompat.GeneratesAutoInc(ctx, t.autoType, lits[t.autoArg].Value(), t.noAutoOnZero)
 }
 
 // rebuild returns plan n with ita in place of the template's lookup node
@@ -945,8 +1008,9 @@ func inspectWriteExprs(n sql.Node, f func(sql.Expression) bool) {
 // (the caller counts the statement in Questions): the session validated,
 // the transaction begun, then the plan built, the read-only check, its
 // iterators made and wrapped (commit of autocommit statements, process
-// list).
-func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, exec sql.NodeExecBuilder, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
+// list). The plan is template t's with the execution's arguments, or with
+// t nil one planned for this execution.
+func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, t *writeTemplate, query string, build func() (sql.Node, error)) (schema sql.Schema, iter sql.RowIter, err error) {
 	defer recoverInto(&err, query)
 	if err := startStatement(ctx); err != nil {
 		return nil, nil, err
@@ -955,11 +1019,17 @@ func (p *PreparedWrite) run(ctx *sql.Context, e *sqle.Engine, exec sql.NodeExecB
 	if err == nil && (e.IsReadOnly() || e.IsServerLocked) && !plan.IsReadOnly(n) {
 		err = sql.ErrReadOnly.New()
 	}
+	exec, flags := e.Analyzer.ExecBuilder, (*sql.QueryFlags)(nil)
+	if t != nil {
+		exec, flags = t.exec, t.flags
+	} else if err == nil {
+		flags = triggerFlags(n)
+	}
 	if err == nil {
 		iter, err = exec.Build(ctx, n, nil)
 	}
 	if err == nil {
-		iter, schema, err = rowexec.FinalizeIters(ctx, n, triggerFlags(n), iter)
+		iter, schema, err = rowexec.FinalizeIters(ctx, n, flags, iter)
 	}
 	if err != nil {
 		clearAutocommit(ctx)
