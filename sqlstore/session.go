@@ -93,6 +93,8 @@ type Session struct {
 	// holds any more, which the session's next transaction begins in
 	// (keepForReuse): an autocommit read then allocates no transaction.
 	spare atomic.Pointer[txn]
+	// diag is the diagnostics area's bookkeeping (diagnostics.go).
+	diag diagArea
 }
 
 // SetSessionVariable implements sql.Session, counting changes in varsGen.
@@ -172,6 +174,9 @@ func (s *Session) Warn(w *sql.Warning) {
 		}
 		c.Level = "Warning"
 		w = &c
+	}
+	if w != nil {
+		s.diag.counted(w)
 	}
 	s.BaseSession.Warn(w)
 }

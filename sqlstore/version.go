@@ -30,6 +30,9 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (any, error)
 			return VersionComment, nil
 		}
 	}
+	if v, ok := s.diagnosticsVar(name); ok {
+		return v, nil
+	}
 	if len(name) == len("sql_mode") && strings.EqualFold(name, "sql_mode") {
 		// Read at every write (strict mode, NO_AUTO_VALUE_ON_ZERO): GMS
 		// keeps it as a set's bits and spells it out at each read. The
