@@ -154,7 +154,7 @@ func (f *fastExec) run(query string, args []sqlstore.Arg) (served bool, err erro
 	if !handled {
 		return false, nil
 	}
-	err = wireErr(h.worded(c, derr))
+	err = h.sessionOf(c).StatementFailed(wireErr(h.worded(c, derr)))
 	releaseMemory(err)
 	return true, err
 }

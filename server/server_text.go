@@ -88,7 +88,7 @@ func (f *fastExec) runText(text string, multi bool) (served bool, err error) {
 	if !handled {
 		return false, nil
 	}
-	err = h.queryErr(c, text, multi, derr)
+	err = h.sessionOf(c).StatementFailed(h.queryErr(c, text, multi, derr))
 	releaseMemory(err)
 	return true, err
 }
