@@ -347,6 +347,7 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 	if err := s.BaseSession.ValidateSession(ctx); err != nil {
 		return err
 	}
+	countTxnStatement(ctx, ctx.Query())
 	t, inCall := s.startLocks(ctx)
 	if t == nil || t.idle() {
 		s.stmt.begin()

@@ -26,8 +26,9 @@ import (
 // (GMS counts these statements as selects of no rows), the statement is
 // ended in the process list. The one thing skipped is the statement's own
 // transaction, begun when none is open and ended, with nothing read or
-// written in it, by the statement itself. GMS counts no Com_begin,
-// Com_commit or Com_rollback, and neither does this.
+// written in it, by the statement itself. Com_begin, Com_commit and
+// Com_rollback, which GMS does not count, are counted for both paths by
+// the session's validation (countTxnStatement).
 // TestTxnStmtMatchesPlanned compares the two.
 
 // txnOp is what a transaction statement does.
