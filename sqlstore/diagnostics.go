@@ -50,6 +50,7 @@ type diagArea struct {
 // each statement's context, before the statement runs.
 func (s *Session) statementStarted() {
 	s.diag.own = false
+	s.txnStatement = false
 }
 
 // StatementStarted marks the start of a statement of ctx's session, for a

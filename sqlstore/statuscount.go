@@ -31,18 +31,19 @@ var countedNames = [numCounted]string{"Questions", "Com_select", "Com_begin", "C
 // TO SAVEPOINT, which MySQL counts apart), as MySQL does and GMS does not:
 // Session.ValidateSession calls it for the statements of every path, kept
 // (txnstmt.go) or planned. Other texts cost a look at their first letter.
-func countTxnStatement(ctx *sql.Context, query string) {
+// It reports whether query is one of them.
+func countTxnStatement(ctx *sql.Context, query string) bool {
 	i := 0
 	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\r' || query[i] == '\n') {
 		i++
 	}
 	if i == len(query) {
-		return
+		return false
 	}
 	switch query[i] | 0x20 {
 	case 'b', 'c', 'r', 's', '/', '(': // '/' and '(' are unchanged by the bit
 	default:
-		return
+		return false
 	}
 	first, second := LeadingWords(query[i:])
 	switch {
@@ -52,7 +53,10 @@ func countTxnStatement(ctx *sql.Context, query string) {
 		countStatus(ctx, statusComCommit)
 	case strings.EqualFold(first, "rollback") && !strings.EqualFold(second, "to"):
 		countStatus(ctx, statusComRollback)
+	default:
+		return false
 	}
+	return true
 }
 
 // countStatus adds one to the status variable v, globally and in ctx's

@@ -56,3 +56,38 @@ func TestTxnStatementCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnStatementRowCount: ROW_COUNT() is 0 after BEGIN, COMMIT and
+// ROLLBACK, as in MySQL and MariaDB (GMS gave a SELECT's -1), on the kept
+// plans and the planned path, and a SELECT's -1 after a SELECT.
+func TestTxnStatementRowCount(t *testing.T) {
+	ctx := context.Background()
+	for _, reuse := range []string{"ON", "OFF"} {
+		c := openConn(t)
+		for _, q := range []string{"SET strata_plan_reuse = " + reuse, "CREATE TABLE t (id INT PRIMARY KEY)"} {
+			_, err := c.Exec(ctx, q)
+			require.NoError(t, err)
+		}
+		rowCount := func() any {
+			t.Helper()
+			r, err := c.Query(ctx, "SELECT ROW_COUNT()")
+			require.NoError(t, err)
+			rows := allRows(t, r)
+			require.NoError(t, r.Close())
+			return rows[0][0]
+		}
+		for run := range 4 {
+			for _, step := range []struct {
+				q    string
+				want int64
+			}{
+				{"BEGIN", 0}, {fmt.Sprintf("INSERT INTO t VALUES (%d), (%d)", 2*run, 2*run+1), 2}, {"COMMIT", 0},
+				{"SELECT id FROM t", -1}, {"START TRANSACTION", 0}, {"SELECT id FROM t", -1}, {"ROLLBACK", 0},
+			} {
+				_, err := c.Exec(ctx, step.q)
+				require.NoError(t, err)
+				require.EqualValues(t, step.want, rowCount(), "strata_plan_reuse %s run %d: %s", reuse, run, step.q)
+			}
+		}
+	}
+}

@@ -22,8 +22,9 @@ import (
 // transaction taken up or rolled back), the warnings cleared; BEGIN
 // commits the open transaction and begins one that autocommit leaves
 // open; COMMIT and ROLLBACK end the open one and leave the session in
-// autocommit mode; at Close ROW_COUNT is set to -1 and FOUND_ROWS to 0
-// (GMS counts these statements as selects of no rows), the statement is
+// autocommit mode; at Close ROW_COUNT is set to 0 (MySQL's; GMS sets a
+// SELECT's -1, which the session turns into 0 for these statements:
+// Session.txnStatement) and FOUND_ROWS to 0, the statement is
 // ended in the process list. The one thing skipped is the statement's own
 // transaction, begun when none is open and ended, with nothing read or
 // written in it, by the statement itself. Com_begin, Com_commit and
@@ -151,7 +152,9 @@ func (ti *txnStmtIter) Close(ctx *sql.Context) (err error) {
 	}
 	defer recoverInto(&err, ti.query)
 	defer ti.release()
-	return endReadStatement(ctx, false, 0, nil)
+	err = endReadStatement(ctx, false, 0, nil)
+	setQueryInfo(ctx, sql.RowCount, 0) // MySQL's, not a SELECT's -1
+	return err
 }
 
 // release marks the iterator closed and gives it back to its txnStmt.
