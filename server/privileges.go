@@ -220,8 +220,8 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 	case *plan.ShowProcessList:
 		return nil, false
 	}
-	writes := !n.IsReadOnly()
-	if !checks && !writes {
+	writes, start := !n.IsReadOnly(), sqlstore.StartsReadWrite(nil, n) // start: its text tells at each execution
+	if !checks && !writes && !start {
 		return nil, true
 	}
 	p := e.p
@@ -231,7 +231,7 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 				return err
 			}
 		}
-		if writes && p.readOnly.Load() {
+		if (writes || start && sqlstore.StartsReadWrite(ctx, n)) && p.readOnly.Load() {
 			return p.checkWritable(ctx)
 		}
 		return nil
@@ -259,7 +259,7 @@ func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowI
 		}
 		return showProcessList(ctx, e.p.s.store, iter) // processstate.go
 	}
-	if e.p.readOnly.Load() && !n.IsReadOnly() {
+	if e.p.readOnly.Load() && (!n.IsReadOnly() || sqlstore.StartsReadWrite(ctx, n)) {
 		if err := e.p.checkWritable(ctx); err != nil {
 			return nil, err
 		}

@@ -37,3 +37,32 @@ func TestServerTxnStatements(t *testing.T) {
 	require.Equal(t, commits+6, status("Com_commit"))
 	require.Equal(t, rollbacks+6, status("Com_rollback"))
 }
+
+// TestServerReadOnlyStartReadWrite: under read_only, START TRANSACTION
+// READ WRITE fails with 1290 for an account without CONNECTION_ADMIN or
+// SUPER, as MySQL's does (planned, and again and again on the kept plan),
+// while BEGIN and START TRANSACTION READ ONLY run; root may.
+func TestServerReadOnlyStartReadWrite(t *testing.T) {
+	s := testServer(t, Config{Password: "pw"})
+	root := client(t, s.Addr(), "root", "pw", "")
+	execAll(t, root,
+		"CREATE TABLE t (id INT PRIMARY KEY)",
+		"CREATE USER 'u'@'%' IDENTIFIED BY 'upw'",
+		"GRANT SELECT, INSERT ON main.* TO 'u'@'%'",
+	)
+	u := client(t, s.Addr(), "u", "upw", "")
+	u.SetMaxOpenConns(1)
+	for range 4 { // kept before read_only is on
+		execAll(t, u, "START TRANSACTION READ WRITE", "COMMIT")
+	}
+	execAll(t, root, "SET GLOBAL read_only = ON")
+	defer execAll(t, root, "SET GLOBAL read_only = OFF")
+	for run := range 4 {
+		_, err := u.Exec("START TRANSACTION READ WRITE")
+		require.Equal(t, uint16(1290), mysqlNumber(err), "run %d: %v", run, err)
+		execAll(t, u, "BEGIN", "COMMIT", "START TRANSACTION READ ONLY", "COMMIT")
+		execAll(t, root, "START TRANSACTION READ WRITE", "COMMIT")
+	}
+	execAll(t, root, "SET GLOBAL read_only = OFF")
+	execAll(t, u, "START TRANSACTION READ WRITE", "INSERT INTO t VALUES (1)", "COMMIT")
+}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // BEGIN (START TRANSACTION, with READ ONLY, READ WRITE or WITH CONSISTENT
@@ -47,6 +49,56 @@ type txnStmt struct {
 	op   txnOp
 	char sql.TransactionCharacteristic // BEGIN's
 	iter *txnStmtIter                  // the last execution's, when closed
+	// check is what the engine's exec builder checks before building
+	// START TRANSACTION READ WRITE (the server's read_only:
+	// StartsReadWrite), found at the first execution (checked).
+	check   func(*sql.Context) error
+	checked bool
+}
+
+// StartsReadWrite reports whether n is START TRANSACTION READ WRITE, the
+// statement of ctx, which MySQL refuses under read_only (1290) to an
+// account without CONNECTION_ADMIN or SUPER, as it refuses a write; GMS
+// counts the node as read-only, and builds BEGIN and START TRANSACTION
+// alike, so the statement's text tells (with ctx nil, whether n may be
+// one). Exec builders that check writes check it too, and a kept one is
+// checked as they would (txnStmt.run).
+func StartsReadWrite(ctx *sql.Context, n sql.Node) bool {
+	st, ok := n.(*plan.StartTransaction)
+	if !ok || st.TransChar != sql.ReadWrite {
+		return false
+	}
+	return ctx == nil || containsFold(ctx.Query(), "read write")
+}
+
+// prechecks returns the checks the builders of chain b make before
+// building n (mysqlcompat.Prechecker), outermost first; nil when none.
+// Builders that wrap others (Unwrap) are looked through.
+func prechecks(b sql.NodeExecBuilder, n sql.Node) func(*sql.Context) error {
+	var checks []func(*sql.Context) error
+	for x := b; x != nil; {
+		if pc, ok := x.(mysqlcompat.Prechecker); ok {
+			if c, ok := pc.Precheck(n); ok && c != nil {
+				checks = append(checks, c)
+			}
+		}
+		u, ok := x.(interface{ Unwrap() sql.NodeExecBuilder })
+		if !ok {
+			break
+		}
+		x = u.Unwrap()
+	}
+	if len(checks) == 0 {
+		return nil
+	}
+	return func(ctx *sql.Context) error {
+		for _, c := range checks {
+			if err := c(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // newTxnStmt returns the txnStmt of an analyzed plan that is a
@@ -73,6 +125,20 @@ func (ts *txnStmt) run(ctx *sql.Context, c *Conn, query string, reused bool) (sc
 		return nil, nil, StatementError(query, err)
 	}
 	ctx.ClearWarnings()
+	if ts.op == txnBegin && ts.char == sql.ReadWrite {
+		if !ts.checked {
+			// A txnStmt is kept per text: BEGIN's has nothing to check.
+			if containsFold(query, "read write") {
+				ts.check = prechecks(c.eng.gms.Analyzer.ExecBuilder, plan.NewStartTransaction(sql.ReadWrite))
+			}
+			ts.checked = true
+		}
+		if ts.check != nil {
+			if err := ts.check(ctx); err != nil {
+				return nil, nil, StatementError(query, err)
+			}
+		}
+	}
 	if err := ts.apply(ctx); err != nil {
 		clearAutocommit(ctx)
 		return nil, nil, StatementError(query, err)
