@@ -3,6 +3,7 @@ package mysqlcompat
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -81,11 +82,11 @@ func markDiagnosticShow(st ast.Statement) {
 	}
 	var kind int64
 	switch {
-	case s.CountStar && equalFoldASCII(s.Type, "warnings"):
+	case s.CountStar && strings.EqualFold(s.Type, "warnings"):
 		kind = diagCountWarnings
-	case s.CountStar && equalFoldASCII(s.Type, "errors"):
+	case s.CountStar && strings.EqualFold(s.Type, "errors"):
 		kind = diagCountErrors
-	case equalFoldASCII(s.Type, "errors"):
+	case strings.EqualFold(s.Type, "errors"):
 		kind = diagErrors
 	default:
 		return
@@ -106,22 +107,6 @@ func markDiagnosticShow(st ast.Statement) {
 	s.CountStar = false
 	mark := diagMark | kind<<diagShift | offset
 	s.Limit = &ast.Limit{Offset: ast.NewIntVal([]byte(strconv.FormatInt(mark, 10))), Rowcount: rowcount}
-}
-
-func equalFoldASCII(s, lower string) bool {
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // diagnosticShow returns the plan of the statement n stands for when n is
