@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/stretchr/testify/require"
 
 	"github.com/strata-db/strata/sqlstore"
 )
@@ -88,5 +89,42 @@ func diagRows(out *strings.Builder, rows *sqlstore.Rows) error {
 			}
 		}
 		out.WriteByte('\n')
+	}
+}
+
+// TestDiagnosticsKeptWritesClear: a write the plan cache keeps (prepared
+// by key, a template, text) after a failed statement reports no warnings
+// of its own: the failed statement's Error row is not counted as one.
+func TestDiagnosticsKeptWritesClear(t *testing.T) {
+	ctx := context.Background()
+	c := openConn(t)
+	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, k INT)", "INSERT INTO t VALUES (1, 1), (2, 2)"} {
+		_, err := c.Exec(ctx, q)
+		require.NoError(t, err)
+	}
+	upd, err := c.Prepare(ctx, "UPDATE t SET k = k + 1 WHERE id = ?")
+	require.NoError(t, err)
+	defer upd.Close()
+	ins, err := c.Prepare(ctx, "INSERT INTO t VALUES (?, ?)")
+	require.NoError(t, err)
+	defer ins.Close()
+	fail := func() {
+		t.Helper()
+		_, err := c.Exec(ctx, "INSERT INTO t VALUES (1, 1)")
+		require.Error(t, err)
+	}
+	for i := range 6 {
+		fail()
+		r, err := upd.Exec(ctx, sqlstore.Arg{Ordinal: 1, Value: int64(1)})
+		require.NoError(t, err)
+		require.Zero(t, r.Warnings, "run %d: prepared UPDATE", i)
+		fail()
+		r, err = ins.Exec(ctx, sqlstore.Arg{Ordinal: 1, Value: int64(100 + i)}, sqlstore.Arg{Ordinal: 2, Value: int64(1)})
+		require.NoError(t, err)
+		require.Zero(t, r.Warnings, "run %d: prepared INSERT", i)
+		fail()
+		r, err = c.Exec(ctx, "UPDATE t SET k = 5 WHERE id = 2")
+		require.NoError(t, err)
+		require.Zero(t, r.Warnings, "run %d: text UPDATE", i)
 	}
 }
