@@ -76,6 +76,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// DATE, TIME and TIMESTAMP literals typed (typedliterals.go).
 	a.Parser = typedLiteralParser{a.Parser}
 	e.Parser = typedLiteralParser{e.Parser}
+	e.Parser = diagnosticsParser{e.Parser} // SHOW ERRORS, SHOW COUNT(*) (diagshow.go)
 	// ... and in stored bodies (genbodies.go): the texts the database
 	// gives GMS to bind, and the triggers' shown as written.
 	triggersOriginalText(e)

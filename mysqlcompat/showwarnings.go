@@ -20,9 +20,14 @@ import (
 //
 // Targets GMS v0.20.0 (sql/base_session.go, Warnings). Without it,
 // TestShowWarningsOrder fails.
-func orderWarnings(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func orderWarnings(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if qFlags != nil && !qFlags.IsSet(sql.QFlagShowWarnings) {
 		return n, transform.SameTree, nil
+	}
+	// SHOW ERRORS and SHOW COUNT(*) (diagshow.go) first: they are SHOW
+	// WARNINGS under a marked offset.
+	if d, ok, err := diagnosticShow(ctx, n); ok || err != nil {
+		return d, transform.NewTree, err
 	}
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		sw, ok := n.(plan.ShowWarnings)

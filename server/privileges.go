@@ -341,7 +341,7 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 			return nil, false
 		}
 	}
-	if !checks && !s.writes {
+	if !checks && !s.writes && !s.start {
 		return nil, true
 	}
 	p := e.p
@@ -351,7 +351,7 @@ func (e policyExec) Precheck(n gsql.Node) (func(*gsql.Context) error, bool) {
 				return err
 			}
 		}
-		if s.writes && p.readOnly.Load() {
+		if s.refuses(ctx, n) && p.readOnly.Load() {
 			return p.checkWritable(ctx)
 		}
 		return nil
@@ -370,7 +370,7 @@ func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowI
 		}
 		n = checked
 	}
-	if s.writes {
+	if s.refuses(ctx, n) {
 		if err := e.p.checkWritable(ctx); err != nil {
 			return nil, err
 		}
@@ -389,7 +389,11 @@ func (e policyExec) Build(ctx *gsql.Context, n gsql.Node, r gsql.Row) (gsql.RowI
 type buildSteps struct {
 	walk   bool // the policy's walk (check) of a write the analyzer planned without the policy's rule
 	writes bool // the plan writes, which read_only may refuse
-	rows   bool // the server makes the rows (SHOW PROCESSLIST: processstate.go)
+	// start: a START TRANSACTION its node calls READ WRITE, which
+	// read_only refuses when its text says so (sqlstore.StartsReadWrite:
+	// GMS builds BEGIN alike), told at each execution.
+	start bool
+	rows  bool // the server makes the rows (SHOW PROCESSLIST: processstate.go)
 }
 
 // steps returns what Build does with plan n. The analyzer plans simple
@@ -407,7 +411,14 @@ func (e policyExec) steps(n gsql.Node, readOnly bool) buildSteps {
 		s.rows = true
 	}
 	s.writes = readOnly && !n.IsReadOnly()
+	s.start = readOnly && sqlstore.StartsReadWrite(nil, n)
 	return s
+}
+
+// refuses reports whether read_only, when on, refuses the statement of
+// plan n that s was made for.
+func (s buildSteps) refuses(ctx *gsql.Context, n gsql.Node) bool {
+	return s.writes || s.start && sqlstore.StartsReadWrite(ctx, n)
 }
 
 // The policy's list and its walk. What the policy does with a plan is

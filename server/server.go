@@ -352,7 +352,7 @@ func Start(cfg Config) (*Server, error) {
 		s.h.watch = newPeerWatcher(func(id uint32) { s.engine.ProcessList.Kill(id) }, peerPollInterval)
 		return s.h, nil
 	}
-	s.gms, err = gmsserver.NewServerWithHandler(gcfg, s.engine, gsql.NewContext, builder, nil, wrap)
+	s.gms, err = gmsserver.NewServerWithHandler(gcfg, s.engine, sqlstore.NewContext, builder, nil, wrap)
 	if err != nil {
 		_ = nl.Close()
 		if s.h != nil {

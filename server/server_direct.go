@@ -162,10 +162,10 @@ func (h *handler) statementContext(ctx context.Context, c *mysql.Conn, query str
 	st.query = query
 	defer func() { st.query = "" }()
 	if _, ok := h.engine.ProcessList.(*processList); !ok {
-		return gsql.NewContext(ctx, st.ctxOpts...), nil, nil
+		return sqlstore.NewContext(ctx, st.ctxOpts...), nil, nil
 	}
 	cctx, kill := st.cancellable(ctx)
-	return gsql.NewContext(cctx, st.ctxOpts...), kill, nil
+	return sqlstore.NewContext(cctx, st.ctxOpts...), kill, nil
 }
 
 // sendResult reads iter to the end and gives its rows to callback in

@@ -175,6 +175,7 @@ func (f *fastExec) run(query string, args []sqlstore.Arg) (served bool, err erro
 	} else {
 		err = wireErr(h.worded(c, derr))
 	}
+	err = h.sessionOf(c).StatementFailed(err)
 	releaseMemory(err)
 	return true, err
 }

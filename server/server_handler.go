@@ -260,7 +260,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	callback = h.prepared.limitSQLPrepare(c, query, h.shortInfoDropped(c, callback))
 	// A text command's results are written before it returns.
 	if handled, derr := h.runDirect(ctx, c, query, nil, callback); handled {
-		err = h.queryErr(c, query, false, derr)
+		err = h.sessionOf(c).StatementFailed(h.queryErr(c, query, false, derr))
 		releaseMemory(err)
 		return err
 	}
@@ -268,7 +268,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return h.Handler.ComQuery(ctx, c, query, callback)
 	})
 	h.prepared.after(c)
-	err = h.queryErr(c, query, false, err)
+	err = h.sessionOf(c).StatementFailed(h.queryErr(c, query, false, err))
 	releaseMemory(err)
 	return err
 }
@@ -321,7 +321,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	// A text the plan cache runs holds one statement (no semicolon
 	// outside strings and comments): nothing remains after it.
 	if handled, derr := h.runDirect(ctx, c, query, nil, h.shortInfoDropped(c, callback)); handled {
-		err = h.queryErr(c, query, true, derr)
+		err = h.sessionOf(c).StatementFailed(h.queryErr(c, query, true, derr))
 		releaseMemory(err)
 		return "", err
 	}
@@ -331,7 +331,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		// MySQL ends a multi-statement query at its first failing
 		// statement. The protocol layer runs whatever remainder is
 		// returned, after the error packet, so none may be.
-		err = h.queryErr(c, query, true, err)
+		err = h.sessionOf(c).StatementFailed(h.queryErr(c, query, true, err))
 		releaseMemory(err)
 		return "", err
 	}
@@ -352,7 +352,7 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	h.countExplainParams(ctx, c, query, prepare)
 	f, err = h.Handler.ComPrepare(ctx, c, query, prepare)
 	h.prepared.prepared(c, prepare.StatementID, query, err != nil)
-	return f, wireErr(err)
+	return f, h.sessionOf(c).StatementFailed(wireErr(err))
 }
 
 // ComStmtExecute implements mysql.Handler.
@@ -389,7 +389,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	if !kept && (len(prepare.BindVars) == 0 || args != nil) {
 		handled, derr := h.runDirect(ctx, c, prepare.PrepareStmt, args, func(r *sqltypes.Result, _ bool) error { return callback(r) })
 		if handled {
-			err = wireErr(h.worded(c, derr))
+			err = h.sessionOf(c).StatementFailed(wireErr(h.worded(c, derr)))
 			releaseMemory(err)
 			return err
 		}
@@ -398,7 +398,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	})
 	h.prepared.after(c)
-	err = wireErr(h.worded(c, err))
+	err = h.sessionOf(c).StatementFailed(wireErr(h.worded(c, err)))
 	releaseMemory(err)
 	return err
 }

@@ -232,12 +232,21 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...Arg) (Result, err
 	if c.closed {
 		return Result{}, ErrConnClosed
 	}
+	r, err := c.exec(ctx, query, args)
+	if err != nil {
+		c.failed(err)
+	}
+	return r, err
+}
+
+// exec is Exec on an open connection, without recording its error.
+func (c *Conn) exec(ctx context.Context, query string, args []Arg) (Result, error) {
 	if len(args) > 0 {
 		st, err := c.parseOne(ctx, query)
 		if err != nil {
 			return Result{}, err
 		}
-		return st.Exec(ctx, args...)
+		return st.exec(ctx, args)
 	}
 	if IsWrite(query) {
 		// A write on a kept plan runs again after a lost conflict, as a
@@ -327,10 +336,25 @@ func (c *Conn) Query(ctx context.Context, query string, args ...Arg) (*Rows, err
 	if c.closed {
 		return nil, ErrConnClosed
 	}
+	var rows *Rows
+	var err error
 	if len(args) == 0 {
-		return c.replanned(ctx, func() (*Rows, error) { return c.query(ctx, query) })
+		rows, err = c.replanned(ctx, func() (*Rows, error) { return c.query(ctx, query) })
+	} else {
+		rows, err = c.query(ctx, query, args...)
 	}
-	return c.query(ctx, query, args...)
+	if err != nil {
+		c.failed(err)
+	}
+	return rows, err
+}
+
+// failed records err, the error of the statement the connection ran, in
+// the session's diagnostics area (Session.StatementFailed).
+func (c *Conn) failed(err error) {
+	if !c.closed && !errors.Is(err, ErrConnClosed) {
+		c.sess.StatementFailed(err)
+	}
 }
 
 // query is Query run once.
@@ -340,7 +364,7 @@ func (c *Conn) query(ctx context.Context, query string, args ...Arg) (*Rows, err
 		if err != nil {
 			return nil, err
 		}
-		return st.Query(ctx, args...)
+		return st.rows(ctx, args)
 	}
 	sctx, schema, iter, handled, err := c.cachedQuery(ctx, query)
 	if handled {
@@ -517,7 +541,9 @@ func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	}
 	version := c.eng.store.catalog.version.Load() // what this Prepare sees, or later
 	if err := Prepare(sctx, c.eng.gms, query); err != nil {
-		return nil, clientError(err)
+		err = clientError(err)
+		c.failed(err)
+		return nil, err
 	}
 	parsed, ok := c.eng.gms.PreparedDataCache.GetCachedStmt(c.sess.ID(), key)
 	if !ok {

@@ -145,7 +145,7 @@ func (r *Rows) Next() ([]any, error) {
 		if w, ok := v.(sql.AnyWrapper); ok {
 			if v, err = w.UnwrapAny(r.ctx); err != nil {
 				r.conn.sess.AbortStatement(r.ctx)
-				return nil, clientError(err)
+				return nil, r.failed(clientError(err))
 			}
 		}
 		if r.isInt[i] {
@@ -156,7 +156,7 @@ func (r *Rows) Next() ([]any, error) {
 		}
 		if vals[i], err = r.conv[i](r.ctx, r.schema[i].Type, v); err != nil {
 			r.conn.sess.AbortStatement(r.ctx)
-			return nil, err
+			return nil, r.failed(err)
 		}
 	}
 	return vals, nil
@@ -184,7 +184,7 @@ func (r *Rows) NextText() ([][]byte, error) {
 		sv, err := t.SQL(r.ctx, nil, v)
 		if err != nil {
 			r.conn.sess.AbortStatement(r.ctx)
-			return nil, fmt.Errorf("formatting a %s value: %w", t, err)
+			return nil, r.failed(fmt.Errorf("formatting a %s value: %w", t, err))
 		}
 		if sv.IsNull() {
 			text[i] = nil
@@ -218,7 +218,7 @@ func (r *Rows) advance() (sql.Row, error) {
 		}
 		if err != nil {
 			r.conn.sess.AbortStatement(r.ctx)
-			return nil, clientError(err)
+			return nil, r.failed(clientError(err))
 		}
 		if r.ok {
 			if len(row) == 1 {
@@ -247,7 +247,17 @@ func (r *Rows) Close() error {
 	if !r.conn.closed {
 		r.conn.spare = r
 	}
-	return clientError(err)
+	if err != nil {
+		err = r.failed(clientError(err))
+	}
+	return err
+}
+
+// failed records err, the error that ended the statement, in the
+// session's diagnostics area, and returns it.
+func (r *Rows) failed(err error) error {
+	r.conn.failed(err)
+	return err
 }
 
 // describe returns the description of a schema column.

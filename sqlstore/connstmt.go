@@ -57,6 +57,15 @@ func (s *Stmt) Close() error {
 // Exec runs the statement with args and reads its result to the end; an
 // autocommit write that loses a write conflict runs again (Conn.Exec).
 func (s *Stmt) Exec(ctx context.Context, args ...Arg) (Result, error) {
+	res, err := s.exec(ctx, args)
+	if err != nil {
+		s.conn.failed(err)
+	}
+	return res, err
+}
+
+// exec is Exec without recording its error.
+func (s *Stmt) exec(ctx context.Context, args []Arg) (Result, error) {
 	res, err := s.conn.runWrite(ctx, s.query, func() (Result, error) {
 		sctx, _, iter, err := s.start(ctx, args)
 		if err != nil {
@@ -74,6 +83,15 @@ func (s *Stmt) Exec(ctx context.Context, args ...Arg) (Result, error) {
 // Query runs the statement with args; its result is read as Rows.Next is
 // called (Conn.Query).
 func (s *Stmt) Query(ctx context.Context, args ...Arg) (*Rows, error) {
+	rows, err := s.rows(ctx, args)
+	if err != nil {
+		s.conn.failed(err)
+	}
+	return rows, err
+}
+
+// rows is Query without recording its error.
+func (s *Stmt) rows(ctx context.Context, args []Arg) (*Rows, error) {
 	return s.conn.replanned(ctx, func() (*Rows, error) {
 		sctx, schema, iter, err := s.start(ctx, args)
 		if err != nil {

@@ -47,6 +47,7 @@ func (s *Session) resetStatementContext(c *sql.Context, ctx context.Context, e *
 	if clock {
 		c.SetQueryTime(sql.Now())
 	}
+	s.statementStarted()
 }
 
 // Query runs a statement through e, as e.QueryWithBindings does, and

@@ -96,6 +96,12 @@ type Session struct {
 	// fkWords keeps the foreign keys the statement's IGNORE warnings were
 	// worded from (foreignkey.go).
 	fkWords fkWords
+	// diag is the diagnostics area's bookkeeping (diagnostics.go).
+	diag diagArea
+	// txnStatement is set while a BEGIN, START TRANSACTION, COMMIT or
+	// ROLLBACK runs (ValidateSession), whose ROW_COUNT is 0 as in MySQL:
+	// GMS, and the kept plans that do as it does, set the -1 of a SELECT.
+	txnStatement bool
 }
 
 // SetSessionVariable implements sql.Session, counting changes in varsGen.
@@ -139,6 +145,9 @@ func newSession(base *sql.BaseSession, s *Store) *Session {
 func (s *Session) SetLastQueryInfoInt(key string, v int64) {
 	switch key {
 	case sql.RowCount:
+		if v == -1 && s.txnStatement {
+			v = 0
+		}
 		s.rowCount.Store(v)
 	case sql.FoundRows:
 		s.foundRows.Store(v)
@@ -175,6 +184,9 @@ func (s *Session) Warn(w *sql.Warning) {
 		}
 		c.Level = "Warning"
 		w = &c
+	}
+	if w != nil {
+		s.diag.counted(w)
 	}
 	s.BaseSession.Warn(w)
 }
@@ -345,6 +357,7 @@ func (s *Session) ValidateSession(ctx *sql.Context) error {
 	if err := s.BaseSession.ValidateSession(ctx); err != nil {
 		return err
 	}
+	s.txnStatement = countTxnStatement(ctx, ctx.Query())
 	t, inCall := s.startLocks(ctx)
 	if t == nil || t.idle() {
 		s.stmt.begin()

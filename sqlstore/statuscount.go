@@ -1,6 +1,10 @@
 package sqlstore
 
-import "github.com/dolthub/go-mysql-server/sql"
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
 
 // The status variables every statement of the plan cache's paths counts.
 // sql.IncrementStatusVariable looks a variable up by name twice in the
@@ -14,10 +18,46 @@ type countedStatus int
 const (
 	statusQuestions countedStatus = iota
 	statusComSelect
+	statusComBegin
+	statusComCommit
+	statusComRollback
 	numCounted
 )
 
-var countedNames = [numCounted]string{"Questions", "Com_select"}
+var countedNames = [numCounted]string{"Questions", "Com_select", "Com_begin", "Com_commit", "Com_rollback"}
+
+// countTxnStatement counts Com_begin, Com_commit or Com_rollback when
+// query is BEGIN or START TRANSACTION, COMMIT, or ROLLBACK (not ROLLBACK
+// TO SAVEPOINT, which MySQL counts apart), as MySQL does and GMS does not:
+// Session.ValidateSession calls it for the statements of every path, kept
+// (txnstmt.go) or planned. Other texts cost a look at their first letter.
+// It reports whether query is one of them.
+func countTxnStatement(ctx *sql.Context, query string) bool {
+	i := 0
+	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\r' || query[i] == '\n') {
+		i++
+	}
+	if i == len(query) {
+		return false
+	}
+	switch query[i] | 0x20 {
+	case 'b', 'c', 'r', 's', '/', '(': // '/' and '(' are unchanged by the bit
+	default:
+		return false
+	}
+	first, second := LeadingWords(query[i:])
+	switch {
+	case strings.EqualFold(first, "begin"), strings.EqualFold(first, "start") && strings.EqualFold(second, "transaction"):
+		countStatus(ctx, statusComBegin)
+	case strings.EqualFold(first, "commit"):
+		countStatus(ctx, statusComCommit)
+	case strings.EqualFold(first, "rollback") && !strings.EqualFold(second, "to"):
+		countStatus(ctx, statusComRollback)
+	default:
+		return false
+	}
+	return true
+}
 
 // countStatus adds one to the status variable v, globally and in ctx's
 // session, as sql.IncrementStatusVariable does.

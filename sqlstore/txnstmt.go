@@ -5,6 +5,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 // BEGIN (START TRANSACTION, with READ ONLY, READ WRITE or WITH CONSISTENT
@@ -22,12 +24,14 @@ import (
 // transaction taken up or rolled back), the warnings cleared; BEGIN
 // commits the open transaction and begins one that autocommit leaves
 // open; COMMIT and ROLLBACK end the open one and leave the session in
-// autocommit mode; at Close ROW_COUNT is set to -1 and FOUND_ROWS to 0
-// (GMS counts these statements as selects of no rows), the statement is
+// autocommit mode; at Close ROW_COUNT is set to 0 (MySQL's; GMS sets a
+// SELECT's -1, which the session turns into 0 for these statements:
+// Session.txnStatement) and FOUND_ROWS to 0, the statement is
 // ended in the process list. The one thing skipped is the statement's own
 // transaction, begun when none is open and ended, with nothing read or
-// written in it, by the statement itself. GMS counts no Com_begin,
-// Com_commit or Com_rollback, and neither does this.
+// written in it, by the statement itself. Com_begin, Com_commit and
+// Com_rollback, which GMS does not count, are counted for both paths by
+// the session's validation (countTxnStatement).
 // TestTxnStmtMatchesPlanned compares the two.
 
 // txnOp is what a transaction statement does.
@@ -45,6 +49,56 @@ type txnStmt struct {
 	op   txnOp
 	char sql.TransactionCharacteristic // BEGIN's
 	iter *txnStmtIter                  // the last execution's, when closed
+	// check is what the engine's exec builder checks before building
+	// START TRANSACTION READ WRITE (the server's read_only:
+	// StartsReadWrite), found at the first execution (checked).
+	check   func(*sql.Context) error
+	checked bool
+}
+
+// StartsReadWrite reports whether n is START TRANSACTION READ WRITE, the
+// statement of ctx, which MySQL refuses under read_only (1290) to an
+// account without CONNECTION_ADMIN or SUPER, as it refuses a write; GMS
+// counts the node as read-only, and builds BEGIN and START TRANSACTION
+// alike, so the statement's text tells (with ctx nil, whether n may be
+// one). Exec builders that check writes check it too, and a kept one is
+// checked as they would (txnStmt.run).
+func StartsReadWrite(ctx *sql.Context, n sql.Node) bool {
+	st, ok := n.(*plan.StartTransaction)
+	if !ok || st.TransChar != sql.ReadWrite {
+		return false
+	}
+	return ctx == nil || containsFold(ctx.Query(), "read write")
+}
+
+// prechecks returns the checks the builders of chain b make before
+// building n (mysqlcompat.Prechecker), outermost first; nil when none.
+// Builders that wrap others (Unwrap) are looked through.
+func prechecks(b sql.NodeExecBuilder, n sql.Node) func(*sql.Context) error {
+	var checks []func(*sql.Context) error
+	for x := b; x != nil; {
+		if pc, ok := x.(mysqlcompat.Prechecker); ok {
+			if c, ok := pc.Precheck(n); ok && c != nil {
+				checks = append(checks, c)
+			}
+		}
+		u, ok := x.(interface{ Unwrap() sql.NodeExecBuilder })
+		if !ok {
+			break
+		}
+		x = u.Unwrap()
+	}
+	if len(checks) == 0 {
+		return nil
+	}
+	return func(ctx *sql.Context) error {
+		for _, c := range checks {
+			if err := c(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // newTxnStmt returns the txnStmt of an analyzed plan that is a
@@ -71,6 +125,20 @@ func (ts *txnStmt) run(ctx *sql.Context, c *Conn, query string, reused bool) (sc
 		return nil, nil, StatementError(query, err)
 	}
 	ctx.ClearWarnings()
+	if ts.op == txnBegin && ts.char == sql.ReadWrite {
+		if !ts.checked {
+			// A txnStmt is kept per text: BEGIN's has nothing to check.
+			if containsFold(query, "read write") {
+				ts.check = prechecks(c.eng.gms.Analyzer.ExecBuilder, plan.NewStartTransaction(sql.ReadWrite))
+			}
+			ts.checked = true
+		}
+		if ts.check != nil {
+			if err := ts.check(ctx); err != nil {
+				return nil, nil, StatementError(query, err)
+			}
+		}
+	}
 	if err := ts.apply(ctx); err != nil {
 		clearAutocommit(ctx)
 		return nil, nil, StatementError(query, err)
@@ -150,7 +218,9 @@ func (ti *txnStmtIter) Close(ctx *sql.Context) (err error) {
 	}
 	defer recoverInto(&err, ti.query)
 	defer ti.release()
-	return endReadStatement(ctx, false, 0, nil)
+	err = endReadStatement(ctx, false, 0, nil)
+	setQueryInfo(ctx, sql.RowCount, 0) // MySQL's, not a SELECT's -1
+	return err
 }
 
 // release marks the iterator closed and gives it back to its txnStmt.

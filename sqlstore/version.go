@@ -30,6 +30,9 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (any, error)
 			return VersionComment, nil
 		}
 	}
+	if v, ok := s.diagnosticsVar(name); ok {
+		return v, nil
+	}
 	if len(name) == len("sql_mode") && strings.EqualFold(name, "sql_mode") {
 		// Read at every write (strict mode, NO_AUTO_VALUE_ON_ZERO): GMS
 		// keeps it as a set's bits and spells it out at each read. The
@@ -43,10 +46,16 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (any, error)
 }
 
 // GetAllSessionVariables implements sql.Session: the session's variables
-// with the server's identity (SHOW VARIABLES).
+// with the server's identity and the diagnostics area's counts (SHOW
+// VARIABLES).
 func (s *Session) GetAllSessionVariables() map[string]any {
 	m := s.BaseSession.GetAllSessionVariables()
 	m["version"] = ServerVersion
 	m["version_comment"] = VersionComment
+	for _, name := range [...]string{warningCountVar, errorCountVar} {
+		if v, ok := s.diagnosticsVar(name); ok {
+			m[name] = v
+		}
+	}
 	return m
 }
