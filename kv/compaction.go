@@ -186,8 +186,8 @@ func (d *DB) runCompactionLocked(c *manifest.Compaction) error {
 	return nil
 }
 
-// compact merges the inputs of c into new tables at c.OutputLevel.
-func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*manifest.FileMetadata, _ []uint64, err error) {
+// compactInputs merges the inputs of c into new tables at c.OutputLevel.
+func (d *DB) compactInputs(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*manifest.FileMetadata, _ []uint64, err error) {
 	var iters []base.InternalIterator
 	var entries []*tableEntry
 	var tombs []rangedel.Tombstone

@@ -39,6 +39,16 @@ func kvEngineOptions(c *kvConfig) (*kv.Options, error) {
 
 		CompactionRateLimit: c.compactionRateLimit,
 	}
+	switch c.compactionPriority {
+	case "idle", "":
+		o.CompactionPriority = kv.CompactionPriorityIdle
+	case "low":
+		o.CompactionPriority = kv.CompactionPriorityLow
+	case "normal":
+		o.CompactionPriority = kv.CompactionPriorityNormal
+	default:
+		return nil, fmt.Errorf("-compaction_priority=%q: want idle, low or normal", c.compactionPriority)
+	}
 	if c.bloomBits == 0 {
 		o.DisableFilters = true
 		o.FilterPolicy = filter.Policy{Type: filter.None}
