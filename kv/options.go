@@ -120,6 +120,11 @@ type Options struct {
 	// longer, and writes may stall on the work they leave. 0 (the
 	// default): no limit.
 	CompactionRateLimit int64
+	// CompactionPaceReadsOnly applies CompactionRateLimit only while the
+	// database serves reads (a lookup, iterator seek, MultiGet or
+	// MultiScan in the last 100 ms): compactions run at full speed while
+	// nothing reads.
+	CompactionPaceReadsOnly bool
 	// CompactionPriority is the CPU and I/O priority compactions run at
 	// (Linux). Default CompactionPriorityIdle: a thread of its own that
 	// yields the CPU to every other thread of the process, so that reads

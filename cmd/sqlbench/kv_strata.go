@@ -37,7 +37,8 @@ func kvEngineOptions(c *kvConfig) (*kv.Options, error) {
 		UseDirectReads: c.useDirectReads,
 		DisableWAL:     c.disableWAL,
 
-		CompactionRateLimit: c.compactionRateLimit,
+		CompactionRateLimit:     c.compactionRateLimit,
+		CompactionPaceReadsOnly: c.compactionPaceReadsOnly,
 	}
 	switch c.compactionPriority {
 	case "idle", "":
