@@ -186,8 +186,8 @@ func (d *DB) runCompactionLocked(c *manifest.Compaction) error {
 	return nil
 }
 
-// compact merges the inputs of c into new tables at c.OutputLevel.
-func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*manifest.FileMetadata, _ []uint64, err error) {
+// compactInputs merges the inputs of c into new tables at c.OutputLevel.
+func (d *DB) compactInputs(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*manifest.FileMetadata, _ []uint64, err error) {
 	var iters []base.InternalIterator
 	var entries []*tableEntry
 	var tombs []rangedel.Tombstone
@@ -242,6 +242,9 @@ func (d *DB) compact(c *manifest.Compaction, snapshots []base.SeqNum) (_ []*mani
 	prevStripe, havePrev := 0, false
 	n := 0
 	pace := compactionPacer{limit: d.opts.CompactionRateLimit, start: time.Now()}
+	if d.opts.CompactionPaceReadsOnly {
+		pace.reads = d.foregroundReads
+	}
 	for kv := it.First(); kv != nil; kv = it.Next() {
 		pace.read += int64(len(kv.K) + len(kv.V))
 		if n++; n&1023 == 0 {
@@ -421,11 +424,29 @@ func (w *compactionWriter) abandon() {
 }
 
 // compactionPacer holds a compaction to Options.CompactionRateLimit bytes
-// of entries read per second.
+// of entries read per second; with reads set (Options.CompactionPaceReadsOnly),
+// only while the foreground reads.
 type compactionPacer struct {
 	limit int64 // bytes per second; 0 for none
 	start time.Time
-	read  int64 // bytes of entries read so far
+	read  int64 // bytes of entries read since start
+
+	// reads, when set, returns a count that foreground reads advance.
+	reads     func() int64
+	lastReads int64
+	lastRead  time.Time // when reads last moved; zero for never
+	paced     bool      // whether the limit held at the last wait
+}
+
+// readsQuiet is how long after the last foreground read a compaction paced
+// only while reads run goes back to full speed.
+const readsQuiet = 100 * time.Millisecond
+
+// foregroundReads returns a count that every foreground read moves: point
+// lookups, iterator seeks, MultiGet batches and MultiScan preparations.
+func (d *DB) foregroundReads() int64 {
+	return d.stats.Get(stats.GetCalls) + d.stats.Get(stats.IterSeeks) +
+		d.stats.Get(stats.MultiGetBatches) + d.stats.Get(stats.MultiScanPrepares)
 }
 
 // wait sleeps until the bytes read so far fit the limit since the start.
@@ -433,6 +454,23 @@ type compactionPacer struct {
 func (p *compactionPacer) wait(closing <-chan struct{}) bool {
 	if p.limit <= 0 {
 		return true
+	}
+	if p.reads != nil {
+		now := time.Now()
+		if n := p.reads(); n != p.lastReads {
+			p.lastReads, p.lastRead = n, now
+		}
+		active := !p.lastRead.IsZero() && now.Sub(p.lastRead) < readsQuiet
+		if !active {
+			p.paced = false
+			return true
+		}
+		if !p.paced {
+			// The limit starts again from here: what ran at full speed
+			// before is not owed.
+			p.paced, p.start, p.read = true, now, 0
+			return true
+		}
 	}
 	due := time.Duration(float64(p.read) / float64(p.limit) * float64(time.Second))
 	ahead := due - time.Since(p.start)

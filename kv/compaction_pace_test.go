@@ -48,3 +48,64 @@ func TestCompactionRateLimitKeepsData(t *testing.T) {
 	require.NoError(t, it.Close())
 	require.Equal(t, 5000, n)
 }
+
+// TestCompactionPacerReadsOnly paces only while the read count moves, and
+// owes nothing for what ran unpaced before.
+func TestCompactionPacerReadsOnly(t *testing.T) {
+	closed := make(chan struct{})
+	close(closed)
+	reads := int64(0)
+	p := compactionPacer{limit: 1, start: time.Now(), reads: func() int64 { return reads }}
+
+	// Far ahead of the limit, but nothing reads: no wait.
+	p.read = 1 << 40
+	require.True(t, p.wait(closed))
+	require.False(t, p.paced)
+
+	// A read: the limit starts from here, with nothing owed.
+	reads++
+	require.True(t, p.wait(closed))
+	require.True(t, p.paced)
+	require.Zero(t, p.read)
+
+	// Reads go on and the compaction runs ahead: it waits (until closing).
+	reads++
+	p.read = 1 << 40
+	require.False(t, p.wait(closed))
+
+	// The reads stop: once they have been quiet long enough, full speed.
+	p.lastRead = time.Now().Add(-2 * readsQuiet)
+	require.True(t, p.wait(closed))
+	require.False(t, p.paced)
+
+	// Without a limit the reads change nothing.
+	q := compactionPacer{start: time.Now(), read: 1 << 40, reads: func() int64 { reads++; return reads }}
+	require.True(t, q.wait(closed))
+}
+
+// TestCompactionPaceReadsOnlyKeepsData compacts with a limit the data
+// outruns while an iterator keeps seeking, and reads everything back.
+func TestCompactionPaceReadsOnlyKeepsData(t *testing.T) {
+	o := testOptions(vfs.NewMem())
+	o.CompactionRateLimit = 64 << 20
+	o.CompactionPaceReadsOnly = true
+	d, err := Open("/db", o)
+	require.NoError(t, err)
+	defer d.Close()
+	for i := range 5000 {
+		require.NoError(t, d.Set(benchKey(nil, uint64(i)), make([]byte, 100), NoSync))
+	}
+	before := d.foregroundReads()
+	_, err = d.Get(benchKey(nil, 1), nil)
+	require.NoError(t, err)
+	require.Greater(t, d.foregroundReads(), before)
+	require.NoError(t, d.Compact(nil, nil))
+	it, err := d.NewIter(nil)
+	require.NoError(t, err)
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	require.NoError(t, it.Close())
+	require.Equal(t, 5000, n)
+}

@@ -120,6 +120,16 @@ type Options struct {
 	// longer, and writes may stall on the work they leave. 0 (the
 	// default): no limit.
 	CompactionRateLimit int64
+	// CompactionPaceReadsOnly applies CompactionRateLimit only while the
+	// database serves reads (a lookup, iterator seek, MultiGet or
+	// MultiScan in the last 100 ms): compactions run at full speed while
+	// nothing reads.
+	CompactionPaceReadsOnly bool
+	// CompactionPriority is the CPU and I/O priority compactions run at
+	// (Linux). Default CompactionPriorityIdle: a thread of its own that
+	// yields the CPU to every other thread of the process, so that reads
+	// beside a compaction keep their rate.
+	CompactionPriority CompactionPriority
 
 	// WALRecovery says what Open does with a corrupt write-ahead log record
 	// that is not the torn tail of the last log (a torn tail is always
@@ -271,6 +281,8 @@ func (o *Options) Validate() error {
 	check(o.ResumeInterval > 0, "ResumeInterval %v is not positive", o.ResumeInterval)
 	check(o.CompactionReadahead >= 0, "CompactionReadahead %d is negative", o.CompactionReadahead)
 	check(o.CompactionRateLimit >= 0, "CompactionRateLimit %d is negative", o.CompactionRateLimit)
+	check(o.CompactionPriority >= CompactionPriorityIdle && o.CompactionPriority <= CompactionPriorityNormal,
+		"CompactionPriority %d is unknown", o.CompactionPriority)
 	check(o.WALRecovery == WALRecoveryStrict || o.WALRecovery == WALRecoverySkipCorrupt, "WALRecovery %d is unknown", o.WALRecovery)
 	if len(bad) == 0 {
 		return nil

@@ -71,6 +71,12 @@ type kvConfig struct {
 	compactDuringReads bool
 	// compactionRateLimit paces compactions (-compaction_rate_limit).
 	compactionRateLimit int64
+	// compactionPaceReadsOnly applies the limit only while the database
+	// serves reads (-compaction_pace_reads_only).
+	compactionPaceReadsOnly bool
+	// compactionPriority is the priority of compaction threads
+	// (-compaction_priority): idle, low or normal.
+	compactionPriority string
 }
 
 // kvMaxKeySize and kvMaxValueSize bound the sizes the flags accept.
@@ -131,6 +137,8 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.BoolVar(&c.histogram, "histogram", false, "print latency percentiles of each workload's operations")
 	fs.BoolVar(&c.cold, "cold", false, "drop the OS page cache of the database's tables before each workload")
 	fs.Int64Var(&c.compactionRateLimit, "compaction_rate_limit", 0, "bytes of entries a compaction may read per second; 0: no limit")
+	fs.BoolVar(&c.compactionPaceReadsOnly, "compaction_pace_reads_only", false, "apply -compaction_rate_limit only while the database serves reads")
+	fs.StringVar(&c.compactionPriority, "compaction_priority", "idle", "CPU and I/O priority of compaction threads: idle, low or normal")
 	fs.BoolVar(&c.compactDuringReads, "compact_during_reads", false, "while each read workload runs, compact the whole database, again and again (each rewrites every table)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof)")
 	fs.SetOutput(w)

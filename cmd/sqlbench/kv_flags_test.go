@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-db/strata/kv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,6 +110,17 @@ func TestKVFlags(t *testing.T) {
 			errs: []string{"-write_buffer_size 1000", "-block_size 100"}},
 		{name: "filter accuracy", args: []string{"-bloom_bits=1000"}, errs: []string{"-bloom_bits"}},
 		{name: "stray argument", args: []string{"fillseq"}, errs: []string{"unexpected arguments"}},
+		{
+			name: "compaction priority",
+			args: []string{"-compaction_priority=normal"},
+			check: func(t *testing.T, c *kvConfig) {
+				o, err := kvEngineOptions(c)
+				require.NoError(t, err)
+				require.Equal(t, kv.CompactionPriorityNormal, o.CompactionPriority)
+			},
+		},
+		{name: "unknown compaction priority", args: []string{"-compaction_priority=lowest"},
+			errs: []string{`-compaction_priority="lowest": want idle, low or normal`}},
 		{
 			name: "read-path switches",
 			args: []string{"-benchmarks=multireadrandom,multiscan", "-readahead_size=1048576", "-async_io=1",

@@ -37,7 +37,18 @@ func kvEngineOptions(c *kvConfig) (*kv.Options, error) {
 		UseDirectReads: c.useDirectReads,
 		DisableWAL:     c.disableWAL,
 
-		CompactionRateLimit: c.compactionRateLimit,
+		CompactionRateLimit:     c.compactionRateLimit,
+		CompactionPaceReadsOnly: c.compactionPaceReadsOnly,
+	}
+	switch c.compactionPriority {
+	case "idle", "":
+		o.CompactionPriority = kv.CompactionPriorityIdle
+	case "low":
+		o.CompactionPriority = kv.CompactionPriorityLow
+	case "normal":
+		o.CompactionPriority = kv.CompactionPriorityNormal
+	default:
+		return nil, fmt.Errorf("-compaction_priority=%q: want idle, low or normal", c.compactionPriority)
 	}
 	if c.bloomBits == 0 {
 		o.DisableFilters = true
