@@ -18,23 +18,26 @@ import (
 type CompactionPriority int8
 
 const (
-	// CompactionPriorityIdle (the default) runs each compaction on a thread
-	// of its own in the SCHED_IDLE scheduling class, at the lowest
-	// best-effort I/O priority. The kernel gives such a thread the least
-	// CPU weight there is (3, against 1,024 for nice 0) and preempts it
-	// whenever another thread wakes up: a scan that waited for its reads
-	// gets the CPU at once. Compactions run on the CPU time the foreground
-	// leaves, which writers waiting on them leave.
-	CompactionPriorityIdle CompactionPriority = iota
+	// CompactionPriorityNormal (the default) runs compactions on the
+	// goroutine that asks for them, at the priority of the process.
+	CompactionPriorityNormal CompactionPriority = iota
 	// CompactionPriorityLow runs each compaction on a thread of its own at
 	// nice 19 and the lowest best-effort I/O priority (RocksDB's lowered
 	// background threads). A nice-19 thread keeps its CPU share and is not
 	// always preempted when a scan's read completes; scans beside it keep
 	// less of their rate than beside an idle one.
 	CompactionPriorityLow
-	// CompactionPriorityNormal runs compactions on the goroutine that asks
-	// for them, at the priority of the process.
-	CompactionPriorityNormal
+	// CompactionPriorityIdle runs each compaction on a thread of its own in
+	// the SCHED_IDLE scheduling class, at the lowest best-effort I/O
+	// priority. The kernel gives such a thread the least CPU weight there
+	// is (3, against 1,024 for nice 0) and preempts it whenever another
+	// thread wakes up: a scan that waited for its reads gets the CPU at
+	// once. It is not the default: while other threads keep the CPUs busy
+	// (other processes too) the thread waits, holding one of the Go
+	// scheduler's processors, and a garbage collection's stop-the-world
+	// phase waits for it to reach a safe point; compactions fall behind
+	// and writes stall on level 0.
+	CompactionPriorityIdle
 )
 
 func (p CompactionPriority) String() string {

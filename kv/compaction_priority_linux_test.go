@@ -142,7 +142,7 @@ func TestCompactionPriority(t *testing.T) {
 	}
 
 	o := testOptions(vfs.NewMem())
-	o.CompactionPriority = CompactionPriorityNormal + 1
+	o.CompactionPriority = CompactionPriorityIdle + 1
 	_, err = Open("/db", o)
 	require.ErrorContains(t, err, "CompactionPriority 3 is unknown")
 }

@@ -126,9 +126,9 @@ type Options struct {
 	// nothing reads.
 	CompactionPaceReadsOnly bool
 	// CompactionPriority is the CPU and I/O priority compactions run at
-	// (Linux). Default CompactionPriorityIdle: a thread of its own that
-	// yields the CPU to every other thread of the process, so that reads
-	// beside a compaction keep their rate.
+	// (Linux). Default CompactionPriorityNormal: the process's own.
+	// CompactionPriorityIdle lets reads beside a compaction keep most of
+	// their rate on a machine whose CPUs the database has to itself.
 	CompactionPriority CompactionPriority
 
 	// WALRecovery says what Open does with a corrupt write-ahead log record
@@ -281,7 +281,7 @@ func (o *Options) Validate() error {
 	check(o.ResumeInterval > 0, "ResumeInterval %v is not positive", o.ResumeInterval)
 	check(o.CompactionReadahead >= 0, "CompactionReadahead %d is negative", o.CompactionReadahead)
 	check(o.CompactionRateLimit >= 0, "CompactionRateLimit %d is negative", o.CompactionRateLimit)
-	check(o.CompactionPriority >= CompactionPriorityIdle && o.CompactionPriority <= CompactionPriorityNormal,
+	check(o.CompactionPriority >= CompactionPriorityNormal && o.CompactionPriority <= CompactionPriorityIdle,
 		"CompactionPriority %d is unknown", o.CompactionPriority)
 	check(o.WALRecovery == WALRecoveryStrict || o.WALRecovery == WALRecoverySkipCorrupt, "WALRecovery %d is unknown", o.WALRecovery)
 	if len(bad) == 0 {

@@ -138,7 +138,7 @@ func parseKVFlags(args []string, w io.Writer) (*kvConfig, error) {
 	fs.BoolVar(&c.cold, "cold", false, "drop the OS page cache of the database's tables before each workload")
 	fs.Int64Var(&c.compactionRateLimit, "compaction_rate_limit", 0, "bytes of entries a compaction may read per second; 0: no limit")
 	fs.BoolVar(&c.compactionPaceReadsOnly, "compaction_pace_reads_only", false, "apply -compaction_rate_limit only while the database serves reads")
-	fs.StringVar(&c.compactionPriority, "compaction_priority", "idle", "CPU and I/O priority of compaction threads: idle, low or normal")
+	fs.StringVar(&c.compactionPriority, "compaction_priority", "normal", "CPU and I/O priority of compaction threads: normal, low or idle")
 	fs.BoolVar(&c.compactDuringReads, "compact_during_reads", false, "while each read workload runs, compact the whole database, again and again (each rewrites every table)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof)")
 	fs.SetOutput(w)

@@ -112,15 +112,15 @@ func TestKVFlags(t *testing.T) {
 		{name: "stray argument", args: []string{"fillseq"}, errs: []string{"unexpected arguments"}},
 		{
 			name: "compaction priority",
-			args: []string{"-compaction_priority=normal"},
+			args: []string{"-compaction_priority=idle"},
 			check: func(t *testing.T, c *kvConfig) {
 				o, err := kvEngineOptions(c)
 				require.NoError(t, err)
-				require.Equal(t, kv.CompactionPriorityNormal, o.CompactionPriority)
+				require.Equal(t, kv.CompactionPriorityIdle, o.CompactionPriority)
 			},
 		},
 		{name: "unknown compaction priority", args: []string{"-compaction_priority=lowest"},
-			errs: []string{`-compaction_priority="lowest": want idle, low or normal`}},
+			errs: []string{`-compaction_priority="lowest": want normal, low or idle`}},
 		{
 			name: "read-path switches",
 			args: []string{"-benchmarks=multireadrandom,multiscan", "-readahead_size=1048576", "-async_io=1",

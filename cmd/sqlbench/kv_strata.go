@@ -41,14 +41,14 @@ func kvEngineOptions(c *kvConfig) (*kv.Options, error) {
 		CompactionPaceReadsOnly: c.compactionPaceReadsOnly,
 	}
 	switch c.compactionPriority {
-	case "idle", "":
+	case "idle":
 		o.CompactionPriority = kv.CompactionPriorityIdle
 	case "low":
 		o.CompactionPriority = kv.CompactionPriorityLow
-	case "normal":
+	case "normal", "":
 		o.CompactionPriority = kv.CompactionPriorityNormal
 	default:
-		return nil, fmt.Errorf("-compaction_priority=%q: want idle, low or normal", c.compactionPriority)
+		return nil, fmt.Errorf("-compaction_priority=%q: want normal, low or idle", c.compactionPriority)
 	}
 	if c.bloomBits == 0 {
 		o.DisableFilters = true
