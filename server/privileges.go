@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -199,16 +200,16 @@ var showCommands = map[string]string{
 // has no check for them but the one it makes while it resolves the table,
 // refusing with 1044 when the account holds nothing in the database (as
 // MySQL does for SHOW TABLES and SHOW TABLE STATUS, which are not among
-// these) and "Access denied ... to table" otherwise. The refusal is the
-// same GMS makes (no global privilege, none in the database, none on the
-// table); only an account without global privileges pays for parsing the
-// statement again.
+// these) and "Access denied ... to table" otherwise, and it lets any
+// global privilege through, PROCESS as much as SELECT. Here only a
+// privilege that reaches the table does (reachesTables); only an account
+// without one globally pays for parsing the statement again.
 func (g grantsAuth) showDenied(ctx *gsql.Context) error {
 	if g.db == nil || !g.db.Enabled() {
 		return nil
 	}
 	ps := g.db.UserActivePrivilegeSet(ctx)
-	if ps.Count() > 0 || !showsTable(ctx.Query()) {
+	if reachesTables(ps.Has) || !showsTable(ctx.Query()) {
 		return nil
 	}
 	stmt, _, err := ast.ParseOneWithOptions(ctx, ctx.Query(), gsql.LoadSqlMode(ctx).ParserOptions())
@@ -221,17 +222,74 @@ func (g grantsAuth) showDenied(ctx *gsql.Context) error {
 		return nil
 	}
 	db, table := show.Table.DbQualifier.String(), show.Table.Name.String()
+	if db == "" && show.ShowTablesOpt != nil {
+		db = show.ShowTablesOpt.DbName // SHOW COLUMNS FROM t FROM db
+	}
 	if db == "" {
 		db = ctx.GetCurrentDatabase()
 	}
 	if db == "" || strings.EqualFold(db, "information_schema") {
 		return nil
 	}
-	dbSet := ps.Database(db)
-	if dbSet.Count() > 0 || dbSet.Table(table).HasPrivileges() {
+	if g.seesTable(ps, db, table) {
 		return nil
 	}
 	return deniedOnTable(ctx, cmd, table)
+}
+
+// tablePrivileges are the privileges MySQL grants on tables: held
+// globally or on a database, they reach its tables. The others (PROCESS,
+// RELOAD, EXECUTE, CREATE TEMPORARY TABLES, ...) reach no table, though
+// GMS counts any privilege as one that does.
+var tablePrivileges = [...]gsql.PrivilegeType{
+	gsql.PrivilegeType_Select, gsql.PrivilegeType_Insert, gsql.PrivilegeType_Update,
+	gsql.PrivilegeType_Delete, gsql.PrivilegeType_Create, gsql.PrivilegeType_Drop,
+	gsql.PrivilegeType_References, gsql.PrivilegeType_Index, gsql.PrivilegeType_Alter,
+	gsql.PrivilegeType_CreateView, gsql.PrivilegeType_ShowView, gsql.PrivilegeType_Trigger,
+}
+
+// reachesTables reports whether a privilege set's has (global or a
+// database's) holds one of tablePrivileges.
+func reachesTables(has func(...gsql.PrivilegeType) bool) bool {
+	for _, p := range tablePrivileges {
+		if has(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// seesTable reports whether the account of privilege set ps may see table
+// db.table (resolve it, list it, show its columns): a privilege that
+// reaches it, globally, on the database or on the table.
+func (g grantsAuth) seesTable(ps gsql.PrivilegeSet, db, table string) bool {
+	if reachesTables(ps.Has) {
+		return true
+	}
+	dbSet := ps.Database(db)
+	return reachesTables(dbSet.Has) || dbSet.Table(table).HasPrivileges()
+}
+
+// CheckTable implements sql.AuthorizationHandler, which GMS asks whether
+// a table may be resolved or listed (SHOW TABLES, SHOW TABLE STATUS):
+// GMS's answer, narrowed to tables a privilege reaches (seesTable), as
+// MySQL lists and resolves them. GMS let an account with any global
+// privilege (PROCESS, say) or any on the database see every table.
+func (g grantsAuth) CheckTable(ctx *gsql.Context, aqs gsql.AuthorizationQueryState, dbName, schemaName, tableName string) error {
+	err := g.AuthorizationHandler.CheckTable(ctx, aqs, dbName, schemaName, tableName)
+	if err != nil || tableName == "" || g.db == nil || !g.db.Enabled() {
+		return err
+	}
+	if dbName == "" {
+		dbName = ctx.GetCurrentDatabase()
+	}
+	if strings.EqualFold(dbName, "information_schema") {
+		return nil
+	}
+	if g.seesTable(g.db.UserActivePrivilegeSet(ctx), dbName, tableName) {
+		return nil
+	}
+	return gsql.ErrTableAccessDeniedForUser.New(fmt.Sprintf("'%s'@'%s'", ctx.Client().User, clientHost(ctx)), tableName)
 }
 
 // showsTable reports whether the statement text q may be one of the SHOWs

@@ -98,6 +98,38 @@ func TestServerRefusalsSpec(t *testing.T) {
 				td.Fatalf(t, "%s: prepared, %s", q, prepared)
 			}
 			return out
+		case "query":
+			q := strings.TrimSpace(td.Input)
+			rows, err := conn(user).QueryContext(ctx, q)
+			if err != nil {
+				td.Fatalf(t, "%s: %v", q, err)
+			}
+			defer rows.Close()
+			cols, err := rows.Columns()
+			require.NoError(t, err)
+			var out strings.Builder
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			for rows.Next() { // a row's values with spaces between, "NULL" for NULL
+				require.NoError(t, rows.Scan(ptrs...))
+				var line strings.Builder
+				for i, v := range vals {
+					if i > 0 {
+						line.WriteByte(' ')
+					}
+					if !v.Valid {
+						line.WriteString("NULL")
+						continue
+					}
+					line.WriteString(v.String)
+				}
+				out.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+			}
+			require.NoError(t, rows.Err())
+			return out.String()
 		default:
 			td.Fatalf(t, "unknown command %q", td.Cmd)
 			return ""
