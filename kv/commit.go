@@ -73,8 +73,8 @@ const maxUnflushedLog = 1 << 20
 // not sync must come, when no other commit waits, for the leader to leave
 // its log bytes to the log flusher (see logUnsynced): soon enough that
 // several more commits come while the flusher wakes up, as from a loop of
-// writes in one goroutine. A server's commits, one per client round trip,
-// come further apart.
+// writes in one goroutine. One client's commits over the wire, one per
+// round trip, come further apart.
 const flushHandoffGap = 10 * time.Microsecond
 
 // maxLeftDelay bounds how long leaders may leave log bytes to the next
