@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/kv/internal/base"
@@ -33,8 +34,11 @@ type commitPipeline struct {
 	mu    sync.Mutex
 	cond  sync.Cond
 	queue []*Batch
-	group []*Batch // scratch for the leader; REQUIRES: being the leader
-	live  []*Batch // scratch for writeGroup; REQUIRES: being the leader
+	// queued is len(queue), for the leader's choice of who writes its log
+	// bytes (logUnsynced) without taking mu. Written under mu.
+	queued atomic.Int32
+	group  []*Batch // scratch for the leader; REQUIRES: being the leader
+	live   []*Batch // scratch for writeGroup; REQUIRES: being the leader
 	// lastSeq is the last sequence number assigned. REQUIRES: being the
 	// leader (or Open, before any commit).
 	lastSeq base.SeqNum
@@ -42,6 +46,10 @@ type commitPipeline struct {
 	// on the monotonic clock (commitClock), for logUnsynced's choice.
 	// REQUIRES: being the leader.
 	lastUnsynced time.Duration
+	// leftAt is when a leader left buffered log bytes to the next leader,
+	// zero when none are left so (see logUnsynced). REQUIRES: being the
+	// leader.
+	leftAt time.Duration
 	// groups counts the groups committed, for tests. Guarded by mu.
 	groups uint64
 }
@@ -62,9 +70,18 @@ const maxCheckedGroupEntries = 64
 const maxUnflushedLog = 1 << 20
 
 // flushHandoffGap is how soon after the previous group a group that does
-// not sync must come for the leader to leave its log bytes to the log
-// flusher (see logUnsynced).
-const flushHandoffGap = 50 * time.Microsecond
+// not sync must come, when no other commit waits, for the leader to leave
+// its log bytes to the log flusher (see logUnsynced): soon enough that
+// several more commits come while the flusher wakes up, as from a loop of
+// writes in one goroutine. One client's commits over the wire, one per
+// round trip, come further apart.
+const flushHandoffGap = 10 * time.Microsecond
+
+// maxLeftDelay bounds how long leaders may leave log bytes to the next
+// leader (see logUnsynced): under a steady queue of committers every
+// leader finds another waiting, and without it the bytes would wait for
+// maxUnflushedLog.
+const maxLeftDelay = 100 * time.Microsecond
 
 // commitEpoch is the origin of commitClock.
 var commitEpoch = time.Now()
@@ -132,6 +149,7 @@ func (d *DB) enqueueCommit(b *Batch) error {
 	c := &d.commit
 	c.mu.Lock()
 	c.queue = append(c.queue, b)
+	c.queued.Store(int32(len(c.queue)))
 	for !b.done && c.queue[0] != b {
 		c.cond.Wait()
 	}
@@ -175,6 +193,7 @@ func (d *DB) enqueueCommit(b *Batch) error {
 	n := copy(c.queue, c.queue[len(group):])
 	clear(c.queue[n:])
 	c.queue = c.queue[:n]
+	c.queued.Store(int32(n))
 	clear(group)
 	c.group = group[:0]
 	c.cond.Broadcast()
@@ -251,7 +270,9 @@ func (d *DB) writeGroup(group []*Batch) error {
 		sync = sync || b.sync
 	}
 	if len(live) == 0 {
-		return nil
+		// Nothing to log, but an earlier leader may have left its bytes
+		// to this one.
+		return d.settleLog(len(group))
 	}
 
 	// The leader alone changes the mutable memtable and the log (under
@@ -261,6 +282,13 @@ func (d *DB) writeGroup(group []*Batch) error {
 	mem, log := d.mu.mem, d.mu.log.w
 	if d.readOnly.Load() || d.closed.Load() || int(d.l0Files.Load()) >= d.opts.L0SlowdownWritesTrigger ||
 		!mem.Reserve(memSize) {
+		// Bytes an earlier leader left to this one (see logUnsynced) must
+		// not wait through a stall: they are acknowledged commits.
+		if log != nil && log.Buffered() > 0 {
+			if err := log.Flush(); err != nil {
+				return d.walFailed(err)
+			}
+		}
 		d.mu.Lock()
 		err = d.makeRoomForWriteLocked(memSize)
 		mem, log = d.mu.mem, d.mu.log.w
@@ -305,10 +333,8 @@ func (d *DB) writeGroup(group []*Batch) error {
 				return d.walFailed(err)
 			}
 			d.stats.Add(stats.WALSyncs, 1)
-		} else if d.logUnsynced(log) {
-			if err := log.Flush(); err != nil {
-				return d.walFailed(err)
-			}
+		} else if err := d.settleLog(len(group)); err != nil {
+			return err
 		}
 		d.stats.Add(stats.WALBytes, walBytes)
 	}
@@ -330,29 +356,62 @@ func (d *DB) writeGroup(group []*Batch) error {
 	return nil
 }
 
-// logUnsynced decides who hands the buffered log bytes of a group that
-// did not ask for a sync to the operating system: it reports true when the
-// leader must write them itself now, and otherwise signals the log flusher.
+// settleLog writes the current log's buffered bytes now if logUnsynced says
+// the leader of a group of n batches must, and otherwise leaves them.
+// REQUIRES: being the leader.
+func (d *DB) settleLog(n int) error {
+	log := d.logW.Load()
+	if log == nil || log.Buffered() == 0 || !d.logUnsynced(log, n) {
+		return nil
+	}
+	if err := log.Flush(); err != nil {
+		return d.walFailed(err)
+	}
+	return nil
+}
+
+// logUnsynced decides who hands the buffered log bytes of a group of n
+// batches that did not ask for a sync to the operating system: it reports
+// true when the leader must write them itself now, and otherwise leaves
+// them to the next leader or signals the log flusher.
 //
-// The flusher pays when commits stream: the records of the commits made
-// while it wakes up go out in one write, and the committers never wait
-// for one. A commit that comes alone (a server's, a few per client round
-// trip) gains nothing from it: its record is written alone either way,
-// and waking the flusher (a thread woken, switched to and put back to
-// sleep, on both sides of the hand-over) costs more CPU than the write
-// system call it saves the committer. So a group that comes within
-// flushHandoffGap of the previous one is left to the flusher, and one
-// after a pause is written by its leader, as RocksDB writes every group.
-// The buffer past maxUnflushedLog is written by the leader too, so that
-// a flusher that falls behind holds committers back instead of growing
-// it. Either way the bytes reach the operating system soon; writing them
-// at once only narrows the moment in which a crash of the process loses
-// an acknowledged commit. REQUIRES: being the leader.
-func (d *DB) logUnsynced(log *wal.Writer) (writeNow bool) {
+// A commit that comes alone (a server's, one per client round trip) gains
+// nothing from a hand-off: its record is written alone either way, and
+// waking the flusher (a thread woken, switched to and put back to sleep,
+// on both sides of the hand-over) costs more CPU than the write system
+// call it saves the committer. So the leader writes, as RocksDB writes
+// every group, unless
+//   - another committer already waits behind the group: it leads next and
+//     writes these bytes with its own, or leaves them again while the
+//     first were left less than maxLeftDelay ago; nobody is woken but the
+//     next leader, who is woken anyway. A leader that stalls first writes
+//     them (writeGroup), so that they do not wait through the stall;
+//   - the group comes within flushHandoffGap of the previous one, as a loop
+//     of writes in one goroutine does: then the flusher is signalled, and
+//     the records of the commits made while it wakes go out in one write.
+//
+// The buffer past maxUnflushedLog is written by the leader in any case, so
+// that a flusher that falls behind holds committers back instead of
+// growing it. A leader that writes does so before its group is
+// acknowledged; bytes left to the flusher reach the operating system
+// within its wake-up. REQUIRES: being the leader.
+func (d *DB) logUnsynced(log *wal.Writer, n int) (writeNow bool) {
 	now := commitClock()
 	streaming := now-d.commit.lastUnsynced < flushHandoffGap
 	d.commit.lastUnsynced = now
-	if !streaming || log.Buffered() > maxUnflushedLog {
+	left := d.commit.leftAt
+	d.commit.leftAt = 0
+	if log.Buffered() > maxUnflushedLog {
+		return true
+	}
+	if int(d.commit.queued.Load()) > n && (left == 0 || now-left < maxLeftDelay) {
+		if left == 0 {
+			left = now
+		}
+		d.commit.leftAt = left
+		return false
+	}
+	if !streaming {
 		return true
 	}
 	select {
