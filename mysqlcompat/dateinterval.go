@@ -384,6 +384,10 @@ func (g *zeroDateGuard) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	case int8, int16, int32, int64, uint8, uint16, uint32, uint64, int, uint, decimal.Decimal:
 		// A number is a date as its digits are (numberdates.go).
 		text, ok := numberDate(x)
+		if ok {
+			_, _, err := types.DatetimeMaxPrecision.Convert(ctx, text)
+			ok = err == nil
+		}
 		if !ok {
 			ctx.Warn(erTruncatedWrongValue, "Incorrect datetime value: '%v'", x)
 			return nil, nil
