@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
 )
 
 // Date arithmetic with INTERVAL
@@ -64,7 +65,7 @@ func rewriteInterval(e sql.Expression) (sql.Expression, error) {
 			return nil, nil
 		case isTime(operand):
 			return &timeIntervalExpr{time: operand, interval: iv, sub: sub, orig: x}, nil
-		case isDate(operand):
+		case isDate(operand) || isNumber(operand) || types.IsText(operand.Type()) || fractionalSeconds(operand, iv) != nil:
 			var d sql.Expression
 			var err error
 			if sub {
@@ -75,7 +76,7 @@ func rewriteInterval(e sql.Expression) (sql.Expression, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &dateIntervalExpr{Expression: d, arith: x}, nil
+			return &dateIntervalExpr{Expression: d, arith: x, typ: fractionalSeconds(operand, iv)}, nil
 		}
 		if _, ok := operand.(*zeroDateGuard); ok {
 			return nil, nil
@@ -149,10 +150,51 @@ func isTime(e sql.Expression) bool {
 	return t != nil && t.Type() == sqltypes.Time
 }
 
-// dateIntervalExpr is DATE_ADD or DATE_SUB written as arith.
+// fractionalSeconds returns the type of a DATETIME or TIMESTAMP operand
+// plus iv, an INTERVAL of seconds with a fraction (intervalvalues.go), nil
+// for other sums: a DATETIME with the fractional digits of both, as MySQL
+// types it (GMS's arithmetic typed it DATETIME and rounded the seconds).
+func fractionalSeconds(operand sql.Expression, iv *expression.Interval) sql.Type {
+	m, ok := iv.Child.(*intervalMicros)
+	if !ok {
+		return nil
+	}
+	dt, ok := operand.Type().(sql.DatetimeType)
+	if !ok || operand.Type().Type() == sqltypes.Date {
+		return nil
+	}
+	digits := 6
+	if d, ok := m.child.Type().(types.DecimalType_); ok {
+		digits = int(d.Scale())
+	}
+	digits = min(max(digits, dt.Precision()), 6)
+	return types.MustCreateDatetimeType(sqltypes.Datetime, digits)
+}
+
+// dateIntervalExpr is DATE_ADD or DATE_SUB written as arith; typ, when
+// set, is the type of its values (fractionalSeconds).
 type dateIntervalExpr struct {
 	sql.Expression
 	arith *expression.Arithmetic
+	typ   sql.Type
+}
+
+// Type implements sql.Expression.
+func (d *dateIntervalExpr) Type() sql.Type {
+	if d.typ != nil {
+		return d.typ
+	}
+	return d.Expression.Type()
+}
+
+// Eval implements sql.Expression: DATE_ADD's value, in typ.
+func (d *dateIntervalExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := d.Expression.Eval(ctx, row)
+	if err != nil || v == nil || d.typ == nil {
+		return v, err
+	}
+	v, _, err = d.typ.Convert(ctx, v)
+	return v, err
 }
 
 var _ sql.CollationCoercible = (*dateIntervalExpr)(nil)
@@ -332,10 +374,25 @@ func (g *zeroDateGuard) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			ctx.Warn(erTruncatedWrongValue, "Incorrect datetime value: '%s'", x)
 			return nil, nil
 		}
-		if _, _, err := types.DatetimeMaxPrecision.Convert(ctx, x); err != nil {
+		if y, ok := fourDigitYear(x); ok {
+			v = y
+		}
+		if _, _, err := types.DatetimeMaxPrecision.Convert(ctx, v); err != nil {
 			ctx.Warn(erTruncatedWrongValue, "Incorrect datetime value: '%s'", x)
 			return nil, nil
 		}
+	case int8, int16, int32, int64, uint8, uint16, uint32, uint64, int, uint, decimal.Decimal:
+		// A number is a date as its digits are (numberdates.go).
+		text, ok := numberDate(x)
+		if ok {
+			_, _, err := types.DatetimeMaxPrecision.Convert(ctx, text)
+			ok = err == nil
+		}
+		if !ok {
+			ctx.Warn(erTruncatedWrongValue, "Incorrect datetime value: '%v'", x)
+			return nil, nil
+		}
+		return text, nil
 	}
 	return v, nil
 }

@@ -109,8 +109,12 @@ func integerOperands(a *expression.Arithmetic) bool {
 }
 
 // integerExpr reports whether e is of an integer type (not BIT or YEAR,
-// which GMS treats on its own terms).
+// which GMS treats on its own terms, nor an INTERVAL: date arithmetic,
+// dateinterval.go).
 func integerExpr(e sql.Expression) bool {
+	if _, ok := e.(*expression.Interval); ok {
+		return false
+	}
 	t := e.Type()
 	return types.IsInteger(t) && !types.IsBit(t) && !types.IsYear(t)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
 )
 
 // ADDTIME and SUBTIME
@@ -121,8 +122,19 @@ func (a *addTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return addToDatetime(x, delta), nil
 	case types.Timespan:
 		return addToTime(ctx, int64(x), delta), nil
+	case int64, int32, uint64, uint32, decimal.Decimal:
+		// A number past the largest TIME (838:59:59 as 8385959) is a
+		// datetime's digits (numberdates.go).
+		if d, ok := numberDate(x); ok && len(d) > len("2006-01-02") {
+			l = d
+		}
+	}
+	switch x := l.(type) {
 	case string:
 		text = true
+		if d, ok := digitsDatetime(x); ok {
+			x = d
+		}
 		if hasDatePart(x) {
 			t, _, err := types.DatetimeMaxPrecision.Convert(ctx, x)
 			if err != nil || isZeroDateText(x) {
@@ -225,6 +237,32 @@ func hasDatePart(s string) bool {
 		s = s[:i]
 	}
 	return strings.ContainsAny(s, "-/")
+}
+
+// digitsDatetime returns s, 12 or 14 digits (YYMMDDhhmmss,
+// YYYYMMDDhhmmss) and an optional fraction, as a datetime's text: MySQL
+// reads such a string as a datetime, not a TIME.
+func digitsDatetime(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	digits, frac := t, ""
+	if i := strings.IndexByte(t, '.'); i >= 0 {
+		digits, frac = t[:i], t[i:]
+	}
+	if len(digits) != 12 && len(digits) != 14 {
+		return s, false
+	}
+	var n uint64
+	for i := 0; i < len(digits); i++ {
+		if !isDigit(digits[i]) {
+			return s, false
+		}
+		n = n*10 + uint64(digits[i]-'0')
+	}
+	d, ok := numberDate(n)
+	if !ok {
+		return s, false
+	}
+	return d + frac, true
 }
 
 // timeFunctions are the functions of this file Function gives.

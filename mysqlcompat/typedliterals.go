@@ -25,6 +25,9 @@ import (
 // statement with a WITH), a text that is a typed literal in one place and
 // a plain string in another keeps GMS's string in both.
 //
+// The same wrapper gives \_ and \% in strings their backslash
+// (likeescapes.go).
+//
 // Targets GMS v0.20.0 with its vitess (sql.y: DATE STRING, TIME STRING,
 // TIMESTAMP STRING are NewStrVal). Without it, TestTimeTextSpec
 // (testdata/time_text) fails.
@@ -34,6 +37,8 @@ func (p typedLiteralParser) ParseSimple(query string) (ast.Statement, error) {
 	st, err := p.Parser.ParseSimple(query)
 	if err == nil {
 		typeLiterals(query, st)
+		keepWildcardEscapes(query, st)
+		defaultEmptyEscapes(query, st)
 	}
 	return st, err
 }
@@ -42,6 +47,8 @@ func (p typedLiteralParser) Parse(ctx *sql.Context, query string, multi bool) (a
 	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
 	if err == nil {
 		typeLiterals(q, st)
+		keepWildcardEscapes(q, st)
+		defaultEmptyEscapes(q, st)
 	}
 	return st, q, rest, err
 }
@@ -50,6 +57,8 @@ func (p typedLiteralParser) ParseWithOptions(ctx context.Context, query string, 
 	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
 	if err == nil {
 		typeLiterals(q, st)
+		keepWildcardEscapes(q, st)
+		defaultEmptyEscapes(q, st)
 	}
 	return st, q, rest, err
 }
@@ -62,6 +71,8 @@ func (p typedLiteralParser) ParseOneWithOptions(ctx context.Context, query strin
 			end = n
 		}
 		typeLiterals(query[:end], st)
+		keepWildcardEscapes(query[:end], st)
+		defaultEmptyEscapes(query[:end], st)
 	}
 	return st, n, err
 }

@@ -363,11 +363,12 @@ func number(q string, i int) (end int, float, ok bool) {
 	return j, float, true
 }
 
-// str reads the single-quoted string at q[i], unescaped as vitess's
-// tokenizer unescapes it: a backslash takes the next byte, mapped by
-// sqltypes.SQLDecodeMap (\n, \t, \0, ...) or as it is; a doubled quote is
-// one quote. A NUL byte, which ends the tokenizer's input, and another
-// string after it (joined to it) are not read.
+// str reads the single-quoted string at q[i], unescaped as the engine's
+// parser unescapes it: a backslash takes the next byte, mapped by
+// sqltypes.SQLDecodeMap (\n, \t, \0, ...) or as it is, except \% and \_,
+// which keep their backslash as in MySQL; a doubled quote is one quote. A
+// NUL byte, which ends the tokenizer's input, and another string after it
+// (joined to it) are not read.
 func (lx *valuesLexer) str(q string, i int) (int, bool) {
 	start := len(lx.buf)
 	j := i + 1
@@ -385,6 +386,11 @@ func (lx *valuesLexer) str(q string, i int) (int, bool) {
 				return i, false
 			}
 			ch := q[k+1]
+			if ch == '%' || ch == '_' {
+				// MySQL keeps the backslash of \% and \_, as the
+				// engine's parser does (mysqlcompat/likeescapes.go).
+				lx.buf = append(lx.buf, '\\')
+			}
 			if d := sqltypes.SQLDecodeMap[ch]; d != sqltypes.DontEscape {
 				ch = d
 			}
