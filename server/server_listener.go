@@ -278,6 +278,11 @@ func (c *limitConn) Read(b []byte) (int, error) {
 	if ferr != nil {
 		return 0, ferr
 	}
+	if atCommand && err == nil {
+		if m, handled, aerr := c.answer(b, n); handled {
+			return m, aerr
+		}
+	}
 	if atCommand && err == nil && c.exec != nil {
 		return c.serve(b, n)
 	}
