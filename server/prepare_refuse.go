@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Prepared-statement commands answered below the protocol layer
@@ -19,6 +22,14 @@ import (
 //   - COM_STMT_SEND_LONG_DATA of an unknown statement or parameter: the
 //     connection is closed. MySQL answers nothing (the command has no
 //     response) and keeps it.
+//
+// The parser panics too, for every command with a statement text: on an
+// executable comment whose body is a version of at most five digits and
+// nothing else ("/*!*/", "/*!80000*/"), in COM_QUERY (a session reset, as
+// for any panic in a statement) and COM_STMT_PREPARE (the connection
+// closed). Such a comment holds no text, so MySQL runs the statement as
+// without it; here its '!' is overwritten with a space in the command as
+// read, making it the plain comment it amounts to.
 //
 // The listener's connection reader sees each command before the protocol
 // layer does (limitConn.Read), and answers these there, as MySQL does;
@@ -275,7 +286,7 @@ func indexFrom(s []byte, from int, sep string) int {
 // instead (as serve does): the bytes after it, moved to the front of b.
 // handled is false when the command is left to the protocol layer.
 func (c *limitConn) answer(b []byte, n int) (m int, handled bool, err error) {
-	if n < 5 || b[3] != 0 || (b[4] != comStmtPrepare && b[4] != comStmtReset && b[4] != comStmtSendLongData) || !c.loggedIn() {
+	if n < 5 || b[3] != 0 || (b[4] != comStmtPrepare && b[4] != comStmtReset && b[4] != comStmtSendLongData && b[4] != comQueryByte) || !c.loggedIn() {
 		return n, false, nil
 	}
 	if st := c.state; st == nil || st.stmt.Load()&1 == 1 {
@@ -285,6 +296,12 @@ func (c *limitConn) answer(b []byte, n int) (m int, handled bool, err error) {
 	if size >= maxChunk || 4+size > n {
 		return n, false, nil
 	}
+	if b[4] == comQueryByte || b[4] == comStmtPrepare {
+		defuseVersionComments(b[5 : 4+size])
+		if b[4] == comQueryByte {
+			return n, false, nil
+		}
+	}
 	handled, err = c.answerStmt(b[4 : 4+size])
 	if err != nil {
 		return 0, true, err
@@ -293,4 +310,60 @@ func (c *limitConn) answer(b []byte, n int) (m int, handled bool, err error) {
 		return n, false, nil
 	}
 	return copy(b, b[4+size:n]), true, nil
+}
+
+// defuseVersionComments overwrites, in the statement text q, the '!' of
+// each executable comment whose body is only a version of at most five
+// digits with a space (see above). Strings, quoted names and comments are
+// skipped as the parser's tokenizer skips them. It allocates nothing, and
+// a text without "/*!" costs one search.
+func defuseVersionComments(q []byte) {
+	if bytes.Index(q, []byte("/*!")) < 0 {
+		return
+	}
+	for i := 0; i < len(q); {
+		switch b := q[i]; {
+		case b == '\'' || b == '"' || b == '`':
+			i++
+			for i < len(q) && q[i] != b {
+				if q[i] == '\\' && b != '`' {
+					i++
+				}
+				i++
+			}
+			i++
+		case b == '/' && i+1 < len(q) && q[i+1] == '*':
+			end := indexFrom(q, i+2, "*/")
+			if end < 0 {
+				return // unterminated: the tokenizer fails on it
+			}
+			if i+2 < end && q[i+2] == '!' && onlyVersion(q[i+3:end]) {
+				q[i+2] = ' '
+			}
+			i = end + 2
+		case b == '#' || (b == '-' || b == '/') && i+1 < len(q) && q[i+1] == b:
+			end := indexFrom(q, i, "\n")
+			if end < 0 {
+				return
+			}
+			i = end + 1
+		default:
+			i++
+		}
+	}
+}
+
+// onlyVersion reports whether body, an executable comment's, is what the
+// parser's comment reader fails on: at most five digits, nothing else.
+func onlyVersion(body []byte) bool {
+	n := 0
+	for len(body) > 0 {
+		r, size := utf8.DecodeRune(body)
+		if !unicode.IsDigit(r) {
+			return false
+		}
+		n++
+		body = body[size:]
+	}
+	return n <= 5
 }
