@@ -94,7 +94,8 @@ func TestServerPrepareUnsupported(t *testing.T) {
 // the repository's specs, one connection sends each as COM_QUERY and
 // COM_STMT_PREPARE and, when prepared, executes it with garbled
 // arguments, sends long data to a random parameter, resets and closes it
-// (and a statement that does not exist). After every step a `SELECT 1` must answer on the
+// (and a statement that does not exist), and asks COM_FIELD_LIST of a
+// table named at random. After every step a `SELECT 1` must answer on the
 // same connection, and the server must log no recovered panic (the
 // protocol layer's "caught panic", or the handler's "internal error in
 // the SQL engine").
@@ -146,8 +147,8 @@ func requireNoPanicLogged(t *testing.T, logged string) {
 // stmtSteps returns the commands sent for statement q: COM_QUERY,
 // COM_STMT_PREPARE, then, for statement id, COM_STMT_EXECUTE with garbled
 // arguments, COM_STMT_SEND_LONG_DATA, COM_STMT_EXECUTE again,
-// COM_STMT_RESET (also of a statement that does not exist), COM_STMT_CLOSE
-// and COM_QUERY again.
+// COM_STMT_RESET (also of a statement that does not exist), COM_STMT_CLOSE,
+// COM_FIELD_LIST and COM_QUERY again.
 func stmtSteps(rng *rand.Rand, q string, id uint32) [][]byte {
 	garbled := func() []byte {
 		p := binary.LittleEndian.AppendUint32([]byte{comStmtExecute}, id)
@@ -162,11 +163,13 @@ func stmtSteps(rng *rand.Rand, q string, id uint32) [][]byte {
 	longData = append(longData, "chunk"...)
 	reset := binary.LittleEndian.AppendUint32([]byte{comStmtReset}, id)
 	closeStmt := binary.LittleEndian.AppendUint32([]byte{0x19}, id)
+	table := []string{"t", "kept", "nope", "`x", "t\x00y", "", "information_schema.tables"}[rng.IntN(7)]
+	fieldList := append(append([]byte{comFieldList}, table...), 0)
 	return [][]byte{
 		append([]byte{comStmtPrepare}, q...),
 		garbled(), longData, garbled(), reset,
 		binary.LittleEndian.AppendUint32([]byte{comStmtReset}, id+1000),
-		closeStmt,
+		closeStmt, fieldList,
 		append([]byte{comQueryByte}, q...),
 	}
 }
@@ -355,7 +358,7 @@ func FuzzStmtCommands(f *testing.F) {
 		require.NoError(t, err)
 		_, err = c.roundTrip(p)
 		if p[0] != comQueryByte && p[0] != comStmtPrepare && p[0] != comStmtExecute &&
-			p[0] != comStmtReset && p[0] != comStmtSendLongData && p[0] != 0x19 {
+			p[0] != comStmtReset && p[0] != comStmtSendLongData && p[0] != 0x19 && p[0] != comFieldList {
 			return // other commands: the protocol layer's own; only panics count
 		}
 		require.NoError(t, err, "command %q closed the connection\n%s", p, buf.String())
@@ -431,4 +434,49 @@ func TestServerVersionOnlyComments(t *testing.T) {
 	require.Equal(t, "\x02", resp, "two columns: the session kept its variable")
 	requireSelectOne(t, c)
 	requireNoPanicLogged(t, logBuf.String())
+}
+
+// TestServerFieldList checks COM_FIELD_LIST's answers: the column
+// definitions and EOF of a table, an ERR packet alone for a table that
+// does not exist (the protocol layer sent an EOF packet after it, which
+// the client read as the answer to its next command), and 1835 for a
+// packet without the NUL that ends the table name (the protocol layer
+// closed the connection).
+func TestServerFieldList(t *testing.T) {
+	s, logBuf := testServerLogged(t, Config{Password: "pw"})
+	c := newRawClient(t, s.Addr())
+	defer c.close()
+	_, err := c.query([]byte("CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))"))
+	require.NoError(t, err)
+	for range 3 {
+		require.NoError(t, c.send2(append([]byte{comFieldList}, "t\x00"...)))
+		var kinds []byte
+		for {
+			p, err := c.packet()
+			require.NoError(t, err)
+			kinds = append(kinds, p[0])
+			if p[0] == 0xfe || p[0] == 0xff {
+				break
+			}
+		}
+		require.Len(t, kinds, 3, "two column definitions and EOF")
+		require.Equal(t, byte(0xfe), kinds[2])
+
+		resp, err := c.roundTrip(append([]byte{comFieldList}, "nope\x00"...))
+		require.NoError(t, err)
+		require.Equal(t, uint16(1146), errCode([]byte(resp)), "%q", resp)
+		requireSelectOne(t, c)
+
+		resp, err = c.roundTrip(append([]byte{comFieldList}, "t"...))
+		require.NoError(t, err)
+		require.Equal(t, uint16(1835), errCode([]byte(resp)), "%q", resp)
+		requireSelectOne(t, c)
+	}
+	requireNoPanicLogged(t, logBuf.String())
+}
+
+// send2 writes the command payload p as one packet.
+func (c *rawClient) send2(p []byte) error {
+	c.out = append(append(c.out[:0], 0, 0, 0, 0), p...)
+	return c.send()
 }

@@ -92,6 +92,11 @@ func (c *limitConn) answerStmt(p []byte) (handled bool, err error) {
 		}
 		return true, c.answerErr(erUnknownStmtHandler,
 			"Unknown prepared statement handler ("+strconv.FormatUint(uint64(id), 10)+") given to mysqld_stmt_reset")
+	case comFieldList:
+		if bytes.IndexByte(p[1:], 0) >= 0 {
+			return false, nil
+		}
+		return true, c.answerErr(erMalformedPacket, "Malformed communication packet.")
 	case comStmtSendLongData:
 		// No answer either way: MySQL reports a bad parameter at the
 		// statement's next execution; here the chunk is dropped.
@@ -286,7 +291,7 @@ func indexFrom(s []byte, from int, sep string) int {
 // instead (as serve does): the bytes after it, moved to the front of b.
 // handled is false when the command is left to the protocol layer.
 func (c *limitConn) answer(b []byte, n int) (m int, handled bool, err error) {
-	if n < 5 || b[3] != 0 || (b[4] != comStmtPrepare && b[4] != comStmtReset && b[4] != comStmtSendLongData && b[4] != comQueryByte) || !c.loggedIn() {
+	if n < 5 || b[3] != 0 || (b[4] != comStmtPrepare && b[4] != comStmtReset && b[4] != comStmtSendLongData && b[4] != comQueryByte && b[4] != comFieldList) || !c.loggedIn() {
 		return n, false, nil
 	}
 	if st := c.state; st == nil || st.stmt.Load()&1 == 1 {
