@@ -22,6 +22,9 @@ import (
 //   - COM_STMT_SEND_LONG_DATA of an unknown statement or parameter: the
 //     connection is closed. MySQL answers nothing (the command has no
 //     response) and keeps it.
+//   - COM_FIELD_LIST without the NUL that ends its table name: the
+//     connection is closed (here: 1835; fieldlist.go has its error's
+//     stray EOF packet).
 //
 // The parser panics too, for every command with a statement text: on an
 // executable comment whose body is a version of at most five digits and
