@@ -24,6 +24,10 @@ type framer struct {
 	cmdOff int
 	cmd    byte
 	cursor bool
+
+	// fieldList is set when a COM_FIELD_LIST begins (limitConn.Read
+	// takes it).
+	fieldList bool
 }
 
 // comStmtExecute is COM_STMT_EXECUTE's command byte; its payload's byte 5
@@ -65,6 +69,9 @@ func (f *framer) scan(b []byte, header func(size, logical int, seq byte) (stop b
 				switch f.cmdOff + j {
 				case 0:
 					f.cmd = b[i+j]
+					if f.cmd == comFieldList {
+						f.fieldList = true
+					}
 				case 5:
 					if f.cmd == comStmtExecute && b[i+j] != 0 {
 						f.cursor = true

@@ -185,6 +185,11 @@ type limitConn struct {
 	loginBy time.Time
 	authed  bool // the client has authenticated (admit)
 
+	// fieldList follows the packets written while a COM_FIELD_LIST may
+	// be answered (fieldlist.go); set by Read, used by Write, both on
+	// the connection's goroutine.
+	fieldList fieldListWrites
+
 	// exec answers the prepared statements and the texts the plan cache
 	// runs as they are read (server_exec.go, server_text.go); nil: the
 	// protocol layer answers all.
@@ -271,12 +276,25 @@ func (c *limitConn) Read(b []byte) (int, error) {
 	if c.tls {
 		return n, c.checkTLSLogin(n, err)
 	}
+	if atCommand {
+		// Every command read before is answered.
+		c.fieldList.on = false
+	}
 	_, ferr := c.framer.scan(b[:n], c.header)
+	if c.framer.fieldList {
+		c.framer.fieldList = false
+		c.fieldList = fieldListWrites{on: true}
+	}
 	if (c.framer.cursor || c.tls) && !c.resultsKept.Load() {
 		c.resultsKept.Store(true)
 	}
 	if ferr != nil {
 		return 0, ferr
+	}
+	if atCommand && err == nil {
+		if m, handled, aerr := c.answer(b, n); handled {
+			return m, aerr
+		}
 	}
 	if atCommand && err == nil && c.exec != nil {
 		return c.serve(b, n)
