@@ -59,9 +59,11 @@ type commitPipeline struct {
 const maxGroupBytes = 4 << 20
 
 // maxCheckedGroupEntries bounds the entries of a commit group that a batch
-// with a conflict check may join, and that batch's own: its check compares
-// each key it writes with every entry of the batches before it in the group
-// (see checkGroup), which stays cheap only while both are few. Autocommit
+// with a conflict check may join, and that batch's own entries and guarded
+// ranges (each bound apart, so a group holds at most twice as many): its
+// check compares each key it writes and each range it guards with every
+// entry of the batches before it in the group (see checkGroup), which
+// stays cheap only while both are few. Autocommit
 // transactions, a few entries each, are what gains from sharing a group.
 const maxCheckedGroupEntries = 64
 
@@ -166,7 +168,7 @@ func (d *DB) enqueueCommit(b *Batch) error {
 			break
 		}
 		if len(group) > 0 && q.precondition != nil &&
-			(!q.groupable || entries > maxCheckedGroupEntries || q.count > maxCheckedGroupEntries) {
+			(!q.groupable || entries > maxCheckedGroupEntries || int(q.count)+len(q.guards) > maxCheckedGroupEntries) {
 			// Any other batch with a precondition leads its own group, so
 			// that its check sees every batch before it committed; a
 			// conflict check that also checks the group's earlier batches

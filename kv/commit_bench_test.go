@@ -25,7 +25,8 @@ func BenchmarkCommitChecked(b *testing.B) {
 	b.SetParallelism(par)
 	groups0, cpu0 := groups(d), processCPU()
 	b.RunParallel(func(pb *testing.PB) {
-		var row, idx [16]byte
+		var row [16]byte
+		var idx [17]byte // 'i', the scattered value, the row id
 		row[0], idx[0] = 'r', 'i'
 		batch := d.NewIndexedBatch()
 		defer batch.Close()
@@ -33,7 +34,7 @@ func BenchmarkCommitChecked(b *testing.B) {
 			i := next.Add(1)
 			binary.BigEndian.PutUint64(row[1:], i)
 			binary.BigEndian.PutUint64(idx[1:], i*7919%100000)
-			binary.BigEndian.PutUint64(idx[8:], i)
+			binary.BigEndian.PutUint64(idx[9:], i)
 			batch.Reset()
 			snap := d.NewSnapshot()
 			err := batch.Set(row[:9], value)

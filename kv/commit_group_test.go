@@ -177,6 +177,40 @@ func TestCommitGroupBounded(t *testing.T) {
 	require.Equal(t, g+3, groups(d))
 }
 
+// TestCommitGroupBoundsGuards checks that a transaction's guarded ranges
+// count toward its bound: one that writes one key but guards
+// maxCheckedGroupEntries ranges, each of which its check would compare with
+// every earlier entry of the group, leads a group of its own, and a small
+// one behind it joins that group.
+func TestCommitGroupBoundsGuards(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	require.NoError(t, err)
+	defer d.Close()
+	snap := d.NewSnapshot()
+	defer snap.Close()
+	plain := d.NewBatch()
+	require.NoError(t, plain.Set([]byte("p"), nil))
+	guarded := d.NewIndexedBatch()
+	txnOps(t, guarded, "set g 1")
+	for i := range maxCheckedGroupEntries {
+		guarded.Guard(fmt.Appendf(nil, "r%03d", i), fmt.Appendf(nil, "r%03d~", i))
+	}
+	small := d.NewIndexedBatch()
+	txnOps(t, small, "set s 1")
+
+	h := holdPipeline(t, d)
+	e1 := h.start(func() error { return plain.Commit(NoSync) })
+	e2 := h.start(func() error { return guarded.CommitIfNoConflict(snap, NoSync) })
+	e3 := h.start(func() error { return small.CommitIfNoConflict(snap, NoSync) })
+	g := groups(d)
+	h.releaseAndWait(t)
+	for _, e := range []<-chan error{e1, e2, e3} {
+		require.NoError(t, <-e)
+	}
+	// plain; guarded and small together.
+	require.Equal(t, g+2, groups(d))
+}
+
 // TestCommitGroupSameKeyConcurrent has writers commit transactions from
 // snapshots taken before any of them commits, round after round, each
 // writing a key of its own and one key that all write: in every round

@@ -243,7 +243,7 @@ func (d *DB) compactInputs(c *manifest.Compaction, snapshots []base.SeqNum) (_ [
 	n := 0
 	pace := compactionPacer{limit: d.opts.CompactionRateLimit, start: time.Now()}
 	if d.opts.CompactionPaceReadsOnly {
-		pace.reads = d.foregroundReads
+		pace.watchReads(d.foregroundReads)
 	}
 	for kv := it.First(); kv != nil; kv = it.Next() {
 		pace.read += int64(len(kv.K) + len(kv.V))
@@ -438,14 +438,22 @@ type compactionPacer struct {
 	paced     bool      // whether the limit held at the last wait
 }
 
+// watchReads makes the pacer hold to its limit only while the count
+// reads returns moves; reads counted before it is called are not fresh.
+func (p *compactionPacer) watchReads(reads func() int64) {
+	p.reads, p.lastReads = reads, reads()
+}
+
 // readsQuiet is how long after the last foreground read a compaction paced
 // only while reads run goes back to full speed.
 const readsQuiet = 100 * time.Millisecond
 
 // foregroundReads returns a count that every foreground read moves: point
-// lookups, iterator seeks, MultiGet batches and MultiScan preparations.
+// lookups, iterator seeks, MultiGet batches and MultiScan preparations,
+// and a long scan's progress (its read samples, one per MiB returned on
+// average).
 func (d *DB) foregroundReads() int64 {
-	return d.stats.Get(stats.GetCalls) + d.stats.Get(stats.IterSeeks) +
+	return d.stats.Get(stats.GetCalls) + d.stats.Get(stats.IterSeeks) + d.stats.Get(stats.IterSamples) +
 		d.stats.Get(stats.MultiGetBatches) + d.stats.Get(stats.MultiScanPrepares)
 }
 

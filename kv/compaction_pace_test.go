@@ -78,6 +78,12 @@ func TestCompactionPacerReadsOnly(t *testing.T) {
 	require.True(t, p.wait(closed))
 	require.False(t, p.paced)
 
+	// Reads counted before the compaction began are not fresh.
+	r := compactionPacer{limit: 1, start: time.Now(), read: 1 << 40}
+	r.watchReads(func() int64 { return 7 })
+	require.True(t, r.wait(closed))
+	require.False(t, r.paced)
+
 	// Without a limit the reads change nothing.
 	q := compactionPacer{start: time.Now(), read: 1 << 40, reads: func() int64 { reads++; return reads }}
 	require.True(t, q.wait(closed))
@@ -108,4 +114,25 @@ func TestCompactionPaceReadsOnlyKeepsData(t *testing.T) {
 	}
 	require.NoError(t, it.Close())
 	require.Equal(t, 5000, n)
+}
+
+// TestLongScanMovesForegroundReads checks that a scan counts as reading
+// while it runs, not only at its seek: CompactionPaceReadsOnly keeps
+// pacing beside one long scan.
+func TestLongScanMovesForegroundReads(t *testing.T) {
+	d, err := Open("/db", testOptions(vfs.NewMem()))
+	require.NoError(t, err)
+	defer d.Close()
+	value := make([]byte, 100)
+	for i := range 40000 { // 4.6 MB of entries: at least two read samples
+		require.NoError(t, d.Set(benchKey(nil, uint64(i)), value, NoSync))
+	}
+	it, err := d.NewIter(nil)
+	require.NoError(t, err)
+	defer it.Close()
+	require.True(t, it.First())
+	afterSeek := d.foregroundReads()
+	for it.Next() {
+	}
+	require.Greater(t, d.foregroundReads(), afterSeek)
 }

@@ -176,6 +176,7 @@ func (i *Iterator) sampleRead() {
 	if i.rs == nil || i.db == nil {
 		return
 	}
+	i.st.Add(stats.IterSamples, 1) // a scan in progress (DB.foregroundReads)
 	for _, f := range i.rs.v.Levels[0] {
 		if bytes.Compare(base.UserKey(f.Smallest), i.key) <= 0 && bytes.Compare(i.key, base.UserKey(f.Largest)) <= 0 {
 			i.db.noteLevel0Read()

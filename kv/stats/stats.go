@@ -79,6 +79,8 @@ const (
 
 	AsyncReadRing // async.read.ring: of async.read.count, reads the reader submitted to an io_uring itself
 
+	IterSamples // iter.samples: read samples iterators took, one per MiB of entries returned on average
+
 	NumCounters // the number of counters; not a counter
 )
 
@@ -128,6 +130,7 @@ var names = [NumCounters]string{
 	MultiScanTablePrepares:    "multiscan.table.prepares",
 	FileReadMapped:            "file.read.mapped",
 	AsyncReadRing:             "async.read.ring",
+	IterSamples:               "iter.samples",
 }
 
 // String returns the counter's stable name, e.g. "file.read.count".
