@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -206,7 +207,13 @@ func likeTrailingEscape(_ *sql.Context, e sql.Expression) (sql.Expression, trans
 	if l.Escape != nil {
 		escape = l.Escape
 		if lit, ok := escape.(*expression.Literal); ok {
-			if s, ok := lit.Value().(string); !ok || utf8.RuneCountInString(s) != 1 {
+			s, ok := lit.Value().(string)
+			if ok && utf8.RuneCountInString(s) > 1 {
+				// MySQL refuses it as it prepares the statement;
+				// GMS failed as it matched, with 1105.
+				return nil, transform.SameTree, errEscapeArguments()
+			}
+			if !ok || utf8.RuneCountInString(s) != 1 {
 				// One GMS refuses: its answer stands.
 				return e, transform.SameTree, nil
 			}
@@ -242,6 +249,12 @@ func likeTrailingEscape(_ *sql.Context, e sql.Expression) (sql.Expression, trans
 		return nil, transform.SameTree, err
 	}
 	return ne, transform.NewTree, nil
+}
+
+// errEscapeArguments is MySQL's error for an ESCAPE of more than one
+// character.
+func errEscapeArguments() error {
+	return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "Incorrect arguments to ESCAPE")
 }
 
 // withTrailingEscape returns pattern with its trailing escape character
