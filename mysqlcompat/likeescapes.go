@@ -108,6 +108,59 @@ func keepWildcardEscapes(query string, st ast.Statement) {
 	}, st)
 }
 
+// bindableWildcardEscapes returns text, the statement of a stored body,
+// with each \_ and \% of its string literals written \\_ and \\%: the
+// value MySQL reads from the first (a backslash and the wildcard), which
+// GMS's package parser, that parses stored bodies again to bind them and
+// which keepWildcardEscapes does not reach, reads only from the second.
+// It is text itself when no literal changes.
+func bindableWildcardEscapes(text string) string {
+	if !hasWildcardEscapes(text) {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	tkn := ast.NewStringTokenizer(text)
+	for {
+		id, val := tkn.Scan()
+		if id == 0 || id == ast.LEX_ERROR {
+			break
+		}
+		if id != ast.STRING {
+			continue
+		}
+		lo, hi := max(tkn.OldPosition-1, last), min(tkn.Position, len(text))
+		if lo >= hi {
+			continue
+		}
+		if _, plain, ok := mysqlStringValue(text[lo:hi]); !ok || plain != string(val) {
+			continue // not the text of this token: left as it is
+		}
+		for i := lo; i+1 < hi; i++ {
+			if text[i] != '\\' {
+				continue
+			}
+			if c := text[i+1]; c == '_' || c == '%' {
+				b.WriteString(text[last : i+1])
+				b.WriteByte('\\')
+				last = i + 1
+			}
+			i++ // the escaped character
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// hasWildcardEscapes reports whether text may hold a string literal that
+// bindableWildcardEscapes changes.
+func hasWildcardEscapes(text string) bool {
+	return strings.Contains(text, `\_`) || strings.Contains(text, `\%`)
+}
+
 // defaultEmptyEscapes drops the empty ESCAPE of st's LIKEs, which is the
 // backslash in MySQL; GMS's LIKE indexed the escape's first rune and
 // panicked (1105).
