@@ -24,27 +24,30 @@ func TestLikeScopesDifferential(t *testing.T) {
 		`'A'`, `'a'`, `'a '`, `'A  '`, `'a\t'`, `'é'`, `'e'`, `'Ébc'`, `'b'`, `NULL`,
 	}
 	// Each predicate over the column {c}, and the ids the oracle must find
-	// under utf8mb4_0900_bin, which anchors the oracle itself.
+	// under utf8mb4_0900_bin, and for some under the two case- and
+	// accent-insensitive collations (MySQL 8's answers), which anchor the
+	// oracle itself.
 	preds := []struct {
 		p   string
 		bin []int // ids (1-based positions in values) under utf8mb4_0900_bin
+		ci  []int // under utf8mb4_0900_ai_ci and utf8mb4_general_ci, if given
 	}{
-		{`{c} LIKE 'a\%'`, []int{1}},
-		{`{c} LIKE 'a\_'`, []int{3}},
-		{`{c} LIKE 'a\_%'`, []int{3}},
-		{`{c} LIKE 'a|%' ESCAPE '|'`, []int{1}},
-		{`{c} LIKE 'a||%' ESCAPE '|'`, []int{10, 11}},
-		{`{c} LIKE 'a\\'`, []int{9}},
-		{`{c} LIKE 'a|' ESCAPE '|'`, []int{10}},
-		{`{c} LIKE 'a%'`, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 16}},
-		{`{c} LIKE 'a_'`, []int{1, 2, 3, 4, 6, 7, 8, 9, 10, 14, 16}},
-		{`{c} LIKE 'a'`, []int{13}},
-		{`{c} LIKE 'a '`, []int{14}},
-		{`{c} LIKE 'é%'`, []int{17}},
-		{`{c} LIKE 'aĀ%'`, []int{6}},
-		{`{c} LIKE 'a%b'`, []int{2, 5}},
-		{`{c} LIKE NULL`, nil},
-		{`{c} NOT LIKE 'a%'`, []int{12, 15, 17, 18, 19, 20}},
+		{`{c} LIKE 'a\%'`, []int{1}, []int{1}},
+		{`{c} LIKE 'a\_'`, []int{3}, nil},
+		{`{c} LIKE 'a\_%'`, []int{3}, nil},
+		{`{c} LIKE 'a|%' ESCAPE '|'`, []int{1}, nil},
+		{`{c} LIKE 'a||%' ESCAPE '|'`, []int{10, 11}, nil},
+		{`{c} LIKE 'a\\'`, []int{9}, nil},
+		{`{c} LIKE 'a|' ESCAPE '|'`, []int{10}, nil},
+		{`{c} LIKE 'a%'`, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 16}, nil},
+		{`{c} LIKE 'a_'`, []int{1, 2, 3, 4, 6, 7, 8, 9, 10, 14, 16}, nil},
+		{`{c} LIKE 'a'`, []int{13}, []int{12, 13}},
+		{`{c} LIKE 'a '`, []int{14}, []int{14}},
+		{`{c} LIKE 'é%'`, []int{17}, []int{17, 18, 19}},
+		{`{c} LIKE 'aĀ%'`, []int{6}, nil},
+		{`{c} LIKE 'a%b'`, []int{2, 5}, nil},
+		{`{c} LIKE NULL`, []int{}, []int{}},
+		{`{c} NOT LIKE 'a%'`, []int{12, 15, 17, 18, 19, 20}, nil},
 	}
 	colls := []string{"utf8mb4_0900_bin", "utf8mb4_0900_ai_ci", "utf8mb4_general_ci"}
 	for i, coll := range colls {
@@ -92,9 +95,13 @@ func TestLikeScopesDifferential(t *testing.T) {
 				T := fmt.Sprintf("%s%d", pair[0], ci)
 				O := fmt.Sprintf("%s%d", pair[1], ci)
 				want := ids(fmt.Sprintf("SELECT id FROM %s WHERE %s", O, p("s")))
-				if coll == "utf8mb4_0900_bin" && pair[1] == "o" {
+				anchorIDs := pr.bin
+				if coll != "utf8mb4_0900_bin" {
+					anchorIDs = pr.ci
+				}
+				if anchorIDs != nil && pair[1] == "o" {
 					var anchor []string
-					for _, id := range pr.bin {
+					for _, id := range anchorIDs {
 						anchor = append(anchor, fmt.Sprint(id))
 					}
 					slices.Sort(anchor)
@@ -153,4 +160,33 @@ func TestLikeEscapeArguments(t *testing.T) {
 		require.Error(t, err, q)
 		require.Contains(t, err.Error(), "Incorrect arguments to ESCAPE (errno 1210)", q)
 	}
+}
+
+// TestLikeEscapesInStoredBodies: a trigger's and a procedure's \_ and \%
+// are MySQL's (a backslash and the wildcard) when they run, in strict mode
+// and out of it, and the statements show them as written.
+func TestLikeEscapesInStoredBodies(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), KEY (s))")
+	d.exec(`INSERT INTO t VALUES (1, 'a%'), (2, 'ab'), (3, 'a_'), (4, 'a\\%')`)
+	d.exec("CREATE TABLE src (k INT)")
+	d.exec("CREATE TABLE log (id INT, tag INT)")
+	d.exec(`CREATE TRIGGER strict_tr AFTER INSERT ON src FOR EACH ROW INSERT INTO log SELECT id, 1 FROM t WHERE s LIKE 'a\%' OR s LIKE 'a\_' OR s LIKE 'a\\\%'`)
+	d.exec("SET sql_mode = ''")
+	d.exec(`CREATE TRIGGER lenient_tr AFTER INSERT ON src FOR EACH ROW INSERT INTO log SELECT id, 2 FROM (SELECT id FROM t WHERE s LIKE 'a\%') x`)
+	d.exec(`CREATE PROCEDURE pr() SELECT id FROM t WHERE s LIKE 'a\_' OR s = 'a\\%'`)
+	d.exec("SET sql_mode = DEFAULT")
+	d.exec("INSERT INTO src VALUES (1)")
+	rows := d.exec("SELECT id, tag FROM log ORDER BY tag, id")
+	require.Equal(t, "[[1 1] [3 1] [4 1] [1 2]]", fmt.Sprint(rows))
+	require.Equal(t, "[[3] [4]]", fmt.Sprint(d.exec("CALL pr()")))
+
+	show := fmt.Sprint(d.exec("SHOW CREATE TRIGGER strict_tr"))
+	require.Contains(t, show, `s LIKE 'a\%' OR s LIKE 'a\_' OR s LIKE 'a\\\%'`)
+	show = fmt.Sprint(d.exec("SHOW CREATE TRIGGER lenient_tr"))
+	require.Contains(t, show, `(SELECT id FROM t WHERE s LIKE 'a\%') x`)
+	show = fmt.Sprint(d.exec("SHOW TRIGGERS"))
+	require.Contains(t, show, `s LIKE 'a\%' OR s LIKE 'a\_'`)
+	show = fmt.Sprint(d.exec("SHOW CREATE PROCEDURE pr"))
+	require.Contains(t, show, `s LIKE 'a\_' OR s = 'a\\%'`)
 }
