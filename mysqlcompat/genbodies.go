@@ -37,6 +37,8 @@ import (
 //     for information_schema.TRIGGERS. The database hands those readers
 //     the text with the body rewritten (BindableTriggers, called by the
 //     store's TriggerDatabase), for a trigger created out of strict mode.
+//     In any mode, a body's \_ and \% are handed written \\_ and \\%,
+//     which GMS's parser reads as MySQL reads the first (likeescapes.go).
 //     The text the user wrote stays the one stored; SHOW CREATE TRIGGER,
 //     SHOW TRIGGERS and information_schema.TRIGGERS show it
 //     (originalTriggers, showOriginalTriggers, triggersOriginalText).
@@ -76,8 +78,10 @@ func (p generatedValuesParser) rewriteBody(ctx *sql.Context, body ast.Statement)
 // BindableProcedure returns the procedure of db, details, as GMS should
 // bind it at CALL: the text of one created out of strict mode with the
 // values its statements give generated columns rewritten as at top level.
-// It is details itself when nothing changes, as for every procedure
-// created in strict mode (the default), which costs no parse. Only CALL
+// Its \_ and \% are written as GMS's parser reads them as MySQL does
+// (bindableWildcardEscapes), in any mode. It is details itself when
+// nothing changes, as for every procedure created in strict mode (the
+// default) without them, which costs no parse. Only CALL
 // reads a single procedure (GetStoredProcedure); the readers that show
 // procedures read them all, and get the text as written.
 func BindableProcedure(ctx *sql.Context, db sql.Database, details sql.StoredProcedureDetails) sql.StoredProcedureDetails {
@@ -125,8 +129,10 @@ type CatalogVersion struct {
 // BindableTriggers returns the triggers of db, defs, read from the catalog
 // at, as GMS should bind them: the text of those created out of strict
 // mode with the values their bodies give generated columns rewritten as at
-// top level. It is defs itself when no trigger changes, as for every
-// trigger created in strict mode (the default), which costs no parse.
+// top level, and the \_ and \% of every trigger's strings written as GMS's
+// parser reads them as MySQL does (bindableWildcardEscapes). It is defs
+// itself when no trigger changes, as for every trigger created in strict
+// mode (the default) without them, which costs no parse.
 //
 // GMS binds every trigger of a database for every statement planned in
 // it, so the answer for each trigger created out of strict mode is kept
