@@ -71,6 +71,10 @@ func TestLikeScopesDifferential(t *testing.T) {
 	}
 	d.exec("CREATE TABLE src (k INT)")
 	d.exec("CREATE TABLE log (id INT)")
+	d.exec("CREATE TABLE k (id INT PRIMARY KEY, v INT)")
+	for j := range values {
+		d.exec(fmt.Sprintf("INSERT INTO k VALUES (%d, 0)", j+1))
+	}
 
 	ids := func(q string) []string {
 		t.Helper()
@@ -126,6 +130,16 @@ func TestLikeScopesDifferential(t *testing.T) {
 				}
 				for _, sc := range scopes {
 					assert.Equal(t, sc.want, ids(sc.q), "%s: %s: %s", name, sc.scope, sc.q)
+				}
+				// Data-changing statements: the rows an UPDATE's
+				// subquery picks.
+				for _, u := range []string{
+					fmt.Sprintf("UPDATE k SET v = 1 WHERE id IN (SELECT id FROM %s WHERE %s)", T, p("s")),
+					fmt.Sprintf("UPDATE k SET v = 1 WHERE EXISTS (SELECT 1 FROM (SELECT id FROM %s WHERE %s) dt WHERE dt.id = k.id)", T, p("s")),
+				} {
+					d.exec(u)
+					assert.Equal(t, want, ids("SELECT id FROM k WHERE v = 1"), "%s: %s", name, u)
+					d.exec("UPDATE k SET v = 0")
 				}
 				// Stored bodies: a view, a trigger and a procedure.
 				v := fmt.Sprintf("v_%d_%d_%s", ci, pi, T)
