@@ -204,3 +204,34 @@ func TestLikeEscapesInStoredBodies(t *testing.T) {
 	show = fmt.Sprint(d.exec("SHOW CREATE PROCEDURE pr"))
 	require.Contains(t, show, `s LIKE 'a\_' OR s = 'a\\%'`)
 }
+
+// BenchmarkLikeNestedScopes plans and runs a LIKE over an indexed column at
+// top level and inside a derived table, an IN subquery and a UNION, over
+// 10,000 rows of which 1,111 begin with the prefix.
+func BenchmarkLikeNestedScopes(b *testing.B) {
+	d := newTestDB(b)
+	d.exec("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), KEY (s))")
+	for i := 0; i < 10_000; i += 1000 {
+		var rows []string
+		for j := i; j < i+1000; j++ {
+			rows = append(rows, fmt.Sprintf("(%d, 'a%d')", j, j))
+		}
+		d.exec("INSERT INTO t VALUES " + strings.Join(rows, ", "))
+	}
+	for _, q := range []struct{ name, q string }{
+		{"top", `SELECT COUNT(*) FROM t WHERE s LIKE 'a1%'`},
+		{"derived", `SELECT COUNT(*) FROM (SELECT id FROM t WHERE s LIKE 'a1%') x`},
+		{"in", `SELECT COUNT(*) FROM t WHERE id IN (SELECT id FROM t WHERE s LIKE 'a1%')`},
+		{"union", `SELECT COUNT(*) FROM (SELECT id FROM t WHERE s LIKE 'a1%' UNION ALL SELECT id FROM t WHERE s LIKE 'a2%') x`},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rows, err := query(d.e, d.ctx, q.q)
+				if err != nil || len(rows) != 1 {
+					b.Fatal(q.q, rows, err)
+				}
+			}
+		})
+	}
+}
