@@ -201,6 +201,8 @@ func TestLikeEscapesInStoredBodies(t *testing.T) {
 	require.Contains(t, show, `(SELECT id FROM t WHERE s LIKE 'a\%') x`)
 	show = fmt.Sprint(d.exec("SHOW TRIGGERS"))
 	require.Contains(t, show, `s LIKE 'a\%' OR s LIKE 'a\_'`)
+	show = fmt.Sprint(d.exec("SELECT action_statement FROM information_schema.triggers WHERE trigger_name = 'strict_tr'"))
+	require.Contains(t, show, `s LIKE 'a\%' OR s LIKE 'a\_' OR s LIKE 'a\\\%'`)
 	show = fmt.Sprint(d.exec("SHOW CREATE PROCEDURE pr"))
 	require.Contains(t, show, `s LIKE 'a\_' OR s = 'a\\%'`)
 }
