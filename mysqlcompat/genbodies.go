@@ -37,6 +37,8 @@ import (
 //     for information_schema.TRIGGERS. The database hands those readers
 //     the text with the body rewritten (BindableTriggers, called by the
 //     store's TriggerDatabase), for a trigger created out of strict mode.
+//     In any mode, a body's \_ and \% are handed written \\_ and \\%,
+//     which GMS's parser reads as MySQL reads the first (likeescapes.go).
 //     The text the user wrote stays the one stored; SHOW CREATE TRIGGER,
 //     SHOW TRIGGERS and information_schema.TRIGGERS show it
 //     (originalTriggers, showOriginalTriggers, triggersOriginalText).
@@ -76,11 +78,15 @@ func (p generatedValuesParser) rewriteBody(ctx *sql.Context, body ast.Statement)
 // BindableProcedure returns the procedure of db, details, as GMS should
 // bind it at CALL: the text of one created out of strict mode with the
 // values its statements give generated columns rewritten as at top level.
-// It is details itself when nothing changes, as for every procedure
-// created in strict mode (the default), which costs no parse. Only CALL
+// Its \_ and \% are written as GMS's parser reads them as MySQL does
+// (bindableWildcardEscapes), in any mode. It is details itself when
+// nothing changes, as for every procedure created in strict mode (the
+// default) without them, which costs no parse. Only CALL
 // reads a single procedure (GetStoredProcedure); the readers that show
 // procedures read them all, and get the text as written.
 func BindableProcedure(ctx *sql.Context, db sql.Database, details sql.StoredProcedureDetails) sql.StoredProcedureDetails {
+	// \_ and \% as MySQL reads them, in any sql_mode (likeescapes.go).
+	details.CreateStatement = bindableWildcardEscapes(details.CreateStatement)
 	if strictModeText(details.SqlMode) {
 		return details
 	}
@@ -123,8 +129,10 @@ type CatalogVersion struct {
 // BindableTriggers returns the triggers of db, defs, read from the catalog
 // at, as GMS should bind them: the text of those created out of strict
 // mode with the values their bodies give generated columns rewritten as at
-// top level. It is defs itself when no trigger changes, as for every
-// trigger created in strict mode (the default), which costs no parse.
+// top level, and the \_ and \% of every trigger's strings written as GMS's
+// parser reads them as MySQL does (bindableWildcardEscapes). It is defs
+// itself when no trigger changes, as for every trigger created in strict
+// mode (the default) without them, which costs no parse.
 //
 // GMS binds every trigger of a database for every statement planned in
 // it, so the answer for each trigger created out of strict mode is kept
@@ -133,7 +141,7 @@ type CatalogVersion struct {
 func BindableTriggers(ctx *sql.Context, db sql.Database, defs []sql.TriggerDefinition, at CatalogVersion) []sql.TriggerDefinition {
 	var out []sql.TriggerDefinition
 	for i := range defs {
-		if strictModeText(defs[i].SqlMode) {
+		if strictModeText(defs[i].SqlMode) && !hasWildcardEscapes(defs[i].CreateStatement) {
 			continue
 		}
 		text, ok := bindables.get(ctx, db, defs[i], at)
@@ -237,25 +245,35 @@ type rewritten struct {
 	body, origBody string
 }
 
-// bindableTrigger returns the text of def, created out of strict mode,
-// with its body rewritten, if the rewrite changes it.
+// bindableTrigger returns the text of def with its body rewritten, if the
+// rewrite changes it: the values given generated columns, for a trigger
+// created out of strict mode, and in any mode the \_ and \% of its
+// strings as MySQL reads them (bindableWildcardEscapes).
 func bindableTrigger(ctx *sql.Context, db sql.Database, def sql.TriggerDefinition) (rewritten, bool) {
 	text := def.CreateStatement
 	opts := sql.NewSqlModeFromString(def.SqlMode).ParserOptions()
-	ddl, start, end, ok := parseTrigger(ctx, text, opts)
+	_, ostart, oend, ok := parseTrigger(ctx, text, opts)
 	if !ok {
 		return rewritten{}, false
 	}
-	p := generatedValuesParser{db: db, body: true}
-	if !p.rewriteBody(ctx, ddl.TriggerSpec.Body) {
+	origBody := strings.TrimSpace(text[ostart:oend])
+	src := bindableWildcardEscapes(text)
+	ddl, start, end, ok := parseTrigger(ctx, src, opts)
+	if !ok {
 		return rewritten{}, false
 	}
-	body := ast.String(ddl.TriggerSpec.Body)
-	origBody := strings.TrimSpace(text[start:end])
+	body := strings.TrimSpace(src[start:end])
+	r := src
+	if !strictModeText(def.SqlMode) {
+		p := generatedValuesParser{db: db, body: true}
+		if p.rewriteBody(ctx, ddl.TriggerSpec.Body) {
+			body = ast.String(ddl.TriggerSpec.Body)
+			r = src[:start] + " " + body + src[end:]
+		}
+	}
 	if body == origBody {
 		return rewritten{}, false
 	}
-	r := text[:start] + " " + body + text[end:]
 	// The rewritten text must parse, and GMS must find the new body where
 	// the old one was, for SHOW TRIGGERS to show the old one in its place.
 	if _, start2, end2, ok := parseTrigger(ctx, r, opts); !ok || start2 != start || strings.TrimSpace(r[start2:end2]) != body {

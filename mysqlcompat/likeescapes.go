@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -105,6 +106,59 @@ func keepWildcardEscapes(query string, st ast.Statement) {
 		}
 		return true, nil
 	}, st)
+}
+
+// bindableWildcardEscapes returns text, the statement of a stored body,
+// with each \_ and \% of its string literals written \\_ and \\%: the
+// value MySQL reads from the first (a backslash and the wildcard), which
+// GMS's package parser, that parses stored bodies again to bind them and
+// which keepWildcardEscapes does not reach, reads only from the second.
+// It is text itself when no literal changes.
+func bindableWildcardEscapes(text string) string {
+	if !hasWildcardEscapes(text) {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	tkn := ast.NewStringTokenizer(text)
+	for {
+		id, val := tkn.Scan()
+		if id == 0 || id == ast.LEX_ERROR {
+			break
+		}
+		if id != ast.STRING {
+			continue
+		}
+		lo, hi := max(tkn.OldPosition-1, last), min(tkn.Position, len(text))
+		if lo >= hi {
+			continue
+		}
+		if _, plain, ok := mysqlStringValue(text[lo:hi]); !ok || plain != string(val) {
+			continue // not the text of this token: left as it is
+		}
+		for i := lo; i+1 < hi; i++ {
+			if text[i] != '\\' {
+				continue
+			}
+			if c := text[i+1]; c == '_' || c == '%' {
+				b.WriteString(text[last : i+1])
+				b.WriteByte('\\')
+				last = i + 1
+			}
+			i++ // the escaped character
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// hasWildcardEscapes reports whether text may hold a string literal that
+// bindableWildcardEscapes changes.
+func hasWildcardEscapes(text string) bool {
+	return strings.Contains(text, `\_`) || strings.Contains(text, `\%`)
 }
 
 // defaultEmptyEscapes drops the empty ESCAPE of st's LIKEs, which is the
@@ -206,7 +260,13 @@ func likeTrailingEscape(_ *sql.Context, e sql.Expression) (sql.Expression, trans
 	if l.Escape != nil {
 		escape = l.Escape
 		if lit, ok := escape.(*expression.Literal); ok {
-			if s, ok := lit.Value().(string); !ok || utf8.RuneCountInString(s) != 1 {
+			s, ok := lit.Value().(string)
+			if ok && utf8.RuneCountInString(s) > 1 {
+				// MySQL refuses it as it prepares the statement;
+				// GMS failed as it matched, with 1105.
+				return nil, transform.SameTree, errEscapeArguments()
+			}
+			if !ok || utf8.RuneCountInString(s) != 1 {
 				// One GMS refuses: its answer stands.
 				return e, transform.SameTree, nil
 			}
@@ -242,6 +302,12 @@ func likeTrailingEscape(_ *sql.Context, e sql.Expression) (sql.Expression, trans
 		return nil, transform.SameTree, err
 	}
 	return ne, transform.NewTree, nil
+}
+
+// errEscapeArguments is MySQL's error for an ESCAPE of more than one
+// character.
+func errEscapeArguments() error {
+	return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "Incorrect arguments to ESCAPE")
 }
 
 // withTrailingEscape returns pattern with its trailing escape character

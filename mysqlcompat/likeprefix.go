@@ -32,6 +32,9 @@ func boundLikes(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		var out []sql.Expression
 		for _, c := range conj {
 			out = append(out, c)
+			if k, ok := c.(*keptLike); ok && k.lo != nil {
+				continue // bounded when the scope was met before
+			}
 			l, ok := KeptLike(c)
 			if !ok {
 				continue

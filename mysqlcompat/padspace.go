@@ -313,12 +313,46 @@ func (p *padIn) WithChildren(children ...sql.Expression) (sql.Expression, error)
 // and sqlstore reads the index range of its literal prefix in key space
 // (KeptLike). It also trims the literals compared with PAD SPACE strings
 // (trimPaddedLiterals), before GMS builds ranges from them.
+//
+// simplifyFilters rewrites the filters of the statement's nested scopes
+// too, before GMS analyzes them on their own: it walks through derived
+// tables, CTEs, views and set operations (opaque nodes) and into the
+// subqueries of filters. So keepLikes corrects every nested scope the
+// statement holds, where the top-level rule runs (keepScopeLikes); the
+// nested analyses that come later find the LIKEs kept.
 func keepLikes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	n, same, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if l, ok := e.(*expression.Like); ok {
-			return &keptLike{Like: l}, transform.NewTree, nil
+	return keepScopeLikes(ctx, n)
+}
+
+// keepScopeLikes keeps the LIKEs of n, one scope's plan, and of the scopes
+// nested in it: the children of its opaque nodes and the queries of its
+// subquery expressions, each with its own bounds (boundLikes).
+func keepScopeLikes(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	keep := func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		switch x := e.(type) {
+		case *expression.Like:
+			return &keptLike{Like: x}, transform.NewTree, nil
+		case *plan.Subquery:
+			q, same, err := keepScopeLikes(ctx, x.Query)
+			if err != nil || same == transform.SameTree {
+				return e, transform.SameTree, err
+			}
+			return x.WithQuery(q), transform.NewTree, nil
 		}
 		return trimPaddedLiterals(ctx, e)
+	}
+	n, same, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		sameC := transform.SameTree
+		if _, ok := n.(sql.OpaqueNode); ok {
+			var err error
+			if n, sameC, err = transform.NodeChildren(n, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
+				return keepScopeLikes(ctx, c)
+			}); err != nil {
+				return nil, transform.SameTree, err
+			}
+		}
+		n, sameE, err := transform.OneNodeExpressions(n, keep)
+		return n, sameC && sameE, err
 	})
 	if err != nil || same == transform.SameTree {
 		return n, same, err
