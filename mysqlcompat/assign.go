@@ -138,6 +138,11 @@ var _ sql.Expression = (*rangeChecked)(nil)
 func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := r.value.Eval(ctx, row)
 	rowNum := r.rowNum(ctx)
+	if err == nil {
+		// The value's expression warned where strict mode fails
+		// (strictwarnings.go).
+		err = strictWarningError(ctx, r.ignore)
+	}
 	if v == nil && err == nil && !r.col.IsNullable() && !r.ignore && !strictMode(ctx) {
 		// NULL for a NOT NULL column: its type's implicit default, as
 		// MySQL stores it out of strict mode (IGNORE's is GMS's).
