@@ -2,8 +2,10 @@ package mysqlcompat
 
 import (
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -90,15 +92,20 @@ func strictWarningError(ctx *sql.Context, ignore bool) error {
 // divisionByZeroErrors reports whether the session's sql_mode has
 // ERROR_FOR_DIVISION_BY_ZERO.
 func divisionByZeroErrors(ctx *sql.Context) bool {
+	return sqlModeHas(ctx, "ERROR_FOR_DIVISION_BY_ZERO")
+}
+
+// sqlModeHas reports whether the session's sql_mode has the mode name.
+func sqlModeHas(ctx *sql.Context, name string) bool {
 	v, err := ctx.GetSessionVariable(ctx, "sql_mode")
 	mode, ok := v.(string)
 	if err != nil || !ok {
 		return false
 	}
 	for mode != "" {
-		var name string
-		name, mode, _ = strings.Cut(mode, ",")
-		if strings.EqualFold(strings.TrimSpace(name), "ERROR_FOR_DIVISION_BY_ZERO") {
+		var m string
+		m, mode, _ = strings.Cut(mode, ",")
+		if strings.EqualFold(strings.TrimSpace(m), name) {
 			return true
 		}
 	}
@@ -124,4 +131,98 @@ func strictErrorState(code int) string {
 		return "22008"
 	}
 	return mysql.SSUnknownSQLState
+}
+
+// Zero dates
+//
+// With NO_ZERO_DATE, strict mode refuses a zero date or datetime
+// ('0000-00-00', 0) for a DATE, DATETIME or TIMESTAMP column with 1292,
+// as MySQL 8 does; GMS stored it in every mode. (Out of strict mode MySQL
+// stores it with a warning; GMS stores it without one.)
+
+// isZeroDate reports whether v, converted to the DATE, DATETIME or TIMESTAMP
+// type typ, is the zero date.
+func isZeroDate(ctx *sql.Context, typ sql.Type, v any) bool {
+	if !types.IsTime(typ) || v == nil {
+		return false
+	}
+	cv, _, err := typ.Convert(ctx, v)
+	t, ok := cv.(time.Time)
+	return err == nil && ok && t.Equal(zeroDate)
+}
+
+// noZeroDate reports whether the session's sql_mode has NO_ZERO_DATE.
+func noZeroDate(ctx *sql.Context) bool {
+	return sqlModeHas(ctx, "NO_ZERO_DATE")
+}
+
+// strictRow checks row, an INSERT's row rowNum into sch, in strict mode
+// outside IGNORE: the warnings its expressions raised, the values strict
+// mode refuses (strictValues) and zero dates (zeroDates), in that order.
+func strictRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) error {
+	if err := strictWarningError(ctx, false); err != nil {
+		return err
+	}
+	if err := strictValues(ctx, sch, row, rowNum); err != nil {
+		return err
+	}
+	return zeroDates(ctx, sch, row, rowNum)
+}
+
+// zeroDates returns MySQL's error for the first zero date of row, an
+// INSERT's row rowNum into sch, under NO_ZERO_DATE, or nil. The mode is
+// looked up only for a value that may be a zero date.
+func zeroDates(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) error {
+	if len(row) < len(sch) {
+		return nil
+	}
+	row = row[len(row)-len(sch):]
+	checked, refuse := false, false
+	for i, col := range sch {
+		if !types.IsTime(col.Type) || !maybeZeroDate(row[i]) || !isZeroDate(ctx, col.Type, row[i]) {
+			continue
+		}
+		if !checked {
+			checked, refuse = true, noZeroDate(ctx)
+		}
+		if refuse {
+			return valueError(col, row[i], rowNum, true, nil)
+		}
+	}
+	return nil
+}
+
+// maybeZeroDate reports whether v may convert to the zero date: a string
+// whose first character other than a space is 0, the number 0, a time.
+func maybeZeroDate(v any) bool {
+	switch v := v.(type) {
+	case string:
+		v = strings.TrimLeft(v, " ")
+		return v != "" && v[0] == '0'
+	case time.Time:
+		return v.Equal(zeroDate)
+	case int64:
+		return v == 0
+	case int32:
+		return v == 0
+	case int8:
+		return v == 0
+	case int16:
+		return v == 0
+	case int:
+		return v == 0
+	case uint64:
+		return v == 0
+	case uint32:
+		return v == 0
+	case uint8:
+		return v == 0
+	case uint16:
+		return v == 0
+	case float64:
+		return v == 0
+	case float32:
+		return v == 0
+	}
+	return false
 }
