@@ -2,12 +2,13 @@ package sqlstore
 
 import (
 	"github.com/dolthub/vitess/go/mysql"
-	"github.com/strata-db/strata/mysqlcompat"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 var (
