@@ -2,6 +2,7 @@ package mysqlcompat
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -138,6 +139,11 @@ var _ sql.Expression = (*rangeChecked)(nil)
 func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := r.value.Eval(ctx, row)
 	rowNum := r.rowNum(ctx)
+	if err == nil {
+		// The value's expression warned where strict mode fails
+		// (strictwarnings.go).
+		err = strictWarningError(ctx, r.ignore)
+	}
 	if v == nil && err == nil && !r.col.IsNullable() && !r.ignore && !strictMode(ctx) {
 		// NULL for a NOT NULL column: its type's implicit default, as
 		// MySQL stores it out of strict mode (IGNORE's is GMS's).
@@ -175,13 +181,17 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return nil, yearError(r.col.Name(), v, code, rowNum)
 		}
 	}
-	_, inRange, cerr := typ.Convert(ctx, v)
+	cv, inRange, cerr := typ.Convert(ctx, v)
 	if types.ErrConvertToDecimalLimit.Is(cerr) {
 		// A DECIMAL reports its range as an error, not a flag.
 		inRange, cerr = sql.OutOfRange, nil
 	}
 	switch {
 	case cerr == nil && inRange != sql.OutOfRange && !blankNumber(typ, v) && !enumZero(ctx, typ, v):
+		if t, ok := cv.(time.Time); ok && t.Equal(zeroDate) && types.IsTime(typ) && !r.ignore && strictMode(ctx) && noZeroDate(ctx) {
+			// NO_ZERO_DATE in strict mode (strictwarnings.go).
+			return nil, r.valueError(v, rowNum, true, nil)
+		}
 		return v, nil
 	case lenientWrites(ctx, r.ignore):
 		return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil

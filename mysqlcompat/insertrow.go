@@ -35,7 +35,7 @@ func AdjustInsertRow(ctx *sql.Context, ins *plan.InsertInto, row sql.Row) error 
 		adjustRow(ctx, r.sch, row, 1, r.nulls)
 		return nil
 	}
-	return strictValues(ctx, r.sch, row, 1)
+	return strictRow(ctx, r.sch, row, 1)
 }
 
 // InsertRowError returns the error the statement's iterator gives for

@@ -114,7 +114,7 @@ func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
 		case c.sch != nil:
 			adjustRow(ctx, c.sch, row, *c.n, c.nulls)
 		case c.strict != nil:
-			if err := strictValues(ctx, c.strict, row, *c.n); err != nil {
+			if err := strictRow(ctx, c.strict, row, *c.n); err != nil {
 				return nil, err
 			}
 		}

@@ -81,6 +81,7 @@ func (s *Session) ClearWarnings() {
 		s.diag.own = true
 	}
 	s.diag.warnings, s.diag.errors = 0, 0
+	s.strictFirst, s.strictOther = nil, nil
 	s.BaseSession.ClearWarnings()
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/strata-db/strata/mysqlcompat"
 )
 
 var (
@@ -98,6 +100,11 @@ type Session struct {
 	fkWords fkWords
 	// diag is the diagnostics area's bookkeeping (diagnostics.go).
 	diag diagArea
+	// strictFirst and strictOther are the first warnings of the running
+	// statement that strict mode makes errors, the first of them and the
+	// first that is not division by zero (mysqlcompat.StrictWarner);
+	// cleared with the warnings.
+	strictFirst, strictOther *sql.Warning
 	// txnStatement is set while a BEGIN, START TRANSACTION, COMMIT or
 	// ROLLBACK runs (ValidateSession), whose ROW_COUNT is 0 as in MySQL:
 	// GMS, and the kept plans that do as it does, set the -1 of a SELECT.
@@ -187,8 +194,30 @@ func (s *Session) Warn(w *sql.Warning) {
 	}
 	if w != nil {
 		s.diag.counted(w)
+		if s.strictOther == nil {
+			s.keepStrict(w)
+		}
 	}
 	s.BaseSession.Warn(w)
+}
+
+// keepStrict keeps w if it is one of the first warnings of the running
+// statement that strict mode makes errors (mysqlcompat.StrictWarner).
+func (s *Session) keepStrict(w *sql.Warning) {
+	if w.Level != "Warning" || !mysqlcompat.StrictErrorCode(w.Code) {
+		return
+	}
+	if s.strictFirst == nil {
+		s.strictFirst = w
+	}
+	if s.strictOther == nil && w.Code != 1365 { // not ER_DIVISION_BY_ZERO
+		s.strictOther = w
+	}
+}
+
+// StrictWarnings implements mysqlcompat.StrictWarner.
+func (s *Session) StrictWarnings() (first, other *sql.Warning) {
+	return s.strictFirst, s.strictOther
 }
 
 // ignoredErrors are the numbers of the errors IGNORE turns into warnings
