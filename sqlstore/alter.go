@@ -245,6 +245,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 		renameIndexColumns(rec, oldColumn.Name, newColumn.Name)
 	}
 	pruneIndexes(rec)
+	tx.convertColumn(ctx, def, oldColumn, newColumn)
 	return t.newRewrite(tx, def, rec)
 }
 
