@@ -26,18 +26,45 @@ import (
 //     adjusted as an INSERT would (lenient.go) with the same warning;
 //   - a DATETIME cut to a DATE, and a DECIMAL rounded to a smaller scale,
 //     were changed without a word; MySQL adds Note 1265 in every mode;
-//   - a binary string into JSON was parsed; MySQL refuses it (3144).
+//   - a binary string into JSON was parsed; MySQL refuses it (3144), and
+//     text that is no JSON is 3140 in every mode (GMS: 1105 out of strict);
+//   - a date or time became a number as its Unix time; MySQL reads its
+//     digits (20240102), and a number into a date by its digits;
+//   - a number wider than a BIT failed with 1105; MySQL says 1406, and out
+//     of strict mode stores the largest value the bits hold.
 //
 // AlterValue gives the value MySQL copies, which the new type's Convert
 // then keeps as it is; the table's copy applies it to the changed column
 // of each row as it reads them (sqlstore/alter.go).
 
 // AlterValue returns v, a value of the type from, as ALTER TABLE copies it
-// into the column name of the type to, at the copy's row rowNum (from 1):
-// the value, MySQL's warnings left on ctx, or in strict mode MySQL's error.
-func AlterValue(ctx *sql.Context, from, to sql.Type, name string, v any, rowNum int64) (any, error) {
+// into the column name of the table table, of the type to, at the copy's
+// row rowNum (from 1): the value, MySQL's warnings left on ctx, or in
+// strict mode MySQL's error.
+func AlterValue(ctx *sql.Context, from, to sql.Type, table, name string, v any, rowNum int64) (any, error) {
 	if v == nil {
 		return nil, nil
+	}
+	switch {
+	case types.IsJSON(to):
+		if _, fromBinary := v.([]byte); !fromBinary || !types.IsBinaryType(from) {
+			// Not a value that strict mode lets go: 3140 in every mode.
+			if _, _, err := to.Convert(ctx, v); err != nil {
+				return nil, mysql.NewSQLError(mysql.ERInvalidJSONText, "22032",
+					"Invalid JSON text: \"%s\" at position 0 in value for column '%s.%s'.", jsonReason(err), table, name)
+			}
+		}
+	case types.IsBit(to) && types.IsNumber(from):
+		return bitValue(ctx, to, name, v, rowNum)
+	case types.IsNumber(to) && (types.IsTime(from) || types.IsTimespan(from)):
+		// A date or time is the number of its digits.
+		if n, ok := timeDigits(v); ok {
+			v = n
+		}
+	case types.IsTime(to) && (types.IsInteger(from) || types.IsDecimal(from)):
+		if s, ok := numberDate(v); ok {
+			v = s
+		}
 	}
 	if _, fromEnum := from.(sql.EnumType); fromEnum {
 		if _, toEnum := to.(sql.EnumType); toEnum {
@@ -214,4 +241,55 @@ func escapedBytes(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// jsonReason is the part of GMS's JSON error that says what is wrong.
+func jsonReason(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+// bitValue converts the number v into the BIT type typ: a number wider
+// than its bits fails with 1406 in strict mode, and out of it is the
+// largest the bits hold, with warning 1264 (as MariaDB 10.11 does).
+func bitValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int64) (any, error) {
+	cv, _, err := typ.Convert(ctx, v)
+	if err == nil {
+		return cv, nil
+	}
+	if strictMode(ctx) {
+		return nil, mysql.NewSQLError(mysql.ERDataTooLong, "22001", "Data too long for column '%s'%s", name, atRow(rowNum))
+	}
+	ctx.Warn(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'%s", name, atRow(rowNum))
+	bits := typ.(types.BitType).NumberOfBits()
+	return uint64(1)<<bits - 1, nil
+}
+
+// timeDigits gives a date, datetime or time as the number MySQL reads it
+// as: 20240102, 20240102101112, 101112.
+func timeDigits(v any) (int64, bool) {
+	switch t := v.(type) {
+	case time.Time:
+		d := int64(t.Year())*10000 + int64(t.Month())*100 + int64(t.Day())
+		if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
+			return d, true // a DATE's, and a DATETIME's at midnight are both days
+		}
+		return d*1000000 + int64(t.Hour())*10000 + int64(t.Minute())*100 + int64(t.Second()), true
+	case types.Timespan:
+		us := t.AsMicroseconds()
+		neg := us < 0
+		if neg {
+			us = -us
+		}
+		secs := us / 1e6
+		n := secs/3600*10000 + secs/60%60*100 + secs%60
+		if neg {
+			n = -n
+		}
+		return n, true
+	}
+	return 0, false
 }

@@ -15,7 +15,8 @@ import (
 // for one statement (pid), and one table.
 type alterConversion struct {
 	pid      uint64
-	table    uint64
+	id       uint64
+	table    string
 	pos      int
 	from, to sql.Type
 	name     string
@@ -28,7 +29,7 @@ func (tx *txn) convertColumn(ctx *sql.Context, def *tableDef, oldCol, newCol *sq
 	var c *alterConversion
 	if oldCol != nil && newCol != nil && !oldCol.Type.Equals(newCol.Type) {
 		if pos := def.schema.IndexOfColName(oldCol.Name); pos >= 0 {
-			c = &alterConversion{pid: ctx.Pid(), table: def.id, pos: pos, from: def.schema[pos].Type, to: newCol.Type, name: newCol.Name}
+			c = &alterConversion{pid: ctx.Pid(), id: def.id, table: def.name, pos: pos, from: def.schema[pos].Type, to: newCol.Type, name: newCol.Name}
 		}
 	}
 	tx.mu.Lock()
@@ -46,7 +47,7 @@ func alterConversionOf(ctx *sql.Context, def *tableDef) *alterConversion {
 	tx.mu.Lock()
 	c := tx.alterConv
 	tx.mu.Unlock()
-	if c == nil || c.table != def.id || c.pid != ctx.Pid() {
+	if c == nil || c.id != def.id || c.pid != ctx.Pid() {
 		return nil
 	}
 	return c
@@ -69,7 +70,7 @@ func (it *convertingIter) Next(ctx *sql.Context) (sql.Row, error) {
 		return row, nil
 	}
 	c.rows++
-	v, err := mysqlcompat.AlterValue(ctx, c.from, c.to, c.name, row[c.pos], c.rows)
+	v, err := mysqlcompat.AlterValue(ctx, c.from, c.to, c.table, c.name, row[c.pos], c.rows)
 	if err != nil {
 		return nil, err
 	}
