@@ -34,6 +34,8 @@ var (
 // (RewritableTable: it streams converted rows into RewriteInserter); the
 // methods GMS calls when it does not (DropColumn, ModifyColumn,
 // CreatePrimaryKey, DropPrimaryKey) rewrite on their own the same way.
+// When a column's type changes, the rows GMS reads for its copy give that
+// column already converted as MySQL converts it (alterconvert.go).
 
 // current returns the table's definition as the transaction sees it now.
 func (t *Table) current(tx *txn) (*tableDef, error) {
@@ -245,6 +247,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 		renameIndexColumns(rec, oldColumn.Name, newColumn.Name)
 	}
 	pruneIndexes(rec)
+	tx.convertColumn(ctx, def, oldColumn, newColumn)
 	return t.newRewrite(tx, def, rec)
 }
 

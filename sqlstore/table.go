@@ -175,6 +175,13 @@ func viewBoundary(ctx *sql.Context) int {
 func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, error) {
 	switch p := p.(type) {
 	case scanPartition:
+		if c := alterConversionOf(ctx, t.def); c != nil {
+			it, err := t.newRowIterAt(ctx, nil, p.at)
+			if err != nil {
+				return nil, err
+			}
+			return &convertingIter{RowIter: it, c: c}, nil
+		}
 		return t.newRowIterAt(ctx, nil, p.at)
 	case *lookupPartition:
 		return t.newRowIterAt(ctx, p.plan, p.at)

@@ -59,6 +59,9 @@ type txn struct {
 	// copy a table's rows for a schema change (alter.go).
 	stmt    txnMark
 	stmtDDL bool
+	// alterConv is the column type change of the ALTER TABLE copying a
+	// table now (alterconvert.go).
+	alterConv *alterConversion
 
 	// deltas logs row-count changes, applied to the store's counters at
 	// commit (stats.go).
