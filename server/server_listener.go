@@ -190,6 +190,13 @@ type limitConn struct {
 	// the connection's goroutine.
 	fieldList fieldListWrites
 
+	// longDataRefused holds the prepared statements a
+	// COM_STMT_SEND_LONG_DATA named a parameter of that they do not have:
+	// their executions fail (1210) until they are reset or closed, as
+	// MySQL's do (answerStmt). nil until the first such chunk; used on
+	// the connection's goroutine only.
+	longDataRefused map[uint32]struct{}
+
 	// exec answers the prepared statements and the texts the plan cache
 	// runs as they are read (server_exec.go, server_text.go); nil: the
 	// protocol layer answers all.
