@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -89,6 +90,74 @@ func TestServerLongDataBadParameter(t *testing.T) {
 	_, err = c.execute(none)
 	require.Error(t, err, "a closed statement")
 	require.NotContains(t, err.Error(), "mysql_stmt_send_long_data", "the closed statement's mark is gone")
+	requireSelectOne(t, c)
+	requireNoPanicLogged(t, logBuf.String())
+}
+
+// TestServerCommandsSplitOrTogether sends the commands the connection's
+// reader answers itself (a prepared LOAD DATA, a version-only comment,
+// COM_STMT_RESET of an unknown statement, COM_FIELD_LIST of a missing
+// table, COM_SET_OPTION of an unknown option) cut into pieces written
+// apart, and all of them in one write: each is answered as when it
+// arrives alone in one read. Cut, they reached the protocol layer, which
+// closed the connection on the first two; sent together, only the first
+// was seen.
+func TestServerCommandsSplitOrTogether(t *testing.T) {
+	s, logBuf := testServerLogged(t, Config{Password: "pw"})
+	c := newRawClient(t, s.Addr())
+	defer c.close()
+	_, err := c.query([]byte("CREATE TABLE t (a INT PRIMARY KEY)"))
+	require.NoError(t, err)
+	commands := []struct {
+		payload []byte
+		code    uint16 // the ERR packet's, 0 for a result of one row
+	}{
+		{append([]byte{comStmtPrepare}, "LOAD DATA LOCAL INFILE '/x' INTO TABLE t"...), 1295},
+		{append([]byte{comQueryByte}, "SELECT 1 /*!*/"...), 0},
+		{binary.LittleEndian.AppendUint32([]byte{comStmtReset}, 999), 1243},
+		{append([]byte{comFieldList}, "nope\x00"...), 1146},
+		{binary.LittleEndian.AppendUint16([]byte{comSetOption}, 9), 1047},
+		{append([]byte{comQueryByte}, "SELECT 1"...), 0},
+	}
+	packet := func(p []byte) []byte {
+		return append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...)
+	}
+	answered := func(code uint16) {
+		t.Helper()
+		if code == 0 {
+			rows, err := c.result()
+			require.NoError(t, err)
+			require.Equal(t, 1, rows)
+			return
+		}
+		p, err := c.packet()
+		require.NoError(t, err)
+		require.Equal(t, code, errCode(p), "%q", p)
+	}
+	for _, cmd := range commands {
+		// Cut after the first byte of the header, after the header, and
+		// in the middle of the payload; the pauses let the server read
+		// each piece apart.
+		w := packet(cmd.payload)
+		for _, piece := range [][]byte{w[:1], w[1:4], w[4 : 4+len(cmd.payload)/2], w[4+len(cmd.payload)/2:]} {
+			_, err := c.conn.Write(piece)
+			require.NoError(t, err)
+			time.Sleep(20 * time.Millisecond)
+		}
+		answered(cmd.code)
+		requireSelectOne(t, c)
+	}
+	var all []byte
+	for _, cmd := range commands {
+		all = append(all, packet(cmd.payload)...)
+	}
+	for range 3 {
+		_, err = c.conn.Write(all)
+		require.NoError(t, err)
+		for _, cmd := range commands {
+			answered(cmd.code)
+		}
+	}
 	requireSelectOne(t, c)
 	requireNoPanicLogged(t, logBuf.String())
 }

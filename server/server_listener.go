@@ -173,9 +173,15 @@ type limitConn struct {
 	resultsKept atomic.Bool
 
 	// Used by Read only (one reader at a time).
-	framer  framer
-	tls     bool // the client switched to TLS: framing no longer visible
-	tlsRead int  // bytes read since, until the client logged in
+	framer framer
+	// pending holds the bytes read after the command Read handed to the
+	// protocol layer, for its next reads: each command is then seen at
+	// the start of a read (atCommand), also when the client sent several
+	// at once. Already followed by framer. Its array is kept for the
+	// connection (allocated the first time a client sends ahead).
+	pending, pendBuf []byte
+	tls              bool // the client switched to TLS: framing no longer visible
+	tlsRead          int  // bytes read since, until the client logged in
 
 	// Login state, used on the connection's own goroutine only: the
 	// protocol handler sets mc when the connection starts, and the
@@ -274,18 +280,35 @@ func (c *limitConn) Read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if len(c.pending) > 0 {
+		// What was read after the command handed over last begins the
+		// next command.
+		n := copy(b, c.pending)
+		c.pending = c.pending[n:]
+		return c.atCommand(b, n)
+	}
 	// The bytes read begin a command when those before ended a packet
 	// (the protocol layer reads from here only when it has nothing
 	// buffered).
 	f := &c.framer
 	atCommand := f.hdrN == 0 && f.remaining == 0 && f.logical == 0
+	if atCommand && !c.tls {
+		// Every command read before is answered.
+		c.fieldList.on = false
+	}
+	n, err := c.readConn(b)
+	if c.tls || err != nil || !atCommand {
+		return n, err
+	}
+	return c.atCommand(b, n)
+}
+
+// readConn reads from the connection into b and follows what it read
+// (framer): packet sizes, COM_FIELD_LIST, cursors.
+func (c *limitConn) readConn(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if c.tls {
 		return n, c.checkTLSLogin(n, err)
-	}
-	if atCommand {
-		// Every command read before is answered.
-		c.fieldList.on = false
 	}
 	_, ferr := c.framer.scan(b[:n], c.header)
 	if c.framer.fieldList {
@@ -298,15 +321,85 @@ func (c *limitConn) Read(b []byte) (int, error) {
 	if ferr != nil {
 		return 0, ferr
 	}
-	if atCommand && err == nil {
-		if m, handled, aerr := c.answer(b, n); handled {
-			return m, aerr
-		}
-	}
-	if atCommand && err == nil && c.exec != nil {
-		return c.serve(b, n)
-	}
 	return n, err
+}
+
+// atCommand takes b[:n], which begins a command, before the protocol
+// layer does: a command answer or serve takes is completed first (read
+// on into b, when it fits), then answered; the protocol layer gets the
+// first command it is left, and the bytes after it wait in pending for
+// its next read, so that every command is seen here whole, however the
+// client's writes were cut into reads, without an allocation.
+func (c *limitConn) atCommand(b []byte, n int) (int, error) {
+	for {
+		size, whole := c.whole(b, n)
+		for !whole && size > 0 && size <= len(b) {
+			if len(c.pending) > 0 {
+				k := copy(b[n:], c.pending)
+				c.pending = c.pending[k:]
+				n += k
+			} else {
+				k, err := c.readConn(b[n:])
+				n += k
+				if err != nil {
+					return n, err
+				}
+			}
+			size, whole = c.whole(b, n)
+		}
+		if !whole {
+			return n, nil // not one to answer, or larger than b
+		}
+		m, handled, err := c.answer(b, n)
+		if !handled && c.exec != nil {
+			m, handled, err = c.serve(b, n)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if !handled {
+			if n > size {
+				c.keep(b[size:n])
+				n = size
+			}
+			return n, nil
+		}
+		if m == 0 {
+			return 0, nil // answered: the protocol layer reads again
+		}
+		n = m // the next command, moved to the front of b
+	}
+}
+
+// keep puts rest, read before what pending holds, in front of it. When
+// pending holds bytes, those of rest came from it (a read takes from
+// pending while it holds any), so they fit in its array before it.
+func (c *limitConn) keep(rest []byte) {
+	if len(c.pending) == 0 {
+		c.pendBuf = append(c.pendBuf[:0], rest...)
+		c.pending = c.pendBuf
+		return
+	}
+	off := cap(c.pendBuf) - cap(c.pending) - len(rest)
+	copy(c.pendBuf[off:], rest)
+	c.pending = c.pendBuf[off : off+len(rest)+len(c.pending)]
+}
+
+// whole returns the bytes of the command b[:n] begins with (header and
+// payload), when it is one answer or serve may take (0 otherwise; 5 while
+// its command byte is still to come), and whether it is whole in b[:n].
+func (c *limitConn) whole(b []byte, n int) (int, bool) {
+	if !c.loggedIn() {
+		return 0, false
+	}
+	if n < 5 {
+		return 5, false
+	}
+	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+	if b[3] != 0 || size >= maxChunk || !c.answers(b[4]) && !(b[4] == comStmtExecute && c.exec != nil) {
+		return 0, false
+	}
+	return 4 + size, 4+size <= n
 }
 
 // serve answers the command b[:n] begins with when it is a
@@ -314,35 +407,34 @@ func (c *limitConn) Read(b []byte) (int, error) {
 // in b[:n], and
 // returns what the protocol layer reads instead: the bytes after it,
 // moved to the front of b, none when there are none (the protocol layer
-// then reads again, its read deadline set afresh).
-func (c *limitConn) serve(b []byte, n int) (int, error) {
+// then reads again, its read deadline set afresh). served is false when
+// the command is left to the protocol layer.
+func (c *limitConn) serve(b []byte, n int) (m int, served bool, err error) {
 	if n < 5 || b[3] != 0 || b[4] != comStmtExecute && b[4] != comQueryByte || c.resultsKept.Load() || !c.loggedIn() {
-		return n, nil
+		return n, false, nil
 	}
 	if st := c.state; st == nil || st.stmt.Load()&1 == 1 {
 		// A command is running: what it reads is its own (LOAD DATA
 		// LOCAL's file), never a command to answer beside it on the same
 		// session; the protocol layer refuses what does not belong.
-		return n, nil
+		return n, false, nil
 	}
 	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
 	if size >= maxChunk || 4+size > n {
-		return n, nil
+		return n, false, nil
 	}
-	var served bool
-	var err error
 	if b[4] == comQueryByte {
 		served, err = c.exec.query(b[4 : 4+size])
 	} else {
 		served, err = c.exec.exec(b[4 : 4+size])
 	}
 	if err != nil {
-		return 0, err
+		return 0, true, err
 	}
 	if !served {
-		return n, nil
+		return n, false, nil
 	}
-	return copy(b, b[4+size:n]), nil
+	return copy(b, b[4+size:n]), true, nil
 }
 
 // header checks a packet header that Read found.
