@@ -161,3 +161,73 @@ func TestServerCommandsSplitOrTogether(t *testing.T) {
 	requireSelectOne(t, c)
 	requireNoPanicLogged(t, logBuf.String())
 }
+
+// TestServerCommandsOverTLS sends the commands the connection's reader
+// answers itself over TLS, one at a time and all in one write: each is
+// answered as on a plain connection. Over TLS they reached the protocol
+// layer, which closed the connection on a prepared LOAD DATA.
+func TestServerCommandsOverTLS(t *testing.T) {
+	cert, key := selfSigned(t)
+	s, logBuf := testServerLogged(t, Config{Password: "pw", TLSCert: cert, TLSKey: key})
+	tc, scramble := tlsRaw(t, s.Addr())
+	resp := append(handshakeHead(), "root\x00"...)
+	auth := nativeScramble("pw", scramble)
+	resp = append(append(resp, byte(len(auth))), auth...)
+	resp = append(resp, "main\x00mysql_native_password\x00"...)
+	writePacket(t, tc, 2, resp)
+	p, err := readPacket(tc)
+	require.NoError(t, err)
+	require.Equal(t, byte(0), p[0], "logged in: %q", p)
+	require.NoError(t, tc.SetDeadline(time.Now().Add(time.Minute)))
+
+	// The client asked for neither CLIENT_DEPRECATE_EOF nor multiple
+	// statements: a result is columns, EOF, rows, EOF.
+	selectOne := func() {
+		t.Helper()
+		eofs := 0
+		for eofs < 2 {
+			p, err := readPacket(tc)
+			require.NoError(t, err)
+			require.NotEqual(t, byte(0xff), p[0], "%q", p)
+			if p[0] == 0xfe {
+				eofs++
+			}
+		}
+	}
+	commands := []struct {
+		payload []byte
+		code    uint16 // the ERR packet's, 0 for SELECT 1's result
+	}{
+		{append([]byte{comStmtPrepare}, "LOAD DATA LOCAL INFILE '/x' INTO TABLE t"...), 1295},
+		{append([]byte{comQueryByte}, "SELECT 1 /*!*/"...), 0},
+		{binary.LittleEndian.AppendUint32([]byte{comStmtReset}, 999), 1243},
+		{append([]byte{comFieldList}, "t"...), 1835},
+		{binary.LittleEndian.AppendUint16([]byte{comSetOption}, 9), 1047},
+		{append([]byte{comQueryByte}, "SELECT 1"...), 0},
+	}
+	answered := func(code uint16) {
+		t.Helper()
+		if code == 0 {
+			selectOne()
+			return
+		}
+		p, err := readPacket(tc)
+		require.NoError(t, err)
+		require.Equal(t, code, errCode(p), "%q", p)
+	}
+	var all []byte
+	for _, cmd := range commands {
+		writePacket(t, tc, 0, cmd.payload)
+		answered(cmd.code)
+		all = append(all, byte(len(cmd.payload)), byte(len(cmd.payload)>>8), 0, 0)
+		all = append(all, cmd.payload...)
+	}
+	_, err = tc.Write(all)
+	require.NoError(t, err)
+	for _, cmd := range commands {
+		answered(cmd.code)
+	}
+	writePacket(t, tc, 0, comQuery("SELECT 1"))
+	selectOne()
+	requireNoPanicLogged(t, logBuf.String())
+}

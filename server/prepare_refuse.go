@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -35,11 +36,13 @@ import (
 // read, making it the plain comment it amounts to.
 //
 // The listener's connection reader sees each command before the protocol
-// layer does (limitConn.Read), and answers these there, as MySQL does;
-// the protocol layer never sees them. A command split over several reads,
-// or on a TLS connection, is not seen whole here and reaches the protocol
-// layer as before (a prepared LOAD DATA then costs its sender the
-// connection, nobody else anything).
+// layer does (limitConn.Read; over TLS, once the client has logged in,
+// tlsFramed.Read), and answers these there, as MySQL does; the protocol
+// layer never sees them. A command is completed before it is looked at
+// and handed over alone (atCommand), however the client's writes were
+// cut into reads. Only a command larger than the protocol layer's read
+// buffer (16 KiB), or one over TLS when the reader could not be placed
+// above the encryption, reaches the protocol layer unseen.
 //
 // Beyond LOAD DATA, COM_STMT_PREPARE is refused (1295) for the statements
 // MySQL 8 refuses in the prepared-statement protocol
@@ -166,7 +169,11 @@ func (c *limitConn) answerErr(code uint16, msg string) error {
 
 // answerErrState is answerErr with the SQLSTATE state.
 func (c *limitConn) answerErrState(code uint16, state, msg string) error {
-	_, err := c.Conn.Write(errPacket(1, code, state, msg))
+	var w io.Writer = c.Conn
+	if c.answerTo != nil {
+		w = c.answerTo
+	}
+	_, err := w.Write(errPacket(1, code, state, msg))
 	return err
 }
 

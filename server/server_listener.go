@@ -196,6 +196,11 @@ type limitConn struct {
 	// the connection's goroutine.
 	fieldList fieldListWrites
 
+	// answerTo is where the reader's answers go (answerErr): the TLS
+	// connection once the client has logged in over TLS (frameTLS), the
+	// connection itself when nil.
+	answerTo io.Writer
+
 	// longDataRefused holds the prepared statements a
 	// COM_STMT_SEND_LONG_DATA named a parameter of that they do not have:
 	// their executions fail (1210) until they are reset or closed, as
@@ -280,12 +285,13 @@ func (c *limitConn) Read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
-	if len(c.pending) > 0 {
+	if len(c.pending) > 0 && !c.tls {
 		// What was read after the command handed over last begins the
-		// next command.
+		// next command. (Over TLS, pending holds decrypted bytes, for
+		// tlsFramed.)
 		n := copy(b, c.pending)
 		c.pending = c.pending[n:]
-		return c.atCommand(b, n)
+		return c.atCommand(c, b, n)
 	}
 	// The bytes read begin a command when those before ended a packet
 	// (the protocol layer reads from here only when it has nothing
@@ -296,16 +302,23 @@ func (c *limitConn) Read(b []byte) (int, error) {
 		// Every command read before is answered.
 		c.fieldList.on = false
 	}
-	n, err := c.readConn(b)
+	n, err := c.readMore(b)
 	if c.tls || err != nil || !atCommand {
 		return n, err
 	}
-	return c.atCommand(b, n)
+	return c.atCommand(c, b, n)
 }
 
-// readConn reads from the connection into b and follows what it read
+// commandSource is what atCommand reads a command's further bytes from:
+// the connection (limitConn), or the decrypted bytes of its TLS
+// connection once the client has logged in (tlsFramed).
+type commandSource interface {
+	readMore(b []byte) (int, error)
+}
+
+// readMore reads from the connection into b and follows what it read
 // (framer): packet sizes, COM_FIELD_LIST, cursors.
-func (c *limitConn) readConn(b []byte) (int, error) {
+func (c *limitConn) readMore(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if c.tls {
 		return n, c.checkTLSLogin(n, err)
@@ -330,7 +343,7 @@ func (c *limitConn) readConn(b []byte) (int, error) {
 // first command it is left, and the bytes after it wait in pending for
 // its next read, so that every command is seen here whole, however the
 // client's writes were cut into reads, without an allocation.
-func (c *limitConn) atCommand(b []byte, n int) (int, error) {
+func (c *limitConn) atCommand(src commandSource, b []byte, n int) (int, error) {
 	for {
 		size, whole := c.whole(b, n)
 		for !whole && size > 0 && size <= len(b) {
@@ -339,7 +352,7 @@ func (c *limitConn) atCommand(b []byte, n int) (int, error) {
 				c.pending = c.pending[k:]
 				n += k
 			} else {
-				k, err := c.readConn(b[n:])
+				k, err := src.readMore(b[n:])
 				n += k
 				if err != nil {
 					return n, err
