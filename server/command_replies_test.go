@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,7 +102,8 @@ func TestServerLongDataBadParameter(t *testing.T) {
 // apart, and all of them in one write: each is answered as when it
 // arrives alone in one read. Cut, they reached the protocol layer, which
 // closed the connection on the first two; sent together, only the first
-// was seen.
+// was seen; after a command larger than the protocol layer's read
+// buffer, none.
 func TestServerCommandsSplitOrTogether(t *testing.T) {
 	s, logBuf := testServerLogged(t, Config{Password: "pw"})
 	c := newRawClient(t, s.Addr())
@@ -151,6 +153,13 @@ func TestServerCommandsSplitOrTogether(t *testing.T) {
 	for _, cmd := range commands {
 		all = append(all, packet(cmd.payload)...)
 	}
+	// After a command larger than the protocol layer's read buffer too.
+	big := append([]byte{comQueryByte}, "SELECT '"+strings.Repeat("x", 20<<10)+"'"...)
+	all = append(packet(big), all...)
+	commands = append([]struct {
+		payload []byte
+		code    uint16
+	}{{big, 0}}, commands...)
 	for range 3 {
 		_, err = c.conn.Write(all)
 		require.NoError(t, err)

@@ -302,11 +302,37 @@ func (c *limitConn) Read(b []byte) (int, error) {
 		// Every command read before is answered.
 		c.fieldList.on = false
 	}
+	left := f.commandLeft()
 	n, err := c.readMore(b)
-	if c.tls || err != nil || !atCommand {
+	if c.tls || err != nil {
 		return n, err
 	}
+	if !atCommand {
+		return c.cutAtCommand(b, n, left), nil
+	}
 	return c.atCommand(c, b, n)
+}
+
+// commandLeft returns how many bytes the command being read has left,
+// when its last packet is being read, or -1.
+func (f *framer) commandLeft() int {
+	if f.hdrN == 0 && f.last && f.remaining > 0 {
+		return f.remaining
+	}
+	return -1
+}
+
+// cutAtCommand returns how much of b[:n], which continues a command that
+// had left bytes to come (-1: unknown), the protocol layer gets: up to the
+// command's end, the bytes after it kept in pending, so that the next
+// command begins a read (a command larger than the protocol layer's
+// buffer is read in parts).
+func (c *limitConn) cutAtCommand(b []byte, n, left int) int {
+	if left < 0 || n <= left || !c.loggedIn() {
+		return n
+	}
+	c.keep(b[left:n])
+	return left
 }
 
 // commandSource is what atCommand reads a command's further bytes from:
@@ -338,11 +364,13 @@ func (c *limitConn) readMore(b []byte) (int, error) {
 }
 
 // atCommand takes b[:n], which begins a command, before the protocol
-// layer does: a command answer or serve takes is completed first (read
-// on into b, when it fits), then answered; the protocol layer gets the
-// first command it is left, and the bytes after it wait in pending for
-// its next read, so that every command is seen here whole, however the
-// client's writes were cut into reads, without an allocation.
+// layer does: the command is completed first (read on into b, when it
+// fits), then answered if answer or serve takes it; the protocol layer
+// gets the first command it is left, and the bytes after it wait in
+// pending for its next read, so that every command is seen here whole,
+// however the client's writes were cut into reads, without an
+// allocation. A command larger than b is handed over in parts
+// (cutAtCommand stops at its end).
 func (c *limitConn) atCommand(src commandSource, b []byte, n int) (int, error) {
 	for {
 		size, whole := c.whole(b, n)
@@ -399,17 +427,18 @@ func (c *limitConn) keep(rest []byte) {
 }
 
 // whole returns the bytes of the command b[:n] begins with (header and
-// payload), when it is one answer or serve may take (0 otherwise; 5 while
-// its command byte is still to come), and whether it is whole in b[:n].
+// payload; 4 while its header is still to come), and whether it is whole
+// in b[:n]; 0 for what is not a logged-in client's command of one packet
+// (a handshake, a file's packets for LOAD DATA LOCAL).
 func (c *limitConn) whole(b []byte, n int) (int, bool) {
 	if !c.loggedIn() {
 		return 0, false
 	}
-	if n < 5 {
-		return 5, false
+	if n < 4 {
+		return 4, false
 	}
 	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
-	if b[3] != 0 || size >= maxChunk || !c.answers(b[4]) && !(b[4] == comStmtExecute && c.exec != nil) {
+	if b[3] != 0 || size >= maxChunk {
 		return 0, false
 	}
 	return 4 + size, 4+size <= n

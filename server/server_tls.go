@@ -91,9 +91,13 @@ func (r *tlsFramed) Read(b []byte) (int, error) {
 	}
 	f := &r.framer
 	atCommand := f.hdrN == 0 && f.remaining == 0 && f.logical == 0
+	left := f.commandLeft()
 	n, err := r.readMore(b)
-	if err != nil || !atCommand {
+	if err != nil {
 		return n, err
+	}
+	if !atCommand {
+		return c.cutAtCommand(b, n, left), nil
 	}
 	return c.atCommand(r, b, n)
 }
