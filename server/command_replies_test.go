@@ -172,7 +172,8 @@ func TestServerCommandsSplitOrTogether(t *testing.T) {
 }
 
 // TestServerCommandsOverTLS sends the commands the connection's reader
-// answers itself over TLS, one at a time and all in one write: each is
+// answers itself over TLS, one at a time, all in one write and each cut
+// into records written apart: each is
 // answered as on a plain connection. Over TLS they reached the protocol
 // layer, which closed the connection on a prepared LOAD DATA.
 func TestServerCommandsOverTLS(t *testing.T) {
@@ -234,6 +235,16 @@ func TestServerCommandsOverTLS(t *testing.T) {
 	_, err = tc.Write(all)
 	require.NoError(t, err)
 	for _, cmd := range commands {
+		answered(cmd.code)
+	}
+	// Cut into TLS records written apart.
+	for _, cmd := range commands {
+		w := append([]byte{byte(len(cmd.payload)), byte(len(cmd.payload) >> 8), 0, 0}, cmd.payload...)
+		for _, piece := range [][]byte{w[:2], w[2:5], w[5:]} {
+			_, err := tc.Write(piece)
+			require.NoError(t, err)
+			time.Sleep(10 * time.Millisecond)
+		}
 		answered(cmd.code)
 	}
 	writePacket(t, tc, 0, comQuery("SELECT 1"))
