@@ -251,3 +251,31 @@ func TestServerCommandsOverTLS(t *testing.T) {
 	selectOne()
 	requireNoPanicLogged(t, logBuf.String())
 }
+
+// TestServerManyAnsweredCommandsAhead sends, in one write, a COM_PING
+// (handed to the protocol layer) and then several read buffers' worth of
+// commands the reader answers itself, kept for the reads after the ping:
+// all are answered in order, and the connection stays.
+func TestServerManyAnsweredCommandsAhead(t *testing.T) {
+	s, logBuf := testServerLogged(t, Config{Password: "pw"})
+	c := newRawClient(t, s.Addr())
+	defer c.close()
+	reset := binary.LittleEndian.AppendUint32([]byte{comStmtReset}, 999)
+	all := []byte{1, 0, 0, 0, 0x0e} // COM_PING
+	for range 3000 {
+		all = append(all, byte(len(reset)), 0, 0, 0)
+		all = append(all, reset...)
+	}
+	require.NoError(t, c.conn.SetDeadline(time.Now().Add(time.Minute)))
+	go func() { _, _ = c.conn.Write(all) }()
+	p, err := c.packet()
+	require.NoError(t, err)
+	require.Equal(t, byte(0), p[0], "the ping's OK: %q", p)
+	for i := range 3000 {
+		p, err := c.packet()
+		require.NoError(t, err, "answer %d", i)
+		require.Equal(t, uint16(1243), errCode(p), "answer %d: %q", i, p)
+	}
+	requireSelectOne(t, c)
+	requireNoPanicLogged(t, logBuf.String())
+}

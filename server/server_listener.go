@@ -405,10 +405,17 @@ func (c *limitConn) atCommand(src commandSource, b []byte, n int) (int, error) {
 			}
 			return n, nil
 		}
+		if m == 0 && len(c.pending) > 0 {
+			// Answered, and the client sent more ahead: go on with it
+			// rather than return empty reads, which the protocol layer's
+			// reader takes for a stuck connection after a hundred.
+			m = copy(b, c.pending)
+			c.pending = c.pending[m:]
+		}
 		if m == 0 {
 			return 0, nil // answered: the protocol layer reads again
 		}
-		n = m // the next command, moved to the front of b
+		n = m // the next command, at the front of b
 	}
 }
 
