@@ -185,7 +185,7 @@ func preparedID(resp string) (uint32, bool) {
 // roundTrip sends one command (payload p) and reads whatever answers it:
 // nothing (COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE), an OK or ERR packet,
 // a prepare's answer, a result set in text or binary rows, or
-// COM_FIELD_LIST's column definitions; a LOCAL INFILE request is answered
+// COM_FIELD_LIST's column definitions, COM_SET_OPTION's EOF; a LOCAL INFILE request is answered
 // with an empty file. It returns the first packet's bytes. The read
 // deadline bounds a hang.
 func (c *rawClient) roundTrip(p []byte) (string, error) {
@@ -228,7 +228,7 @@ func (c *rawClient) roundTrip(p []byte) (string, error) {
 			}
 		}
 		return resp, nil
-	case first[0] == 0x00 || first[0] == 0xff:
+	case first[0] == 0x00 || first[0] == 0xff || p[0] == comSetOption:
 		return resp, nil
 	case p[0] == 0x04: // column definitions up to EOF
 		for {
@@ -340,6 +340,8 @@ func FuzzStmtCommands(f *testing.F) {
 		{comStmtSendLongData, 7, 0, 0, 0, 0, 0, 'x'},
 		{comStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0xfd, 0},
 		{0x04, 't', 0},
+		{comSetOption, 2, 0},
+		{comSetOption, 0, 0},
 	} {
 		f.Add(p)
 	}
@@ -356,9 +358,15 @@ func FuzzStmtCommands(f *testing.F) {
 		// The statement that p's own ID may name.
 		_, err := c.roundTrip(append([]byte{comStmtPrepare}, "SELECT ?"...))
 		require.NoError(t, err)
+		if p[0] == comStmtSendLongData {
+			// The chunk's mark, if any, is the next execution's answer.
+			_, err = c.roundTrip(p)
+			require.NoError(t, err)
+			p = []byte{comStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0xfd, 0, 1, 'x'}
+		}
 		_, err = c.roundTrip(p)
 		if p[0] != comQueryByte && p[0] != comStmtPrepare && p[0] != comStmtExecute &&
-			p[0] != comStmtReset && p[0] != comStmtSendLongData && p[0] != 0x19 && p[0] != comFieldList {
+			p[0] != comStmtReset && p[0] != comStmtSendLongData && p[0] != comStmtClose && p[0] != comFieldList && p[0] != comSetOption {
 			return // other commands: the protocol layer's own; only panics count
 		}
 		require.NoError(t, err, "command %q closed the connection\n%s", p, buf.String())

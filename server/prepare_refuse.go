@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -35,11 +36,13 @@ import (
 // read, making it the plain comment it amounts to.
 //
 // The listener's connection reader sees each command before the protocol
-// layer does (limitConn.Read), and answers these there, as MySQL does;
-// the protocol layer never sees them. A command split over several reads,
-// or on a TLS connection, is not seen whole here and reaches the protocol
-// layer as before (a prepared LOAD DATA then costs its sender the
-// connection, nobody else anything).
+// layer does (limitConn.Read; over TLS, once the client has logged in,
+// tlsFramed.Read), and answers these there, as MySQL does; the protocol
+// layer never sees them. A command is completed before it is looked at
+// and handed over alone (atCommand), however the client's writes were
+// cut into reads. Only a command larger than the protocol layer's read
+// buffer (16 KiB), or one over TLS when the reader could not be placed
+// above the encryption, reaches the protocol layer unseen.
 //
 // Beyond LOAD DATA, COM_STMT_PREPARE is refused (1295) for the statements
 // MySQL 8 refuses in the prepared-statement protocol
@@ -58,7 +61,9 @@ import (
 const (
 	comStmtPrepare      = 0x16
 	comStmtSendLongData = 0x18
+	comStmtClose        = 0x19
 	comStmtReset        = 0x1a
+	comSetOption        = 0x1b
 )
 
 // MySQL's error numbers for the answers given here.
@@ -66,7 +71,14 @@ const (
 	erUnsupportedPS      = 1295 // ER_UNSUPPORTED_PS
 	erUnknownStmtHandler = 1243 // ER_UNKNOWN_STMT_HANDLER
 	erMalformedPacket    = 1835 // ER_MALFORMED_PACKET
+	erUnknownComError    = 1047 // ER_UNKNOWN_COM_ERROR
+	erWrongArguments     = 1210 // ER_WRONG_ARGUMENTS
 )
+
+// msgLongDataRefused is the error an EXECUTE of a statement meets after a
+// COM_STMT_SEND_LONG_DATA for a parameter it does not have, as MySQL
+// words it (ER_WRONG_ARGUMENTS naming the call that failed).
+const msgLongDataRefused = "Incorrect arguments to mysql_stmt_send_long_data"
 
 const msgUnsupportedPS = "This command is not supported in the prepared statement protocol yet"
 
@@ -91,6 +103,7 @@ func (c *limitConn) answerStmt(p []byte) (handled bool, err error) {
 		}
 		id := binary.LittleEndian.Uint32(p[1:])
 		if c.mc.PrepareData[id] != nil {
+			delete(c.longDataRefused, id) // a reset clears the statement's error, as MySQL's
 			return false, nil
 		}
 		return true, c.answerErr(erUnknownStmtHandler,
@@ -101,15 +114,48 @@ func (c *limitConn) answerStmt(p []byte) (handled bool, err error) {
 		}
 		return true, c.answerErr(erMalformedPacket, "Malformed communication packet.")
 	case comStmtSendLongData:
-		// No answer either way: MySQL reports a bad parameter at the
-		// statement's next execution; here the chunk is dropped.
+		// No answer either way. A chunk for a parameter the statement
+		// does not have marks the statement: MySQL fails its next
+		// executions with 1210 until it is reset (longDataRefused).
 		if len(p) < 7 {
 			return true, nil
 		}
-		prepare := c.mc.PrepareData[binary.LittleEndian.Uint32(p[1:])]
-		param := binary.LittleEndian.Uint16(p[5:])
-		if prepare == nil || prepare.BindVars == nil || param >= prepare.ParamsCount {
+		id := binary.LittleEndian.Uint32(p[1:])
+		prepare := c.mc.PrepareData[id]
+		if prepare == nil {
 			return true, nil
+		}
+		if param := binary.LittleEndian.Uint16(p[5:]); prepare.BindVars == nil || param >= prepare.ParamsCount {
+			if c.longDataRefused == nil {
+				c.longDataRefused = make(map[uint32]struct{})
+			}
+			c.longDataRefused[id] = struct{}{}
+			return true, nil
+		}
+		return false, nil
+	case comStmtExecute:
+		if len(p) < 5 {
+			return false, nil
+		}
+		if _, ok := c.longDataRefused[binary.LittleEndian.Uint32(p[1:])]; ok {
+			return true, c.answerErr(erWrongArguments, msgLongDataRefused)
+		}
+		return false, nil
+	case comStmtClose:
+		if len(p) >= 5 {
+			delete(c.longDataRefused, binary.LittleEndian.Uint32(p[1:]))
+		}
+		return false, nil
+	case comSetOption:
+		// The protocol layer answers an option other than multiple
+		// statements on (0) and off (1) with an ERR packet and then the
+		// EOF packet of a success, which the client takes for the answer
+		// to its next command. MySQL sends the ERR packet alone.
+		if len(p) < 3 {
+			return true, c.answerErrState(erMalformedPacket, "HY000", "Malformed communication packet.")
+		}
+		if op := binary.LittleEndian.Uint16(p[1:]); op > 1 {
+			return true, c.answerErrState(erUnknownComError, "08S01", "Unknown command")
 		}
 		return false, nil
 	}
@@ -118,7 +164,16 @@ func (c *limitConn) answerStmt(p []byte) (handled bool, err error) {
 
 // answerErr writes an ERR packet answering the command just read.
 func (c *limitConn) answerErr(code uint16, msg string) error {
-	_, err := c.Conn.Write(errPacket(1, code, "HY000", msg))
+	return c.answerErrState(code, "HY000", msg)
+}
+
+// answerErrState is answerErr with the SQLSTATE state.
+func (c *limitConn) answerErrState(code uint16, state, msg string) error {
+	var w io.Writer = c.Conn
+	if c.answerTo != nil {
+		w = c.answerTo
+	}
+	_, err := w.Write(errPacket(1, code, state, msg))
 	return err
 }
 
@@ -294,7 +349,7 @@ func indexFrom(s []byte, from int, sep string) int {
 // instead (as serve does): the bytes after it, moved to the front of b.
 // handled is false when the command is left to the protocol layer.
 func (c *limitConn) answer(b []byte, n int) (m int, handled bool, err error) {
-	if n < 5 || b[3] != 0 || (b[4] != comStmtPrepare && b[4] != comStmtReset && b[4] != comStmtSendLongData && b[4] != comQueryByte && b[4] != comFieldList) || !c.loggedIn() {
+	if n < 5 || b[3] != 0 || !c.answers(b[4]) || !c.loggedIn() {
 		return n, false, nil
 	}
 	if st := c.state; st == nil || st.stmt.Load()&1 == 1 {
@@ -318,6 +373,20 @@ func (c *limitConn) answer(b []byte, n int) (m int, handled bool, err error) {
 		return n, false, nil
 	}
 	return copy(b, b[4+size:n]), true, nil
+}
+
+// answers reports whether a command cmd may be answered, or its text
+// changed, by answer: the prepared-statement commands the protocol layer
+// mishandles, texts (defuseVersionComments), and EXECUTE and CLOSE of
+// statements while one is marked (longDataRefused).
+func (c *limitConn) answers(cmd byte) bool {
+	switch cmd {
+	case comStmtPrepare, comStmtReset, comStmtSendLongData, comQueryByte, comFieldList, comSetOption:
+		return true
+	case comStmtExecute, comStmtClose:
+		return len(c.longDataRefused) > 0
+	}
+	return false
 }
 
 // defuseVersionComments overwrites, in the statement text q, the '!' of

@@ -55,6 +55,7 @@ func (s *Server) setupPolicy(files string) {
 	}
 	a.Catalog.AuthHandler = grantsAuth{AuthorizationHandler: a.Catalog.AuthHandler, db: p.db}
 	a.ExecBuilder = policyExec{NodeExecBuilder: a.ExecBuilder, p: p}
+	s.tablesSeen(p)
 }
 
 // grantsAuth is the engine's authorization handler except for three
@@ -529,6 +530,10 @@ func (p *policy) guard(n gsql.Node) guard {
 		return guard{check: func(ctx *gsql.Context) error { return p.checkKill(ctx, n) }}
 	case *plan.ShowGrants:
 		return guard{check: func(ctx *gsql.Context) error { return p.checkShowGrants(ctx, n) }}
+	case *plan.ShowTables:
+		return guard{rewrite: func(ctx *gsql.Context) (gsql.Node, transform.TreeIdentity, error) {
+			return p.seenViewsOf(ctx, n) // viewlists.go
+		}}
 	}
 	return guard{}
 }

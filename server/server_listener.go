@@ -173,9 +173,15 @@ type limitConn struct {
 	resultsKept atomic.Bool
 
 	// Used by Read only (one reader at a time).
-	framer  framer
-	tls     bool // the client switched to TLS: framing no longer visible
-	tlsRead int  // bytes read since, until the client logged in
+	framer framer
+	// pending holds the bytes read after the command Read handed to the
+	// protocol layer, for its next reads: each command is then seen at
+	// the start of a read (atCommand), also when the client sent several
+	// at once. Already followed by framer. Its array is kept for the
+	// connection (allocated the first time a client sends ahead).
+	pending, pendBuf []byte
+	tls              bool // the client switched to TLS: framing no longer visible
+	tlsRead          int  // bytes read since, until the client logged in
 
 	// Login state, used on the connection's own goroutine only: the
 	// protocol handler sets mc when the connection starts, and the
@@ -189,6 +195,18 @@ type limitConn struct {
 	// be answered (fieldlist.go); set by Read, used by Write, both on
 	// the connection's goroutine.
 	fieldList fieldListWrites
+
+	// answerTo is where the reader's answers go (answerErr): the TLS
+	// connection once the client has logged in over TLS (frameTLS), the
+	// connection itself when nil.
+	answerTo io.Writer
+
+	// longDataRefused holds the prepared statements a
+	// COM_STMT_SEND_LONG_DATA named a parameter of that they do not have:
+	// their executions fail (1210) until they are reset or closed, as
+	// MySQL's do (answerStmt). nil until the first such chunk; used on
+	// the connection's goroutine only.
+	longDataRefused map[uint32]struct{}
 
 	// exec answers the prepared statements and the texts the plan cache
 	// runs as they are read (server_exec.go, server_text.go); nil: the
@@ -267,18 +285,69 @@ func (c *limitConn) Read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if len(c.pending) > 0 && !c.tls {
+		// What was read after the command handed over last begins the
+		// next command. (Over TLS, pending holds decrypted bytes, for
+		// tlsFramed.)
+		n := copy(b, c.pending)
+		c.pending = c.pending[n:]
+		return c.atCommand(c, b, n)
+	}
 	// The bytes read begin a command when those before ended a packet
 	// (the protocol layer reads from here only when it has nothing
 	// buffered).
 	f := &c.framer
 	atCommand := f.hdrN == 0 && f.remaining == 0 && f.logical == 0
+	if atCommand && !c.tls {
+		// Every command read before is answered.
+		c.fieldList.on = false
+	}
+	left := f.commandLeft()
+	n, err := c.readMore(b)
+	if c.tls || err != nil {
+		return n, err
+	}
+	if !atCommand {
+		return c.cutAtCommand(b, n, left), nil
+	}
+	return c.atCommand(c, b, n)
+}
+
+// commandLeft returns how many bytes the command being read has left,
+// when its last packet is being read, or -1.
+func (f *framer) commandLeft() int {
+	if f.hdrN == 0 && f.last && f.remaining > 0 {
+		return f.remaining
+	}
+	return -1
+}
+
+// cutAtCommand returns how much of b[:n], which continues a command that
+// had left bytes to come (-1: unknown), the protocol layer gets: up to the
+// command's end, the bytes after it kept in pending, so that the next
+// command begins a read (a command larger than the protocol layer's
+// buffer is read in parts).
+func (c *limitConn) cutAtCommand(b []byte, n, left int) int {
+	if left < 0 || n <= left || !c.loggedIn() {
+		return n
+	}
+	c.keep(b[left:n])
+	return left
+}
+
+// commandSource is what atCommand reads a command's further bytes from:
+// the connection (limitConn), or the decrypted bytes of its TLS
+// connection once the client has logged in (tlsFramed).
+type commandSource interface {
+	readMore(b []byte) (int, error)
+}
+
+// readMore reads from the connection into b and follows what it read
+// (framer): packet sizes, COM_FIELD_LIST, cursors.
+func (c *limitConn) readMore(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if c.tls {
 		return n, c.checkTLSLogin(n, err)
-	}
-	if atCommand {
-		// Every command read before is answered.
-		c.fieldList.on = false
 	}
 	_, ferr := c.framer.scan(b[:n], c.header)
 	if c.framer.fieldList {
@@ -291,15 +360,95 @@ func (c *limitConn) Read(b []byte) (int, error) {
 	if ferr != nil {
 		return 0, ferr
 	}
-	if atCommand && err == nil {
-		if m, handled, aerr := c.answer(b, n); handled {
-			return m, aerr
-		}
-	}
-	if atCommand && err == nil && c.exec != nil {
-		return c.serve(b, n)
-	}
 	return n, err
+}
+
+// atCommand takes b[:n], which begins a command, before the protocol
+// layer does: the command is completed first (read on into b, when it
+// fits), then answered if answer or serve takes it; the protocol layer
+// gets the first command it is left, and the bytes after it wait in
+// pending for its next read, so that every command is seen here whole,
+// however the client's writes were cut into reads, without an
+// allocation. A command larger than b is handed over in parts
+// (cutAtCommand stops at its end).
+func (c *limitConn) atCommand(src commandSource, b []byte, n int) (int, error) {
+	for {
+		size, whole := c.whole(b, n)
+		for !whole && size > 0 && size <= len(b) {
+			if len(c.pending) > 0 {
+				k := copy(b[n:], c.pending)
+				c.pending = c.pending[k:]
+				n += k
+			} else {
+				k, err := src.readMore(b[n:])
+				n += k
+				if err != nil {
+					return n, err
+				}
+			}
+			size, whole = c.whole(b, n)
+		}
+		if !whole {
+			return n, nil // not one to answer, or larger than b
+		}
+		m, handled, err := c.answer(b, n)
+		if !handled && c.exec != nil {
+			m, handled, err = c.serve(b, n)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if !handled {
+			if n > size {
+				c.keep(b[size:n])
+				n = size
+			}
+			return n, nil
+		}
+		if m == 0 && len(c.pending) > 0 {
+			// Answered, and the client sent more ahead: go on with it
+			// rather than return empty reads, which the protocol layer's
+			// reader takes for a stuck connection after a hundred.
+			m = copy(b, c.pending)
+			c.pending = c.pending[m:]
+		}
+		if m == 0 {
+			return 0, nil // answered: the protocol layer reads again
+		}
+		n = m // the next command, at the front of b
+	}
+}
+
+// keep puts rest, read before what pending holds, in front of it. When
+// pending holds bytes, those of rest came from it (a read takes from
+// pending while it holds any), so they fit in its array before it.
+func (c *limitConn) keep(rest []byte) {
+	if len(c.pending) == 0 {
+		c.pendBuf = append(c.pendBuf[:0], rest...)
+		c.pending = c.pendBuf
+		return
+	}
+	off := cap(c.pendBuf) - cap(c.pending) - len(rest)
+	copy(c.pendBuf[off:], rest)
+	c.pending = c.pendBuf[off : off+len(rest)+len(c.pending)]
+}
+
+// whole returns the bytes of the command b[:n] begins with (header and
+// payload; 4 while its header is still to come), and whether it is whole
+// in b[:n]; 0 for what is not a logged-in client's command of one packet
+// (a handshake, a file's packets for LOAD DATA LOCAL).
+func (c *limitConn) whole(b []byte, n int) (int, bool) {
+	if !c.loggedIn() {
+		return 0, false
+	}
+	if n < 4 {
+		return 4, false
+	}
+	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+	if b[3] != 0 || size >= maxChunk {
+		return 0, false
+	}
+	return 4 + size, 4+size <= n
 }
 
 // serve answers the command b[:n] begins with when it is a
@@ -307,35 +456,34 @@ func (c *limitConn) Read(b []byte) (int, error) {
 // in b[:n], and
 // returns what the protocol layer reads instead: the bytes after it,
 // moved to the front of b, none when there are none (the protocol layer
-// then reads again, its read deadline set afresh).
-func (c *limitConn) serve(b []byte, n int) (int, error) {
+// then reads again, its read deadline set afresh). served is false when
+// the command is left to the protocol layer.
+func (c *limitConn) serve(b []byte, n int) (m int, served bool, err error) {
 	if n < 5 || b[3] != 0 || b[4] != comStmtExecute && b[4] != comQueryByte || c.resultsKept.Load() || !c.loggedIn() {
-		return n, nil
+		return n, false, nil
 	}
 	if st := c.state; st == nil || st.stmt.Load()&1 == 1 {
 		// A command is running: what it reads is its own (LOAD DATA
 		// LOCAL's file), never a command to answer beside it on the same
 		// session; the protocol layer refuses what does not belong.
-		return n, nil
+		return n, false, nil
 	}
 	size := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
 	if size >= maxChunk || 4+size > n {
-		return n, nil
+		return n, false, nil
 	}
-	var served bool
-	var err error
 	if b[4] == comQueryByte {
 		served, err = c.exec.query(b[4 : 4+size])
 	} else {
 		served, err = c.exec.exec(b[4 : 4+size])
 	}
 	if err != nil {
-		return 0, err
+		return 0, true, err
 	}
 	if !served {
-		return n, nil
+		return n, false, nil
 	}
-	return copy(b, b[4+size:n]), nil
+	return copy(b, b[4+size:n]), true, nil
 }
 
 // header checks a packet header that Read found.

@@ -49,15 +49,17 @@ func (c *limitConn) checkTLSLogin(n int, err error) error {
 }
 
 // frameTLS makes the packet size of the TLS connection mc checked above the
-// encryption, from the next packet on; called on the connection's
+// encryption, and its commands seen by the reader's refusals
+// (atCommand), from the next packet on; called on the connection's
 // goroutine when the client has logged in, when the client waits for the
 // server's answer and nothing it sent is left unread. It does nothing
 // for a connection without TLS (limitConn checks those), and it leaves
-// the check to the handler (whole statements) if the protocol layer's
-// reader is not where it is expected or holds unread bytes.
+// the check to the handler (whole statements), and the commands to the
+// protocol layer, if the protocol layer's reader is not where it is
+// expected or holds unread bytes.
 func (c *limitConn) frameTLS(mc *mysql.Conn) {
 	tc, ok := mc.Conn.(*tls.Conn)
-	if !ok || c.l.maxPacket <= 0 {
+	if !ok {
 		return
 	}
 	br := connReader(mc)
@@ -66,11 +68,14 @@ func (c *limitConn) frameTLS(mc *mysql.Conn) {
 		return
 	}
 	br.Reset(&tlsFramed{tc: tc, lc: c})
+	c.answerTo = tc
 }
 
 // tlsFramed reads the decrypted bytes of a TLS connection and fails the
 // read that would exceed the maximum packet size, after telling the
-// client (error 1153), as limitConn does below TLS.
+// client (error 1153), as limitConn does below TLS. It hands the commands
+// it reads to limitConn.atCommand first, as limitConn.Read does below
+// TLS, its answers written to the TLS connection (limitConn.answerTo).
 type tlsFramed struct {
 	tc     *tls.Conn
 	lc     *limitConn
@@ -78,6 +83,27 @@ type tlsFramed struct {
 }
 
 func (r *tlsFramed) Read(b []byte) (int, error) {
+	c := r.lc
+	if len(c.pending) > 0 {
+		n := copy(b, c.pending)
+		c.pending = c.pending[n:]
+		return c.atCommand(r, b, n)
+	}
+	f := &r.framer
+	atCommand := f.hdrN == 0 && f.remaining == 0 && f.logical == 0
+	left := f.commandLeft()
+	n, err := r.readMore(b)
+	if err != nil {
+		return n, err
+	}
+	if !atCommand {
+		return c.cutAtCommand(b, n, left), nil
+	}
+	return c.atCommand(r, b, n)
+}
+
+// readMore reads decrypted bytes into b and follows their framing.
+func (r *tlsFramed) readMore(b []byte) (int, error) {
 	n, err := r.tc.Read(b)
 	if _, ferr := r.framer.scan(b[:n], r.header); ferr != nil {
 		return 0, ferr
