@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
@@ -19,22 +21,24 @@ import (
 // session's diagnostics area as SHOW WARNINGS does and, like it, do not
 // clear it. GMS clears the area for every statement but SHOW WARNINGS
 // (engine.go, clearWarnings, which looks at the bound plan), so the parser
-// hands GMS a SHOW WARNINGS whose LIMIT offset tells which statement was
-// written: an offset above diagMark, which no SHOW WARNINGS a client
-// writes would use (it would show nothing), carries the kind and the
-// statement's own offset. orderWarnings (showwarnings.go) then replaces
-// the plan by the statement's (diagnosticShow).
+// hands GMS a SHOW WARNINGS whose LIMIT offset is a tuple of the kind of
+// statement written and the statement's own offset: no LIMIT a client
+// writes is a tuple (the grammar takes a number, a parameter or a name
+// there, and a parameter binds to a value), so the kind travels out of
+// band. orderWarnings (showwarnings.go) then replaces the plan by the
+// statement's (diagnosticShow).
 //
 // Targets GMS v0.20.0 (planbuilder/show.go, buildShowWarnings; engine.go,
 // clearWarnings). Without it, TestDiagnosticsSpec fails.
+//
+// SHOW WARNINGS with an offset goes the same way (kind diagWarnings): GMS
+// reads an offset past an int64 as a negative one and shows every row,
+// where MySQL shows none. An offset past the conditions shows nothing.
 const (
-	diagMark  = int64(1) << 62
-	diagShift = 40
-	diagMax   = int64(1)<<diagShift - 1 // largest offset carried
-
 	diagErrors        = 1
 	diagCountWarnings = 2
 	diagCountErrors   = 3
+	diagWarnings      = 4
 )
 
 // diagnosticsParser wraps an engine's parser (install.go): the SHOW
@@ -88,25 +92,45 @@ func markDiagnosticShow(st ast.Statement) {
 		kind = diagCountErrors
 	case strings.EqualFold(s.Type, "errors"):
 		kind = diagErrors
+	case strings.EqualFold(s.Type, "warnings") && s.Limit != nil && s.Limit.Offset != nil:
+		kind = diagWarnings
 	default:
 		return
 	}
-	offset := int64(0)
+	var offset ast.Expr = ast.NewIntVal([]byte("0"))
 	rowcount := ast.Expr(ast.NewIntVal([]byte(strconv.FormatInt(int64(^uint64(0)>>1), 10))))
 	if s.Limit != nil {
-		if v, ok := s.Limit.Offset.(*ast.SQLVal); ok && v.Type == ast.IntVal {
-			if n, err := strconv.ParseInt(string(v.Val), 10, 64); err == nil {
-				offset = min(n, diagMax)
-			}
+		if s.Limit.Offset != nil {
+			offset = s.Limit.Offset
 		}
 		if s.Limit.Rowcount != nil {
 			rowcount = s.Limit.Rowcount
+			// A count past an int64 (GMS's LIMIT fails on it) is every row.
+			if v, ok := rowcount.(*ast.SQLVal); ok && v.Type == ast.IntVal {
+				if _, err := strconv.ParseInt(string(v.Val), 10, 64); err != nil {
+					rowcount = ast.NewIntVal([]byte(strconv.FormatInt(int64(^uint64(0)>>1), 10)))
+				}
+			}
 		}
 	}
 	s.Type = "warnings"
 	s.CountStar = false
-	mark := diagMark | kind<<diagShift | offset
-	s.Limit = &ast.Limit{Offset: ast.NewIntVal([]byte(strconv.FormatInt(mark, 10))), Rowcount: rowcount}
+	kindVal := ast.NewIntVal([]byte(strconv.FormatInt(kind, 10)))
+	s.Limit = &ast.Limit{Offset: ast.ValTuple{kindVal, offset}, Rowcount: rowcount}
+}
+
+// diagnosticShows is an analyzer rule: the plan of the statement a SHOW
+// WARNINGS markDiagnosticShow made stands for. It runs before GMS's
+// validateOffsetAndLimit (install.go), which refuses the marked offset.
+func diagnosticShows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if qFlags != nil && !qFlags.IsSet(sql.QFlagShowWarnings) {
+		return n, transform.SameTree, nil
+	}
+	d, ok, err := diagnosticShow(ctx, n)
+	if !ok || err != nil {
+		return n, transform.SameTree, err
+	}
+	return d, transform.NewTree, nil
 }
 
 // diagnosticShow returns the plan of the statement n stands for when n is
@@ -125,7 +149,11 @@ func diagnosticShow(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 	if !ok {
 		return n, false, nil
 	}
-	lit, ok := off.Offset.(*expression.Literal)
+	mark, ok := off.Offset.(expression.Tuple)
+	if !ok || len(mark) != 2 {
+		return n, false, nil
+	}
+	lit, ok := mark[0].(*expression.Literal)
 	if !ok {
 		return n, false, nil
 	}
@@ -133,11 +161,20 @@ func diagnosticShow(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 	if err != nil {
 		return n, false, nil
 	}
-	mark, _ := v.(int64)
-	if mark < diagMark {
-		return n, false, nil
+	kind, _ := v.(int64)
+	// The statement's own offset, a number or a bound parameter. One
+	// past any count of conditions (it may not fit an int64) shows
+	// nothing; one not bound yet (a statement being prepared, whose plan
+	// does not run) counts as 0.
+	offset := uint64(0)
+	if o, err := mark[1].Eval(ctx, nil); err == nil && o != nil {
+		u, _, err := types.Uint64.Convert(ctx, o)
+		if u, ok := u.(uint64); ok && err == nil {
+			offset = u
+		} else {
+			offset = ^uint64(0)
+		}
 	}
-	kind, offset := (mark&^diagMark)>>diagShift, mark&diagMax
 	errs := 0
 	for _, w := range sw {
 		if w.Level == "Error" {
@@ -149,14 +186,14 @@ func diagnosticShow(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 		return &diagnosticCount{name: "@@session.warning_count", n: int64(len(sw))}, true, nil
 	case diagCountErrors:
 		return &diagnosticCount{name: "@@session.error_count", n: int64(errs)}, true, nil
-	case diagErrors:
-		list := make([]*sql.Warning, 0, errs)
+	case diagErrors, diagWarnings:
+		list := make([]*sql.Warning, 0, len(sw))
 		for i := len(sw) - 1; i >= 0; i-- { // raised order
-			if sw[i].Level == "Error" {
+			if kind == diagWarnings || sw[i].Level == "Error" {
 				list = append(list, sw[i])
 			}
 		}
-		list = list[min(int(offset), len(list)):]
+		list = list[min(offset, uint64(len(list))):]
 		c, err := lim.WithChildren(&warningList{list: list})
 		return c, err == nil, err
 	}

@@ -78,6 +78,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	a.Parser = typedLiteralParser{a.Parser}
 	e.Parser = typedLiteralParser{e.Parser}
 	e.Parser = diagnosticsParser{e.Parser} // SHOW ERRORS, SHOW COUNT(*) (diagshow.go)
+	WrapRule(a, func(id analyzer.RuleId) bool { return id.String() == "validateOffsetAndLimit" }, func(v analyzer.RuleFunc) analyzer.RuleFunc { return ChainRules(diagnosticShows, v) })
 	// ... and in stored bodies (genbodies.go): the texts the database
 	// gives GMS to bind, and the triggers' shown as written.
 	triggersOriginalText(e)

@@ -148,6 +148,7 @@ func (h *handler) survive(c *mysql.Conn, what string, err *error) {
 	}()
 	_ = h.Handler.ComResetConnection(c)
 	h.prepared.reset(c, true)
+	*err = h.sessionOf(c).StatementFailed(*err)
 }
 
 // waitConnsClosed blocks until every connection has been closed.
@@ -352,7 +353,7 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	h.countExplainParams(ctx, c, query, prepare)
 	f, err = h.Handler.ComPrepare(ctx, c, query, prepare)
 	h.prepared.prepared(c, prepare.StatementID, query, err != nil)
-	return f, h.sessionOf(c).StatementFailed(wireErr(err))
+	return f, h.sessionOf(c).StatementPrepared(query, wireErr(err))
 }
 
 // ComStmtExecute implements mysql.Handler.

@@ -207,13 +207,25 @@ func QuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 // Autocommitting reports whether a statement run now commits on its own
 // (Session.Autocommitting).
 func (c *Conn) Autocommitting(ctx context.Context) bool {
-	return c.sess.Autocommitting(c.newContext(ctx, ""))
+	return c.sess.Autocommitting(c.askContext(ctx))
 }
 
 // Optimistic reports whether a statement run now on the connection runs
 // in an optimistic transaction (Session.Optimistic).
 func (c *Conn) Optimistic(ctx context.Context) bool {
-	return c.sess.Optimistic(c.newContext(ctx, ""))
+	return c.sess.Optimistic(c.askContext(ctx))
+}
+
+// askContext returns a context for asking the session about its state
+// while a statement runs (RunWrite asks between its runs). It starts no
+// statement: a statement's context would mark the diagnostics area as the
+// previous statement's, and the failure of the statement that asked would
+// then drop its own warnings (StatementFailed).
+func (c *Conn) askContext(ctx context.Context) *sql.Context {
+	own, txn := c.sess.diag.own, c.sess.txnStatement
+	sctx := c.newContext(ctx, "")
+	c.sess.diag.own, c.sess.txnStatement = own, txn
+	return sctx
 }
 
 // HoldsTransaction reports whether the connection is inside a transaction
@@ -529,6 +541,7 @@ func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	key := sql.RemoveSpaceAndDelimiter(query, ';')
 	sctx := c.newContext(ctx, query)
 	if k := c.keptFor(sctx, key); k != nil {
+		c.sess.StatementPrepared(query, nil)
 		if c.prepared[key] == 0 {
 			c.eng.gms.PreparedDataCache.CacheStmt(c.sess.ID(), key, k.parsed)
 		}
@@ -545,6 +558,7 @@ func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 		c.failed(err)
 		return nil, err
 	}
+	c.sess.StatementPrepared(query, nil)
 	parsed, ok := c.eng.gms.PreparedDataCache.GetCachedStmt(c.sess.ID(), key)
 	if !ok {
 		return nil, fmt.Errorf("strata: prepare %q: parsed statement not cached", query)

@@ -106,6 +106,34 @@ func (s *Session) StatementFailed(err error) error {
 	return err
 }
 
+// StatementPrepared ends the prepare of query (COM_STMT_PREPARE,
+// Conn.Prepare) in the diagnostics area and returns err: a failed one is
+// recorded as StatementFailed records a statement's failure; one that
+// succeeded clears the area, as a prepare does in MySQL and MariaDB by the
+// rule of any statement (which here clears it always), unless its own
+// warnings are in it or the statement may read the area (readsDiagnostics):
+// its executions are to find the area as the statement before left it.
+func (s *Session) StatementPrepared(query string, err error) error {
+	if s == nil {
+		return err
+	}
+	if err != nil {
+		return s.StatementFailed(err)
+	}
+	if !s.diag.own && !readsDiagnostics(query) {
+		s.ClearWarnings()
+	}
+	return nil
+}
+
+// readsDiagnostics reports whether the statement query may read the
+// diagnostics area: a SHOW statement (SHOW WARNINGS, SHOW ERRORS, SHOW
+// COUNT(*)), or one that names @@warning_count or @@error_count.
+func readsDiagnostics(query string) bool {
+	first, _ := LeadingWords(query)
+	return strings.EqualFold(first, "show") || containsFold(query, warningCountVar) || containsFold(query, errorCountVar)
+}
+
 // counted counts w, a condition the session keeps (Warn).
 func (d *diagArea) counted(w *sql.Warning) {
 	d.warnings++

@@ -128,3 +128,54 @@ func TestDiagnosticsKeptWritesClear(t *testing.T) {
 		require.Zero(t, r.Warnings, "run %d: text UPDATE", i)
 	}
 }
+
+// TestDiagnosticsPrepare: a prepare that succeeds clears the area, as
+// MySQL's and MariaDB's do (checked on MariaDB 10.11), a first prepare of
+// the text or one the connection kept; one that fails leaves its error;
+// the prepare of a statement that reads the area (SHOW WARNINGS, the
+// counts) leaves it to the statement.
+func TestDiagnosticsPrepare(t *testing.T) {
+	c := openConn(t)
+	ctx := context.Background()
+	_, err := c.Exec(ctx, "CREATE TABLE t (i INT PRIMARY KEY)")
+	require.NoError(t, err)
+	show := func(q string) string {
+		t.Helper()
+		rows, err := c.Query(ctx, q)
+		require.NoError(t, err)
+		var out strings.Builder
+		require.NoError(t, diagRows(&out, rows))
+		return out.String()
+	}
+	fail := func() {
+		t.Helper()
+		_, err := c.Exec(ctx, "SELECT * FROM nosuch")
+		require.Error(t, err)
+	}
+	for run := range 3 { // a first prepare, then kept ones
+		fail()
+		st, err := c.Prepare(ctx, "SELECT * FROM t WHERE i = ?")
+		require.NoError(t, err)
+		require.Equal(t, "", show("SHOW WARNINGS"), "run %d", run)
+		require.Equal(t, "0 0\n", show("SELECT @@warning_count, @@error_count"), "run %d", run)
+		require.NoError(t, st.Close())
+
+		fail()
+		_, err = c.Prepare(ctx, "SELECT * FROM nosuch2")
+		require.Error(t, err)
+		require.Equal(t, "Error 1146 Table 'nosuch2' doesn't exist\n", show("SHOW WARNINGS"), "run %d", run)
+
+		for _, q := range []string{"SHOW WARNINGS", "SHOW COUNT(*) ERRORS", "SELECT @@error_count"} {
+			fail()
+			st, err := c.Prepare(ctx, q)
+			require.NoError(t, err)
+			rows, err := st.Query(ctx)
+			require.NoError(t, err)
+			var out strings.Builder
+			require.NoError(t, diagRows(&out, rows))
+			require.NotEqual(t, "", out.String(), "run %d: %s", run, q)
+			require.NotEqual(t, "0\n", out.String(), "run %d: %s", run, q)
+			require.NoError(t, st.Close())
+		}
+	}
+}

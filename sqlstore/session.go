@@ -471,7 +471,7 @@ func LeadingWords(query string) (first, second string) {
 			}
 			q = q[end+2:]
 			continue
-		case strings.HasPrefix(q, "-- "), strings.HasPrefix(q, "#"):
+		case strings.HasPrefix(q, "#"), len(q) > 2 && q[0] == '-' && q[1] == '-' && q[2] <= ' ': // MySQL's "--" then a space or control character
 			end := strings.IndexByte(q, '\n')
 			if end < 0 {
 				return words[0], words[1]

@@ -30,8 +30,8 @@ var countedNames = [numCounted]string{"Questions", "Com_select", "Com_begin", "C
 // query is BEGIN or START TRANSACTION, COMMIT, or ROLLBACK (not ROLLBACK
 // TO SAVEPOINT, which MySQL counts apart), as MySQL does and GMS does not:
 // Session.ValidateSession calls it for the statements of every path, kept
-// (txnstmt.go) or planned. Other texts cost a look at their first letter.
-// It reports whether query is one of them.
+// (txnstmt.go) or planned. Other texts cost a look at their first
+// character. It reports whether query is one of them.
 func countTxnStatement(ctx *sql.Context, query string) bool {
 	i := 0
 	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\r' || query[i] == '\n') {
@@ -41,7 +41,9 @@ func countTxnStatement(ctx *sql.Context, query string) bool {
 		return false
 	}
 	switch query[i] | 0x20 {
-	case 'b', 'c', 'r', 's', '/', '(': // '/' and '(' are unchanged by the bit
+	// '/', '(', '-' and '#' (a comment's or a parenthesis' start) are
+	// unchanged by the bit.
+	case 'b', 'c', 'r', 's', '/', '(', '-', '#':
 	default:
 		return false
 	}

@@ -91,3 +91,32 @@ func TestTxnStatementRowCount(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnStatementCountersComments: a transaction statement counts its
+// Com_ variable when a comment of any kind comes before it.
+func TestTxnStatementCountersComments(t *testing.T) {
+	ctx := context.Background()
+	c := openConn(t)
+	status := func() (n [3]int64) {
+		t.Helper()
+		for i, name := range []string{"Com_begin", "Com_commit", "Com_rollback"} {
+			r, err := c.Query(ctx, "SHOW SESSION STATUS LIKE '"+name+"'")
+			require.NoError(t, err)
+			rows := allRows(t, r)
+			require.NoError(t, r.Close())
+			v, err := strconv.ParseInt(fmt.Sprint(rows[0][1]), 10, 64)
+			require.NoError(t, err)
+			n[i] = v
+		}
+		return n
+	}
+	before := status()
+	for range 2 {
+		for _, q := range []string{"-- c\nBEGIN", "# c\nCOMMIT", "/* c */ START TRANSACTION", "--\tc\nROLLBACK", "#\nBEGIN", "-- c\r\nCOMMIT"} {
+			_, err := c.Exec(ctx, q)
+			require.NoError(t, err, q)
+		}
+	}
+	after := status()
+	require.Equal(t, [3]int64{before[0] + 6, before[1] + 4, before[2] + 2}, after)
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/strata-db/strata/mysqlcompat"
 )
@@ -68,7 +69,31 @@ func StartsReadWrite(ctx *sql.Context, n sql.Node) bool {
 	if !ok || st.TransChar != sql.ReadWrite {
 		return false
 	}
-	return ctx == nil || containsFold(ctx.Query(), "read write")
+	return ctx == nil || saysReadWrite(ctx.Query())
+}
+
+// saysReadWrite reports whether the first statement of query is START
+// TRANSACTION READ WRITE. The parser's own tokenizer reads it, so that
+// what it skips (comments, any white space between the words) and what it
+// reads (a /*! ... */ comment's text) are as the parser saw them, and only
+// the first statement counts: in a multi-statement text GMS gives the
+// context the whole rest of the text (BEGIN; SELECT 'read write').
+// Run only for a START TRANSACTION node READ WRITE, under read_only or
+// once per kept text.
+func saysReadWrite(query string) bool {
+	want := [...]int{ast.START, ast.TRANSACTION, ast.READ, ast.WRITE}
+	tkn := ast.NewStringTokenizer(query)
+	for n := 0; n < len(want); {
+		typ, _ := tkn.Scan()
+		switch {
+		case typ == ast.COMMENT:
+		case typ == want[n]:
+			n++
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // prechecks returns the checks the builders of chain b make before
@@ -128,7 +153,7 @@ func (ts *txnStmt) run(ctx *sql.Context, c *Conn, query string, reused bool) (sc
 	if ts.op == txnBegin && ts.char == sql.ReadWrite {
 		if !ts.checked {
 			// A txnStmt is kept per text: BEGIN's has nothing to check.
-			if containsFold(query, "read write") {
+			if saysReadWrite(query) {
 				ts.check = prechecks(c.eng.gms.Analyzer.ExecBuilder, plan.NewStartTransaction(sql.ReadWrite))
 			}
 			ts.checked = true
