@@ -159,3 +159,18 @@ func FuzzKeepWildcardEscapes(f *testing.F) {
 		}
 	})
 }
+
+func TestDefinesStored(t *testing.T) {
+	for q, want := range map[string]bool{
+		"CREATE VIEW v AS SELECT 1":                   true,
+		" /* c */ -- x\n# y\n create procedure p() 1": true,
+		"alter view v as select 1":                    true,
+		"SELECT 'create'":                             false,
+		"/*!50000 CREATE */ VIEW":                     false,
+		"/* unterminated":                             false,
+	} {
+		if got := definesStored(q); got != want {
+			t.Errorf("definesStored(%q) = %v", q, got)
+		}
+	}
+}

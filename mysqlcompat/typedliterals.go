@@ -97,7 +97,42 @@ func (typedLiteralParser) escapes(ctx context.Context, query string, options *as
 	if options != nil {
 		ansiQuotes = options.AnsiQuotes
 	}
+	if noEscapes && definesStored(query) {
+		// A stored definition's text is kept as parsed, its strings
+		// written for backslash escapes; GMS parses a view's again in
+		// the reading session's mode, where doubling its backslashes
+		// once more would change its values and its positions.
+		noEscapes = false
+	}
 	return keepWildcardEscapes(query, ansiQuotes, noEscapes)
+}
+
+// definesStored reports whether query, after blanks and comments, begins
+// with CREATE or ALTER: a statement that may store a text GMS parses
+// again (a view, procedure, trigger or event).
+func definesStored(query string) bool {
+	for i := 0; i < len(query); {
+		switch c := query[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '(':
+			i++
+		case c == '#' || strings.HasPrefix(query[i:], "--"):
+			j := strings.IndexByte(query[i:], '\n')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case strings.HasPrefix(query[i:], "/*") && !strings.HasPrefix(query[i:], "/*!"):
+			j := strings.Index(query[i+2:], "*/")
+			if j < 0 {
+				return false
+			}
+			i += 2 + j + 2
+		default:
+			w := query[i:]
+			return len(w) >= 6 && strings.EqualFold(w[:6], "create") || len(w) >= 5 && strings.EqualFold(w[:5], "alter")
+		}
+	}
+	return false
 }
 
 // originalRest is the part of query that rest, a suffix of text (query
