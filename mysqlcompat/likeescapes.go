@@ -1,6 +1,7 @@
 package mysqlcompat
 
 import (
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -18,11 +19,19 @@ import (
 // four characters a\_b, so that 'a\_%' as a LIKE pattern matches a literal
 // underscore. The tokenizer GMS's parser uses decodes \_ to _ and \% to %,
 // so 'axb' LIKE 'a\_%' was true and 'axb' LIKE 'a\%b' too, by scan and by
-// the index range of the prefix alike. keepWildcardEscapes (called by the
-// engine's parser wrapper, typedliterals.go) reads the statement's string
-// literals from its text and gives back the backslash to those that had
-// one, in the parsed statement, matched by order as typeLiterals matches
-// typed literals.
+// the index range of the prefix alike. The engine's parser wrapper
+// (typedliterals.go) parses instead the text keepWildcardEscapes returns:
+// in its quoted strings \_ and \% are written \\_ and \\%, which the
+// tokenizer decodes to the two characters MySQL keeps. The text is
+// rewritten, not the parsed statement, so that no literal has to be found
+// again by its value (a string in an executable comment, an alias or a
+// separator took another's backslash), and so that the bodies of
+// procedures, triggers, events and views, which GMS cuts from the parsed
+// text and parses again later without the wrapper, carry the rewritten
+// strings: SHOW CREATE shows them as \\_, which MySQL reads as the same
+// value. Under NO_BACKSLASH_ESCAPES a backslash is an ordinary character,
+// which the tokenizer has no mode for: every backslash of a string is
+// doubled.
 //
 // A pattern ending in its escape character matches that character in
 // MySQL ('a\' LIKE 'a\' is true, 'a' LIKE 'a\' false); GMS's matcher
@@ -32,80 +41,110 @@ import (
 // evaluated (likePattern). An empty ESCAPE is the backslash
 // (defaultEmptyEscapes).
 //
-// Targets GMS v0.20.0 with its vitess (token.go scanString,
+// Targets GMS v0.20.0 with its vitess (token.go Scan, scanString,
 // sqltypes.SQLDecodeMap; expression/like.go ConstructLikeMatcher). Without
 // it, TestValueSemanticsSpec (testdata/value_semantics) fails.
 
-// keepWildcardEscapes gives the string literals of st, whose text is
-// query, written with \_ or \% their backslashes back.
-func keepWildcardEscapes(query string, st ast.Statement) {
-	if st == nil || !strings.Contains(query, `\_`) && !strings.Contains(query, `\%`) {
-		return
+// keepWildcardEscapes returns query with a backslash added before each
+// \_ and \% of its quoted strings (before every backslash of them when
+// noEscapes, NO_BACKSLASH_ESCAPES), and the offsets in the returned text
+// of the backslashes added, in order. Quotes and comments are read as
+// GMS's tokenizer reads them: " quotes an identifier under ANSI_QUOTES,
+// --, // and # comment to the end of the line, /* */ is a comment and /*!
+// */ is read as text. A query without a backslash is returned as it is,
+// with no allocation.
+func keepWildcardEscapes(query string, ansiQuotes, noEscapes bool) (string, []int) {
+	if strings.IndexByte(query, '\\') < 0 {
+		return query, nil
 	}
-	// The decoded value of each string token, in order, with MySQL's
-	// value where the two differ.
-	type str struct{ val, mysql string }
-	var strs map[string][]str
-	changed, reordered := false, false
-	tkn := ast.NewStringTokenizer(query)
-	for {
-		id, val := tkn.Scan()
-		if id == 0 || id == ast.LEX_ERROR {
-			break
+	var b []byte
+	var added []int
+	done := 0 // query[:done] is in b
+	add := func(at int) {
+		if b == nil {
+			b = make([]byte, 0, len(query)+8)
 		}
-		if id == ast.WITH {
-			reordered = true
-		}
-		if id != ast.STRING {
-			continue
-		}
-		// The token's text lies between the position before it (less the
-		// one character the tokenizer reads ahead) and after it.
-		lo, hi := tkn.OldPosition-1, tkn.Position
-		lo = max(lo, 0)
-		hi = min(hi, len(query))
-		m, plain, ok := mysqlStringValue(query[lo:hi])
-		if !ok || plain != string(val) {
-			// Not the text of this token: keep the tokenizer's value.
-			m = string(val)
-		}
-		if strs == nil {
-			strs = make(map[string][]str)
-		}
-		strs[string(val)] = append(strs[string(val)], str{val: string(val), mysql: m})
-		changed = changed || m != string(val)
+		b = append(b, query[done:at]...)
+		added = append(added, len(b))
+		b = append(b, '\\')
+		done = at
 	}
-	if !changed {
-		return
-	}
-	// As in typeLiterals: around a WITH the walk may meet the strings out
-	// of the text's order, so a value written both ways keeps GMS's.
-	for val, q := range strs {
-		if !reordered {
-			break
+	n := len(query)
+	toEOL := func(i int) int {
+		if j := strings.IndexByte(query[i:], '\n'); j >= 0 {
+			return i + j + 1
 		}
-		for _, x := range q[1:] {
-			if x.mysql != q[0].mysql {
-				delete(strs, val)
-				break
+		return n
+	}
+	for i := 0; i < n; {
+		c := query[i]
+		var next byte
+		if i+1 < n {
+			next = query[i+1]
+		}
+		switch {
+		case c == '\'' || c == '"' && !ansiQuotes:
+			i++
+		str:
+			for i < n {
+				switch query[i] {
+				case '\\':
+					if noEscapes {
+						add(i)
+						i++
+						continue
+					}
+					if i+1 < n && (query[i+1] == '_' || query[i+1] == '%') {
+						add(i)
+					}
+					i += 2
+				case c:
+					i++
+					if i < n && query[i] == c {
+						i++
+						continue
+					}
+					break str
+				default:
+					i++
+				}
 			}
+		case c == '`' || c == '"':
+			i++
+			for i < n {
+				if query[i] == c {
+					i++
+					if i < n && query[i] == c {
+						i++
+						continue
+					}
+					break
+				}
+				i++
+			}
+		case c == '#', c == '-' && next == '-', c == '/' && next == '/':
+			i = toEOL(i)
+		case c == '/' && next == '*' && (i+2 >= n || query[i+2] != '!'):
+			if j := strings.Index(query[i+2:], "*/"); j >= 0 {
+				i += 2 + j + 2
+			} else {
+				i = n
+			}
+		default:
+			i++
 		}
 	}
-	_ = walkSQL(func(n ast.SQLNode) (bool, error) {
-		v, ok := n.(*ast.SQLVal)
-		if !ok || v == nil || v.Type != ast.StrVal {
-			return true, nil
-		}
-		q := strs[string(v.Val)]
-		if len(q) == 0 {
-			return true, nil
-		}
-		strs[string(v.Val)] = q[1:]
-		if q[0].mysql != q[0].val {
-			v.Val = []byte(q[0].mysql)
-		}
-		return true, nil
-	}, st)
+	if b == nil {
+		return query, nil
+	}
+	b = append(b, query[done:]...)
+	return string(b), added
+}
+
+// originalOffset is the offset in the original text of off, an offset in
+// the text keepWildcardEscapes returned with added.
+func originalOffset(off int, added []int) int {
+	return off - sort.SearchInts(added, off)
 }
 
 // bindableWildcardEscapes returns text, the statement of a stored body,
@@ -118,41 +157,8 @@ func bindableWildcardEscapes(text string) string {
 	if !hasWildcardEscapes(text) {
 		return text
 	}
-	var b strings.Builder
-	last := 0
-	tkn := ast.NewStringTokenizer(text)
-	for {
-		id, val := tkn.Scan()
-		if id == 0 || id == ast.LEX_ERROR {
-			break
-		}
-		if id != ast.STRING {
-			continue
-		}
-		lo, hi := max(tkn.OldPosition-1, last), min(tkn.Position, len(text))
-		if lo >= hi {
-			continue
-		}
-		if _, plain, ok := mysqlStringValue(text[lo:hi]); !ok || plain != string(val) {
-			continue // not the text of this token: left as it is
-		}
-		for i := lo; i+1 < hi; i++ {
-			if text[i] != '\\' {
-				continue
-			}
-			if c := text[i+1]; c == '_' || c == '%' {
-				b.WriteString(text[last : i+1])
-				b.WriteByte('\\')
-				last = i + 1
-			}
-			i++ // the escaped character
-		}
-	}
-	if last == 0 {
-		return text
-	}
-	b.WriteString(text[last:])
-	return b.String()
+	out, _ := keepWildcardEscapes(text, false, false)
+	return out
 }
 
 // hasWildcardEscapes reports whether text may hold a string literal that
@@ -176,69 +182,6 @@ func defaultEmptyEscapes(query string, st ast.Statement) {
 		}
 		return true, nil
 	}, st)
-}
-
-// mysqlStringValue decodes text, one string token (quoted strings, which
-// follow each other with only white space between them, after optional
-// white space) as MySQL does, \_ and \% keeping their backslash, and as
-// the tokenizer does (plain). ok is false when text is not such a token.
-func mysqlStringValue(text string) (mysql, plain string, ok bool) {
-	var b, p strings.Builder
-	i, n := 0, 0
-	for {
-		for i < len(text) && strings.IndexByte(" \t\n\r\f\v", text[i]) >= 0 {
-			i++
-		}
-		if i == len(text) || text[i] != '\'' && text[i] != '"' {
-			return b.String(), p.String(), n > 0
-		}
-		delim := text[i]
-		i++
-		closed := false
-		for i < len(text) && !closed {
-			c := text[i]
-			switch {
-			case c == '\\' && i+1 < len(text):
-				e := text[i+1]
-				i += 2
-				if e == '_' || e == '%' {
-					b.WriteByte('\\')
-				}
-				d := e
-				switch e {
-				case '0':
-					d = 0
-				case 'b':
-					d = '\b'
-				case 'n':
-					d = '\n'
-				case 'r':
-					d = '\r'
-				case 't':
-					d = '\t'
-				case 'Z':
-					d = 26
-				}
-				b.WriteByte(d)
-				p.WriteByte(d)
-			case c == delim && i+1 < len(text) && text[i+1] == delim:
-				b.WriteByte(delim)
-				p.WriteByte(delim)
-				i += 2
-			case c == delim:
-				i++
-				closed = true
-			default:
-				b.WriteByte(c)
-				p.WriteByte(c)
-				i++
-			}
-		}
-		if !closed {
-			return "", "", false
-		}
-		n++
-	}
 }
 
 // likeTrailingEscape doubles the trailing escape character of e's pattern,

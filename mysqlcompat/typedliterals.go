@@ -2,6 +2,7 @@ package mysqlcompat
 
 import (
 	"context"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -25,8 +26,8 @@ import (
 // statement with a WITH), a text that is a typed literal in one place and
 // a plain string in another keeps GMS's string in both.
 //
-// The same wrapper gives \_ and \% in strings their backslash
-// (likeescapes.go).
+// The same wrapper parses the text with the \_ and \% of its strings
+// written so that they keep their backslash (likeescapes.go).
 //
 // Targets GMS v0.20.0 with its vitess (sql.y: DATE STRING, TIME STRING,
 // TIMESTAMP STRING are NewStrVal). Without it, TestTimeTextSpec
@@ -34,47 +35,113 @@ import (
 type typedLiteralParser struct{ sql.Parser }
 
 func (p typedLiteralParser) ParseSimple(query string) (ast.Statement, error) {
+	query, _ = keepWildcardEscapes(query, false, false)
 	st, err := p.Parser.ParseSimple(query)
 	if err == nil {
 		typeLiterals(query, st)
-		keepWildcardEscapes(query, st)
 		defaultEmptyEscapes(query, st)
 	}
 	return st, err
 }
 
+// Parse returns as the statement's text the text it parsed, with its
+// wildcard escapes rewritten (likeescapes.go), as GMS cuts the bodies of
+// stored programs and views from it by the positions in the statement; the
+// rest is the caller's text, not rewritten, to be parsed again.
 func (p typedLiteralParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	text, added := p.escapes(ctx, query, nil)
+	st, q, rest, err := p.Parser.Parse(ctx, text, multi)
 	if err == nil {
 		typeLiterals(q, st)
-		keepWildcardEscapes(q, st)
 		defaultEmptyEscapes(q, st)
 	}
-	return st, q, rest, err
+	return st, q, originalRest(query, text, rest, added), err
 }
 
 func (p typedLiteralParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delimiter, multi, options)
+	text, added := p.escapes(ctx, query, &options)
+	st, q, rest, err := p.Parser.ParseWithOptions(ctx, text, delimiter, multi, options)
 	if err == nil {
 		typeLiterals(q, st)
-		keepWildcardEscapes(q, st)
 		defaultEmptyEscapes(q, st)
 	}
-	return st, q, rest, err
+	return st, q, originalRest(query, text, rest, added), err
 }
 
 func (p typedLiteralParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, options)
+	text, added := p.escapes(ctx, query, &options)
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, text, options)
 	if err == nil {
-		end := len(query)
+		end := len(text)
 		if n > 0 && n < end {
 			end = n
 		}
-		typeLiterals(query[:end], st)
-		keepWildcardEscapes(query[:end], st)
-		defaultEmptyEscapes(query[:end], st)
+		typeLiterals(text[:end], st)
+		defaultEmptyEscapes(text[:end], st)
 	}
-	return st, n, err
+	return st, originalOffset(n, added), err
+}
+
+// escapes is keepWildcardEscapes under the session's sql_mode (and
+// options' ANSI_QUOTES, when given), read only for a text with a
+// backslash.
+func (typedLiteralParser) escapes(ctx context.Context, query string, options *ast.ParserOptions) (string, []int) {
+	if strings.IndexByte(query, '\\') < 0 {
+		return query, nil
+	}
+	ansiQuotes, noEscapes := false, false
+	if sctx, ok := ctx.(*sql.Context); ok && sctx != nil && sctx.Session != nil {
+		mode := sql.LoadSqlMode(sctx)
+		ansiQuotes, noEscapes = mode.AnsiQuotes(), mode.ModeEnabled("NO_BACKSLASH_ESCAPES")
+	}
+	if options != nil {
+		ansiQuotes = options.AnsiQuotes
+	}
+	if noEscapes && definesStored(query) {
+		// A stored definition's text is kept as parsed, its strings
+		// written for backslash escapes; GMS parses a view's again in
+		// the reading session's mode, where doubling its backslashes
+		// once more would change its values and its positions.
+		noEscapes = false
+	}
+	return keepWildcardEscapes(query, ansiQuotes, noEscapes)
+}
+
+// definesStored reports whether query, after blanks and comments, begins
+// with CREATE or ALTER: a statement that may store a text GMS parses
+// again (a view, procedure, trigger or event).
+func definesStored(query string) bool {
+	for i := 0; i < len(query); {
+		switch c := query[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '(':
+			i++
+		case c == '#' || strings.HasPrefix(query[i:], "--"):
+			j := strings.IndexByte(query[i:], '\n')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case strings.HasPrefix(query[i:], "/*") && !strings.HasPrefix(query[i:], "/*!"):
+			j := strings.Index(query[i+2:], "*/")
+			if j < 0 {
+				return false
+			}
+			i += 2 + j + 2
+		default:
+			w := query[i:]
+			return len(w) >= 6 && strings.EqualFold(w[:6], "create") || len(w) >= 5 && strings.EqualFold(w[:5], "alter")
+		}
+	}
+	return false
+}
+
+// originalRest is the part of query that rest, a suffix of text (query
+// rewritten with added), stands for.
+func originalRest(query, text, rest string, added []int) string {
+	if len(added) == 0 || len(rest) > len(text) {
+		return rest
+	}
+	return query[min(originalOffset(len(text)-len(rest), added), len(query)):]
 }
 
 // typeLiterals gives the typed literals of st, whose text is query, their

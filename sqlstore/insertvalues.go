@@ -80,13 +80,19 @@ func (p insertValuesParser) ParseWithOptions(ctx context.Context, query string, 
 }
 
 // fastInsert reports whether parseInsertValues may read query in ctx: an
-// INSERT, in a session of this store with plan reuse on.
+// INSERT, in a session of this store with plan reuse on, whose backslashes
+// are escapes.
 func fastInsert(ctx *sql.Context, query string) bool {
 	if _, ours := ctx.Session.(*Session); !ours || len(query) < len("INSERT INTO t VALUES (1),(2)") {
 		return false
 	}
 	first, _ := LeadingWords(query)
-	return strings.EqualFold(first, "insert") && planReuse(ctx)
+	if !strings.EqualFold(first, "insert") || !planReuse(ctx) {
+		return false
+	}
+	// Under NO_BACKSLASH_ESCAPES a backslash is an ordinary character,
+	// which the reader would take for an escape.
+	return strings.IndexByte(query, '\\') < 0 || !sql.LoadSqlMode(ctx).ModeEnabled("NO_BACKSLASH_ESCAPES")
 }
 
 // parseInsertValues returns the statement tree of query, a text starting
