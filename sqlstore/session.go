@@ -250,16 +250,15 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 
 // consistentSnapshot reports whether query is START TRANSACTION ... WITH
 // CONSISTENT SNAPSHOT, whose snapshot MySQL takes at once (a plain BEGIN's
-// is taken at its first read). GMS does not pass the option on.
+// is taken at its first read). GMS does not pass the option on. This runs
+// at every transaction's start: only a text whose first word (comments
+// skipped, LeadingWords allocates nothing) is START is read further.
 func consistentSnapshot(query string) bool {
-	// A loop rather than strings.TrimLeft, which builds its set of
-	// characters at every call: this runs at every transaction's start.
-	i := 0
-	for i < len(query) && (query[i] == ' ' || query[i] == '\t' || query[i] == '\r' || query[i] == '\n') {
-		i++
+	if first, _ := LeadingWords(query); !strings.EqualFold(first, "start") {
+		return false
 	}
-	q := query[i:]
-	return len(q) > 5 && strings.EqualFold(q[:5], "start") && containsFold(q, "consistent snapshot")
+	_, snapshot := startOptions(query)
+	return snapshot
 }
 
 // CommitTransaction implements sql.TransactionSession. A commit that

@@ -36,6 +36,9 @@ func TestStartsReadWriteText(t *testing.T) {
 		{"START TRANSACTION /* read write */", false},
 		{"START TRANSACTION -- read write\n", false},
 		{"START TRANSACTION WITH CONSISTENT SNAPSHOT", false},
+		{"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ WRITE", true},
+		{"START TRANSACTION READ WRITE, WITH CONSISTENT SNAPSHOT", true},
+		{"START TRANSACTION READ ONLY, READ WRITE", true},
 		{"BEGIN; SELECT 'read write'", false},
 		{"START TRANSACTION; START TRANSACTION READ WRITE", false},
 	} {
@@ -44,4 +47,26 @@ func TestStartsReadWriteText(t *testing.T) {
 		require.False(t, sqlstore.StartsReadWrite(ctx, plan.NewStartTransaction(sql.ReadOnly)), "%q", tc.query)
 	}
 	require.True(t, sqlstore.StartsReadWrite(nil, plan.NewStartTransaction(sql.ReadWrite)))
+}
+
+// TestConsistentSnapshotText: WITH CONSISTENT SNAPSHOT is read as the
+// parser reads a START TRANSACTION's characteristics, in any order, after
+// comments, and only in the first statement.
+func TestConsistentSnapshotText(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  bool
+	}{
+		{"START TRANSACTION WITH CONSISTENT SNAPSHOT", true},
+		{"start transaction with consistent snapshot", true},
+		{"START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT", true},
+		{"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ WRITE", true},
+		{"/* c */ START TRANSACTION WITH  CONSISTENT\nSNAPSHOT", true},
+		{"START TRANSACTION /* with consistent snapshot */", false},
+		{"START TRANSACTION; SELECT 'with consistent snapshot'", false},
+		{"BEGIN", false},
+		{"SELECT 'start transaction with consistent snapshot'", false},
+	} {
+		require.Equal(t, tc.want, sqlstore.ConsistentSnapshotText(tc.query), "%q", tc.query)
+	}
 }

@@ -73,27 +73,55 @@ func StartsReadWrite(ctx *sql.Context, n sql.Node) bool {
 }
 
 // saysReadWrite reports whether the first statement of query is START
-// TRANSACTION READ WRITE. The parser's own tokenizer reads it, so that
-// what it skips (comments, any white space between the words) and what it
-// reads (a /*! ... */ comment's text) are as the parser saw them, and only
-// the first statement counts: in a multi-statement text GMS gives the
-// context the whole rest of the text (BEGIN; SELECT 'read write').
+// TRANSACTION with READ WRITE among its characteristics (startOptions).
 // Run only for a START TRANSACTION node READ WRITE, under read_only or
 // once per kept text.
 func saysReadWrite(query string) bool {
-	want := [...]int{ast.START, ast.TRANSACTION, ast.READ, ast.WRITE}
+	readWrite, _ := startOptions(query)
+	return readWrite
+}
+
+// startOptions reads the characteristics of query's first statement when
+// it is START TRANSACTION: READ WRITE, and WITH CONSISTENT SNAPSHOT, in
+// any order, comma-separated. The parser's own tokenizer reads them, so
+// that what it skips (comments, any white space between the words) and
+// what it reads (a /*! ... */ comment's text) are as the parser saw them,
+// and only the first statement counts: in a multi-statement text GMS gives
+// the context the whole rest of the text (BEGIN; SELECT 'read write').
+func startOptions(query string) (readWrite, snapshot bool) {
 	tkn := ast.NewStringTokenizer(query)
-	for n := 0; n < len(want); {
-		typ, _ := tkn.Scan()
-		switch {
-		case typ == ast.COMMENT:
-		case typ == want[n]:
-			n++
-		default:
-			return false
+	next := func() int {
+		for {
+			if typ, _ := tkn.Scan(); typ != ast.COMMENT {
+				return typ
+			}
 		}
 	}
-	return true
+	if next() != ast.START || next() != ast.TRANSACTION {
+		return false, false
+	}
+	for {
+		switch next() {
+		case ast.READ:
+			switch next() {
+			case ast.WRITE:
+				readWrite = true
+			case ast.ONLY:
+			default:
+				return readWrite, snapshot
+			}
+		case ast.WITH:
+			if next() != ast.CONSISTENT || next() != ast.SNAPSHOT {
+				return readWrite, snapshot
+			}
+			snapshot = true
+		default:
+			return readWrite, snapshot
+		}
+		if next() != ',' {
+			return readWrite, snapshot
+		}
+	}
 }
 
 // prechecks returns the checks the builders of chain b make before

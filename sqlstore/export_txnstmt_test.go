@@ -1,0 +1,4 @@
+package sqlstore
+
+// ConsistentSnapshotText exports consistentSnapshot for the external tests.
+var ConsistentSnapshotText = consistentSnapshot
