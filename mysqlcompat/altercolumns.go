@@ -139,7 +139,7 @@ func checkAlterColumnNames(table string, sch sql.Schema, clauses []sql.Node) err
 		}
 		for j := i + 1; j < len(cols); j++ {
 			if !cols[j].dropped && strings.EqualFold(cols[i].final, cols[j].final) {
-				return sql.ErrDuplicateColumn.New(cols[j].final)
+				return sql.ErrColumnExists.New(cols[j].final)
 			}
 		}
 	}
