@@ -194,3 +194,67 @@ func checkAlterColumnNames(table string, sch sql.Schema, clauses []sql.Node) err
 	}
 	return nil
 }
+
+// Columns added FIRST earlier in the same ALTER TABLE
+//
+// GMS's resolveAlterColumn gives each clause the schema the clauses before
+// it leave, but places a column added FIRST at the end of it
+// (ValidateAddColumn reads only AFTER). The table's copy for a later
+// clause (`ADD c INT FIRST, MODIFY b INT`) then read each row's values
+// one column off: the primary key got c's NULL (1138). firstAddedTargets
+// moves those columns to the front of the later clauses' schemas, as the
+// ADD puts them in the table.
+//
+// Targets GMS v0.20.0 (analyzer/validate_create_table.go,
+// ValidateAddColumn). Without it, TestAlterConvertSpec
+// (sqlstore/testdata/alter_convert, "FIRST") fails.
+
+// firstAddedTargets runs after GMS's resolveAlterColumn.
+func firstAddedTargets(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if qFlags == nil || !qFlags.IsSet(sql.QFlagAlterTable) {
+		return n, transform.SameTree, nil
+	}
+	block, ok := n.(*plan.Block)
+	if !ok {
+		return n, transform.SameTree, nil
+	}
+	var firsts []string
+	children := block.Children()
+	changed := false
+	for i, child := range children {
+		if st, ok := child.(sql.SchemaTarget); ok && len(firsts) > 0 {
+			var sch sql.Schema // copied when a column moves
+			for _, name := range firsts {
+				if sch == nil {
+					if j := st.TargetSchema().IndexOfColName(name); j <= 0 {
+						continue
+					}
+					sch = st.TargetSchema().Copy()
+				}
+				if j := sch.IndexOfColName(name); j > 0 {
+					c := sch[j]
+					copy(sch[1:j+1], sch[:j])
+					sch[0] = c
+				}
+			}
+			if sch != nil {
+				nn, err := st.WithTargetSchema(sch)
+				if err != nil {
+					return nil, transform.SameTree, err
+				}
+				children[i], changed = nn, true
+			}
+		}
+		if ac, ok := child.(*plan.AddColumn); ok && ac.Order() != nil && ac.Order().First {
+			firsts = append(firsts, ac.Column().Name)
+		}
+	}
+	if !changed {
+		return n, transform.SameTree, nil
+	}
+	nb, err := block.WithChildren(children...)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return nb, transform.NewTree, nil
+}
