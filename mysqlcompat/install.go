@@ -59,7 +59,9 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	})
 	// ALTER TABLE of a table with virtual columns sees its constraints
 	// (virtualchecks.go), before GMS resolves and validates its clauses.
-	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ResolveAlterColumnId }, func(r analyzer.RuleFunc) analyzer.RuleFunc { return ChainRules(r, renamedAlterTargets) }) // alterrenames.go
+	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ResolveAlterColumnId }, func(r analyzer.RuleFunc) analyzer.RuleFunc {
+		return ChainRules(alterColumnNames, r, renamedAlterTargets, firstAddedTargets)
+	}) // altercolumns.go, alterrenames.go
 	WrapRule(a, func(id analyzer.RuleId) bool { return id == analyzer.ValidateCreateTableId }, func(validate analyzer.RuleFunc) analyzer.RuleFunc {
 		return ChainRules(validate, virtualAlterChecks)
 	})

@@ -56,7 +56,7 @@ var errorKinds = []*errorKind{
 		message: func(string) string { return "Column count doesn't match value count" }},
 	{kind: sql.ErrNonAggregatedColumnWithoutGroupBy, num: mysql.ERMixOfGroupFuncAndFields, state: "42000", message: mixedGroupMessage},
 	{kind: sql.ErrDuplicateColumn, num: mysql.ERDupFieldName, state: "42S21", message: reworded(sql.ErrDuplicateColumn, "Duplicate column name '%s'")},
-	{kind: sql.ErrColumnExists, num: mysql.ERDupFieldName, state: "42S21"},
+	{kind: sql.ErrColumnExists, num: mysql.ERDupFieldName, state: "42S21", message: reworded(sql.ErrColumnExists, "Duplicate column name '%s'")},
 	{kind: sql.ErrDuplicateKey, num: mysql.ERDupKeyName, state: "42000"},
 	{kind: sql.ErrInvalidColumnDefaultValue, num: mysql.ERInvalidDefault, state: "42000"},
 	{kind: sql.ErrUnknownConstraint, num: 3940, state: mysql.SSUnknownSQLState},                       // ER_CONSTRAINT_NOT_FOUND
