@@ -154,6 +154,14 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, err
 	}
 	typ := r.col.Type()
+	if s, ok := v.(string); ok {
+		if bad, at := unencodable(typ, s); bad {
+			if lenientWrites(ctx, r.ignore) {
+				return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
+			}
+			return nil, stringValueError(r.col.Name(), s, at, rowNum)
+		}
+	}
 	if s, ok := v.(string); ok && fitsString(typ, s) {
 		return v, nil // what most assignments to strings are: no conversion
 	}

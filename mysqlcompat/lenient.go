@@ -175,6 +175,11 @@ func strictValues(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) e
 	}
 	row = row[len(row)-len(sch):]
 	for i, col := range sch {
+		if s, ok := row[i].(string); ok {
+			if bad, at := unencodable(col.Type, s); bad {
+				return stringValueError(col.Name, s, at, rowNum)
+			}
+		}
 		switch {
 		case row[i] == nil:
 		case types.IsYear(col.Type):
@@ -205,6 +210,11 @@ func strictValues(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) e
 func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int64) any {
 	if v == nil || types.IsJSON(typ) {
 		return v
+	}
+	if s, ok := v.(string); ok {
+		if bad, at := unencodable(typ, s); bad {
+			v = convertUnencodable(ctx, typ, name, s, at, rowNum)
+		}
 	}
 	if types.IsYear(typ) {
 		return adjustYear(ctx, name, v, rowNum)
