@@ -197,10 +197,12 @@ func unencodable(typ sql.Type, s string) (bool, int) {
 	if enc == nil {
 		return false, 0
 	}
-	for i, r := range s {
-		if !encodesRune(enc, r) {
+	for i := 0; i < len(s); {
+		size, ok := encodesChar(enc, s[i:])
+		if !ok {
 			return true, i
 		}
+		i += size
 	}
 	return false, 0
 }
@@ -220,18 +222,20 @@ func narrowEncoder(typ sql.Type) encodings.Encoder {
 	return cs.Encoder()
 }
 
-// encodesRune reports whether enc has a code for r. The rune is handed
-// over in a buffer with room to spare: GMS's range maps look at up to
-// four bytes whatever the rune's length, and would run past a slice cut
-// to it.
-func encodesRune(enc encodings.Encoder, r rune) bool {
-	if r == utf8.RuneError {
-		return false
+// encodesChar reports whether enc has a code for the character s starts
+// with (bytes that are no UTF-8 have none), and the character's length.
+// The character is handed over in a buffer with room to spare: GMS's
+// range maps look at up to four bytes whatever its length, and would run
+// past a slice cut to it.
+func encodesChar(enc encodings.Encoder, s string) (int, bool) {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && size <= 1 {
+		return 1, false
 	}
 	var buf [8]byte
-	n := utf8.EncodeRune(buf[:], r)
+	n := copy(buf[:], s[:size])
 	_, ok := enc.Encode(buf[:n:len(buf)])
-	return ok
+	return size, ok
 }
 
 // replaceUnencodable replaces each character of s that the character set
@@ -239,12 +243,17 @@ func encodesRune(enc encodings.Encoder, r rune) bool {
 func replaceUnencodable(typ sql.Type, s string) string {
 	enc := narrowEncoder(typ)
 	var b strings.Builder
-	for _, r := range s {
-		if enc == nil || encodesRune(enc, r) {
-			b.WriteRune(r)
+	for i := 0; i < len(s); {
+		size, ok := 1, false
+		if enc != nil {
+			size, ok = encodesChar(enc, s[i:])
+		}
+		if ok || enc == nil {
+			b.WriteString(s[i : i+size])
 		} else {
 			b.WriteByte('?')
 		}
+		i += size
 	}
 	return b.String()
 }

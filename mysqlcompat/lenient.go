@@ -213,7 +213,10 @@ func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int6
 	}
 	if s, ok := v.(string); ok {
 		if bad, at := unencodable(typ, s); bad {
-			v = convertUnencodable(ctx, typ, name, s, at, rowNum)
+			// MySQL reports the conversion alone: a value also too long
+			// is cut without a second warning.
+			s, _ = cutString(typ.(sql.StringType), convertUnencodable(ctx, typ, name, s, at, rowNum))
+			v = s
 		}
 	}
 	if types.IsYear(typ) {
@@ -516,29 +519,9 @@ func truncateString(ctx *sql.Context, typ sql.Type, name string, v any, rowNum i
 		return v
 	}
 	binary := types.IsBinaryType(typ)
-	var cut string
-	switch {
-	case binary || types.IsTextBlob(typ):
-		n := int(st.MaxByteLength())
-		if binary {
-			n = int(st.MaxCharacterLength())
-		}
-		if n > len(s) {
-			return v
-		}
-		// Not inside a character.
-		for n > 0 && !binary && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		cut, s = s[n:], s[:n]
-	default:
-		n, chars := 0, int64(0)
-		for n < len(s) && chars < st.MaxCharacterLength() {
-			_, size := utf8.DecodeRuneInString(s[n:])
-			n += size
-			chars++
-		}
-		cut, s = s[n:], s[:n]
+	s, cut := cutString(st, s)
+	if cut == "" && (binary || types.IsTextBlob(typ)) {
+		return v
 	}
 	switch {
 	case !binary && strings.TrimRight(cut, " ") == "":
@@ -554,6 +537,36 @@ func truncateString(ctx *sql.Context, typ sql.Type, name string, v any, rowNum i
 		return []byte(s)
 	}
 	return s
+}
+
+// cutString splits s into what the string type st holds and the rest:
+// characters for a character string, bytes for a binary one and for TEXT
+// (whose limit GMS counts in bytes).
+func cutString(st sql.StringType, s string) (kept, cut string) {
+	binary := types.IsBinaryType(st)
+	switch {
+	case binary || types.IsTextBlob(st):
+		n := int(st.MaxByteLength())
+		if binary {
+			n = int(st.MaxCharacterLength())
+		}
+		if n >= len(s) {
+			return s, ""
+		}
+		// Not inside a character.
+		for n > 0 && !binary && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n], s[n:]
+	default:
+		n, chars := 0, int64(0)
+		for n < len(s) && chars < st.MaxCharacterLength() {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			n += size
+			chars++
+		}
+		return s[:n], s[n:]
+	}
 }
 
 func warnTruncated(ctx *sql.Context, name string, rowNum int64) {
