@@ -6,7 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
-// checkCharset returns ErrCorrupt when body, a stored value of the
+// checkCharset returns ErrCorrupt when body, a stored value (or key) of the
 // string type typ, has a character the column's character set has no
 // code for. Values are stored as UTF-8; a latin1, ascii or utf8mb3 column
 // is written only characters its set holds (the write converts them),
