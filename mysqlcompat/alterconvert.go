@@ -99,9 +99,11 @@ func AlterValue(ctx *sql.Context, from, to sql.Type, table, name string, v any, 
 	}
 	col := &sql.Column{Name: name, Type: to}
 	if strictMode(ctx) {
-		if err := strictValues(ctx, sql.Schema{col}, sql.Row{v}, rowNum); err != nil {
+		checked := sql.Row{v}
+		if err := strictValues(ctx, sql.Schema{col}, checked, rowNum); err != nil {
 			return nil, err
 		}
+		v = checked[0] // a YEAR read as MySQL reads it, bytes as the column's text
 		if isBigInt(to) {
 			if x, inRange, ok := ExactInteger(to, v); ok {
 				if !inRange {

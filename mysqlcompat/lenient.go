@@ -175,9 +175,16 @@ func strictValues(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) e
 	}
 	row = row[len(row)-len(sch):]
 	for i, col := range sch {
-		if s, ok := row[i].(string); ok {
-			if bad, at := unencodable(col.Type, s); bad {
+		switch v := row[i].(type) {
+		case string:
+			if bad, at := unencodable(col.Type, v); bad {
+				return stringValueError(col.Name, v, at, rowNum)
+			}
+		case []byte:
+			if s, at, conv, ok := bytesText(col.Type, v); !ok {
 				return stringValueError(col.Name, s, at, rowNum)
+			} else if conv {
+				row[i] = s
 			}
 		}
 		switch {
@@ -211,11 +218,20 @@ func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int6
 	if v == nil || types.IsJSON(typ) {
 		return v
 	}
-	if s, ok := v.(string); ok {
-		if bad, at := unencodable(typ, s); bad {
+	switch x := v.(type) {
+	case string:
+		if bad, at := unencodable(typ, x); bad {
 			// MySQL reports the conversion alone: a value also too long
 			// is cut without a second warning.
-			s, _ = cutString(typ.(sql.StringType), convertUnencodable(ctx, typ, name, s, at, rowNum))
+			x, _ = cutString(typ.(sql.StringType), convertUnencodable(ctx, typ, name, x, at, rowNum))
+			v = x
+		}
+	case []byte:
+		if s, at, conv, ok := bytesText(typ, x); !ok {
+			ctx.Warn(mysql.ERTruncatedWrongValueForField, "Incorrect string value: '%s' for column '%s'%s", escapedBytes(s[at:]), name, atRow(rowNum))
+			s, _ = cutString(typ.(sql.StringType), replaceBadBytes(typ, x))
+			v = s
+		} else if conv {
 			v = s
 		}
 	}
