@@ -190,7 +190,7 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	case cerr == nil && inRange != sql.OutOfRange && !blankNumber(typ, v) && !enumZero(ctx, typ, v):
 		if t, ok := cv.(time.Time); ok && t.Equal(zeroDate) && types.IsTime(typ) && !r.ignore && strictMode(ctx) && noZeroDate(ctx) {
 			// NO_ZERO_DATE in strict mode (strictwarnings.go).
-			return nil, r.valueError(v, rowNum, true, nil)
+			return nil, r.valueError(zeroDateValue(typ, v), rowNum, true, nil)
 		}
 		return v, nil
 	case lenientWrites(ctx, r.ignore):
