@@ -181,6 +181,9 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return nil, yearError(r.col.Name(), v, code, rowNum)
 		}
 	}
+	if s, ok := v.(string); ok && endsInSpace(s) && types.IsTime(typ) {
+		v = trimDateSpaces(s) // MySQL ignores it (datespaces.go)
+	}
 	cv, inRange, cerr := typ.Convert(ctx, v)
 	if types.ErrConvertToDecimalLimit.Is(cerr) {
 		// A DECIMAL reports its range as an error, not a flag.

@@ -24,7 +24,9 @@ import (
 // So a value rule (trailingDateSpaces, install.go) reads the string
 // operands of the date functions, of CAST and CONVERT to DATE or
 // DATETIME and of date arithmetic (zeroDateGuard) through a dateText,
-// which drops the trailing white space before GMS parses the text. Other
+// which drops the trailing white space before GMS parses the text; a
+// string written to a DATE, DATETIME or TIMESTAMP column is trimmed so in
+// strict mode (strictRow) and in UPDATE (rangeChecked). Other
 // text after a date (MySQL: the date with warning 1292) keeps GMS's NULL
 // and warning.
 //
@@ -138,6 +140,18 @@ func (d *dateText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return trimDateSpaces(string(x)), nil
 	}
 	return v, nil
+}
+
+// endsInSpace reports whether s ends in white space trimDateSpaces drops.
+func endsInSpace(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[len(s)-1] {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
 }
 
 // trimDateSpaces returns s without the trailing white space MySQL's date

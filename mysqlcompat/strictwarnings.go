@@ -173,10 +173,27 @@ func strictRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) erro
 	if err := strictWarningError(ctx, false); err != nil {
 		return err
 	}
+	trimDateColumns(sch, row)
 	if err := strictValues(ctx, sch, row, rowNum); err != nil {
 		return err
 	}
 	return zeroDates(ctx, sch, row, rowNum)
+}
+
+// trimDateColumns drops the trailing white space of row's strings for
+// DATE, DATETIME and TIMESTAMP columns of sch, which MySQL ignores and
+// GMS's conversion refuses (datespaces.go). Only a string ending in white
+// space pays more than a type assertion.
+func trimDateColumns(sch sql.Schema, row sql.Row) {
+	if len(row) < len(sch) {
+		return
+	}
+	row = row[len(row)-len(sch):]
+	for i, col := range sch {
+		if s, ok := row[i].(string); ok && endsInSpace(s) && types.IsTime(col.Type) {
+			row[i] = trimDateSpaces(s)
+		}
+	}
 }
 
 // zeroDates returns MySQL's error for the first zero date of row, an
