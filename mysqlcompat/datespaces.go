@@ -4,10 +4,8 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -21,7 +19,7 @@ import (
 // strict mode (strictwarnings.go) then failed an UPDATE whose WHERE or
 // value reads such a string, which MySQL runs.
 //
-// So a value rule (trailingDateSpaces, install.go) reads the string
+// So a value rule (dateSpaces, in textValues' walk) reads the string
 // operands of the date functions, of CAST and CONVERT to DATE or
 // DATETIME and of date arithmetic (zeroDateGuard) through a dateText,
 // which drops the trailing white space before GMS parses the text; a
@@ -33,42 +31,47 @@ import (
 // Targets GMS v0.20.0 (types/datetime.go's parseDatetime). Without it,
 // TestStrictWritesSpec (testdata/strict_writes) fails.
 
-// trailingDateSpaces is the value rule of this file and strtodate.go.
-func trailingDateSpaces(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ins, ok := n.(*plan.InsertInto); ok && ins.LiteralValueSource && len(ins.OnDupExprs) == 0 {
-		// INSERT ... VALUES of literals: no function to correct.
-		return n, transform.SameTree, nil
+// dateSpaces gives the string date operands of e a dateText, and makes a
+// STR_TO_DATE a strToDate (strtodate.go). It runs in textValues' walk
+// (timetext.go), so it costs the planning no walk of its own.
+func dateSpaces(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	if s, ok := e.(*function.StrToDate); ok {
+		return &strToDate{StrToDate: s}, transform.NewTree, nil
 	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if s, ok := e.(*function.StrToDate); ok {
-			return &strToDate{StrToDate: s}, transform.NewTree, nil
+	if !readsDateText(e) {
+		return e, transform.SameTree, nil
+	}
+	children := e.Children()
+	var changed []sql.Expression
+	for i, c := range children {
+		if i > 0 && !datesOnly(e) {
+			break
 		}
-		if !readsDateText(e) {
-			return e, transform.SameTree, nil
-		}
-		children := e.Children()
-		var changed []sql.Expression
-		for i, c := range children {
-			if i > 0 && !datesOnly(e) {
-				break
-			}
-			if _, ok := c.(*dateText); ok || c.Type() == nil || !types.IsText(c.Type()) {
+		if g, ok := c.(*zeroDateGuard); ok {
+			// Date arithmetic's operand, guarded in the same walk
+			// (dateinterval.go): the guard must read the trimmed text.
+			if _, ok := g.child.(*dateText); ok || g.child.Type() == nil || !types.IsText(g.child.Type()) {
 				continue
 			}
-			if changed == nil {
-				changed = append([]sql.Expression(nil), children...)
-			}
-			changed[i] = &dateText{child: c}
+			c = &zeroDateGuard{child: &dateText{child: g.child}}
+		} else if _, ok := c.(*dateText); ok || c.Type() == nil || !types.IsText(c.Type()) {
+			continue
+		} else {
+			c = &dateText{child: c}
 		}
 		if changed == nil {
-			return e, transform.SameTree, nil
+			changed = append([]sql.Expression(nil), children...)
 		}
-		ne, err := e.WithChildren(changed...)
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		return ne, transform.NewTree, nil
-	})
+		changed[i] = c
+	}
+	if changed == nil {
+		return e, transform.SameTree, nil
+	}
+	ne, err := e.WithChildren(changed...)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return ne, transform.NewTree, nil
 }
 
 // readsDateText reports whether e reads its first operand (every operand
@@ -77,7 +80,7 @@ func readsDateText(e sql.Expression) bool {
 	switch x := e.(type) {
 	case *expression.Convert:
 		return types.IsTime(x.Type())
-	case *zeroDateGuard,
+	case *zeroDateGuard, *dateIntervalExpr,
 		*function.Year, *function.Quarter, *function.Month, *function.Day,
 		*function.Weekday, *function.DayOfWeek, *function.DayOfYear,
 		*function.Hour, *function.Minute, *function.Second, *function.Microsecond,
@@ -91,10 +94,15 @@ func readsDateText(e sql.Expression) bool {
 	return false
 }
 
-// datesOnly reports whether every operand of e is a date.
+// datesOnly reports whether every text operand of e is a date.
 func datesOnly(e sql.Expression) bool {
-	_, ok := e.(*function.DateDiff)
-	return ok
+	switch e.(type) {
+	case *function.DateDiff, *dateIntervalExpr:
+		// dateIntervalExpr's operands are its arithmetic's: the date and
+		// the INTERVAL, either way round.
+		return true
+	}
+	return false
 }
 
 // dateText is a string operand read as a date: its value without the

@@ -34,7 +34,7 @@ func Install(e *sqle.Engine, final ...analyzer.RuleFunc) {
 	// the one-row read of MIN or MAX of a primary key (minmaxkey.go).
 	AddRule(a, "once-after", analyzer.Rule{Id: AfterJoinsRule, Apply: ChainRules(mergeSetOpTypesRule, replaceGroupConcat, minMaxKeyRead)})
 	likes := &likeSources{} // CREATE TABLE ... LIKE of virtual tables (virtuallike.go)
-	rules := slices.Concat([]analyzer.RuleFunc{lastInsertIDRow, exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, castStringInts, exactNumberCompares, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, textValues, trailingDateSpaces, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
+	rules := slices.Concat([]analyzer.RuleFunc{lastInsertIDRow, exactAggregates, checkAssignments, compareUpdatesExactly, checkIntArithmetic, castStringInts, exactNumberCompares, exactHashKeys, limitRecursion, numberInsertErrors(a), virtualTables, orderWarnings, textValues, keyDistincts, showOriginalTriggers, copyVirtualLike(likes)}, final)
 	// The value rules, and SET DEFAULT foreign keys refused (fkactions.go),
 	// run at the end of every analysis, after the triggers and procedures
 	// are applied and before GMS tracks the process. They run inside the

@@ -17,7 +17,7 @@ import (
 // the empty rest and gives NULL with warning 1411, which strict mode
 // (strictwarnings.go) makes an error.
 //
-// So STR_TO_DATE is a strToDate (installed by trailingDateSpaces,
+// So STR_TO_DATE is a strToDate (installed by dateSpaces,
 // datespaces.go): when GMS's parse fails with the text used up, it parses
 // again with the format's part before the failing specifier and returns
 // that value if what is left of the format has only time specifiers and
