@@ -23,8 +23,8 @@ import (
 // operands of the date functions, of CAST and CONVERT to DATE or
 // DATETIME and of date arithmetic (zeroDateGuard) through a dateText,
 // which drops the trailing white space before GMS parses the text; a
-// string written to a DATE, DATETIME or TIMESTAMP column is trimmed so in
-// strict mode (strictRow) and in UPDATE (rangeChecked). Other
+// string written to a DATE, DATETIME or TIMESTAMP column is trimmed so by
+// INSERT (strictRow, adjustRow) and UPDATE (rangeChecked). Other
 // text after a date (MySQL: the date with warning 1292) keeps GMS's NULL
 // and warning.
 //
