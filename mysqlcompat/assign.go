@@ -200,6 +200,9 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return nil, yearError(r.col.Name(), v, code, rowNum)
 		}
 	}
+	if s, ok := v.(string); ok && endsInSpace(s) && types.IsTime(typ) {
+		v = trimDateSpaces(s) // MySQL ignores it (datespaces.go)
+	}
 	cv, inRange, cerr := typ.Convert(ctx, v)
 	if types.ErrConvertToDecimalLimit.Is(cerr) {
 		// A DECIMAL reports its range as an error, not a flag.
@@ -209,7 +212,7 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	case cerr == nil && inRange != sql.OutOfRange && !blankNumber(typ, v) && !enumZero(ctx, typ, v):
 		if t, ok := cv.(time.Time); ok && t.Equal(zeroDate) && types.IsTime(typ) && !r.ignore && strictMode(ctx) && noZeroDate(ctx) {
 			// NO_ZERO_DATE in strict mode (strictwarnings.go).
-			return nil, r.valueError(v, rowNum, true, nil)
+			return nil, r.valueError(zeroDateValue(typ, v), rowNum, true, nil)
 		}
 		return v, nil
 	case lenientWrites(ctx, r.ignore):

@@ -69,6 +69,7 @@ func adjustRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64, null
 	if len(row) < len(sch) {
 		return
 	}
+	trimDateColumns(sch, row) // datespaces.go
 	row = row[len(row)-len(sch):]
 	if nulls != nil && nulls.order != nil {
 		for _, i := range nulls.order {

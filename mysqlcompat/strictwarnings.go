@@ -7,6 +7,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
 )
 
 // Warnings that strict mode makes errors
@@ -45,6 +47,7 @@ type StrictWarner interface {
 const (
 	erWarnNullToNotNull = 1263
 	erDivisionByZero    = 1365
+	erInvalidLogarithm  = 3020 // ER_INVALID_ARGUMENT_FOR_LOGARITHM: LN(0)
 )
 
 // StrictErrorCode reports whether a warning numbered code fails a
@@ -63,7 +66,8 @@ func StrictErrorCode(code int) bool {
 		mysql.ERNoDefaultForField,           // 1364
 		erWarnNullToNotNull,                 // 1263
 		erCutValueGroupConcat,               // 1260
-		erDatetimeFunctionOverflow:          // 1441
+		erDatetimeFunctionOverflow,          // 1441
+		erInvalidLogarithm:                  // 3020
 		return true
 	}
 	return false
@@ -86,7 +90,11 @@ func strictWarningError(ctx *sql.Context, ignore bool) error {
 			return nil
 		}
 	}
-	return mysql.NewSQLError(w.Code, strictErrorState(w.Code), "%s", w.Message)
+	msg := w.Message
+	if w.Code == erInvalidLogarithm {
+		msg = "Invalid argument for logarithm" // MySQL's words; GMS adds the value
+	}
+	return mysql.NewSQLError(w.Code, strictErrorState(w.Code), "%s", msg)
 }
 
 // divisionByZeroErrors reports whether the session's sql_mode has
@@ -129,6 +137,8 @@ func strictErrorState(code int) string {
 		return "23000"
 	case erDatetimeFunctionOverflow:
 		return "22008"
+	case erInvalidLogarithm:
+		return "2201E"
 	}
 	return mysql.SSUnknownSQLState
 }
@@ -163,10 +173,27 @@ func strictRow(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) erro
 	if err := strictWarningError(ctx, false); err != nil {
 		return err
 	}
+	trimDateColumns(sch, row)
 	if err := strictValues(ctx, sch, row, rowNum); err != nil {
 		return err
 	}
 	return zeroDates(ctx, sch, row, rowNum)
+}
+
+// trimDateColumns drops the trailing white space of row's strings for
+// DATE, DATETIME and TIMESTAMP columns of sch, which MySQL ignores and
+// GMS's conversion refuses (datespaces.go). Only a string ending in white
+// space pays more than a type assertion.
+func trimDateColumns(sch sql.Schema, row sql.Row) {
+	if len(row) < len(sch) {
+		return
+	}
+	row = row[len(row)-len(sch):]
+	for i, col := range sch {
+		if s, ok := row[i].(string); ok && endsInSpace(s) && types.IsTime(col.Type) {
+			row[i] = trimDateSpaces(s)
+		}
+	}
 }
 
 // zeroDates returns MySQL's error for the first zero date of row, an
@@ -186,14 +213,33 @@ func zeroDates(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) erro
 			checked, refuse = true, noZeroDate(ctx)
 		}
 		if refuse {
-			return valueError(col, row[i], rowNum, true, nil)
+			return valueError(col, zeroDateValue(col.Type, row[i]), rowNum, true, nil)
 		}
 	}
 	return nil
 }
 
+// zeroDateValue returns v, a zero date for the DATE, DATETIME or TIMESTAMP
+// type typ, as MySQL's error message shows it: a time as '0000-00-00' (not
+// time.Time's text), a DECIMAL with its scale ('0.0').
+func zeroDateValue(typ sql.Type, v any) any {
+	switch x := v.(type) {
+	case time.Time:
+		if typ.Type() == sqltypes.Date {
+			return types.ZeroDateStr
+		}
+		return types.ZeroTimestampDatetimeStr
+	case decimal.Decimal:
+		if x.Exponent() < 0 {
+			return x.StringFixed(-x.Exponent())
+		}
+	}
+	return v
+}
+
 // maybeZeroDate reports whether v may convert to the zero date: a string
-// whose first character other than a space is 0, the number 0, a time.
+// whose first character other than a space is 0, the number 0 (a DECIMAL
+// 0.0 too), a time.
 func maybeZeroDate(v any) bool {
 	switch v := v.(type) {
 	case string:
@@ -223,6 +269,10 @@ func maybeZeroDate(v any) bool {
 		return v == 0
 	case float32:
 		return v == 0
+	case decimal.Decimal:
+		return v.IsZero()
+	case decimal.NullDecimal:
+		return v.Valid && v.Decimal.IsZero()
 	}
 	return false
 }

@@ -30,8 +30,8 @@ import (
 // fails.
 
 // textValues is the value rule of the corrections of this file,
-// dateinterval.go, intervalvalues.go, derivedcollation.go, enumcompare.go and
-// likeescapes.go: one walk of
+// dateinterval.go, intervalvalues.go, derivedcollation.go, enumcompare.go,
+// likeescapes.go and datespaces.go: one walk of
 // the plan's expressions for all of them, and one of its nodes for the set
 // operations.
 func textValues(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
@@ -42,7 +42,7 @@ func textValues(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scop
 	}
 	n, same, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		same := transform.SameTree
-		for _, f := range [...]func(*sql.Context, sql.Expression) (sql.Expression, transform.TreeIdentity, error){textTime, intervalValue, dateInterval, concatCollation, enumString, likeTrailingEscape} {
+		for _, f := range [...]func(*sql.Context, sql.Expression) (sql.Expression, transform.TreeIdentity, error){textTime, intervalValue, dateInterval, concatCollation, enumString, likeTrailingEscape, dateSpaces} {
 			ne, id, err := f(ctx, e)
 			if err != nil {
 				return nil, transform.SameTree, err
