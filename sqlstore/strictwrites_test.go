@@ -21,36 +21,45 @@ import (
 // prints the outcome once when all four agree (a line "stmt ;; undo" runs
 // undo, unprinted, after each run, so a successful write can be repeated).
 func TestStrictWritesSpec(t *testing.T) {
+	runWritesSpec(t, "testdata/strict_writes")
+}
+
+// runWritesSpec runs the spec at path on one connection: "run" runs each
+// line once as text, "kept" four times (text twice, one prepared statement
+// twice), printing the outcome once when the runs agree; "stmt ;; undo"
+// runs undo, unprinted, after each run.
+func runWritesSpec(t *testing.T, path string) {
 	c := openConn(t)
 	ctx := context.Background()
-	datadriven.RunTest(t, "testdata/strict_writes", func(t *testing.T, td *datadriven.TestData) string {
+	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
 		var out strings.Builder
 		for _, line := range strings.Split(strings.TrimSpace(td.Input), "\n") {
 			q, undo, _ := strings.Cut(line, ";;")
 			q, undo = strings.TrimSpace(q), strings.TrimSpace(undo)
 			fmt.Fprintf(&out, "> %s\n", q)
+			runs := 1
 			switch td.Cmd {
 			case "run":
-				out.WriteString(strictRun(t, c, q, false))
 			case "kept":
-				var first string
-				for i := range 4 {
-					got := strictRun(t, c, q, i >= 2)
-					if undo != "" {
-						if _, err := c.Exec(ctx, undo); err != nil {
-							t.Fatalf("%s: %v", undo, err)
-						}
-					}
-					if i == 0 {
-						first = got
-					} else if got != first {
-						fmt.Fprintf(&out, "run %d differs from the first:\n%s", i+1, got)
-					}
-				}
-				out.WriteString(first)
+				runs = 4
 			default:
 				td.Fatalf(t, "unknown command %q", td.Cmd)
 			}
+			var first string
+			for i := range runs {
+				got := strictRun(t, c, q, i >= 2)
+				if undo != "" {
+					if _, err := c.Exec(ctx, undo); err != nil {
+						t.Fatalf("%s: %v", undo, err)
+					}
+				}
+				if i == 0 {
+					first = got
+				} else if got != first {
+					fmt.Fprintf(&out, "run %d differs from the first:\n%s", i+1, got)
+				}
+			}
+			out.WriteString(first)
 		}
 		return out.String()
 	})
