@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/encodings"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/shopspring/decimal"
@@ -92,18 +90,18 @@ func AlterValue(ctx *sql.Context, from, to sql.Type, table, name string, v any, 
 	if str, ok := v.(string); ok && types.IsText(to) {
 		if bad, at := unencodable(to, str); bad {
 			if strictMode(ctx) {
-				return nil, stringValueError(name, str, at, rowNum)
+				return nil, mysql.NewSQLError(mysql.ERTruncatedWrongValueForField, mysql.SSUnknownSQLState,
+					"Incorrect string value: '%s' for column '%s'%s", escapedBytes(str[at:]), name, atRow(rowNum))
 			}
-			v = convertUnencodable(ctx, to, name, str, at, rowNum)
+			ctx.Warn(mysql.ERTruncatedWrongValueForField, "Incorrect string value: '%s' for column '%s'%s", escapedBytes(str[at:]), name, atRow(rowNum))
+			v = replaceUnencodable(to, str)
 		}
 	}
 	col := &sql.Column{Name: name, Type: to}
 	if strictMode(ctx) {
-		checked := sql.Row{v}
-		if err := strictValues(ctx, sql.Schema{col}, checked, rowNum); err != nil {
+		if err := strictValues(ctx, sql.Schema{col}, sql.Row{v}, rowNum); err != nil {
 			return nil, err
 		}
-		v = checked[0] // a YEAR read as MySQL reads it, bytes as the column's text
 		if isBigInt(to) {
 			if x, inRange, ok := ExactInteger(to, v); ok {
 				if !inRange {
@@ -192,70 +190,36 @@ func noteNarrowed(ctx *sql.Context, from, to sql.Type, name string, v any, rowNu
 }
 
 // unencodable reports whether s has a character the character set of the
-// string type typ has no code for, and the byte it starts at. A string
-// bound for utf8mb4 (the default) or binary costs two lookups.
+// string type typ has no code for, and the byte it starts at.
 func unencodable(typ sql.Type, s string) (bool, int) {
-	enc := narrowEncoder(typ)
-	if enc == nil {
-		return false, 0
-	}
-	for i := 0; i < len(s); {
-		size, ok := encodesChar(enc, s[i:])
-		if !ok {
-			return true, i
-		}
-		i += size
-	}
-	return false, 0
-}
-
-// narrowEncoder returns the encoder of the character set of typ when that
-// set cannot hold every character a Go string can (latin1, ascii,
-// utf8mb3...), nil for a type that is no string or that holds them all.
-func narrowEncoder(typ sql.Type) encodings.Encoder {
 	st, ok := typ.(sql.StringType)
 	if !ok {
-		return nil
+		return false, 0
 	}
 	cs := st.Collation().CharacterSet()
-	if cs == sql.CharacterSet_utf8mb4 || cs == sql.CharacterSet_binary {
-		return nil
+	if cs == sql.CharacterSet_utf8mb4 || cs == sql.CharacterSet_binary || cs.Encoder() == nil {
+		return false, 0
 	}
-	return cs.Encoder()
-}
-
-// encodesChar reports whether enc has a code for the character s starts
-// with (bytes that are no UTF-8 have none), and the character's length.
-// The character is handed over in a buffer with room to spare: GMS's
-// range maps look at up to four bytes whatever its length, and would run
-// past a slice cut to it.
-func encodesChar(enc encodings.Encoder, s string) (int, bool) {
-	r, size := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError && size <= 1 {
-		return 1, false
+	enc := cs.Encoder()
+	for i, r := range s {
+		if _, ok := enc.Encode([]byte(string(r))); !ok {
+			return true, i
+		}
 	}
-	var buf [8]byte
-	n := copy(buf[:], s[:size])
-	_, ok := enc.Encode(buf[:n:len(buf)])
-	return size, ok
+	return false, 0
 }
 
 // replaceUnencodable replaces each character of s that the character set
 // of typ has no code for with '?', as MySQL converts.
 func replaceUnencodable(typ sql.Type, s string) string {
-	enc := narrowEncoder(typ)
+	enc := typ.(sql.StringType).Collation().CharacterSet().Encoder()
 	var b strings.Builder
-	for i := 0; i < len(s); {
-		size, ok := 1, false
-		if enc != nil {
-			size, ok = encodesChar(enc, s[i:])
-		}
-		if ok || enc == nil {
-			b.WriteString(s[i : i+size])
+	for _, r := range s {
+		if _, ok := enc.Encode([]byte(string(r))); ok {
+			b.WriteRune(r)
 		} else {
 			b.WriteByte('?')
 		}
-		i += size
 	}
 	return b.String()
 }

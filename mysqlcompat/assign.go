@@ -154,25 +154,6 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, err
 	}
 	typ := r.col.Type()
-	switch x := v.(type) {
-	case string:
-		if bad, at := unencodable(typ, x); bad {
-			if lenientWrites(ctx, r.ignore) {
-				return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
-			}
-			return nil, stringValueError(r.col.Name(), x, at, rowNum)
-		}
-	case []byte:
-		s, at, conv, ok := bytesText(typ, x)
-		switch {
-		case !ok && lenientWrites(ctx, r.ignore):
-			return adjustValue(ctx, typ, r.col.Name(), v, rowNum), nil
-		case !ok:
-			return nil, stringValueError(r.col.Name(), s, at, rowNum)
-		case conv:
-			v = s
-		}
-	}
 	if s, ok := v.(string); ok && fitsString(typ, s) {
 		return v, nil // what most assignments to strings are: no conversion
 	}

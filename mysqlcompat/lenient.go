@@ -176,18 +176,6 @@ func strictValues(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) e
 	}
 	row = row[len(row)-len(sch):]
 	for i, col := range sch {
-		switch v := row[i].(type) {
-		case string:
-			if bad, at := unencodable(col.Type, v); bad {
-				return stringValueError(col.Name, v, at, rowNum)
-			}
-		case []byte:
-			if s, at, conv, ok := bytesText(col.Type, v); !ok {
-				return stringValueError(col.Name, s, at, rowNum)
-			} else if conv {
-				row[i] = s
-			}
-		}
 		switch {
 		case row[i] == nil:
 		case types.IsYear(col.Type):
@@ -218,23 +206,6 @@ func strictValues(ctx *sql.Context, sch sql.Schema, row sql.Row, rowNum int64) e
 func adjustValue(ctx *sql.Context, typ sql.Type, name string, v any, rowNum int64) any {
 	if v == nil || types.IsJSON(typ) {
 		return v
-	}
-	switch x := v.(type) {
-	case string:
-		if bad, at := unencodable(typ, x); bad {
-			// MySQL reports the conversion alone: a value also too long
-			// is cut without a second warning.
-			x, _ = cutString(typ.(sql.StringType), convertUnencodable(ctx, typ, name, x, at, rowNum))
-			v = x
-		}
-	case []byte:
-		if s, at, conv, ok := bytesText(typ, x); !ok {
-			ctx.Warn(mysql.ERTruncatedWrongValueForField, "Incorrect string value: '%s' for column '%s'%s", escapedBytes(s[at:]), name, atRow(rowNum))
-			s, _ = cutString(typ.(sql.StringType), replaceBadBytes(typ, x))
-			v = s
-		} else if conv {
-			v = s
-		}
 	}
 	if types.IsYear(typ) {
 		return adjustYear(ctx, name, v, rowNum)
@@ -536,9 +507,29 @@ func truncateString(ctx *sql.Context, typ sql.Type, name string, v any, rowNum i
 		return v
 	}
 	binary := types.IsBinaryType(typ)
-	s, cut := cutString(st, s)
-	if cut == "" && (binary || types.IsTextBlob(typ)) {
-		return v
+	var cut string
+	switch {
+	case binary || types.IsTextBlob(typ):
+		n := int(st.MaxByteLength())
+		if binary {
+			n = int(st.MaxCharacterLength())
+		}
+		if n > len(s) {
+			return v
+		}
+		// Not inside a character.
+		for n > 0 && !binary && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		cut, s = s[n:], s[:n]
+	default:
+		n, chars := 0, int64(0)
+		for n < len(s) && chars < st.MaxCharacterLength() {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			n += size
+			chars++
+		}
+		cut, s = s[n:], s[:n]
 	}
 	switch {
 	case !binary && strings.TrimRight(cut, " ") == "":
@@ -554,36 +545,6 @@ func truncateString(ctx *sql.Context, typ sql.Type, name string, v any, rowNum i
 		return []byte(s)
 	}
 	return s
-}
-
-// cutString splits s into what the string type st holds and the rest:
-// characters for a character string, bytes for a binary one and for TEXT
-// (whose limit GMS counts in bytes).
-func cutString(st sql.StringType, s string) (kept, cut string) {
-	binary := types.IsBinaryType(st)
-	switch {
-	case binary || types.IsTextBlob(st):
-		n := int(st.MaxByteLength())
-		if binary {
-			n = int(st.MaxCharacterLength())
-		}
-		if n >= len(s) {
-			return s, ""
-		}
-		// Not inside a character.
-		for n > 0 && !binary && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		return s[:n], s[n:]
-	default:
-		n, chars := 0, int64(0)
-		for n < len(s) && chars < st.MaxCharacterLength() {
-			_, size := utf8.DecodeRuneInString(s[n:])
-			n += size
-			chars++
-		}
-		return s[:n], s[n:]
-	}
 }
 
 func warnTruncated(ctx *sql.Context, name string, rowNum int64) {

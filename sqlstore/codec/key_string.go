@@ -388,9 +388,6 @@ func decodeBytesKey(b []byte, typ sql.Type, k kind, m byte) (int, any, error) {
 	if collationStyle(collationOf(typ)) == styleCodePoint && !utf8.Valid(out) {
 		return 0, nil, corruptf("invalid UTF-8 in a %s key", collationOf(typ))
 	}
-	if err := checkCharset(typ, out); err != nil {
-		return 0, nil, err
-	}
 	return n, string(out), nil
 }
 

@@ -397,9 +397,6 @@ func decodeValue(b []byte, typ sql.Type, k kind, a *Arena) (any, int, error) {
 		}
 		switch k {
 		case kindString:
-			if err := checkCharset(typ, body); err != nil {
-				return nil, 0, err
-			}
 			switch {
 			case ba != nil:
 				return ba.boxString(ba.string(body)), n, nil

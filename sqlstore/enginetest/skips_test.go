@@ -74,13 +74,6 @@ var skips = map[string]map[string]string{
 	"RowLimit": {
 		fmt.Sprintf("insert into t values (1, '%s', 'a', 'a')", make([]byte, 32700)): valueErrText,
 	},
-	"PreparedInsert": {
-		// Bytes that are no UTF-8, bound for a latin1 column on a utf8mb4
-		// connection: MySQL reads them in the connection's character set
-		// and fails in strict mode (mysqlcompat/charsetwrite.go;
-		// TestCharsetWritesParams checks it).
-		"INSERT INTO test2 VALUES (?);": "GMS stores the bytes as latin1; MySQL and sqlstore give 1366 \"Incorrect string value: '\\x99\\x98\\x97' for column 'v1' at row 1\"",
-	},
 	"QueryErrors": {
 		// An ESCAPE of more than one character (mysqlcompat/likeescapes.go;
 		// TestLikeEscapeArguments checks it).
